@@ -1,0 +1,1 @@
+//! retrylint: a static retry-policy linter for HTTP APIs.

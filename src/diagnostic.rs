@@ -1,0 +1,142 @@
+//! The one diagnostic type every stage produces and every report format renders.
+//!
+//! Locations are byte spans into a [`SourceFile`]; line and column are computed only
+//! by the report emitters.
+
+use crate::rules::RuleMeta;
+use crate::source::SourceFile;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// How serious a finding is. Ordered: `Info < Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; never fails a run by default.
+    Info,
+    /// Likely a problem.
+    Warning,
+    /// A retry that can duplicate an effect, or input that cannot be read as meant.
+    Error,
+}
+
+impl Severity {
+    /// The lower-case name used in output and configuration.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// A place in a file: byte span plus the JSON Pointer of the node it underlines
+/// (empty when the place is not a node, e.g. a syntax error).
+#[derive(Debug, Clone)]
+pub struct Location {
+    /// The file.
+    pub file: Arc<SourceFile>,
+    /// Byte span, end exclusive.
+    pub span: Range<usize>,
+    /// JSON Pointer (RFC 6901) of the node, `""` for the document or no node.
+    pub pointer: String,
+}
+
+/// A secondary place with a short noun-phrase message ("retried here").
+#[derive(Debug, Clone)]
+pub struct Label {
+    /// Where.
+    pub location: Location,
+    /// What is there.
+    pub message: String,
+}
+
+/// One finding.
+#[derive(Debug, Clone)]
+pub struct Diagnostic {
+    /// Rule code, e.g. `RL201`.
+    pub code: &'static str,
+    /// Rule name, e.g. `unprotected-retry`.
+    pub name: &'static str,
+    /// Effective severity (the rule's default unless configured).
+    pub severity: Severity,
+    /// One sentence saying what is wrong, identifiers in backticks.
+    pub message: String,
+    /// The primary location and its label text.
+    pub primary: Label,
+    /// Other locations, possibly in other files.
+    pub labels: Vec<Label>,
+    /// What to do, imperative.
+    pub help: Option<String>,
+    /// The operation the finding is about (`METHOD /path`), used by suppressions and the
+    /// readiness matrix.
+    pub operation: Option<String>,
+}
+
+impl Diagnostic {
+    /// A finding of `rule` at `location`.
+    pub fn new(
+        rule: &RuleMeta,
+        message: impl Into<String>,
+        location: Location,
+        label: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic {
+            code: rule.code,
+            name: rule.name,
+            severity: rule.severity,
+            message: message.into(),
+            primary: Label {
+                location,
+                message: label.into(),
+            },
+            labels: Vec::new(),
+            help: None,
+            operation: None,
+        }
+    }
+
+    /// Adds a secondary label.
+    pub fn with_label(mut self, location: Location, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label {
+            location,
+            message: message.into(),
+        });
+        self
+    }
+
+    /// Sets the help text.
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Sets the operation (`METHOD /path`) the finding is about.
+    pub fn with_operation(mut self, operation: impl Into<String>) -> Diagnostic {
+        self.operation = Some(operation.into());
+        self
+    }
+
+    /// Sort key: file, offset, code, message (deterministic output).
+    pub fn sort_key(&self) -> (String, usize, &'static str, String) {
+        (
+            self.primary.location.file.display.clone(),
+            self.primary.location.span.start,
+            self.code,
+            self.message.clone(),
+        )
+    }
+}
+
+/// Sorts diagnostics by file, position and code and drops exact repeats (the same
+/// finding reached through two root documents).
+pub fn sort_and_dedup(diags: &mut Vec<Diagnostic>) {
+    diags.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    diags.dedup_by(|a, b| {
+        a.code == b.code
+            && a.message == b.message
+            && a.primary.location.file.path == b.primary.location.file.path
+            && a.primary.location.span == b.primary.location.span
+    });
+}

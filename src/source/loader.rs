@@ -1,0 +1,183 @@
+//! Reading files into located trees, once each: a thread-safe cache keyed by
+//! canonical path, shared by discovery and `$ref` resolution.
+
+use super::tree::{SyntaxError, Tree};
+use super::SourceFile;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Resource limits for one run. Each can be raised on the command line.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Largest file read, in bytes (default 256 MiB; `--max-file-size`).
+    pub max_file_bytes: u64,
+    /// Longest chain of `$ref` hops followed before giving up (default 10,000).
+    pub max_ref_hops: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_file_bytes: 256 * 1024 * 1024,
+            max_ref_hops: 10_000,
+        }
+    }
+}
+
+/// Why a file has no tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// The file could not be read (message from the OS).
+    Io(String),
+    /// The file holds a NUL byte: not YAML or JSON text.
+    Binary,
+    /// The bytes are not UTF-8; offset of the first invalid byte.
+    NotUtf8(usize),
+    /// Larger than [`Limits::max_file_bytes`].
+    TooLarge { size: u64, limit: u64 },
+    /// Not valid YAML/JSON.
+    Syntax(SyntaxError),
+}
+
+/// A file as loaded: its source and either its tree or why there is none.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The text and identity.
+    pub file: Arc<SourceFile>,
+    /// The located tree, or why there is none.
+    pub tree: Result<Tree, LoadError>,
+}
+
+/// All files of one run: loaded lazily, once, from any thread.
+#[derive(Debug)]
+pub struct Workspace {
+    cwd: PathBuf,
+    limits: Limits,
+    cache: Mutex<HashMap<PathBuf, Arc<Loaded>>>,
+}
+
+impl Workspace {
+    /// A workspace rendering paths relative to `cwd`.
+    pub fn new(cwd: PathBuf, limits: Limits) -> Workspace {
+        Workspace {
+            cwd,
+            limits,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The directory output paths are relative to.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// How a path is shown: relative to the current directory when below it,
+    /// `/`-separated.
+    pub fn display_path(&self, path: &Path) -> String {
+        let shown = path.strip_prefix(&self.cwd).unwrap_or(path);
+        let s = shown.to_string_lossy().replace('\\', "/");
+        if s.is_empty() {
+            ".".to_string()
+        } else {
+            s
+        }
+    }
+
+    /// Loads (or returns the cached) file at `path`. Never panics: every failure is a
+    /// [`LoadError`].
+    pub fn load(&self, path: &Path) -> Arc<Loaded> {
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| absolute(&self.cwd, path));
+        if let Some(hit) = self.cache.lock().expect("cache lock").get(&canonical) {
+            return hit.clone();
+        }
+        let loaded = Arc::new(self.read(&canonical, path));
+        self.cache
+            .lock()
+            .expect("cache lock")
+            .entry(canonical)
+            .or_insert(loaded)
+            .clone()
+    }
+
+    /// Loads text that did not come from disk (tests, documentation examples).
+    pub fn load_text(&self, path: &Path, text: &str) -> Arc<Loaded> {
+        let canonical = absolute(&self.cwd, path);
+        let display = self.display_path(&canonical);
+        let file = Arc::new(SourceFile::new(canonical.clone(), display, text));
+        let tree = Tree::parse(file.text.clone()).map_err(LoadError::Syntax);
+        let loaded = Arc::new(Loaded { file, tree });
+        self.cache
+            .lock()
+            .expect("cache lock")
+            .insert(canonical, loaded.clone());
+        loaded
+    }
+
+    fn read(&self, canonical: &Path, given: &Path) -> Loaded {
+        let display = self.display_path(if given.is_absolute() {
+            canonical
+        } else {
+            given
+        });
+        let display = display
+            .strip_prefix("./")
+            .map(str::to_string)
+            .unwrap_or(display);
+        let empty =
+            |display: String| Arc::new(SourceFile::new(canonical.to_path_buf(), display, ""));
+        let size = std::fs::metadata(canonical).map(|m| m.len()).unwrap_or(0);
+        if size > self.limits.max_file_bytes {
+            return Loaded {
+                file: empty(display),
+                tree: Err(LoadError::TooLarge {
+                    size,
+                    limit: self.limits.max_file_bytes,
+                }),
+            };
+        }
+        let bytes = match std::fs::read(canonical) {
+            Ok(b) => b,
+            Err(e) => {
+                return Loaded {
+                    file: empty(display),
+                    tree: Err(LoadError::Io(e.to_string())),
+                }
+            }
+        };
+        if bytes.contains(&0) {
+            return Loaded {
+                file: empty(display),
+                tree: Err(LoadError::Binary),
+            };
+        }
+        let text = match std::str::from_utf8(&bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let valid = std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or("");
+                let file = Arc::new(SourceFile::new(canonical.to_path_buf(), display, valid));
+                let offset = file.text.len();
+                return Loaded {
+                    file,
+                    tree: Err(LoadError::NotUtf8(offset)),
+                };
+            }
+        };
+        let file = Arc::new(SourceFile::new(canonical.to_path_buf(), display, text));
+        let tree = Tree::parse(file.text.clone()).map_err(LoadError::Syntax);
+        Loaded { file, tree }
+    }
+}
+
+fn absolute(cwd: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    }
+}

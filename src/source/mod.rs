@@ -1,0 +1,101 @@
+//! Text in, located tree out.
+//!
+//! A [`SourceFile`] owns the text of one file (a leading UTF-8 BOM stripped, so byte
+//! offset 0 is the first character a user sees) and knows how to turn a byte offset
+//! into a 1-based line and column. Columns count Unicode scalar values (a tab counts
+//! one); CRLF, LF and a lone CR each end one line. The [`tree`] module parses the text
+//! into a located tree; [`refs`] resolves `$ref`s across files.
+
+pub mod loader;
+pub mod pointer;
+pub mod refs;
+pub mod tree;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+/// One file's text and identity.
+///
+/// `path` is the canonical path used as identity (for `$ref` resolution and
+/// de-duplication); `display` is the path as shown to users (relative to the current
+/// directory where possible, `/`-separated).
+#[derive(Debug)]
+pub struct SourceFile {
+    /// Canonical absolute path (identity of the file).
+    pub path: PathBuf,
+    /// The path as rendered in diagnostics (`/`-separated).
+    pub display: String,
+    /// The text, without a leading BOM.
+    pub text: Arc<str>,
+    line_starts: OnceLock<Vec<u32>>,
+}
+
+/// A 1-based line and column (column counted in Unicode scalar values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub struct LineCol {
+    /// 1-based line number.
+    pub line: u32,
+    /// 1-based column, counted in Unicode scalar values.
+    pub column: u32,
+}
+
+impl SourceFile {
+    /// Builds a source file from already-decoded text; strips one leading BOM.
+    pub fn new(path: PathBuf, display: String, text: &str) -> SourceFile {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        SourceFile {
+            path,
+            display,
+            text: Arc::from(text),
+            line_starts: OnceLock::new(),
+        }
+    }
+
+    /// The file's path as shown to users.
+    pub fn display_path(&self) -> &str {
+        &self.display
+    }
+
+    /// The file's canonical path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn line_starts(&self) -> &[u32] {
+        self.line_starts.get_or_init(|| {
+            let bytes = self.text.as_bytes();
+            let mut starts = vec![0u32];
+            let mut i = 0;
+            while i < bytes.len() {
+                match bytes[i] {
+                    b'\n' => starts.push((i + 1) as u32),
+                    b'\r' if bytes.get(i + 1) != Some(&b'\n') => starts.push((i + 1) as u32),
+                    _ => {}
+                }
+                i += 1;
+            }
+            starts
+        })
+    }
+
+    /// Converts a byte offset (clamped to the text, moved back to a char boundary)
+    /// into a 1-based line and column. Computed only when rendering.
+    pub fn line_col(&self, offset: usize) -> LineCol {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let starts = self.line_starts();
+        let line_idx = match starts.binary_search(&(offset as u32)) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let line_start = starts[line_idx] as usize;
+        // A CR that belongs to a CRLF pair is not a column of its own.
+        let column = self.text[line_start..offset].chars().count() + 1;
+        LineCol {
+            line: line_idx as u32 + 1,
+            column: column as u32,
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! `$ref` resolution across files.
+//!
+//! A ref resolves relative to the file that holds it. Targets are confined to the
+//! project root (no file outside it is read), `http(s)` refs are never fetched
+//! (offline by design), and chains are followed iteratively with cycle detection, so
+//! `P -> P` and `R2 -> R3 -> R2` end at once. Results are memoised per ref node and
+//! never copy a subtree: a resolved ref is just (file, node id).
+
+use super::loader::{LoadError, Loaded, Workspace};
+use super::pointer::parse_ref;
+use super::tree::{Kind, NodeId};
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// A node in some loaded file.
+#[derive(Debug, Clone)]
+pub struct At {
+    /// The file.
+    pub doc: Arc<Loaded>,
+    /// The node in that file's tree.
+    pub node: NodeId,
+}
+
+impl At {
+    /// A node in `doc`.
+    pub fn new(doc: &Arc<Loaded>, node: NodeId) -> At {
+        At {
+            doc: doc.clone(),
+            node,
+        }
+    }
+}
+
+/// Why a `$ref` did not lead to a value. `at` is the `$ref` string node that failed.
+#[derive(Debug, Clone)]
+pub enum RefProblem {
+    /// The target file or pointer does not exist (message says which).
+    Missing { at: At, reason: String },
+    /// The target leaves the project root; nothing was read.
+    OutsideRoot { at: At, target: PathBuf },
+    /// An `http(s)` (or other scheme) ref: never fetched.
+    Remote { at: At },
+    /// The target file exists but could not be loaded.
+    BadFile { at: At, error: LoadError },
+    /// A chain of refs that never reaches a value; the `$ref` nodes of the cycle.
+    Cycle { members: Vec<At> },
+    /// More hops than [`super::loader::Limits::max_ref_hops`].
+    TooLong { at: At },
+}
+
+type Key = (PathBuf, u32);
+
+/// Resolves refs for documents under one project root.
+#[derive(Debug)]
+pub struct Resolver<'w> {
+    ws: &'w Workspace,
+    root: PathBuf,
+    memo: Mutex<HashMap<Key, Result<At, RefProblem>>>,
+}
+
+impl<'w> Resolver<'w> {
+    /// A resolver confining file targets to `root` (canonicalised when possible).
+    pub fn new(ws: &'w Workspace, root: &Path) -> Resolver<'w> {
+        Resolver {
+            ws,
+            root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
+            memo: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The workspace files are loaded from.
+    pub fn workspace(&self) -> &'w Workspace {
+        self.ws
+    }
+
+    /// The project root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The `$ref` string node of a mapping, if it is a ref object.
+    pub fn ref_node(at: &At) -> Option<NodeId> {
+        let tree = at.doc.tree.as_ref().ok()?;
+        if tree.kind(at.node) != Kind::Map {
+            return None;
+        }
+        let v = tree.get(at.node, "$ref")?;
+        (tree.kind(v) == Kind::Str).then_some(v)
+    }
+
+    /// Follows `$ref`s from `at` until a node that is not a ref object. A node that
+    /// is not a ref object resolves to itself.
+    pub fn deref(&self, at: &At) -> Result<At, RefProblem> {
+        let Some(first_ref) = Self::ref_node(at) else {
+            return Ok(at.clone());
+        };
+        let key = (at.doc.file.path.clone(), first_ref.0);
+        if let Some(hit) = self.memo.lock().expect("memo").get(&key) {
+            return hit.clone();
+        }
+        let result = self.follow(at);
+        self.memo.lock().expect("memo").insert(key, result.clone());
+        result
+    }
+
+    fn follow(&self, start: &At) -> Result<At, RefProblem> {
+        let mut chain: Vec<(Key, At)> = Vec::new();
+        let mut cur = start.clone();
+        loop {
+            let Some(ref_node) = Self::ref_node(&cur) else {
+                return Ok(cur);
+            };
+            let key = (cur.doc.file.path.clone(), ref_node.0);
+            if let Some(pos) = chain.iter().position(|(k, _)| *k == key) {
+                let members = chain[pos..].iter().map(|(_, a)| a.clone()).collect();
+                return Err(RefProblem::Cycle { members });
+            }
+            if chain.len() >= self.ws.limits().max_ref_hops {
+                return Err(RefProblem::TooLong {
+                    at: At::new(&cur.doc, ref_node),
+                });
+            }
+            let ref_at = At::new(&cur.doc, ref_node);
+            chain.push((key, ref_at.clone()));
+            cur = self.target(&ref_at)?;
+        }
+    }
+
+    /// One hop: the node a `$ref` string node names (not followed further).
+    pub fn target(&self, ref_at: &At) -> Result<At, RefProblem> {
+        let tree = match &ref_at.doc.tree {
+            Ok(t) => t,
+            Err(e) => {
+                return Err(RefProblem::BadFile {
+                    at: ref_at.clone(),
+                    error: e.clone(),
+                })
+            }
+        };
+        let text = tree.scalar(ref_at.node).unwrap_or("");
+        let target = parse_ref(text);
+        if target.remote {
+            return Err(RefProblem::Remote { at: ref_at.clone() });
+        }
+        let doc = if target.file.is_empty() {
+            ref_at.doc.clone()
+        } else {
+            let base = ref_at
+                .doc
+                .file
+                .path
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            let joined = normalize(&base.join(&target.file));
+            if !joined.starts_with(&self.root) {
+                return Err(RefProblem::OutsideRoot {
+                    at: ref_at.clone(),
+                    target: joined,
+                });
+            }
+            let canonical = match std::fs::canonicalize(&joined) {
+                Ok(c) => c,
+                Err(_) => {
+                    return Err(RefProblem::Missing {
+                        at: ref_at.clone(),
+                        reason: format!("file `{}` does not exist", target.file),
+                    })
+                }
+            };
+            // A symlink inside the root may still point outside it.
+            if !canonical.starts_with(&self.root) {
+                return Err(RefProblem::OutsideRoot {
+                    at: ref_at.clone(),
+                    target: canonical,
+                });
+            }
+            let doc = self.ws.load(&canonical);
+            if let Err(e) = &doc.tree {
+                return Err(RefProblem::BadFile {
+                    at: ref_at.clone(),
+                    error: e.clone(),
+                });
+            }
+            doc
+        };
+        let tree = doc.tree.as_ref().expect("checked above");
+        if target.plain_name_fragment {
+            return Err(RefProblem::Missing {
+                at: ref_at.clone(),
+                reason: format!(
+                    "fragment `#{}` is not a JSON Pointer",
+                    target.tokens.first().map(String::as_str).unwrap_or("")
+                ),
+            });
+        }
+        let found = if target.tokens.is_empty() {
+            tree.root()
+        } else {
+            tree.lookup(&target.tokens)
+        };
+        match found {
+            Some(node) => Ok(At { doc, node }),
+            None => Err(RefProblem::Missing {
+                at: ref_at.clone(),
+                reason: format!("`{text}` points to nothing"),
+            }),
+        }
+    }
+}
+
+/// Lexically normalises `a/b/../c` to `a/c` (no file-system access).
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}

@@ -1,0 +1,808 @@
+//! The located tree: one arena of small nodes per file, every node with the byte span
+//! of its value (and, for mapping values, of its key), built from YAML 1.2 events.
+//!
+//! Design (see `docs/architecture.md`):
+//! - Scalars keep their source text as a byte span; only scalars whose decoded text
+//!   differs from the source (escapes, folding) own a string.
+//! - Typing follows the YAML 1.2 core schema: `YES`, `on`, `=` are strings, `0777` is
+//!   the integer 777, integers beyond 64 bits stay integers kept as text.
+//! - Aliases resolve by reference: an alias is the anchored node's id, never a copy, so
+//!   an alias bomb costs one id per alias.
+//! - `<<` merge keys (plain scalar keys only) apply at lookup; explicit keys win.
+//! - A mapping that repeats a key keeps the last occurrence; every repetition is
+//!   recorded in [`Tree::duplicates`] with both key spans (rule RL002).
+//! - Nesting is bounded by the parser (255 block and 255 flow levels), so every
+//!   recursive walk is bounded; dropping a tree never recurses (flat vectors).
+
+use granit_parser::{Event, Parser, ScalarStyle};
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Index of a node in its [`Tree`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+const NONE: u32 = u32::MAX;
+
+/// The YAML 1.2 core-schema type of a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `null`, `~`, or an empty plain scalar.
+    Null,
+    /// `true` / `false` (core schema spellings only).
+    Bool,
+    /// A decimal, octal (`0o`) or hex (`0x`) integer of any size.
+    Int,
+    /// A float, `.inf` or `.nan`.
+    Float,
+    /// Any other scalar, and every quoted or block scalar.
+    Str,
+    /// A mapping.
+    Map,
+    /// A sequence.
+    Seq,
+}
+
+const FLAG_OWNED: u8 = 1;
+const FLAG_PLAIN: u8 = 2;
+const FLAG_MERGE: u8 = 4; // mapping has a `<<` key
+const FLAG_DUP: u8 = 8; // mapping repeats a key
+const FLAG_CLOSED: u8 = 16; // collection fully built
+
+#[derive(Debug, Clone)]
+struct Node {
+    start: u32,
+    end: u32,
+    // Scalar: text byte range (or owned index in `a`); Map: first entry, count;
+    // Seq: first item, count.
+    a: u32,
+    b: u32,
+    parent: u32,
+    // Key node id when the parent is a mapping, item index when a sequence.
+    slot: u32,
+    kind: Kind,
+    flags: u8,
+}
+
+/// A syntax error: message and byte offset into the (BOM-stripped) text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// What the parser reported.
+    pub message: String,
+    /// Byte offset of the error.
+    pub offset: usize,
+}
+
+/// A repeated mapping key: the earlier occurrence and the repetition (both key nodes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Duplicate {
+    /// The key as it appeared before.
+    pub first: NodeId,
+    /// The repetition.
+    pub repeated: NodeId,
+}
+
+/// A parsed file: an arena of nodes with byte spans into the source text.
+#[derive(Debug, Default)]
+pub struct Tree {
+    text: Arc<str>,
+    nodes: Vec<Node>,
+    entries: Vec<(NodeId, NodeId)>,
+    items: Vec<NodeId>,
+    owned: Vec<Box<str>>,
+    root: Option<NodeId>,
+    duplicates: Vec<Duplicate>,
+}
+
+/// Upper bound on `<<` merge chains followed during one lookup.
+const MAX_MERGE_DEPTH: usize = 32;
+
+impl Tree {
+    /// Parses YAML 1.2 or JSON text into a located tree. Only the first document of a
+    /// stream is kept. Errors carry the byte offset of the first problem.
+    pub fn parse(text: Arc<str>) -> Result<Tree, SyntaxError> {
+        let mut tree = Builder::new(&text).build()?;
+        tree.text = text;
+        Ok(tree)
+    }
+
+    /// The document's root node; `None` for an empty document.
+    pub fn root(&self) -> Option<NodeId> {
+        self.root
+    }
+
+    /// Number of nodes in the arena (each alias costs none).
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// True when the document holds no node.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Every repeated key in the file, in source order.
+    pub fn duplicates(&self) -> &[Duplicate] {
+        &self.duplicates
+    }
+
+    /// All node ids in source order of creation (a linear scan, aliases not expanded).
+    pub fn all_nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+        (0..self.nodes.len() as u32).map(NodeId)
+    }
+
+    /// The node's core-schema kind.
+    pub fn kind(&self, id: NodeId) -> Kind {
+        self.nodes[id.0 as usize].kind
+    }
+
+    /// Byte span of the node's value.
+    pub fn span(&self, id: NodeId) -> Range<usize> {
+        let n = &self.nodes[id.0 as usize];
+        n.start as usize..n.end as usize
+    }
+
+    /// The parent collection, if any (for an aliased node, its definition's parent).
+    pub fn parent(&self, id: NodeId) -> Option<NodeId> {
+        let p = self.nodes[id.0 as usize].parent;
+        (p != NONE).then_some(NodeId(p))
+    }
+
+    /// The key node under which a mapping value is defined.
+    pub fn key_of(&self, id: NodeId) -> Option<NodeId> {
+        let n = &self.nodes[id.0 as usize];
+        if n.parent != NONE && self.nodes[n.parent as usize].kind == Kind::Map {
+            Some(NodeId(n.slot))
+        } else {
+            None
+        }
+    }
+
+    /// The span a diagnostic about this node should underline: the key token of a
+    /// mapping entry, the first key of a mapping inside a sequence, else the value.
+    pub fn label_span(&self, id: NodeId) -> Range<usize> {
+        if let Some(key) = self.key_of(id) {
+            return self.span(key);
+        }
+        if self.kind(id) == Kind::Map {
+            if let Some((k, _)) = self.raw_entries(id).first() {
+                return self.span(*k);
+            }
+        }
+        self.span(id)
+    }
+
+    /// True when the node is a scalar written without quotes.
+    pub fn is_plain(&self, id: NodeId) -> bool {
+        self.nodes[id.0 as usize].flags & FLAG_PLAIN != 0
+    }
+
+    /// The decoded text of a scalar (whatever its type); `None` for collections.
+    pub fn scalar(&self, id: NodeId) -> Option<&str> {
+        let n = &self.nodes[id.0 as usize];
+        match n.kind {
+            Kind::Map | Kind::Seq => None,
+            _ if n.flags & FLAG_OWNED != 0 => Some(&self.owned[n.a as usize]),
+            _ => Some(&self.text()[n.a as usize..n.b as usize]),
+        }
+    }
+
+    /// The text of a string-typed scalar (`Kind::Str`).
+    pub fn as_str(&self, id: NodeId) -> Option<&str> {
+        (self.kind(id) == Kind::Str)
+            .then(|| self.scalar(id))
+            .flatten()
+    }
+
+    /// A boolean scalar's value.
+    pub fn as_bool(&self, id: NodeId) -> Option<bool> {
+        (self.kind(id) == Kind::Bool).then(|| {
+            self.scalar(id) == Some("true") || matches!(self.scalar(id), Some("True" | "TRUE"))
+        })
+    }
+
+    /// An integer scalar's value when it fits in `i64` (`None` when it does not, or is
+    /// not an integer).
+    pub fn as_i64(&self, id: NodeId) -> Option<i64> {
+        if self.kind(id) != Kind::Int {
+            return None;
+        }
+        parse_core_int(self.scalar(id)?)
+    }
+
+    /// A numeric scalar's value as `f64` (integers beyond 64 bits are rounded).
+    pub fn as_f64(&self, id: NodeId) -> Option<f64> {
+        let text = self.scalar(id)?;
+        match self.kind(id) {
+            Kind::Int => parse_core_int(text)
+                .map(|v| v as f64)
+                .or_else(|| text.trim_start_matches('+').parse::<f64>().ok()),
+            Kind::Float => parse_core_float(text),
+            _ => None,
+        }
+    }
+
+    /// Mapping entries exactly as written (duplicates included, merges not applied).
+    pub fn raw_entries(&self, map: NodeId) -> &[(NodeId, NodeId)] {
+        let n = &self.nodes[map.0 as usize];
+        if n.kind != Kind::Map {
+            return &[];
+        }
+        &self.entries[n.a as usize..(n.a + n.b) as usize]
+    }
+
+    /// Sequence items (aliases already resolved to their targets).
+    pub fn items(&self, seq: NodeId) -> &[NodeId] {
+        let n = &self.nodes[seq.0 as usize];
+        if n.kind != Kind::Seq {
+            return &[];
+        }
+        &self.items[n.a as usize..(n.a + n.b) as usize]
+    }
+
+    fn is_merge_key(&self, key: NodeId) -> bool {
+        self.is_plain(key) && self.scalar(key) == Some("<<")
+    }
+
+    /// Looks up `key` in a mapping: the last explicit occurrence wins; otherwise the
+    /// `<<` merge sources are searched in order. Returns (key node, value node).
+    pub fn get_entry(&self, map: NodeId, key: &str) -> Option<(NodeId, NodeId)> {
+        self.get_entry_depth(map, key, 0)
+    }
+
+    fn get_entry_depth(&self, map: NodeId, key: &str, depth: usize) -> Option<(NodeId, NodeId)> {
+        let n = &self.nodes[map.0 as usize];
+        if n.kind != Kind::Map {
+            return None;
+        }
+        let raw = self.raw_entries(map);
+        for &(k, v) in raw.iter().rev() {
+            if self.scalar(k) == Some(key) && !self.is_merge_key(k) {
+                return Some((k, v));
+            }
+        }
+        if n.flags & FLAG_MERGE != 0 && depth < MAX_MERGE_DEPTH {
+            for source in self.merge_sources(map) {
+                if let Some(found) = self.get_entry_depth(source, key, depth + 1) {
+                    return Some(found);
+                }
+            }
+        }
+        None
+    }
+
+    /// Looks up the value of `key` in a mapping (merge-aware, last occurrence wins).
+    pub fn get(&self, map: NodeId, key: &str) -> Option<NodeId> {
+        self.get_entry(map, key).map(|(_, v)| v)
+    }
+
+    /// The mapping nodes that `<<` keys merge into `map`, in precedence order.
+    fn merge_sources(&self, map: NodeId) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        for &(k, v) in self.raw_entries(map).iter().rev() {
+            if !self.is_merge_key(k) {
+                continue;
+            }
+            match self.kind(v) {
+                Kind::Map => out.push(v),
+                Kind::Seq => out.extend(
+                    self.items(v)
+                        .iter()
+                        .copied()
+                        .filter(|&i| self.kind(i) == Kind::Map),
+                ),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The effective entries of a mapping: each key once (its last occurrence), in
+    /// source order, then keys merged by `<<` that no explicit key overrides. `<<`
+    /// itself is never yielded.
+    pub fn entries(&self, map: NodeId) -> Vec<(NodeId, NodeId)> {
+        let n = &self.nodes[map.0 as usize];
+        if n.kind != Kind::Map {
+            return Vec::new();
+        }
+        let raw = self.raw_entries(map);
+        if n.flags & (FLAG_MERGE | FLAG_DUP) == 0 {
+            return raw.to_vec();
+        }
+        let mut out: Vec<(NodeId, NodeId)> = Vec::with_capacity(raw.len());
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        for &(k, v) in raw {
+            if self.is_merge_key(k) {
+                continue;
+            }
+            let text = self.scalar(k).unwrap_or("");
+            if let Some(&i) = seen.get(text) {
+                out[i] = (k, v);
+            } else {
+                seen.insert(text, out.len());
+                out.push((k, v));
+            }
+        }
+        if n.flags & FLAG_MERGE != 0 {
+            self.collect_merged(map, &mut out, &mut seen, 0);
+        }
+        out
+    }
+
+    fn collect_merged<'a>(
+        &'a self,
+        map: NodeId,
+        out: &mut Vec<(NodeId, NodeId)>,
+        seen: &mut HashMap<&'a str, usize>,
+        depth: usize,
+    ) {
+        if depth >= MAX_MERGE_DEPTH {
+            return;
+        }
+        for source in self.merge_sources(map) {
+            for &(k, v) in self.raw_entries(source).iter().rev() {
+                if self.is_merge_key(k) {
+                    continue;
+                }
+                let text = self.scalar(k).unwrap_or("");
+                if !seen.contains_key(text) {
+                    seen.insert(text, out.len());
+                    out.push((k, v));
+                }
+            }
+            if self.nodes[source.0 as usize].flags & FLAG_MERGE != 0 {
+                self.collect_merged(source, out, seen, depth + 1);
+            }
+        }
+    }
+
+    /// The JSON Pointer (RFC 6901) of a node, following its definition's parents.
+    pub fn pointer(&self, id: NodeId) -> String {
+        let mut segments: Vec<String> = Vec::new();
+        let mut cur = id;
+        let mut guard = 0;
+        while let Some(parent) = self.parent(cur) {
+            let n = &self.nodes[cur.0 as usize];
+            match self.kind(parent) {
+                Kind::Map => segments.push(self.scalar(NodeId(n.slot)).unwrap_or("").to_string()),
+                _ => segments.push(n.slot.to_string()),
+            }
+            cur = parent;
+            guard += 1;
+            if guard > 100_000 {
+                break;
+            }
+        }
+        let mut out = String::new();
+        for seg in segments.iter().rev() {
+            out.push('/');
+            out.push_str(&super::pointer::escape(seg));
+        }
+        out
+    }
+
+    /// Follows a decoded JSON Pointer (list of reference tokens) from the root.
+    pub fn lookup(&self, tokens: &[String]) -> Option<NodeId> {
+        let mut cur = self.root?;
+        for token in tokens {
+            cur = match self.kind(cur) {
+                Kind::Map => self.get(cur, token)?,
+                Kind::Seq => {
+                    let i: usize = token.parse().ok()?;
+                    *self.items(cur).get(i)?
+                }
+                _ => return None,
+            };
+        }
+        Some(cur)
+    }
+
+    /// The source text the spans point into (BOM already stripped).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// Parses a YAML 1.2 core-schema integer (`[-+]?[0-9]+`, `0o…`, `0x…`) into `i64`.
+pub fn parse_core_int(text: &str) -> Option<i64> {
+    if let Some(hex) = text.strip_prefix("0x") {
+        return i64::from_str_radix(hex, 16).ok();
+    }
+    if let Some(oct) = text.strip_prefix("0o") {
+        return i64::from_str_radix(oct, 8).ok();
+    }
+    text.strip_prefix('+').unwrap_or(text).parse::<i64>().ok()
+}
+
+fn parse_core_float(text: &str) -> Option<f64> {
+    match text {
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => Some(f64::INFINITY),
+        "-.inf" | "-.Inf" | "-.INF" => Some(f64::NEG_INFINITY),
+        ".nan" | ".NaN" | ".NAN" => Some(f64::NAN),
+        _ => text.parse::<f64>().ok(),
+    }
+}
+
+/// Resolves a plain scalar's type per the YAML 1.2 core schema (tag resolution).
+pub fn core_schema_kind(text: &str) -> Kind {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return Kind::Null,
+        "true" | "True" | "TRUE" | "false" | "False" | "FALSE" => return Kind::Bool,
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
+        | ".nan" | ".NaN" | ".NAN" => return Kind::Float,
+        _ => {}
+    }
+    let b = text.as_bytes();
+    if let Some(rest) = text.strip_prefix("0x") {
+        if !rest.is_empty() && rest.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return Kind::Int;
+        }
+        return Kind::Str;
+    }
+    if let Some(rest) = text.strip_prefix("0o") {
+        if !rest.is_empty() && rest.bytes().all(|c| (b'0'..=b'7').contains(&c)) {
+            return Kind::Int;
+        }
+        return Kind::Str;
+    }
+    let digits = match b.first() {
+        Some(b'-' | b'+') => &b[1..],
+        _ => b,
+    };
+    if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) {
+        return Kind::Int;
+    }
+    // [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )?
+    let mut i = 0;
+    let mut int_digits = 0;
+    while i < digits.len() && digits[i].is_ascii_digit() {
+        i += 1;
+        int_digits += 1;
+    }
+    let mut frac_digits = 0;
+    let mut had_dot = false;
+    if i < digits.len() && digits[i] == b'.' {
+        had_dot = true;
+        i += 1;
+        while i < digits.len() && digits[i].is_ascii_digit() {
+            i += 1;
+            frac_digits += 1;
+        }
+    }
+    if int_digits == 0 && (frac_digits == 0 || !had_dot) {
+        return Kind::Str;
+    }
+    if i < digits.len() && (digits[i] == b'e' || digits[i] == b'E') {
+        i += 1;
+        if i < digits.len() && (digits[i] == b'-' || digits[i] == b'+') {
+            i += 1;
+        }
+        let exp_start = i;
+        while i < digits.len() && digits[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == exp_start {
+            return Kind::Str;
+        }
+    }
+    if i == digits.len() {
+        Kind::Float
+    } else {
+        Kind::Str
+    }
+}
+
+struct Frame {
+    node: u32,
+    first_child: usize,
+}
+
+struct Builder<'t> {
+    text: &'t str,
+    tree: Tree,
+    stack: Vec<Frame>,
+    pending: Vec<NodeId>,
+    anchors: Vec<u32>,
+}
+
+impl<'t> Builder<'t> {
+    fn new(text: &'t str) -> Self {
+        Builder {
+            text,
+            tree: Tree::default(),
+            stack: Vec::new(),
+            pending: Vec::new(),
+            anchors: Vec::new(),
+        }
+    }
+
+    fn offset_of(&self, s: &str) -> Option<usize> {
+        let base = self.text.as_ptr() as usize;
+        let p = s.as_ptr() as usize;
+        (p >= base && p + s.len() <= base + self.text.len()).then(|| p - base)
+    }
+
+    fn push_node(&mut self, node: Node) -> u32 {
+        let id = self.tree.nodes.len() as u32;
+        self.tree.nodes.push(node);
+        id
+    }
+
+    fn set_anchor(&mut self, anchor: usize, id: u32) {
+        if anchor == 0 {
+            return;
+        }
+        if self.anchors.len() <= anchor {
+            self.anchors.resize(anchor + 1, NONE);
+        }
+        self.anchors[anchor] = id;
+    }
+
+    fn attach(&mut self, id: NodeId) {
+        if self.stack.is_empty() {
+            if self.tree.root.is_none() {
+                self.tree.root = Some(id);
+            }
+        } else {
+            self.pending.push(id);
+        }
+    }
+
+    fn build(mut self) -> Result<Tree, SyntaxError> {
+        let options = granit_parser::options! {
+            emit_comments: false,
+            simple_key_max_lookahead: 16 * 1024,
+        };
+        let mut parser = Parser::new_from_str_with_options(self.text, options);
+        let mut documents = 0;
+        loop {
+            let next = match parser.next() {
+                None => break,
+                Some(n) => n,
+            };
+            let (event, span) = next.map_err(|e| {
+                let offset = e
+                    .marker()
+                    .byte_offset()
+                    .unwrap_or_else(|| char_to_byte(self.text, e.marker().index()));
+                let message = e.info().to_string();
+                let offset = offset.min(self.text.len());
+                let offset = if message.contains("tab") {
+                    indentation_tab_after(self.text, offset).unwrap_or(offset)
+                } else {
+                    offset
+                };
+                SyntaxError { message, offset }
+            })?;
+            let range = span.byte_range().unwrap_or(0..0);
+            let (start, end) = (range.start as u32, range.end as u32);
+            match event {
+                Event::DocumentStart(..) => {
+                    documents += 1;
+                    if documents > 1 {
+                        break;
+                    }
+                }
+                Event::DocumentEnd => {
+                    break;
+                }
+                Event::Scalar(value, style, anchor, tag) => {
+                    let plain = style == ScalarStyle::Plain;
+                    let kind = match &tag {
+                        Some(t) if t.is_yaml_core_schema() => match t.suffix() {
+                            "str" => Kind::Str,
+                            "null" => Kind::Null,
+                            "bool" => Kind::Bool,
+                            "int" => Kind::Int,
+                            "float" => Kind::Float,
+                            _ => Kind::Str,
+                        },
+                        Some(_) => Kind::Str,
+                        None if plain => core_schema_kind(&value),
+                        None => Kind::Str,
+                    };
+                    let (a, b, owned) = match self.offset_of(&value) {
+                        Some(off) if matches!(value, std::borrow::Cow::Borrowed(_)) => {
+                            (off as u32, (off + value.len()) as u32, false)
+                        }
+                        _ => {
+                            let idx = self.tree.owned.len() as u32;
+                            self.tree.owned.push(value.into_owned().into_boxed_str());
+                            (idx, 0, true)
+                        }
+                    };
+                    let mut flags = FLAG_CLOSED;
+                    if owned {
+                        flags |= FLAG_OWNED;
+                    }
+                    if plain {
+                        flags |= FLAG_PLAIN;
+                    }
+                    let id = self.push_node(Node {
+                        start,
+                        end,
+                        a,
+                        b,
+                        parent: NONE,
+                        slot: 0,
+                        kind,
+                        flags,
+                    });
+                    self.set_anchor(anchor, id);
+                    self.attach(NodeId(id));
+                }
+                Event::SequenceStart(_, anchor, _) | Event::MappingStart(_, anchor, _) => {
+                    let kind = if matches!(event, Event::MappingStart(..)) {
+                        Kind::Map
+                    } else {
+                        Kind::Seq
+                    };
+                    let id = self.push_node(Node {
+                        start,
+                        end,
+                        a: 0,
+                        b: 0,
+                        parent: NONE,
+                        slot: 0,
+                        kind,
+                        flags: 0,
+                    });
+                    self.set_anchor(anchor, id);
+                    self.attach(NodeId(id));
+                    self.stack.push(Frame {
+                        node: id,
+                        first_child: self.pending.len(),
+                    });
+                }
+                Event::SequenceEnd => self.close_seq(end),
+                Event::MappingEnd => self.close_map(end),
+                Event::Alias(anchor) => {
+                    let target = self.anchors.get(anchor).copied().unwrap_or(NONE);
+                    let usable =
+                        target != NONE && self.tree.nodes[target as usize].flags & FLAG_CLOSED != 0;
+                    if usable {
+                        self.attach(NodeId(target));
+                    } else {
+                        // An alias to a collection still being built would make a cycle:
+                        // keep it as a null at the alias position.
+                        let id = self.push_node(Node {
+                            start,
+                            end,
+                            a: start,
+                            b: start,
+                            parent: NONE,
+                            slot: 0,
+                            kind: Kind::Null,
+                            flags: FLAG_CLOSED | FLAG_PLAIN,
+                        });
+                        self.attach(NodeId(id));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(self.tree)
+    }
+
+    fn close_seq(&mut self, end: u32) {
+        let Some(frame) = self.stack.pop() else {
+            return;
+        };
+        let children: Vec<NodeId> = self.pending.drain(frame.first_child..).collect();
+        let first = self.tree.items.len() as u32;
+        for (i, child) in children.iter().enumerate() {
+            let c = &mut self.tree.nodes[child.0 as usize];
+            if c.parent == NONE && child.0 != frame.node {
+                c.parent = frame.node;
+                c.slot = i as u32;
+            }
+        }
+        self.tree.items.extend(children.iter().copied());
+        let n = &mut self.tree.nodes[frame.node as usize];
+        n.a = first;
+        n.b = children.len() as u32;
+        n.end = n.end.max(end);
+        n.flags |= FLAG_CLOSED;
+    }
+
+    fn close_map(&mut self, end: u32) {
+        let Some(frame) = self.stack.pop() else {
+            return;
+        };
+        let children: Vec<NodeId> = self.pending.drain(frame.first_child..).collect();
+        let first = self.tree.entries.len() as u32;
+        let mut flags = FLAG_CLOSED;
+        let pairs: Vec<(NodeId, NodeId)> = children
+            .chunks(2)
+            .filter(|c| c.len() == 2)
+            .map(|c| (c[0], c[1]))
+            .collect();
+        // Duplicate detection: linear for small maps, hashed for large ones.
+        let mut seen: HashMap<&str, NodeId> = HashMap::new();
+        let tree = &self.tree;
+        let text = self.text;
+        let key_text = |k: NodeId| -> Option<&str> {
+            let n = &tree.nodes[k.0 as usize];
+            match n.kind {
+                Kind::Map | Kind::Seq => None,
+                _ if n.flags & FLAG_OWNED != 0 => Some(&tree.owned[n.a as usize]),
+                _ => Some(&text[n.a as usize..n.b as usize]),
+            }
+        };
+        let mut dups = Vec::new();
+        for &(k, _) in &pairs {
+            let Some(t) = key_text(k) else { continue };
+            let is_merge = tree.nodes[k.0 as usize].flags & FLAG_PLAIN != 0 && t == "<<";
+            if is_merge {
+                flags |= FLAG_MERGE;
+                continue;
+            }
+            if let Some(prev) = seen.insert(t, k) {
+                dups.push(Duplicate {
+                    first: prev,
+                    repeated: k,
+                });
+            }
+        }
+        if !dups.is_empty() {
+            flags |= FLAG_DUP;
+        }
+        self.tree.duplicates.extend(dups);
+        for &(k, v) in &pairs {
+            for child in [k, v] {
+                let c = &mut self.tree.nodes[child.0 as usize];
+                if c.parent == NONE && child.0 != frame.node {
+                    c.parent = frame.node;
+                    c.slot = k.0;
+                }
+            }
+        }
+        self.tree.entries.extend(pairs.iter().copied());
+        let n = &mut self.tree.nodes[frame.node as usize];
+        n.a = first;
+        n.b = pairs.len() as u32;
+        n.end = n.end.max(end);
+        n.flags |= flags;
+    }
+}
+
+/// The parser reports some tab errors at the scalar before the tab; point at the tab
+/// used as indentation (the first tab at or after `offset` with only blanks before it
+/// on its line).
+fn indentation_tab_after(text: &str, offset: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut line_start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let mut i = line_start;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\t'
+                if i >= offset
+                    || bytes[line_start..i]
+                        .iter()
+                        .all(|&c| c == b' ' || c == b'\t') =>
+            {
+                if bytes[line_start..i]
+                    .iter()
+                    .all(|&c| c == b' ' || c == b'\t')
+                {
+                    return Some(i);
+                }
+            }
+            b'\n' | b'\r' => line_start = i + 1,
+            _ => {}
+        }
+        i += 1;
+        if i > offset + 4096 {
+            break;
+        }
+    }
+    None
+}
+
+fn char_to_byte(text: &str, chars: usize) -> usize {
+    text.char_indices()
+        .nth(chars)
+        .map(|(i, _)| i)
+        .unwrap_or(text.len())
+}

@@ -1,0 +1,160 @@
+//! Located-tree behaviour on the inputs that break other YAML/JSON tools.
+
+use retrylint::source::tree::{Kind, Tree};
+use retrylint::source::SourceFile;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn parse(text: &str) -> (SourceFile, Tree) {
+    let file = SourceFile::new(PathBuf::from("t.yaml"), "t.yaml".into(), text);
+    let tree = Tree::parse(file.text.clone()).expect("parses");
+    (file, tree)
+}
+
+fn at(file: &SourceFile, offset: usize) -> (u32, u32) {
+    let lc = file.line_col(offset);
+    (lc.line, lc.column)
+}
+
+#[test]
+fn core_schema_typing() {
+    let (_, t) = parse(
+        "a: YES\nb: on\nc: =\nd: 0777\ne: 18446744073709552000\nf: true\ng: ~\nh: 1.5\ni: '12'\n",
+    );
+    let r = t.root().unwrap();
+    let kind = |k: &str| t.kind(t.get(r, k).unwrap());
+    assert_eq!(kind("a"), Kind::Str);
+    assert_eq!(kind("b"), Kind::Str);
+    assert_eq!(kind("c"), Kind::Str);
+    assert_eq!(kind("d"), Kind::Int);
+    assert_eq!(t.as_i64(t.get(r, "d").unwrap()), Some(777));
+    assert_eq!(kind("e"), Kind::Int);
+    assert_eq!(t.as_i64(t.get(r, "e").unwrap()), None);
+    assert_eq!(
+        t.scalar(t.get(r, "e").unwrap()),
+        Some("18446744073709552000")
+    );
+    assert_eq!(kind("f"), Kind::Bool);
+    assert_eq!(kind("g"), Kind::Null);
+    assert_eq!(kind("h"), Kind::Float);
+    assert_eq!(kind("i"), Kind::Str);
+}
+
+#[test]
+fn tab_indentation_is_a_syntax_error_at_the_tab() {
+    let text = "a:\n  b: 1\n\tc: 2\n";
+    let err = Tree::parse(Arc::from(text)).unwrap_err();
+    let file = SourceFile::new(PathBuf::from("t.yaml"), "t".into(), text);
+    assert_eq!(at(&file, err.offset), (3, 1), "{err:?}");
+}
+
+#[test]
+fn tab_indented_json_parses() {
+    let (_, t) = parse("{\n\t\"a\": {\n\t\t\"b\": 1\n\t}\n}\n");
+    let r = t.root().unwrap();
+    let a = t.get(r, "a").unwrap();
+    assert_eq!(t.as_i64(t.get(a, "b").unwrap()), Some(1));
+}
+
+#[test]
+fn json_surrogate_pairs_decode() {
+    let (_, t) = parse("{\"t\": \"ok \\ud83d\\udc4d\"}");
+    let r = t.root().unwrap();
+    assert_eq!(t.as_str(t.get(r, "t").unwrap()), Some("ok \u{1F44D}"));
+}
+
+#[test]
+fn bom_and_crlf_positions() {
+    let (f, t) = parse("\u{feff}a: 1\r\nbb:\r\n  c: x\r\n");
+    let r = t.root().unwrap();
+    let bb = t.get(r, "bb").unwrap();
+    let c = t.get_entry(bb, "c").unwrap().0;
+    assert_eq!(at(&f, t.span(c).start), (3, 3));
+    let a = t.get_entry(r, "a").unwrap().0;
+    assert_eq!(at(&f, t.span(a).start), (1, 1));
+}
+
+#[test]
+fn columns_count_characters() {
+    let (f, t) = parse("é: {ü: x, k: y}\n");
+    let r = t.root().unwrap();
+    let m = t.get(r, "é").unwrap();
+    let k = t.get_entry(m, "k").unwrap().0;
+    assert_eq!(at(&f, t.span(k).start), (1, 11));
+}
+
+#[test]
+fn duplicates_recorded_and_last_wins() {
+    let (f, t) = parse("a: 1\nb: 2\na: 3\na: 4\n");
+    let r = t.root().unwrap();
+    assert_eq!(t.as_i64(t.get(r, "a").unwrap()), Some(4));
+    let d = t.duplicates();
+    assert_eq!(d.len(), 2);
+    assert_eq!(at(&f, t.span(d[0].first).start), (1, 1));
+    assert_eq!(at(&f, t.span(d[0].repeated).start), (3, 1));
+    assert_eq!(at(&f, t.span(d[1].first).start), (3, 1));
+    assert_eq!(t.entries(r).len(), 2);
+}
+
+#[test]
+fn merge_keys_explicit_wins_and_merge_is_never_a_key() {
+    let (_, t) = parse("base: &b {x: 1, y: 2}\nm:\n  <<: *b\n  y: 3\n");
+    let r = t.root().unwrap();
+    let m = t.get(r, "m").unwrap();
+    assert_eq!(t.as_i64(t.get(m, "x").unwrap()), Some(1));
+    assert_eq!(t.as_i64(t.get(m, "y").unwrap()), Some(3));
+    assert!(t.get(m, "<<").is_none());
+    let keys: Vec<_> = t
+        .entries(m)
+        .iter()
+        .map(|(k, _)| t.scalar(*k).unwrap().to_string())
+        .collect();
+    assert_eq!(keys, vec!["y", "x"]);
+    // A quoted '<<' is an ordinary key.
+    let (_, t) = parse("m: {'<<': 1}\n");
+    let m = t.get(t.root().unwrap(), "m").unwrap();
+    assert_eq!(t.as_i64(t.get(m, "<<").unwrap()), Some(1));
+}
+
+#[test]
+fn alias_bomb_costs_nothing() {
+    let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x]\n");
+    let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+    for w in names.windows(2) {
+        text.push_str(&format!(
+            "{}: &{} [{}]\n",
+            w[1],
+            w[1],
+            vec![format!("*{}", w[0]); 9].join(", ")
+        ));
+    }
+    let (_, t) = parse(&text);
+    assert!(t.len() < 200, "arena holds {} nodes", t.len());
+}
+
+#[test]
+fn pointers_escape_and_lookup() {
+    let (_, t) = parse("paths:\n  /a/{b}:\n    get: {x: [1, 2]}\n");
+    let r = t.root().unwrap();
+    let p = t.get(r, "paths").unwrap();
+    let op = t.get(t.get(p, "/a/{b}").unwrap(), "get").unwrap();
+    let two = t.items(t.get(op, "x").unwrap())[1];
+    assert_eq!(t.pointer(two), "/paths/~1a~1{b}/get/x/1");
+    let tokens: Vec<String> = ["paths", "/a/{b}", "get"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(t.lookup(&tokens), Some(op));
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let text = "[".repeat(100_000);
+    assert!(Tree::parse(Arc::from(text.as_str())).is_err());
+    let mut text = String::new();
+    for i in 0..2000 {
+        text.push_str(&" ".repeat(i));
+        text.push_str("a:\n");
+    }
+    assert!(Tree::parse(Arc::from(text.as_str())).is_err());
+}

@@ -3,6 +3,7 @@
 //! The pipeline reads top to bottom: discover -> load ([`source`]) -> model
 //! ([`openapi`], [`policy`]) -> join ([`analysis`]) -> [`rules`] -> report.
 
+pub mod analysis;
 pub mod diagnostic;
 pub mod openapi;
 pub mod rules;

@@ -50,3 +50,67 @@ pub struct RuleMeta {
     /// One line: what it reports.
     pub summary: &'static str,
 }
+
+use crate::analysis::Analysis;
+use crate::diagnostic::Diagnostic;
+use crate::openapi::model::Document;
+
+/// Configurable thresholds, in one place (read from `.retrylint.yaml` later).
+#[derive(Debug, Clone, Copy)]
+pub struct Thresholds {
+    /// RL303: attempts above this are excessive (default 5).
+    pub max_attempts: u32,
+    /// RL311: a product of attempts across layers above this is amplification
+    /// (default 3).
+    pub max_amplification: u64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            max_attempts: 5,
+            max_amplification: 3,
+        }
+    }
+}
+
+/// What every check sees: the documents, the joined policy model, thresholds.
+pub struct Context<'a> {
+    /// Every OpenAPI document of the run.
+    pub documents: &'a [Document],
+    /// The join of policies and operations.
+    pub analysis: &'a Analysis,
+    /// Configurable thresholds.
+    pub thresholds: &'a Thresholds,
+}
+
+/// A check: a pure function from the joined model to findings.
+pub type CheckFn = fn(&Context<'_>) -> Vec<Diagnostic>;
+
+/// A registered rule: its metadata and, unless it is reported while loading (RL0xx),
+/// its check.
+pub struct Rule {
+    /// Code, name, severity, question.
+    pub meta: &'static RuleMeta,
+    /// The check; `None` for rules reported by the loading stages.
+    pub check: Option<CheckFn>,
+}
+
+/// Every rule, sorted by code. The one registry.
+pub static REGISTRY: &[Rule] = &[];
+
+/// Looks a rule up by code (`RL201`) or name (`unprotected-retry`).
+pub fn find(code_or_name: &str) -> Option<&'static Rule> {
+    REGISTRY
+        .iter()
+        .find(|r| r.meta.code.eq_ignore_ascii_case(code_or_name) || r.meta.name == code_or_name)
+}
+
+/// Runs every check over the context.
+pub fn run_checks(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    REGISTRY
+        .iter()
+        .filter_map(|r| r.check)
+        .flat_map(|check| check(ctx))
+        .collect()
+}

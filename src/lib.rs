@@ -1,10 +1,17 @@
 //! retrylint: a static retry-policy linter for HTTP APIs.
 //!
-//! The pipeline reads top to bottom: discover -> load ([`source`]) -> model
-//! ([`openapi`], [`policy`]) -> join ([`analysis`]) -> [`rules`] -> report.
+//! The pipeline reads top to bottom: [`discover`] -> load ([`source`]) -> model
+//! ([`openapi`], [`policy`]) -> join ([`analysis`]) -> [`rules`] -> [`report`].
+//! [`check::run`] runs it as one library call; [`commands`] is what the binary prints.
 
 pub mod analysis;
+pub mod check;
+pub mod cli;
+pub mod commands;
 pub mod diagnostic;
+pub mod discover;
 pub mod openapi;
+pub mod policy;
+pub mod report;
 pub mod rules;
 pub mod source;

@@ -1,1 +1,21 @@
-fn main() {}
+//! The `retrylint` binary: parse the command line, call the library, print, exit.
+
+use clap::Parser;
+use retrylint::cli::{Cli, Command};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let code = match cli.command {
+        Command::Check(args) => retrylint::commands::check(&args),
+        Command::Rules(args) => retrylint::commands::rules(&args),
+    };
+    ExitCode::from(code)
+}

@@ -78,6 +78,18 @@ impl SourceFile {
         })
     }
 
+    /// Number of lines (a final line without a line break counts).
+    pub fn line_count(&self) -> usize {
+        self.line_starts().len()
+    }
+
+    /// Byte offset where 0-based line `line0` starts (clamped to the text end).
+    pub fn line_start(&self, line0: usize) -> usize {
+        self.line_starts()
+            .get(line0)
+            .map_or(self.text.len(), |&s| s as usize)
+    }
+
     /// Converts a byte offset (clamped to the text, moved back to a char boundary)
     /// into a 1-based line and column. Computed only when rendering.
     pub fn line_col(&self, offset: usize) -> LineCol {

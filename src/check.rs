@@ -1,0 +1,175 @@
+//! The `check` pipeline as a library call: discover -> load -> model -> join ->
+//! rules -> sorted diagnostics. No printing here.
+
+use crate::analysis;
+use crate::diagnostic::{sort_and_dedup, Diagnostic};
+use crate::discover::{discover, Candidate, NameKind};
+use crate::openapi::model::Document;
+use crate::policy;
+use crate::rules::{self, Context, Thresholds};
+use crate::source::loader::{Limits, Loaded, Workspace};
+use crate::source::refs::Resolver;
+use crate::source::tree::Kind;
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What to check.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// Files or directories (empty: the current directory).
+    pub paths: Vec<PathBuf>,
+    /// Retry-policy files given explicitly.
+    pub policies: Vec<PathBuf>,
+    /// Project root override (bounds `$ref`s).
+    pub root: Option<PathBuf>,
+    /// Resource limits.
+    pub limits: Limits,
+    /// Thresholds for the budget rules.
+    pub thresholds: Thresholds,
+    /// Directory that output paths are relative to (default: the current directory).
+    pub cwd: Option<PathBuf>,
+}
+
+/// What a check found.
+#[derive(Debug)]
+pub struct CheckOutcome {
+    /// Findings, sorted by file, position, code; de-duplicated.
+    pub diagnostics: Vec<Diagnostic>,
+    /// OpenAPI documents linted.
+    pub documents: usize,
+    /// Policy files read.
+    pub policies: usize,
+    /// YAML/JSON files skipped as neither (display paths).
+    pub skipped: Vec<String>,
+    /// True when some file could not be read or parsed (exit code 2).
+    pub could_not_lint: bool,
+}
+
+/// The project root for a path given on the command line: `--root`, else the nearest
+/// enclosing git work tree, else the path itself (a file's directory).
+pub fn project_root(given: &Path, root_override: Option<&Path>) -> PathBuf {
+    if let Some(r) = root_override {
+        return std::fs::canonicalize(r).unwrap_or_else(|_| r.to_path_buf());
+    }
+    let abs = std::fs::canonicalize(given).unwrap_or_else(|_| given.to_path_buf());
+    let start = if abs.is_dir() {
+        abs.clone()
+    } else {
+        abs.parent().map(Path::to_path_buf).unwrap_or_default()
+    };
+    let mut cur = Some(start.as_path());
+    while let Some(dir) = cur {
+        if dir.join(".git").exists() {
+            return dir.to_path_buf();
+        }
+        cur = dir.parent();
+    }
+    start
+}
+
+fn has_top_level_key(doc: &Loaded, keys: &[&str]) -> bool {
+    let Ok(tree) = &doc.tree else { return false };
+    let Some(root) = tree.root() else { return false };
+    tree.kind(root) == Kind::Map && keys.iter().any(|k| tree.get(root, k).is_some())
+}
+
+/// Runs the whole pipeline.
+pub fn run(options: &CheckOptions) -> CheckOutcome {
+    let cwd = options
+        .cwd
+        .clone()
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default();
+    let paths: Vec<PathBuf> = if options.paths.is_empty() && options.policies.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        options.paths.clone()
+    };
+    let ws = Workspace::new(cwd.clone(), options.limits);
+    let (candidates, walk_problems) = discover(&paths, &options.policies);
+    let mut diags: Vec<Diagnostic> = walk_problems
+        .iter()
+        .map(|p| rules::rl001_invalid_syntax::walk_problem(&ws, &p.path, &p.message))
+        .collect();
+
+    // Load every candidate in parallel; the workspace caches by canonical path.
+    let loaded: Vec<(Candidate, Arc<Loaded>)> = candidates
+        .par_iter()
+        .map(|c| (c.clone(), ws.load(&c.path)))
+        .collect();
+
+    let mut documents_in: Vec<(Arc<Loaded>, PathBuf)> = Vec::new();
+    let mut policy_files: Vec<Arc<Loaded>> = Vec::new();
+    let mut skipped = Vec::new();
+    for (cand, doc) in &loaded {
+        let root_arg = paths
+            .iter()
+            .find(|p| cand.path.starts_with(p))
+            .cloned()
+            .unwrap_or_else(|| cand.path.clone());
+        match (&doc.tree, cand.kind) {
+            (Err(e), kind) => {
+                if cand.explicit || kind != NameKind::Other {
+                    diags.push(rules::rl001_invalid_syntax::from_load_error(doc, e));
+                } else {
+                    skipped.push(doc.file.display.clone());
+                }
+            }
+            (Ok(_), NameKind::Policy) => policy_files.push(doc.clone()),
+            (Ok(_), _) if has_top_level_key(doc, &["openapi", "swagger"]) => {
+                documents_in.push((doc.clone(), project_root(&root_arg, options.root.as_deref())));
+            }
+            (Ok(_), _) => skipped.push(doc.file.display.clone()),
+        }
+    }
+    for doc in documents_in.iter().map(|(d, _)| d).chain(policy_files.iter()) {
+        diags.extend(rules::rl002_duplicate_key::check_tree(doc));
+    }
+
+    // Model: one resolver per project root, documents built in parallel.
+    let mut roots: Vec<PathBuf> = documents_in.iter().map(|(_, r)| r.clone()).collect();
+    roots.sort();
+    roots.dedup();
+    let resolvers: Vec<Resolver> = roots.iter().map(|r| Resolver::new(&ws, r)).collect();
+    let built: Vec<(Option<Document>, Vec<Diagnostic>)> = documents_in
+        .par_iter()
+        .map(|(doc, root)| {
+            let resolver = &resolvers[roots.binary_search(root).expect("root listed")];
+            let (document, mut d) = crate::openapi::build::build_document(resolver, doc);
+            d.extend(crate::openapi::build::check_all_refs(resolver, doc));
+            (document, d)
+        })
+        .collect();
+    let mut documents = Vec::new();
+    for (doc, d) in built {
+        diags.extend(d);
+        documents.extend(doc);
+    }
+
+    // Policies and the join.
+    let mut policies = Vec::new();
+    for p in &policy_files {
+        let (policy, d) = policy::load_policy(p);
+        diags.extend(d);
+        policies.extend(policy);
+    }
+    let (analysis, d) = analysis::join(&documents, &policies);
+    diags.extend(d);
+
+    let ctx = Context {
+        documents: &documents,
+        analysis: &analysis,
+        thresholds: &options.thresholds,
+    };
+    diags.extend(rules::run_checks(&ctx));
+    sort_and_dedup(&mut diags);
+    let could_not_lint = diags.iter().any(|d| d.code == rules::rl001_invalid_syntax::META.code);
+    CheckOutcome {
+        diagnostics: diags,
+        documents: documents.len(),
+        policies: policies.len(),
+        skipped,
+        could_not_lint,
+    }
+}

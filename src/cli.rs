@@ -1,0 +1,104 @@
+//! Command-line definitions (clap) only; no logic.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Static retry-policy linter and contract checker for HTTP APIs.
+///
+/// Reads OpenAPI documents (Swagger 2.0, OpenAPI 3.0 and 3.1; YAML or JSON) and
+/// retry-policy files, joins them operation by operation, and reports retries that can
+/// duplicate a write, stampede a recovering upstream, or wait past a deadline.
+///
+/// Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 could not lint (a
+/// file could not be read or parsed, or the command line is wrong).
+#[derive(Debug, Parser)]
+#[command(name = "retrylint", version, max_term_width = 100)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Lint OpenAPI documents and retry policies (directories are walked, honouring .gitignore).
+    Check(CheckArgs),
+    /// List every rule: code, name, default severity, readiness question.
+    Rules(RulesArgs),
+}
+
+/// Output formats of `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Annotated source excerpts for people.
+    Human,
+    /// `{"version": 1, "diagnostics": [...]}` for machines.
+    Json,
+}
+
+/// Lowest severity that makes the exit code 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Errors only (default).
+    Error,
+    /// Warnings and errors.
+    Warning,
+    /// Any finding.
+    Info,
+    /// Never exit 1 (2 still means "could not lint").
+    Never,
+}
+
+/// When to use colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    /// Colour when writing to a terminal and NO_COLOR is unset.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// Arguments of `check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Files or directories to lint [default: the current directory].
+    pub paths: Vec<PathBuf>,
+    /// A retry-policy file, whatever its name (repeatable).
+    #[arg(long = "policy", value_name = "FILE")]
+    pub policies: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Lowest severity that fails the run (exit 1).
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+    /// Colour in human output.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
+    /// Project root that bounds `$ref`s [default: the enclosing git work tree, else the path given].
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Worker threads [default: all cores].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Largest file read, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
+    pub max_file_size: u64,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Also list skipped files (YAML/JSON that is neither an OpenAPI document nor a policy).
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+}
+
+/// Arguments of `rules`.
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// Output as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}

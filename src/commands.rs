@@ -1,0 +1,122 @@
+//! What each subcommand prints and which exit code it returns.
+
+use crate::check::{run, CheckOptions};
+use crate::cli::{CheckArgs, Color, FailOn, Format, RulesArgs};
+use crate::diagnostic::Severity;
+use crate::report::{self, human::HumanOptions};
+use crate::rules::REGISTRY;
+use crate::source::loader::Limits;
+use std::io::{IsTerminal, Write};
+
+/// Exit code: could not lint.
+pub const EXIT_ERROR: u8 = 2;
+
+fn use_color(choice: Color, to_terminal: bool) -> bool {
+    match choice {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    }
+}
+
+/// `retrylint check`: returns 0, 1 or 2 (see the catalog's exit-code rules).
+pub fn check(args: &CheckArgs) -> u8 {
+    if let Some(jobs) = args.jobs {
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.max(1))
+            .build_global();
+    }
+    let options = CheckOptions {
+        paths: args.paths.clone(),
+        policies: args.policies.clone(),
+        root: args.root.clone(),
+        limits: Limits {
+            max_file_bytes: args.max_file_size,
+            ..Limits::default()
+        },
+        ..CheckOptions::default()
+    };
+    let outcome = run(&options);
+    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    let text = match args.format {
+        Format::Json => report::json::render(&outcome.diagnostics),
+        Format::Human => {
+            let color = use_color(args.color, to_terminal);
+            let width = if to_terminal {
+                terminal_width().unwrap_or(100)
+            } else {
+                100
+            };
+            let mut s = report::human::render(&outcome.diagnostics, HumanOptions { color, width });
+            if args.verbose {
+                for skipped in &outcome.skipped {
+                    s.push_str(&format!("skipped {skipped}: neither an OpenAPI document nor a retry policy\n"));
+                }
+            }
+            s.push_str(&report::summary_line(
+                &outcome.diagnostics,
+                outcome.documents,
+                outcome.policies,
+            ));
+            s.push('\n');
+            s
+        }
+    };
+    let written = match &args.output {
+        Some(path) => std::fs::write(path, &text).map_err(|e| format!("{}: {e}", path.display())),
+        None => std::io::stdout()
+            .write_all(text.as_bytes())
+            .map_err(|e| e.to_string()),
+    };
+    if let Err(e) = written {
+        eprintln!("retrylint: cannot write the report: {e}");
+        return EXIT_ERROR;
+    }
+    if outcome.could_not_lint {
+        return EXIT_ERROR;
+    }
+    let threshold = match args.fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Info => Some(Severity::Info),
+        FailOn::Never => None,
+    };
+    let failed = threshold.is_some_and(|t| outcome.diagnostics.iter().any(|d| d.severity >= t));
+    u8::from(failed)
+}
+
+fn terminal_width() -> Option<usize> {
+    std::env::var("COLUMNS").ok()?.parse().ok()
+}
+
+/// `retrylint rules`: the catalog.
+pub fn rules(args: &RulesArgs) -> u8 {
+    if args.json {
+        let rows: Vec<serde_json::Value> = REGISTRY
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "code": r.meta.code,
+                    "name": r.meta.name,
+                    "severity": r.meta.severity.as_str(),
+                    "question": r.meta.question,
+                    "summary": r.meta.summary,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&rows).expect("json"));
+        return 0;
+    }
+    println!("{:<7} {:<38} {:<8} {:<18} summary", "code", "name", "severity", "question");
+    for r in REGISTRY {
+        println!(
+            "{:<7} {:<38} {:<8} {:<18} {}",
+            r.meta.code,
+            r.meta.name,
+            r.meta.severity.as_str(),
+            r.meta.question.as_str(),
+            r.meta.summary
+        );
+    }
+    0
+}

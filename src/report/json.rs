@@ -1,0 +1,124 @@
+//! `--format json`: `{"version": 1, "diagnostics": [...]}`, versioned from the start.
+//!
+//! Each diagnostic: `code`, `name`, `severity`, `message`, `help` (or null),
+//! `operation` (`METHOD /path` or null), `path`, `line`, `column`, `end_line`,
+//! `end_column` (1-based, columns in Unicode scalar values, end exclusive),
+//! `pointer` (JSON Pointer of the primary node), and `labels` (same location fields
+//! plus `message`).
+
+use crate::diagnostic::{Diagnostic, Location};
+use serde::Serialize;
+
+/// The format version; bumped only on incompatible change.
+pub const VERSION: u32 = 1;
+
+/// A location with line and column computed.
+#[derive(Debug, Serialize)]
+pub struct JsonLocation {
+    /// Path as shown to users (`/`-separated, relative to the current directory).
+    pub path: String,
+    /// 1-based start line.
+    pub line: u32,
+    /// 1-based start column (Unicode scalar values).
+    pub column: u32,
+    /// 1-based end line.
+    pub end_line: u32,
+    /// 1-based end column, exclusive.
+    pub end_column: u32,
+    /// JSON Pointer of the node.
+    pub pointer: String,
+}
+
+impl JsonLocation {
+    /// Computes line and column for a location.
+    pub fn of(loc: &Location) -> JsonLocation {
+        let start = loc.file.line_col(loc.span.start);
+        let end = loc.file.line_col(loc.span.end);
+        JsonLocation {
+            path: loc.file.display.clone(),
+            line: start.line,
+            column: start.column,
+            end_line: end.line,
+            end_column: end.column,
+            pointer: loc.pointer.clone(),
+        }
+    }
+}
+
+/// A secondary label.
+#[derive(Debug, Serialize)]
+pub struct JsonLabel {
+    /// Where.
+    #[serde(flatten)]
+    pub location: JsonLocation,
+    /// What is there.
+    pub message: String,
+}
+
+/// One finding.
+#[derive(Debug, Serialize)]
+pub struct JsonDiagnostic {
+    /// `RL201`.
+    pub code: &'static str,
+    /// `unprotected-retry`.
+    pub name: &'static str,
+    /// `error` | `warning` | `info`.
+    pub severity: &'static str,
+    /// One sentence.
+    pub message: String,
+    /// What to do.
+    pub help: Option<String>,
+    /// `METHOD /path` the finding is about.
+    pub operation: Option<String>,
+    /// Primary location.
+    #[serde(flatten)]
+    pub location: JsonLocation,
+    /// The primary label's text.
+    pub label: String,
+    /// Other locations.
+    pub labels: Vec<JsonLabel>,
+}
+
+/// The whole document.
+#[derive(Debug, Serialize)]
+pub struct JsonReport {
+    /// Format version (1).
+    pub version: u32,
+    /// Findings, sorted by path, position, code.
+    pub diagnostics: Vec<JsonDiagnostic>,
+}
+
+/// Converts diagnostics into the JSON report structure.
+pub fn report(diags: &[Diagnostic]) -> JsonReport {
+    JsonReport {
+        version: VERSION,
+        diagnostics: diags
+            .iter()
+            .map(|d| JsonDiagnostic {
+                code: d.code,
+                name: d.name,
+                severity: d.severity.as_str(),
+                message: d.message.clone(),
+                help: d.help.clone(),
+                operation: d.operation.clone(),
+                location: JsonLocation::of(&d.primary.location),
+                label: d.primary.message.clone(),
+                labels: d
+                    .labels
+                    .iter()
+                    .map(|l| JsonLabel {
+                        location: JsonLocation::of(&l.location),
+                        message: l.message.clone(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+/// Renders the JSON report (pretty-printed, trailing newline).
+pub fn render(diags: &[Diagnostic]) -> String {
+    let mut s = serde_json::to_string_pretty(&report(diags)).expect("serialisable");
+    s.push('\n');
+    s
+}

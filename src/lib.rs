@@ -1,1 +1,3 @@
 //! retrylint: a static retry-policy linter for HTTP APIs.
+
+pub mod retry;

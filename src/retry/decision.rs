@@ -209,6 +209,21 @@ pub(crate) fn is_integer(x: f64) -> bool {
 /// Worked example (domain.md): POST, 503, attempt 2, now 1000, deadline 3000,
 /// random 0.5, idempotency key, other values default: retry, delay 200 ms,
 /// backoff 400 ms.
+///
+/// ```
+/// use retrylint::retry::{decide, Decision, DecisionInput};
+/// let input = DecisionInput {
+///     method: Some("POST".into()),
+///     status: Some(503),
+///     attempt: Some(2.0),
+///     now_ms: Some(1000.0),
+///     deadline_ms: Some(3000.0),
+///     random_unit: 0.5,
+///     idempotency_key: true,
+///     ..DecisionInput::default()
+/// };
+/// assert_eq!(decide(&input), Decision::Retry { delay_ms: 200.0, backoff_ms: 400.0 });
+/// ```
 pub fn decide(input: &DecisionInput) -> Decision {
     // 1. eligibility
     let idempotent = input.method.as_deref().is_some_and(is_idempotent_method);

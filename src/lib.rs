@@ -3,6 +3,8 @@
 //! The pipeline reads top to bottom: [`discover`] -> load ([`source`]) -> model
 //! ([`openapi`], [`policy`]) -> join ([`analysis`]) -> [`rules`] -> [`report`].
 //! [`check::run`] runs it as one library call; [`commands`] is what the binary prints.
+//! [`retry`] is the pure domain logic (decision function, Retry-After, simulation)
+//! shared by the rules and the `plan`/`simulate` commands.
 
 pub mod analysis;
 pub mod check;
@@ -13,5 +15,6 @@ pub mod discover;
 pub mod openapi;
 pub mod policy;
 pub mod report;
+pub mod retry;
 pub mod rules;
 pub mod source;

@@ -1,0 +1,38 @@
+//! Pure retry domain logic: no files, no I/O, no dependency on other modules.
+//!
+//! - [`decide`]: the reference decision function of the domain brief
+//!   (domain.md), exactly: inputs, defaults, order of checks, reason names.
+//! - [`decide_policy`]: the same decision with inputs from an effective retry
+//!   policy (domain.md "The policy-mode decision", policy-format.md).
+//! - [`parse_retry_after`] / [`parse_retry_after_at`]: the one Retry-After parser
+//!   (RFC 9110 §10.2.3), shared with the lint rules (RL503).
+//! - [`backoff_bound_ms`], [`total_backoff_ms`]: budget arithmetic for the rules.
+//! - [`simulate`]: the deterministic herd simulation behind `retrylint simulate`.
+//!
+//! Units: every time, delay and duration is in milliseconds as `f64`, except
+//! Retry-After delay-seconds (seconds, as sent on the wire).
+
+mod backoff;
+mod decision;
+mod policy_decision;
+mod retry_after;
+mod simulate;
+mod types;
+
+pub use backoff::{backoff_bound_ms, total_backoff_ms};
+pub use decision::{
+    decide, is_idempotent_method, Decision, DecisionInput, StopReason, IDEMPOTENT_METHODS,
+};
+pub use policy_decision::{
+    decide_policy, EffectivePolicyView, PolicyDecisionInput, RetryAfterPolicy,
+};
+pub use retry_after::{
+    is_valid_retry_after_example, parse_retry_after, parse_retry_after_at, RetryAfter,
+    RetryAfterError,
+};
+pub use simulate::{
+    simulate, Bucket, SimulationConfig, SimulationError, SimulationReport, SplitMix64, BUCKET_MS,
+};
+pub use types::{
+    retry_on_covers, Effect, Jitter, OnInvalid, ParseTokenError, RetryOnEntry, Signal,
+};

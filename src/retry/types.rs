@@ -1,0 +1,487 @@
+//! Vocabulary shared by the policy-mode decision, the simulation and the policy
+//! parser: the effect of an operation, jitter variants, observed signals and
+//! `retry_on` entries.
+//!
+//! Every type parses (`FromStr`) and prints (`Display`) with the spelling of
+//! policy-format.md (kebab-case), and (de)serialises through that same spelling,
+//! so a policy file, the readiness matrix and the JSON output agree.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::str::FromStr;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+
+/// Error returned when a policy-format token is not recognised.
+///
+/// Holds the rejected text and what was expected, so the policy parser can build
+/// a diagnostic ("did you mean" suggestions are the parser's job).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseTokenError {
+    /// The text that was rejected.
+    pub found: String,
+    /// What was expected, e.g. "one of `none`, `full`, `equal`, `decorrelated`".
+    pub expected: &'static str,
+}
+
+impl fmt::Display for ParseTokenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` is not valid: expected {}",
+            self.found, self.expected
+        )
+    }
+}
+
+impl std::error::Error for ParseTokenError {}
+
+fn token_error(found: &str, expected: &'static str) -> ParseTokenError {
+    ParseTokenError {
+        found: found.to_owned(),
+        expected,
+    }
+}
+
+/// Serde support through `Display`/`FromStr`; integers are accepted too (a
+/// status such as `429` is an integer in YAML) and parsed from their decimal text.
+macro_rules! serde_via_str {
+    ($t:ty) => {
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(self)
+            }
+        }
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                deserializer.deserialize_any(FromStrVisitor::<$t>(PhantomData))
+            }
+        }
+    };
+}
+
+struct FromStrVisitor<T>(PhantomData<T>);
+
+impl<T> Visitor<'_> for FromStrVisitor<T>
+where
+    T: FromStr<Err = ParseTokenError>,
+{
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a retry-policy token")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        v.parse().map_err(E::custom)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        self.visit_str(&v.to_string())
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        self.visit_str(&v.to_string())
+    }
+}
+
+/// The effect of repeating an operation (policy-format.md `effect`; RFC 9110 §9.2.1
+/// safe methods, §9.2.2 idempotent methods).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Effect {
+    /// `safe`: no intended state change (GET, HEAD, OPTIONS, TRACE by default).
+    Safe,
+    /// `idempotent`: repeating has the effect of doing it once (PUT, DELETE by default).
+    Idempotent,
+    /// `non-idempotent`: a repeat is a new command (POST, PATCH and others by default).
+    NonIdempotent,
+}
+
+impl Effect {
+    /// The default effect of an HTTP method token (policy-format.md, from RFC 9110
+    /// §9.2.1/§9.2.2): `GET HEAD OPTIONS TRACE` are safe, `PUT DELETE` idempotent,
+    /// everything else non-idempotent. Method tokens are case-sensitive, so `get`
+    /// is non-idempotent.
+    pub fn from_method(method: &str) -> Effect {
+        match method {
+            "GET" | "HEAD" | "OPTIONS" | "TRACE" => Effect::Safe,
+            "PUT" | "DELETE" => Effect::Idempotent,
+            _ => Effect::NonIdempotent,
+        }
+    }
+
+    /// Whether this effect alone makes a repeat acceptable (`safe` or `idempotent`).
+    pub fn is_repeatable(self) -> bool {
+        matches!(self, Effect::Safe | Effect::Idempotent)
+    }
+
+    /// The policy-format spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effect::Safe => "safe",
+            Effect::Idempotent => "idempotent",
+            Effect::NonIdempotent => "non-idempotent",
+        }
+    }
+}
+
+impl fmt::Display for Effect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Effect {
+    type Err = ParseTokenError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "safe" => Ok(Effect::Safe),
+            "idempotent" => Ok(Effect::Idempotent),
+            "non-idempotent" => Ok(Effect::NonIdempotent),
+            _ => Err(token_error(
+                s,
+                "one of `safe`, `idempotent`, `non-idempotent`",
+            )),
+        }
+    }
+}
+serde_via_str!(Effect);
+
+/// Jitter variant of a backoff (policy-format.md `backoff.jitter`; formulas in
+/// domain.md "The policy-mode decision").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Jitter {
+    /// `none`: delay = backoff.
+    None,
+    /// `full`: delay = uniform(0, backoff).
+    Full,
+    /// `equal`: delay = backoff / 2 + uniform(0, backoff / 2).
+    Equal,
+    /// `decorrelated`: delay = min(cap, uniform(base, previous * 3)).
+    Decorrelated,
+}
+
+impl Jitter {
+    /// The policy-format spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Jitter::None => "none",
+            Jitter::Full => "full",
+            Jitter::Equal => "equal",
+            Jitter::Decorrelated => "decorrelated",
+        }
+    }
+}
+
+impl fmt::Display for Jitter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Jitter {
+    type Err = ParseTokenError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "none" => Ok(Jitter::None),
+            "full" => Ok(Jitter::Full),
+            "equal" => Ok(Jitter::Equal),
+            "decorrelated" => Ok(Jitter::Decorrelated),
+            _ => Err(token_error(
+                s,
+                "one of `none`, `full`, `equal`, `decorrelated`",
+            )),
+        }
+    }
+}
+serde_via_str!(Jitter);
+
+/// What to do with a malformed or negative Retry-After (policy-format.md
+/// `retry_after.on_invalid`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum OnInvalid {
+    /// `backoff`: ignore the header and use the backoff alone.
+    #[default]
+    Backoff,
+    /// `stop`: stop with `invalid-retry-after`.
+    Stop,
+}
+
+impl OnInvalid {
+    /// The policy-format spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnInvalid::Backoff => "backoff",
+            OnInvalid::Stop => "stop",
+        }
+    }
+}
+
+impl fmt::Display for OnInvalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for OnInvalid {
+    type Err = ParseTokenError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "backoff" => Ok(OnInvalid::Backoff),
+            "stop" => Ok(OnInvalid::Stop),
+            _ => Err(token_error(s, "one of `backoff`, `stop`")),
+        }
+    }
+}
+serde_via_str!(OnInvalid);
+
+/// An observed failure signal: what the client saw instead of a success
+/// (policy-format.md `retry_on`; RFC 9113 §8.7 for `refused-stream`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Signal {
+    /// `connect-failure`: no connection was made (DNS, refused, TLS, connect
+    /// timeout); the request was never processed.
+    ConnectFailure,
+    /// `refused-stream`: HTTP/2 REFUSED_STREAM or GOAWAY above the stream; never
+    /// processed (RFC 9113 §8.7).
+    RefusedStream,
+    /// `timeout`: no response in time; the outcome is unknown.
+    Timeout,
+    /// `reset`: connection lost after sending; the outcome is unknown.
+    Reset,
+    /// An HTTP response status code (100..=599, RFC 9110 §15).
+    Status(u16),
+}
+
+impl Signal {
+    /// Whether the signal proves the request was never processed
+    /// (`connect-failure`, `refused-stream`), which makes any request repeatable
+    /// (domain.md "The policy-mode decision").
+    pub fn proves_not_processed(self) -> bool {
+        matches!(self, Signal::ConnectFailure | Signal::RefusedStream)
+    }
+
+    /// Whether this is one of the four transport signals covered by `transport`.
+    pub fn is_transport(self) -> bool {
+        !matches!(self, Signal::Status(_))
+    }
+}
+
+impl fmt::Display for Signal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Signal::ConnectFailure => f.write_str("connect-failure"),
+            Signal::RefusedStream => f.write_str("refused-stream"),
+            Signal::Timeout => f.write_str("timeout"),
+            Signal::Reset => f.write_str("reset"),
+            Signal::Status(code) => write!(f, "{code}"),
+        }
+    }
+}
+
+/// Parses a three-digit status code 100..=599 (RFC 9110 §15).
+fn parse_status(s: &str) -> Option<u16> {
+    if s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit()) {
+        let code: u16 = s.parse().ok()?;
+        (100..=599).contains(&code).then_some(code)
+    } else {
+        None
+    }
+}
+
+impl FromStr for Signal {
+    type Err = ParseTokenError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "connect-failure" => Ok(Signal::ConnectFailure),
+            "refused-stream" => Ok(Signal::RefusedStream),
+            "timeout" => Ok(Signal::Timeout),
+            "reset" => Ok(Signal::Reset),
+            _ => parse_status(s).map(Signal::Status).ok_or_else(|| {
+                token_error(
+                    s,
+                    "`connect-failure`, `refused-stream`, `timeout`, `reset` or a status 100..599",
+                )
+            }),
+        }
+    }
+}
+serde_via_str!(Signal);
+
+/// One entry of a policy's `retry_on` list (policy-format.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RetryOnEntry {
+    /// `connect-failure`.
+    ConnectFailure,
+    /// `refused-stream`.
+    RefusedStream,
+    /// `timeout`.
+    Timeout,
+    /// `reset`.
+    Reset,
+    /// `transport`: all four transport signals above.
+    Transport,
+    /// An HTTP status such as `429` (100..=599).
+    Status(u16),
+    /// A status class such as `5xx` or `5XX` (the digit 1..=5).
+    Class(u8),
+}
+
+impl RetryOnEntry {
+    /// Whether an observed signal is covered by this entry: a class covers its
+    /// codes, `transport` covers the four transport signals.
+    pub fn covers(self, signal: Signal) -> bool {
+        match (self, signal) {
+            (RetryOnEntry::ConnectFailure, Signal::ConnectFailure)
+            | (RetryOnEntry::RefusedStream, Signal::RefusedStream)
+            | (RetryOnEntry::Timeout, Signal::Timeout)
+            | (RetryOnEntry::Reset, Signal::Reset) => true,
+            (RetryOnEntry::Transport, s) => s.is_transport(),
+            (RetryOnEntry::Status(a), Signal::Status(b)) => a == b,
+            (RetryOnEntry::Class(c), Signal::Status(b)) => b / 100 == u16::from(c),
+            _ => false,
+        }
+    }
+}
+
+/// Whether any entry of `retry_on` covers `signal`.
+pub fn retry_on_covers(retry_on: &[RetryOnEntry], signal: Signal) -> bool {
+    retry_on.iter().any(|e| e.covers(signal))
+}
+
+impl fmt::Display for RetryOnEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RetryOnEntry::ConnectFailure => f.write_str("connect-failure"),
+            RetryOnEntry::RefusedStream => f.write_str("refused-stream"),
+            RetryOnEntry::Timeout => f.write_str("timeout"),
+            RetryOnEntry::Reset => f.write_str("reset"),
+            RetryOnEntry::Transport => f.write_str("transport"),
+            RetryOnEntry::Status(code) => write!(f, "{code}"),
+            RetryOnEntry::Class(c) => write!(f, "{c}xx"),
+        }
+    }
+}
+
+impl FromStr for RetryOnEntry {
+    type Err = ParseTokenError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        const EXPECTED: &str = "`transport`, `connect-failure`, `refused-stream`, `timeout`, `reset`, a status 100..599 or a class such as `5xx`";
+        match s {
+            "transport" => return Ok(RetryOnEntry::Transport),
+            "connect-failure" => return Ok(RetryOnEntry::ConnectFailure),
+            "refused-stream" => return Ok(RetryOnEntry::RefusedStream),
+            "timeout" => return Ok(RetryOnEntry::Timeout),
+            "reset" => return Ok(RetryOnEntry::Reset),
+            _ => {}
+        }
+        if let Some(code) = parse_status(s) {
+            return Ok(RetryOnEntry::Status(code));
+        }
+        let b = s.as_bytes();
+        if b.len() == 3 && (b'1'..=b'5').contains(&b[0]) && (&b[1..] == b"xx" || &b[1..] == b"XX") {
+            return Ok(RetryOnEntry::Class(b[0] - b'0'));
+        }
+        Err(token_error(s, EXPECTED))
+    }
+}
+serde_via_str!(RetryOnEntry);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_round_trip() {
+        for t in ["safe", "idempotent", "non-idempotent"] {
+            assert_eq!(t.parse::<Effect>().unwrap().to_string(), t);
+        }
+        for t in ["none", "full", "equal", "decorrelated"] {
+            assert_eq!(t.parse::<Jitter>().unwrap().to_string(), t);
+        }
+        for t in ["backoff", "stop"] {
+            assert_eq!(t.parse::<OnInvalid>().unwrap().to_string(), t);
+        }
+        for t in [
+            "connect-failure",
+            "refused-stream",
+            "timeout",
+            "reset",
+            "503",
+        ] {
+            assert_eq!(t.parse::<Signal>().unwrap().to_string(), t);
+        }
+        for t in [
+            "transport",
+            "connect-failure",
+            "refused-stream",
+            "timeout",
+            "reset",
+            "429",
+            "5xx",
+        ] {
+            assert_eq!(t.parse::<RetryOnEntry>().unwrap().to_string(), t);
+        }
+    }
+
+    #[test]
+    fn classes_parse_in_both_cases_only() {
+        assert_eq!("5xx".parse::<RetryOnEntry>(), Ok(RetryOnEntry::Class(5)));
+        assert_eq!("5XX".parse::<RetryOnEntry>(), Ok(RetryOnEntry::Class(5)));
+        assert!("5xX".parse::<RetryOnEntry>().is_err());
+        assert!("6xx".parse::<RetryOnEntry>().is_err());
+        assert!("600".parse::<RetryOnEntry>().is_err());
+        assert!("42".parse::<RetryOnEntry>().is_err());
+        assert!("Transport".parse::<RetryOnEntry>().is_err());
+        assert!("nonidempotent".parse::<Effect>().is_err());
+    }
+
+    #[test]
+    fn coverage() {
+        let c5 = RetryOnEntry::Class(5);
+        assert!(c5.covers(Signal::Status(503)));
+        assert!(!c5.covers(Signal::Status(429)));
+        assert!(!c5.covers(Signal::Timeout));
+        for s in [
+            Signal::ConnectFailure,
+            Signal::RefusedStream,
+            Signal::Timeout,
+            Signal::Reset,
+        ] {
+            assert!(RetryOnEntry::Transport.covers(s));
+        }
+        assert!(!RetryOnEntry::Transport.covers(Signal::Status(503)));
+        assert!(!RetryOnEntry::ConnectFailure.covers(Signal::Timeout));
+        assert!(RetryOnEntry::Status(429).covers(Signal::Status(429)));
+    }
+
+    #[test]
+    fn effect_from_method_is_case_sensitive() {
+        assert_eq!(Effect::from_method("GET"), Effect::Safe);
+        assert_eq!(Effect::from_method("DELETE"), Effect::Idempotent);
+        assert_eq!(Effect::from_method("get"), Effect::NonIdempotent);
+        assert_eq!(Effect::from_method("PATCH"), Effect::NonIdempotent);
+    }
+
+    #[test]
+    fn serde_uses_policy_spelling() {
+        let v: Vec<RetryOnEntry> = serde_json::from_str(r#"["transport", 429, "5XX"]"#).unwrap();
+        assert_eq!(
+            v,
+            vec![
+                RetryOnEntry::Transport,
+                RetryOnEntry::Status(429),
+                RetryOnEntry::Class(5)
+            ]
+        );
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            r#"["transport","429","5xx"]"#
+        );
+        assert_eq!(
+            serde_json::to_string(&Effect::NonIdempotent).unwrap(),
+            r#""non-idempotent""#
+        );
+    }
+}

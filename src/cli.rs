@@ -26,6 +26,8 @@ pub enum Command {
     Check(CheckArgs),
     /// List every rule: code, name, default severity, readiness question.
     Rules(RulesArgs),
+    /// Ask the reference retry decision function what to do after a failed attempt.
+    Plan(PlanArgs),
 }
 
 /// Output formats of `check`.
@@ -101,4 +103,68 @@ pub struct RulesArgs {
     /// Output as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Output formats of `plan`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlanFormat {
+    /// One sentence.
+    Human,
+    /// `{"retry":true,"delayMs":200,"backoffMs":400}`.
+    Json,
+}
+
+/// Arguments of `plan`. Times are milliseconds on one clock (epoch ms).
+#[derive(Debug, Args)]
+#[command(after_help = "Example (the domain brief's worked example):\n  retrylint plan --method POST --status 503 --attempt 2 --now-ms 1000 --deadline-ms 3000 --idempotency-key --format json")]
+pub struct PlanArgs {
+    /// HTTP method token (case-sensitive, RFC 9110).
+    #[arg(long)]
+    pub method: Option<String>,
+    /// HTTP status of the failed attempt.
+    #[arg(long)]
+    pub status: Option<u16>,
+    /// The attempt failed with a transport error (timeout, reset, refused).
+    #[arg(long)]
+    pub transport_error: bool,
+    /// 0-based index of the retry being planned (0 = first retry).
+    #[arg(long)]
+    pub attempt: Option<f64>,
+    /// Now, in epoch ms.
+    #[arg(long, allow_negative_numbers = true)]
+    pub now_ms: Option<f64>,
+    /// Deadline of the whole operation, in epoch ms.
+    #[arg(long, allow_negative_numbers = true)]
+    pub deadline_ms: Option<f64>,
+    /// Backoff base in ms [default: 100].
+    #[arg(long, allow_negative_numbers = true)]
+    pub base_ms: Option<f64>,
+    /// Backoff cap in ms [default: 2000].
+    #[arg(long, allow_negative_numbers = true)]
+    pub cap_ms: Option<f64>,
+    /// Maximum retries [default: 3].
+    #[arg(long, allow_negative_numbers = true)]
+    pub max_attempts: Option<f64>,
+    /// Random unit in [0, 1] [default: 0.5].
+    #[arg(long, allow_negative_numbers = true)]
+    pub random_unit: Option<f64>,
+    /// Retry-After already in ms.
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "retry_after")]
+    pub retry_after_ms: Option<f64>,
+    /// Raw Retry-After header value (delay-seconds or HTTP-date, relative to --now-ms).
+    #[arg(long, allow_hyphen_values = true)]
+    pub retry_after: Option<String>,
+    /// An idempotency key protects the operation.
+    #[arg(long)]
+    pub idempotency_key: bool,
+    /// A status endpoint lets the client learn the outcome.
+    #[arg(long)]
+    pub status_endpoint: bool,
+    /// Read inputs as JSON from FILE (`-` for standard input): one object, or an array
+    /// answered as JSON Lines.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["method", "status", "attempt"])]
+    pub input: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = PlanFormat::Human)]
+    pub format: PlanFormat,
 }

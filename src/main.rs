@@ -16,6 +16,7 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Check(args) => retrylint::commands::check(&args),
         Command::Rules(args) => retrylint::commands::rules(&args),
+        Command::Plan(args) => retrylint::commands::plan(&args),
     };
     ExitCode::from(code)
 }

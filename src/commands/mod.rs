@@ -1,7 +1,9 @@
 //! What each subcommand prints and which exit code it returns.
 
+pub mod plan;
+
 use crate::check::{run, CheckOptions};
-use crate::cli::{CheckArgs, Color, FailOn, Format, RulesArgs};
+use crate::cli::{CheckArgs, Color, FailOn, Format, PlanArgs, PlanFormat, RulesArgs};
 use crate::diagnostic::Severity;
 use crate::report::{self, human::HumanOptions};
 use crate::rules::REGISTRY;
@@ -117,6 +119,62 @@ pub fn rules(args: &RulesArgs) -> u8 {
             r.meta.question.as_str(),
             r.meta.summary
         );
+    }
+    0
+}
+
+/// `retrylint plan`: prints the decision; exit 0, or 2 on bad input.
+pub fn plan(args: &PlanArgs) -> u8 {
+    if let Some(path) = &args.input {
+        let text = if path.as_os_str() == "-" {
+            let mut s = String::new();
+            if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut s) {
+                eprintln!("retrylint: cannot read standard input: {e}");
+                return EXIT_ERROR;
+            }
+            s
+        } else {
+            match std::fs::read_to_string(path) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("retrylint: cannot read {}: {e}", path.display());
+                    return EXIT_ERROR;
+                }
+            }
+        };
+        return match plan::answer_json_text(&text) {
+            Ok(lines) => {
+                for l in lines {
+                    println!("{l}");
+                }
+                0
+            }
+            Err(e) => {
+                eprintln!("retrylint: {e}");
+                EXIT_ERROR
+            }
+        };
+    }
+    let flags = plan::PlanFlags {
+        method: args.method.clone(),
+        status: args.status,
+        transport_error: args.transport_error,
+        attempt: args.attempt,
+        now_ms: args.now_ms,
+        deadline_ms: args.deadline_ms,
+        base_ms: args.base_ms,
+        cap_ms: args.cap_ms,
+        max_attempts: args.max_attempts,
+        random_unit: args.random_unit,
+        retry_after_ms: args.retry_after_ms,
+        retry_after: args.retry_after.clone(),
+        idempotency_key: args.idempotency_key,
+        status_endpoint: args.status_endpoint,
+    };
+    let decision = crate::retry::decide(&plan::input_from_flags(&flags));
+    match args.format {
+        PlanFormat::Json => println!("{}", plan::decision_json(&decision)),
+        PlanFormat::Human => println!("{}", plan::decision_human(&decision)),
     }
     0
 }

@@ -1120,3 +1120,34 @@ fn budget_arithmetic() {
         100.0 + 200.0 + 400.0 + 800.0 + 1000.0
     );
 }
+
+#[test]
+fn raw_retry_after_flows_into_the_reference_decision() {
+    let with = |raw: &str, now: Option<f64>| {
+        decide(&DecisionInput {
+            retry_after_ms: Some(retry_after_input_ms(raw, now.unwrap_or(f64::NAN))),
+            now_ms: now,
+            deadline_ms: now.map(|n| n + 2000.0),
+            ..worked()
+        })
+    };
+    let now = Some(NOW);
+    assert_eq!(with("1m0s", now), stop(StopReason::InvalidRetryAfter));
+    assert_eq!(with("9999999999", now), stop(StopReason::DeadlineExhausted));
+    assert_eq!(
+        with("1", now),
+        Decision::Retry {
+            delay_ms: 1000.0,
+            backoff_ms: 400.0
+        }
+    );
+    assert_eq!(
+        with("Wed, 21 Oct 2015 07:28:00 GMT", now),
+        Decision::Retry {
+            delay_ms: 200.0,
+            backoff_ms: 400.0
+        }
+    );
+    // Order: an absent now is invalid-delay before the header is looked at.
+    assert_eq!(with("1m0s", None), stop(StopReason::InvalidDelay));
+}

@@ -27,8 +27,8 @@ pub use policy_decision::{
     decide_policy, EffectivePolicyView, PolicyDecisionInput, RetryAfterPolicy,
 };
 pub use retry_after::{
-    is_valid_retry_after_example, parse_retry_after, parse_retry_after_at, RetryAfter,
-    RetryAfterError,
+    is_valid_retry_after_example, parse_retry_after, parse_retry_after_at, retry_after_input_ms,
+    RetryAfter, RetryAfterError,
 };
 pub use simulate::{
     simulate, Bucket, SimulationConfig, SimulationError, SimulationReport, SplitMix64, BUCKET_MS,

@@ -125,6 +125,22 @@ pub fn parse_retry_after_at(value: &str, now_epoch_ms: f64) -> Result<RetryAfter
     ))
 }
 
+/// Converts a raw Retry-After header value (e.g. from `--retry-after VALUE`) into
+/// the `retry_after_ms` input of the reference decision function
+/// ([`DecisionInput`](super::DecisionInput)), in ms.
+///
+/// A valid value gives [`RetryAfter::delay_ms`] relative to `now_epoch_ms`
+/// (epoch ms, the one clock; a past date gives 0); an invalid value gives NaN,
+/// so that the decision stops with `invalid-retry-after` at its step 6 (after
+/// the earlier checks, in the documented order). A huge delay-seconds value
+/// stays finite and leads to `deadline-exhausted`, never an overflow.
+pub fn retry_after_input_ms(value: &str, now_epoch_ms: f64) -> f64 {
+    match parse_retry_after_at(value, now_epoch_ms) {
+        Ok(ra) => ra.delay_ms(now_epoch_ms),
+        Err(_) => f64::NAN,
+    }
+}
+
 /// Whether a documented Retry-After example is one of the value forms of
 /// domain.md's table (delay-seconds or an HTTP-date), for RL503
 /// invalid-retry-after-schema. `-5`, `1m0s`, `1.5`, `2015-10-21T07:28:00Z` and
@@ -285,6 +301,17 @@ mod tests {
         assert!(RetryAfter::HttpDate(OCT_21_2015)
             .delay_ms(f64::NAN)
             .is_nan());
+    }
+
+    #[test]
+    fn decision_input_conversion() {
+        assert_eq!(retry_after_input_ms(" 2 ", NOW_2025), 2000.0);
+        assert_eq!(
+            retry_after_input_ms("Wed, 21 Oct 2015 07:28:00 GMT", NOW_2025),
+            0.0
+        );
+        assert!(retry_after_input_ms("1.5", NOW_2025).is_nan());
+        assert!(retry_after_input_ms("", NOW_2025).is_nan());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `retrylint plan`: the reference decision function of the domain brief, on flags or
 //! on JSON input (one object, or an array answered as JSON Lines).
 
-use crate::retry::{decide, parse_retry_after_at, Decision, DecisionInput};
+use crate::retry::{decide, retry_after_input_ms, Decision, DecisionInput};
 use serde_json::{Map, Value};
 
 /// Flags of `plan` in flag mode (see `cli::PlanArgs`). Numbers in ms.
@@ -63,12 +63,10 @@ pub fn input_from_flags(f: &PlanFlags) -> DecisionInput {
     }
 }
 
+/// A raw Retry-After relative to `now_ms` (an absent or non-finite now counts as 0
+/// for the date arithmetic; the decision still reports the bad `now`).
 fn raw_retry_after_ms(raw: &str, now_ms: Option<f64>) -> f64 {
-    let now = now_ms.filter(|n| n.is_finite()).unwrap_or(0.0);
-    match parse_retry_after_at(raw, now) {
-        Ok(ra) => ra.delay_ms(now),
-        Err(_) => f64::NAN,
-    }
+    retry_after_input_ms(raw, now_ms.filter(|n| n.is_finite()).unwrap_or(0.0))
 }
 
 /// A JSON number field: missing -> `default`; `null` or a non-number -> NaN (not a

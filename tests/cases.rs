@@ -1,0 +1,146 @@
+//! End to end over `fixtures/cases/` (copies of the shared fault-kind cases): each
+//! gives the codes and positions its README states, for the rules implemented.
+
+use retrylint::check::{run, CheckOptions, CheckOutcome};
+use std::path::PathBuf;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn check(paths: &[&str]) -> CheckOutcome {
+    let dir = repo().join("fixtures/cases");
+    run(&CheckOptions {
+        paths: paths.iter().map(|p| dir.join(p)).collect(),
+        cwd: Some(dir.clone()),
+        root: Some(dir),
+        ..CheckOptions::default()
+    })
+}
+
+/// `(code, "line:col")` of every finding of the given codes.
+fn found(outcome: &CheckOutcome, codes: &[&str]) -> Vec<(String, String)> {
+    outcome
+        .diagnostics
+        .iter()
+        .filter(|d| codes.contains(&d.code))
+        .map(|d| {
+            let lc = d.primary.location.file.line_col(d.primary.location.span.start);
+            (d.code.to_string(), format!("{}:{}", lc.line, lc.column))
+        })
+        .collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+const ISSUE2: &[&str] = &[
+    "RL001", "RL002", "RL003", "RL004", "RL005", "RL006", "RL007", "RL009", "RL011", "RL012",
+    "RL201", "RL202", "RL301", "RL501",
+];
+
+#[test]
+fn case01_numeric_status_keys() {
+    let o = check(&["01-numeric-status-keys.yaml"]);
+    assert_eq!(found(&o, ISSUE2), vec![]);
+    assert!(!o.could_not_lint);
+}
+
+#[test]
+fn case02_anchors_merge_keys() {
+    let o = check(&["02-anchors-merge-keys.yaml"]);
+    assert_eq!(found(&o, ISSUE2), pairs(&[("RL501", "44:9")]));
+}
+
+#[test]
+fn case03_ref_cycles() {
+    let o = check(&["03-ref-cycles.yaml"]);
+    let f = found(&o, ISSUE2);
+    assert!(f.contains(&("RL004".into(), "30:7".into())), "{f:?}");
+    assert!(f.contains(&("RL004".into(), "33:7".into())), "{f:?}");
+    let r2r3: Vec<_> = f
+        .iter()
+        .filter(|(c, at)| c == "RL004" && (at == "35:7" || at == "37:7"))
+        .collect();
+    assert_eq!(r2r3.len(), 1, "{f:?}");
+    assert_eq!(f.iter().filter(|(c, _)| c == "RL004").count(), 3, "{f:?}");
+}
+
+#[test]
+fn case05_relative_external_refs() {
+    let o = check(&["05-relative-external-refs.yaml"]);
+    assert_eq!(found(&o, ISSUE2), vec![]);
+    assert_eq!(o.documents, 1);
+}
+
+#[test]
+fn case06_header_name_case() {
+    let o = check(&["06-header-name-case.yaml"]);
+    let f = found(&o, ISSUE2);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].0, "RL009");
+    assert!(f[0].1 == "39:11" || f[0].1 == "35:11", "{f:?}");
+}
+
+#[test]
+fn case08_default_response() {
+    let o = check(&["08-default-response.yaml"]);
+    assert_eq!(found(&o, ISSUE2), vec![]);
+}
+
+#[test]
+fn case10_duplicate_keys() {
+    let o = check(&["10-duplicate-keys.yaml"]);
+    assert_eq!(
+        found(&o, ISSUE2),
+        pairs(&[("RL002", "20:9"), ("RL002", "22:3")])
+    );
+    let d = o.diagnostics.iter().find(|d| d.code == "RL002").unwrap();
+    let first = d.labels[0].location.file.line_col(d.labels[0].location.span.start);
+    assert_eq!((first.line, first.column), (14, 9));
+}
+
+#[test]
+fn case11_bom_crlf() {
+    let o = check(&["11-bom-crlf.yaml"]);
+    assert_eq!(found(&o, ISSUE2), pairs(&[("RL501", "17:9")]));
+}
+
+#[test]
+fn case13_json_surrogate_escapes() {
+    let o = check(&["13-json-surrogate-escapes.json"]);
+    assert_eq!(found(&o, ISSUE2), vec![]);
+    assert_eq!(o.documents, 1);
+}
+
+#[test]
+fn case17_alias_bomb() {
+    let o = check(&["17-alias-bomb.yaml"]);
+    assert!(o.diagnostics.is_empty(), "{:?}", o.diagnostics);
+    assert_eq!(o.documents, 1);
+}
+
+#[test]
+fn case20_post_retry_without_idempotency() {
+    let o = check(&[
+        "20-post-retry-no-idempotency.yaml",
+        "20-post-retry-no-idempotency.retry-policy.yaml",
+    ]);
+    let errors: Vec<_> = o
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity >= retrylint::diagnostic::Severity::Warning && ISSUE2.contains(&d.code))
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let d = errors[0];
+    assert_eq!(d.code, "RL201");
+    assert_eq!(d.operation.as_deref(), Some("POST /snapshots"));
+    assert!(d.primary.location.file.display.ends_with(".retry-policy.yaml"));
+    assert!(d
+        .labels
+        .iter()
+        .any(|l| l.location.file.display == "20-post-retry-no-idempotency.yaml"));
+}

@@ -49,7 +49,7 @@ fn version_of(
     doc: &Arc<Loaded>,
     tree: &Tree,
     root: NodeId,
-) -> Result<Option<SpecVersion>, Diagnostic> {
+) -> Result<Option<SpecVersion>, Box<Diagnostic>> {
     if let Some(v) = tree.get(root, "openapi") {
         let text = tree.scalar(v).unwrap_or("").trim();
         let minor = |prefix: &str| {
@@ -64,11 +64,11 @@ fn version_of(
         } else if minor("3.1") {
             Ok(Some(SpecVersion::OpenApi31))
         } else {
-            Err(rl007_unsupported_document::unsupported_version(
+            Err(Box::new(rl007_unsupported_document::unsupported_version(
                 &At::new(doc, v),
                 "openapi",
                 text,
-            ))
+            )))
         };
     }
     if let Some(v) = tree.get(root, "swagger") {
@@ -76,11 +76,11 @@ fn version_of(
         return if text == "2.0" {
             Ok(Some(SpecVersion::Swagger2))
         } else {
-            Err(rl007_unsupported_document::unsupported_version(
+            Err(Box::new(rl007_unsupported_document::unsupported_version(
                 &At::new(doc, v),
                 "swagger",
                 text,
-            ))
+            )))
         };
     }
     Ok(None)
@@ -103,7 +103,7 @@ pub fn build_document(
     let version = match version_of(doc, tree, root) {
         Ok(Some(v)) => v,
         Ok(None) => return (None, Vec::new()),
-        Err(d) => return (None, vec![d]),
+        Err(d) => return (None, vec![*d]),
     };
     let mut b = Builder {
         resolver,

@@ -552,3 +552,36 @@ fn rl001_constructor() {
     let ok = ws.load_text(&manifest().join("virtual/ok.yaml"), "a: 1\n");
     assert!(rl001_invalid_syntax::diagnostic(&ok).is_none());
 }
+
+#[test]
+fn external_files_are_checked_once_each() {
+    let root = manifest().join("fixtures/openapi/external");
+    let ws = Workspace::new(manifest(), Limits::default());
+    let loaded = ws.load(&root.join("root.yaml"));
+    let (docs, diags) = lint(&ws, &root, &loaded);
+    let shown: Vec<String> = diags
+        .iter()
+        .map(|d| {
+            let l = &d.primary.location;
+            let file = l.file.display.rsplit('/').next().unwrap().to_string();
+            format!("{} {} {}", d.code, file, lc(&l.file, l.span.start))
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "RL002 a.yaml 3:3",
+            "RL004 a.yaml 5:3",
+            "RL003 a.yaml 9:3",
+            "RL011 a.yaml 10:3",
+            "RL001 broken.yaml 2:16",
+            "RL003 root.yaml 12:11",
+        ]
+    );
+    let cycle = diags.iter().find(|d| d.code == "RL004").unwrap();
+    assert_eq!(label_positions(cycle), ["7:3"]);
+    let op = &docs[0].operations[0];
+    assert!(op.params.is_empty());
+    assert_eq!(op.responses.len(), 1);
+    assert_eq!(op.responses[0].at.location().pointer, "/Ok");
+}

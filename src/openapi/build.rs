@@ -145,8 +145,9 @@ pub fn lint_document(
     let (document, mut diags) = build_document(resolver, doc);
     match &document {
         Some(d) => {
-            diags.extend(check_all_refs(resolver, doc));
-            for file in reached_files(resolver, doc) {
+            let (files, ref_diags) = scan_refs(resolver, doc);
+            diags.extend(ref_diags);
+            for file in files {
                 diags.extend(rl002_duplicate_key::check_file(&file));
                 diags.extend(rl011_ref_siblings_ignored::check_file(&file, d.version));
             }

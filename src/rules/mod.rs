@@ -3,6 +3,16 @@
 
 use crate::diagnostic::Severity;
 
+pub mod rl001_invalid_syntax;
+pub mod rl002_duplicate_key;
+pub mod rl003_unresolved_ref;
+pub mod rl004_ref_cycle;
+pub mod rl007_unsupported_document;
+pub mod rl009_duplicate_parameter;
+pub mod rl011_ref_siblings_ignored;
+pub mod rl012_invalid_status_key;
+pub mod rl501_rate_limit_without_retry_after;
+
 /// Which readiness question a rule serves (domain brief, "Readiness: the four
 /// questions"), or `Input` for rules about reading the files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -97,7 +107,44 @@ pub struct Rule {
 }
 
 /// Every rule, sorted by code. The one registry.
-pub static REGISTRY: &[Rule] = &[];
+pub static REGISTRY: &[Rule] = &[
+    Rule {
+        meta: &rl001_invalid_syntax::META,
+        check: None,
+    },
+    Rule {
+        meta: &rl002_duplicate_key::META,
+        check: None,
+    },
+    Rule {
+        meta: &rl003_unresolved_ref::META,
+        check: None,
+    },
+    Rule {
+        meta: &rl004_ref_cycle::META,
+        check: None,
+    },
+    Rule {
+        meta: &rl007_unsupported_document::META,
+        check: None,
+    },
+    Rule {
+        meta: &rl009_duplicate_parameter::META,
+        check: None,
+    },
+    Rule {
+        meta: &rl011_ref_siblings_ignored::META,
+        check: None,
+    },
+    Rule {
+        meta: &rl012_invalid_status_key::META,
+        check: None,
+    },
+    Rule {
+        meta: &rl501_rate_limit_without_retry_after::META,
+        check: Some(rl501_rate_limit_without_retry_after::check),
+    },
+];
 
 /// Looks a rule up by code (`RL201`) or name (`unprotected-retry`).
 pub fn find(code_or_name: &str) -> Option<&'static Rule> {

@@ -8,7 +8,8 @@
 
 use super::loader::{LoadError, Loaded, Workspace};
 use super::pointer::parse_ref;
-use super::tree::{Kind, NodeId};
+use super::tree::{Kind, NodeId, Tree};
+use crate::diagnostic::Location;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -29,6 +30,62 @@ impl At {
             doc: doc.clone(),
             node,
         }
+    }
+
+    /// The file's tree (`None` only for a file that did not load; every `At` produced
+    /// by the resolver or the model is in a loaded file).
+    pub fn tree(&self) -> Option<&Tree> {
+        self.doc.tree.as_ref().ok()
+    }
+
+    /// Where a diagnostic about this node points: the key token of its mapping entry
+    /// (for a mapping inside a sequence, its first key; else the value), with the
+    /// node's JSON Pointer. Use this for every primary location and label.
+    pub fn location(&self) -> Location {
+        match self.tree() {
+            Some(t) => Location {
+                file: self.doc.file.clone(),
+                span: t.label_span(self.node),
+                pointer: t.pointer(self.node),
+            },
+            None => self.file_location(),
+        }
+    }
+
+    /// Like [`At::location`] but underlining the value itself (not its key).
+    pub fn value_location(&self) -> Location {
+        match self.tree() {
+            Some(t) => Location {
+                file: self.doc.file.clone(),
+                span: t.span(self.node),
+                pointer: t.pointer(self.node),
+            },
+            None => self.file_location(),
+        }
+    }
+
+    /// The start of the file (no node).
+    pub fn file_location(&self) -> Location {
+        Location {
+            file: self.doc.file.clone(),
+            span: 0..0,
+            pointer: String::new(),
+        }
+    }
+
+    /// The node's scalar text, if it is a scalar.
+    pub fn scalar(&self) -> Option<&str> {
+        self.tree()?.scalar(self.node)
+    }
+
+    /// Identity of the node across files: (canonical path, node id).
+    pub fn key(&self) -> (PathBuf, u32) {
+        (self.doc.file.path.clone(), self.node.0)
+    }
+
+    /// True when both name the same node of the same file.
+    pub fn same_node(&self, other: &At) -> bool {
+        self.node == other.node && self.doc.file.path == other.doc.file.path
     }
 }
 

@@ -776,18 +776,13 @@ fn indentation_tab_after(text: &str, offset: usize) -> Option<usize> {
     let mut i = line_start;
     while i < bytes.len() {
         match bytes[i] {
+            // A tab with only blanks before it on its line is indentation.
             b'\t'
-                if i >= offset
-                    || bytes[line_start..i]
-                        .iter()
-                        .all(|&c| c == b' ' || c == b'\t') =>
-            {
                 if bytes[line_start..i]
                     .iter()
-                    .all(|&c| c == b' ' || c == b'\t')
-                {
-                    return Some(i);
-                }
+                    .all(|&c| c == b' ' || c == b'\t') =>
+            {
+                return Some(i);
             }
             b'\n' | b'\r' => line_start = i + 1,
             _ => {}

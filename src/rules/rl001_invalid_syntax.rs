@@ -1,0 +1,80 @@
+//! RL001 invalid-syntax: a file that must be read is not valid YAML/JSON (or cannot
+//! be read at all). Reported by the loading stage from a [`LoadError`].
+
+use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::rules::{Question, RuleMeta};
+use crate::source::loader::{LoadError, Loaded};
+
+/// Rule metadata.
+pub const META: RuleMeta = RuleMeta {
+    code: "RL001",
+    name: "invalid-syntax",
+    severity: Severity::Error,
+    question: Question::Input,
+    summary: "a file is not valid YAML/JSON; position of the first error",
+};
+
+/// The finding for a file that has no tree; `None` when it loaded.
+pub fn diagnostic(loaded: &Loaded) -> Option<Diagnostic> {
+    let error = loaded.tree.as_ref().err()?;
+    Some(from_error(loaded, error))
+}
+
+/// The finding for one load error of `loaded`'s file.
+pub fn from_error(loaded: &Loaded, error: &LoadError) -> Diagnostic {
+    let file = loaded.file.clone();
+    let at = |offset: usize| {
+        let len = file.text.len();
+        let start = offset.min(len);
+        let mut end = (start + 1).min(len);
+        while !file.text.is_char_boundary(end) {
+            end += 1;
+        }
+        Location {
+            file: file.clone(),
+            span: start..end,
+            pointer: String::new(),
+        }
+    };
+    let name = file.display.clone();
+    match error {
+        LoadError::Syntax(e) => Diagnostic::new(
+            &META,
+            format!(
+                "`{name}` is not valid YAML or JSON: {}.",
+                e.message.trim_end_matches('.')
+            ),
+            at(e.offset),
+            "syntax error",
+        )
+        .with_help("Fix the syntax at the marked position."),
+        LoadError::Binary => Diagnostic::new(
+            &META,
+            format!("`{name}` is a binary file, not YAML or JSON text."),
+            at(0),
+            "binary content",
+        )
+        .with_help("Point the `$ref` or the command line at a YAML or JSON file."),
+        LoadError::NotUtf8(offset) => Diagnostic::new(
+            &META,
+            format!("`{name}` is not valid UTF-8 text."),
+            at(*offset),
+            "first invalid byte",
+        )
+        .with_help("Save the file as UTF-8."),
+        LoadError::Io(message) => Diagnostic::new(
+            &META,
+            format!("`{name}` could not be read: {message}."),
+            at(0),
+            "unreadable file",
+        )
+        .with_help("Check that the file exists and is readable."),
+        LoadError::TooLarge { size, limit } => Diagnostic::new(
+            &META,
+            format!("`{name}` is {size} bytes, larger than the limit of {limit} bytes."),
+            at(0),
+            "file too large",
+        )
+        .with_help("Raise the limit with `--max-file-size BYTES` if the file is meant to be read."),
+    }
+}

@@ -1,0 +1,63 @@
+//! RL003 unresolved-ref: a `$ref` whose target file or pointer does not exist, leaves
+//! the project root, cannot be loaded, or (only where the model needs it) is remote.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Question, RuleMeta};
+use crate::source::refs::RefProblem;
+
+/// Rule metadata.
+pub const META: RuleMeta = RuleMeta {
+    code: "RL003",
+    name: "unresolved-ref",
+    severity: Severity::Error,
+    question: Question::Input,
+    summary: "a local or relative-file `$ref` target does not exist or leaves the project root",
+};
+
+/// The finding for a ref problem other than a cycle (`None` for [`RefProblem::Cycle`]).
+pub fn diagnostic(problem: &RefProblem) -> Option<Diagnostic> {
+    let (at, message, help) = match problem {
+        RefProblem::Cycle { .. } => return None,
+        RefProblem::Missing { at, reason } => (
+            at,
+            format!(
+                "The `$ref` `{}` does not resolve: {reason}.",
+                at.scalar().unwrap_or("")
+            ),
+            "Point the `$ref` at an existing file and JSON Pointer.",
+        ),
+        RefProblem::OutsideRoot { at, .. } => (
+            at,
+            format!(
+                "The `$ref` `{}` leaves the project root, so it is not read.",
+                at.scalar().unwrap_or("")
+            ),
+            "Move the target inside the project, or widen the root with `--root DIR`.",
+        ),
+        RefProblem::Remote { at } => (
+            at,
+            format!(
+                "The `$ref` `{}` names a remote resource, which is never fetched.",
+                at.scalar().unwrap_or("")
+            ),
+            "Vendor the remote definition into the project and reference the local copy.",
+        ),
+        RefProblem::BadFile { at, .. } => (
+            at,
+            format!(
+                "The `$ref` `{}` names a file that cannot be read as YAML or JSON.",
+                at.scalar().unwrap_or("")
+            ),
+            "Fix the target file (see its own finding).",
+        ),
+        RefProblem::TooLong { at } => (
+            at,
+            format!(
+                "The `$ref` chain starting at `{}` is too long to follow.",
+                at.scalar().unwrap_or("")
+            ),
+            "Shorten the chain of `$ref`s.",
+        ),
+    };
+    Some(Diagnostic::new(&META, message, at.location(), "unresolved `$ref`").with_help(help))
+}

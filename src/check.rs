@@ -70,7 +70,9 @@ pub fn project_root(given: &Path, root_override: Option<&Path>) -> PathBuf {
 
 fn has_top_level_key(doc: &Loaded, keys: &[&str]) -> bool {
     let Ok(tree) = &doc.tree else { return false };
-    let Some(root) = tree.root() else { return false };
+    let Some(root) = tree.root() else {
+        return false;
+    };
     tree.kind(root) == Kind::Map && keys.iter().any(|k| tree.get(root, k).is_some())
 }
 
@@ -111,20 +113,23 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         match (&doc.tree, cand.kind) {
             (Err(e), kind) => {
                 if cand.explicit || kind != NameKind::Other {
-                    diags.push(rules::rl001_invalid_syntax::from_load_error(doc, e));
+                    diags.push(rules::rl001_invalid_syntax::from_error(doc, e));
                 } else {
                     skipped.push(doc.file.display.clone());
                 }
             }
             (Ok(_), NameKind::Policy) => policy_files.push(doc.clone()),
             (Ok(_), _) if has_top_level_key(doc, &["openapi", "swagger"]) => {
-                documents_in.push((doc.clone(), project_root(&root_arg, options.root.as_deref())));
+                documents_in.push((
+                    doc.clone(),
+                    project_root(&root_arg, options.root.as_deref()),
+                ));
             }
             (Ok(_), _) => skipped.push(doc.file.display.clone()),
         }
     }
-    for doc in documents_in.iter().map(|(d, _)| d).chain(policy_files.iter()) {
-        diags.extend(rules::rl002_duplicate_key::check_tree(doc));
+    for doc in &policy_files {
+        diags.extend(rules::rl002_duplicate_key::check_file(doc));
     }
 
     // Model: one resolver per project root, documents built in parallel.
@@ -136,9 +141,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         .par_iter()
         .map(|(doc, root)| {
             let resolver = &resolvers[roots.binary_search(root).expect("root listed")];
-            let (document, mut d) = crate::openapi::build::build_document(resolver, doc);
-            d.extend(crate::openapi::build::check_all_refs(resolver, doc));
-            (document, d)
+            crate::openapi::build::lint_document(resolver, doc)
         })
         .collect();
     let mut documents = Vec::new();
@@ -164,7 +167,9 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
     };
     diags.extend(rules::run_checks(&ctx));
     sort_and_dedup(&mut diags);
-    let could_not_lint = diags.iter().any(|d| d.code == rules::rl001_invalid_syntax::META.code);
+    let could_not_lint = diags
+        .iter()
+        .any(|d| d.code == rules::rl001_invalid_syntax::META.code);
     CheckOutcome {
         diagnostics: diags,
         documents: documents.len(),

@@ -25,7 +25,11 @@ fn found(outcome: &CheckOutcome, codes: &[&str]) -> Vec<(String, String)> {
         .iter()
         .filter(|d| codes.contains(&d.code))
         .map(|d| {
-            let lc = d.primary.location.file.line_col(d.primary.location.span.start);
+            let lc = d
+                .primary
+                .location
+                .file
+                .line_col(d.primary.location.span.start);
             (d.code.to_string(), format!("{}:{}", lc.line, lc.column))
         })
         .collect()
@@ -99,7 +103,10 @@ fn case10_duplicate_keys() {
         pairs(&[("RL002", "20:9"), ("RL002", "22:3")])
     );
     let d = o.diagnostics.iter().find(|d| d.code == "RL002").unwrap();
-    let first = d.labels[0].location.file.line_col(d.labels[0].location.span.start);
+    let first = d.labels[0]
+        .location
+        .file
+        .line_col(d.labels[0].location.span.start);
     assert_eq!((first.line, first.column), (14, 9));
 }
 
@@ -132,13 +139,20 @@ fn case20_post_retry_without_idempotency() {
     let errors: Vec<_> = o
         .diagnostics
         .iter()
-        .filter(|d| d.severity >= retrylint::diagnostic::Severity::Warning && ISSUE2.contains(&d.code))
+        .filter(|d| {
+            d.severity >= retrylint::diagnostic::Severity::Warning && ISSUE2.contains(&d.code)
+        })
         .collect();
     assert_eq!(errors.len(), 1, "{errors:?}");
     let d = errors[0];
     assert_eq!(d.code, "RL201");
     assert_eq!(d.operation.as_deref(), Some("POST /snapshots"));
-    assert!(d.primary.location.file.display.ends_with(".retry-policy.yaml"));
+    assert!(d
+        .primary
+        .location
+        .file
+        .display
+        .ends_with(".retry-policy.yaml"));
     assert!(d
         .labels
         .iter()

@@ -20,7 +20,14 @@ fn cases() -> Vec<(String, PathBuf)> {
     {
         let entry = entry.expect("readable fixtures");
         if entry.file_type().is_dir() {
-            let rule_dir = entry.path().parent().unwrap().file_name().unwrap().to_string_lossy().to_string();
+            let rule_dir = entry
+                .path()
+                .parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .to_string();
             out.push((rule_dir, entry.path().to_path_buf()));
         }
     }
@@ -45,12 +52,18 @@ fn every_rule_fixture_triggers_or_stays_clean() {
         let code = &rule_dir[..5];
         let case = dir.file_name().unwrap().to_string_lossy().to_string();
         let outcome = check_dir(dir);
-        let fired = outcome.diagnostics.iter().filter(|d| d.code == code).count();
+        let fired = outcome
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == code)
+            .count();
         if case.starts_with("trigger") && fired == 0 {
             failures.push(format!("{rule_dir}/{case}: expected {code}, got none"));
         }
         if case.starts_with("clean") && fired != 0 {
-            failures.push(format!("{rule_dir}/{case}: expected no {code}, got {fired}"));
+            failures.push(format!(
+                "{rule_dir}/{case}: expected no {code}, got {fired}"
+            ));
         }
         let relevant: Vec<_> = outcome
             .diagnostics

@@ -52,7 +52,9 @@ pub fn check(args: &CheckArgs) -> u8 {
             let mut s = report::human::render(&outcome.diagnostics, HumanOptions { color, width });
             if args.verbose {
                 for skipped in &outcome.skipped {
-                    s.push_str(&format!("skipped {skipped}: neither an OpenAPI document nor a retry policy\n"));
+                    s.push_str(&format!(
+                        "skipped {skipped}: neither an OpenAPI document nor a retry policy\n"
+                    ));
                 }
             }
             s.push_str(&report::summary_line(
@@ -109,7 +111,10 @@ pub fn rules(args: &RulesArgs) -> u8 {
         println!("{}", serde_json::to_string_pretty(&rows).expect("json"));
         return 0;
     }
-    println!("{:<7} {:<38} {:<8} {:<18} summary", "code", "name", "severity", "question");
+    println!(
+        "{:<7} {:<38} {:<8} {:<18} summary",
+        "code", "name", "severity", "question"
+    );
     for r in REGISTRY {
         println!(
             "{:<7} {:<38} {:<8} {:<18} {}",

@@ -175,7 +175,8 @@ pub fn decision_human(decision: &Decision) -> String {
 /// Answers JSON input text: an object gives one line, an array one line per element
 /// (JSON Lines).
 pub fn answer_json_text(text: &str) -> Result<Vec<String>, String> {
-    let value: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON input: {e}"))?;
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| format!("invalid JSON input: {e}"))?;
     let inputs: Vec<&Value> = match &value {
         Value::Array(items) => items.iter().collect(),
         other => vec![other],
@@ -201,7 +202,10 @@ mod tests {
             r#"{"method":"POST","status":503,"attempt":2,"nowMs":1000,"deadlineMs":3000,"randomUnit":0.5,"idempotencyKey":true}"#,
         )
         .unwrap();
-        assert_eq!(lines, vec![r#"{"retry":true,"delayMs":200,"backoffMs":400}"#]);
+        assert_eq!(
+            lines,
+            vec![r#"{"retry":true,"delayMs":200,"backoffMs":400}"#]
+        );
     }
 
     #[test]
@@ -249,8 +253,14 @@ mod tests {
                 backoff_ms: 100.0
             }
         );
-        assert_eq!(decision_json(&with("1m0s")), r#"{"retry":false,"reason":"invalid-retry-after"}"#);
-        assert_eq!(decision_json(&with("9999999999")), r#"{"retry":false,"reason":"deadline-exhausted"}"#);
+        assert_eq!(
+            decision_json(&with("1m0s")),
+            r#"{"retry":false,"reason":"invalid-retry-after"}"#
+        );
+        assert_eq!(
+            decision_json(&with("9999999999")),
+            r#"{"retry":false,"reason":"deadline-exhausted"}"#
+        );
         // 1970-01-01 00:00:00 is in the past of now = 0 + ... : a past date means 0.
         assert_eq!(
             with("Thu, 01 Jan 1970 00:00:00 GMT"),

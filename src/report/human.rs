@@ -204,10 +204,7 @@ pub fn render(diags: &[Diagnostic], options: HumanOptions) -> String {
         if handler.render_report(&mut out, &r).is_err() {
             out.push_str(&format!(
                 "{}: {} {}: {}\n",
-                d.primary.location.file.display,
-                d.code,
-                d.name,
-                d.message
+                d.primary.location.file.display, d.code, d.name, d.message
             ));
         }
         out.push('\n');

@@ -78,3 +78,28 @@ pub fn from_error(loaded: &Loaded, error: &LoadError) -> Diagnostic {
         .with_help("Raise the limit with `--max-file-size BYTES` if the file is meant to be read."),
     }
 }
+
+/// The finding for a path that could not be walked (unreadable directory, broken
+/// link, symlink loop).
+pub fn walk_problem(
+    ws: &crate::source::loader::Workspace,
+    path: &std::path::Path,
+    message: &str,
+) -> Diagnostic {
+    let file = std::sync::Arc::new(crate::source::SourceFile::new(
+        path.to_path_buf(),
+        ws.display_path(path),
+        "",
+    ));
+    Diagnostic::new(
+        &META,
+        format!("`{}` could not be read: {message}.", file.display),
+        Location {
+            file,
+            span: 0..0,
+            pointer: String::new(),
+        },
+        "unreadable",
+    )
+    .with_help("Check that the path exists and is readable, or remove it from the command line.")
+}

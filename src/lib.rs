@@ -6,5 +6,6 @@
 pub mod analysis;
 pub mod diagnostic;
 pub mod openapi;
+pub mod policy;
 pub mod rules;
 pub mod source;

@@ -3,6 +3,12 @@
 
 use crate::diagnostic::Severity;
 
+pub mod rl005_invalid_policy;
+pub mod rl006_unknown_operation;
+pub mod rl201_unprotected_retry;
+pub mod rl202_idempotency_key_not_in_spec;
+pub mod rl301_missing_deadline;
+
 /// Which readiness question a rule serves (domain brief, "Readiness: the four
 /// questions"), or `Input` for rules about reading the files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -97,7 +103,28 @@ pub struct Rule {
 }
 
 /// Every rule, sorted by code. The one registry.
-pub static REGISTRY: &[Rule] = &[];
+pub static REGISTRY: &[Rule] = &[
+    Rule {
+        meta: &rl005_invalid_policy::META,
+        check: None,
+    },
+    Rule {
+        meta: &rl006_unknown_operation::META,
+        check: None,
+    },
+    Rule {
+        meta: &rl201_unprotected_retry::META,
+        check: Some(rl201_unprotected_retry::check),
+    },
+    Rule {
+        meta: &rl202_idempotency_key_not_in_spec::META,
+        check: Some(rl202_idempotency_key_not_in_spec::check),
+    },
+    Rule {
+        meta: &rl301_missing_deadline::META,
+        check: Some(rl301_missing_deadline::check),
+    },
+];
 
 /// Looks a rule up by code (`RL201`) or name (`unprotected-retry`).
 pub fn find(code_or_name: &str) -> Option<&'static Rule> {

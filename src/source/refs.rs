@@ -30,6 +30,20 @@ impl At {
             node,
         }
     }
+
+    /// The diagnostic location of this node: its `label_span` (the key token of a
+    /// mapping entry, else the node) and its JSON Pointer.
+    pub fn location(&self) -> crate::diagnostic::Location {
+        let (span, pointer) = match &self.doc.tree {
+            Ok(t) => (t.label_span(self.node), t.pointer(self.node)),
+            Err(_) => (0..0, String::new()),
+        };
+        crate::diagnostic::Location {
+            file: self.doc.file.clone(),
+            span,
+            pointer,
+        }
+    }
 }
 
 /// Why a `$ref` did not lead to a value. `at` is the `$ref` string node that failed.

@@ -814,3 +814,54 @@ fn registry_is_sorted_unique_and_holds_these_rules() {
         assert_eq!(rules::find(name).unwrap().meta.code, code);
     }
 }
+
+#[test]
+fn inline_x_retry_is_parsed_strictly() {
+    let ws = workspace();
+    let spec = ws.load_text(
+        Path::new("inline/xr/openapi.yaml"),
+        "openapi: 3.0.3\nx-retry:\n  layer: edge\npaths:\n  /a:\n    post:\n      x-retry:\n        retry: true\n        retry_on: ['429', 5XX]\n        deadlin: 2s\n",
+    );
+    let docs = vec![document(spec)];
+    let (analysis, diags) = join(&docs, &[]);
+    let got: Vec<_> = diags
+        .iter()
+        .map(|d| (d.code, line_col(d), d.help.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "RL005",
+                (3, 3),
+                Some("use one of client, gateway, mesh".to_string())
+            ),
+            (
+                "RL005",
+                (10, 9),
+                Some("did you mean `deadline`?".to_string())
+            ),
+        ]
+    );
+    let eff = &analysis.operations[0].layers[0];
+    assert_eq!(eff.layer, Layer::Client);
+    let signals: Vec<Signal> = eff
+        .retry_on
+        .as_ref()
+        .unwrap()
+        .value
+        .iter()
+        .map(|s| s.value)
+        .collect();
+    assert_eq!(signals, vec![Signal::Status(429), Signal::Class(5)]);
+    assert!(eff.retries_status(503) && eff.retries_status(429) && !eff.retries_status(404));
+    // Retried without a deadline: RL301 points into the OpenAPI document.
+    let t = Thresholds::default();
+    let found = retrylint::rules::rl301_missing_deadline::check(&Context {
+        documents: &docs,
+        analysis: &analysis,
+        thresholds: &t,
+    });
+    assert_eq!(found.len(), 1);
+    assert_eq!(line_col(&found[0]), (8, 9));
+}

@@ -361,6 +361,9 @@ fn version_is_required_and_must_be_one() {
     assert!(d[0].message.contains("version"));
     let (_, d) = parse_text("version: '1'\n");
     assert_eq!(d.len(), 1, "a string version is a wrong type");
+    let (p, d) = parse_text("# nothing\n");
+    assert!(p.is_none());
+    assert_eq!((d.len(), d[0].code), (1, "RL005"));
     let (p, d) = parse_text("- version: 1\n");
     assert!(p.is_none());
     assert_eq!(d[0].code, "RL005");

@@ -76,7 +76,7 @@ pub fn suggest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
 }
 
 /// Parses a loaded policy file. `None` when the file has no tree (RL001 is reported by
-/// the loading stage) or its top level is not a mapping (RL005). A file with errors
+/// the loading stage), is empty (RL005) or its top level is not a mapping (RL005). A file with errors
 /// still yields the settings that could be read, so other rules can run.
 pub fn load_policy(doc: &Arc<Loaded>) -> (Option<PolicyFile>, Vec<Diagnostic>) {
     let Ok(tree) = &doc.tree else {
@@ -87,6 +87,21 @@ pub fn load_policy(doc: &Arc<Loaded>) -> (Option<PolicyFile>, Vec<Diagnostic>) {
         tree,
         diags: Vec::new(),
     };
+    if tree.root().is_none() {
+        let location = crate::diagnostic::Location {
+            file: doc.file.clone(),
+            span: 0..0,
+            pointer: String::new(),
+        };
+        let d = Diagnostic::new(
+            &rl005_invalid_policy::META,
+            "an empty retry-policy file: `version: 1` is required",
+            location,
+            "empty file",
+        )
+        .with_help("add `version: 1` and the policy's settings");
+        return (None, vec![d]);
+    }
     let policy = p.policy_file();
     (policy, p.diags)
 }

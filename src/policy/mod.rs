@@ -1,10 +1,13 @@
-//! Placeholder until the policy model lands.
-use crate::diagnostic::Diagnostic;
-use crate::source::loader::Loaded;
-use std::sync::Arc;
-/// Placeholder.
-pub struct PolicyFile;
-/// Placeholder.
-pub fn load_policy(_doc: &Arc<Loaded>) -> (Option<PolicyFile>, Vec<Diagnostic>) {
-    (None, Vec::new())
-}
+//! Retry-policy files and inline `x-retry` extensions -> the policy model.
+//!
+//! - [`duration`]: `250ms`, `1m30s` -> milliseconds;
+//! - [`selector`]: `METHOD /path` or operationId, matching and rank;
+//! - [`model`]: typed settings, every value with its origin;
+//! - [`parse`]: strict reading from the located tree (RL005 with positions).
+
+pub mod duration;
+pub mod model;
+pub mod parse;
+pub mod selector;
+
+pub use parse::{load_policy, parse_x_retry};

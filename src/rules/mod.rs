@@ -7,10 +7,15 @@ pub mod rl001_invalid_syntax;
 pub mod rl002_duplicate_key;
 pub mod rl003_unresolved_ref;
 pub mod rl004_ref_cycle;
+pub mod rl005_invalid_policy;
+pub mod rl006_unknown_operation;
 pub mod rl007_unsupported_document;
 pub mod rl009_duplicate_parameter;
 pub mod rl011_ref_siblings_ignored;
 pub mod rl012_invalid_status_key;
+pub mod rl201_unprotected_retry;
+pub mod rl202_idempotency_key_not_in_spec;
+pub mod rl301_missing_deadline;
 pub mod rl501_rate_limit_without_retry_after;
 
 /// Which readiness question a rule serves (domain brief, "Readiness: the four
@@ -125,6 +130,14 @@ pub static REGISTRY: &[Rule] = &[
         check: None,
     },
     Rule {
+        meta: &rl005_invalid_policy::META,
+        check: None,
+    },
+    Rule {
+        meta: &rl006_unknown_operation::META,
+        check: None,
+    },
+    Rule {
         meta: &rl007_unsupported_document::META,
         check: None,
     },
@@ -139,6 +152,18 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         meta: &rl012_invalid_status_key::META,
         check: None,
+    },
+    Rule {
+        meta: &rl201_unprotected_retry::META,
+        check: Some(rl201_unprotected_retry::check),
+    },
+    Rule {
+        meta: &rl202_idempotency_key_not_in_spec::META,
+        check: Some(rl202_idempotency_key_not_in_spec::check),
+    },
+    Rule {
+        meta: &rl301_missing_deadline::META,
+        check: Some(rl301_missing_deadline::check),
     },
     Rule {
         meta: &rl501_rate_limit_without_retry_after::META,

@@ -770,6 +770,7 @@ impl<'t> Builder<'t> {
 /// The parser reports some tab errors at the scalar before the tab; point at the tab
 /// used as indentation (the first tab at or after `offset` with only blanks before it
 /// on its line).
+#[allow(clippy::collapsible_match)] // clippy 1.95; kept as written upstream
 fn indentation_tab_after(text: &str, offset: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut line_start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);

@@ -1,0 +1,743 @@
+//! Reading a policy file (or an inline `x-retry`) from the located tree, strictly.
+//!
+//! This walks the located tree directly rather than deserialising with serde: every
+//! check (unknown key, wrong type, duration without unit, unknown signal, bad
+//! selector) then knows the exact node it is about, so each RL005 names the file,
+//! line and column of the offending key or value, and every accepted value keeps its
+//! node as its origin. Duplicate keys are RL002's (the tree keeps the last one).
+
+use super::duration::{parse_duration, Millis};
+use super::model::*;
+use super::selector::Selector;
+use crate::diagnostic::Diagnostic;
+use crate::rules::rl005_invalid_policy;
+use crate::source::loader::Loaded;
+use crate::source::refs::At;
+use crate::source::tree::{Kind, NodeId, Tree};
+use std::sync::Arc;
+
+/// Keys of a policy file's top level.
+pub const TOP_KEYS: &[&str] = &[
+    "version",
+    "spec",
+    "layer",
+    "defaults",
+    "operations",
+    "ignore",
+];
+/// Keys of an operation entry, `defaults`, or an inline `x-retry` (which also takes
+/// `layer`).
+pub const SETTINGS_KEYS: &[&str] = &[
+    "retry",
+    "effect",
+    "idempotency_key",
+    "status_endpoint",
+    "on_unknown_result",
+    "attempts",
+    "deadline",
+    "attempt_timeout",
+    "backoff",
+    "retry_on",
+    "retry_after",
+    "ignore",
+];
+/// Keys of `idempotency_key`.
+pub const KEY_KEYS: &[&str] = &[
+    "header",
+    "retention",
+    "scope",
+    "on_payload_mismatch",
+    "on_concurrent",
+];
+/// Keys of `backoff`.
+pub const BACKOFF_KEYS: &[&str] = &["base", "cap", "multiplier", "jitter"];
+/// Keys of `retry_after`.
+pub const RETRY_AFTER_KEYS: &[&str] = &["honor", "max", "on_invalid"];
+/// Keys of an `ignore` item.
+pub const IGNORE_KEYS: &[&str] = &["rule", "reason"];
+/// The named signals of `retry_on`.
+pub const SIGNAL_NAMES: &[&str] = &[
+    "connect-failure",
+    "refused-stream",
+    "timeout",
+    "reset",
+    "transport",
+];
+
+/// The closest candidate to `word`, if any is close enough for a "did you mean".
+pub fn suggest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let lower = word.to_ascii_lowercase().replace(['-', ' '], "_");
+    candidates
+        .iter()
+        .map(|c| (strsim::jaro_winkler(&lower, &c.replace('-', "_")), *c))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+/// Parses a loaded policy file. `None` when the file has no tree (RL001 is reported by
+/// the loading stage), is empty (RL005) or its top level is not a mapping (RL005). A file with errors
+/// still yields the settings that could be read, so other rules can run.
+pub fn load_policy(doc: &Arc<Loaded>) -> (Option<PolicyFile>, Vec<Diagnostic>) {
+    let Ok(tree) = &doc.tree else {
+        return (None, Vec::new());
+    };
+    let mut p = Parser {
+        doc,
+        tree,
+        diags: Vec::new(),
+    };
+    if tree.root().is_none() {
+        let location = crate::diagnostic::Location {
+            file: doc.file.clone(),
+            span: 0..0,
+            pointer: String::new(),
+        };
+        let d = Diagnostic::new(
+            &rl005_invalid_policy::META,
+            "an empty retry-policy file: `version: 1` is required",
+            location,
+            "empty file",
+        )
+        .with_help("add `version: 1` and the policy's settings");
+        return (None, vec![d]);
+    }
+    let policy = p.policy_file();
+    (policy, p.diags)
+}
+
+/// Parses an inline `x-retry` mapping (operation settings plus `layer`) found in an
+/// OpenAPI document. `None` when the node is not a mapping (RL005).
+pub fn parse_x_retry(at: &At) -> (Option<Settings>, Vec<Diagnostic>) {
+    let Ok(tree) = &at.doc.tree else {
+        return (None, Vec::new());
+    };
+    let mut p = Parser {
+        doc: &at.doc,
+        tree,
+        diags: Vec::new(),
+    };
+    let s = if p.expect_map(at.node, "`x-retry`") {
+        Some(p.settings(at.node, true))
+    } else {
+        None
+    };
+    (s, p.diags)
+}
+
+struct Parser<'a> {
+    doc: &'a Arc<Loaded>,
+    tree: &'a Tree,
+    diags: Vec<Diagnostic>,
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Null => "null",
+        Kind::Bool => "a boolean",
+        Kind::Int => "an integer",
+        Kind::Float => "a number",
+        Kind::Str => "a string",
+        Kind::Map => "a mapping",
+        Kind::Seq => "a sequence",
+    }
+}
+
+impl<'a> Parser<'a> {
+    fn at(&self, node: NodeId) -> At {
+        At::new(self.doc, node)
+    }
+
+    fn spanned<T>(&self, value: T, node: NodeId) -> Spanned<T> {
+        Spanned {
+            value,
+            at: self.at(node),
+        }
+    }
+
+    fn err(&mut self, node: NodeId, message: String, label: &str, help: Option<String>) {
+        let mut d = rl005_invalid_policy::diagnostic(&self.at(node), message, label);
+        if let Some(h) = help {
+            d = d.with_help(h);
+        }
+        self.diags.push(d);
+    }
+
+    fn wrong_type(&mut self, node: NodeId, what: &str, expected: &str) {
+        let found = kind_name(self.tree.kind(node));
+        self.err(
+            node,
+            format!("{what} must be {expected}, found {found}"),
+            "wrong type",
+            None,
+        );
+    }
+
+    fn expect_map(&mut self, node: NodeId, what: &str) -> bool {
+        if self.tree.kind(node) == Kind::Map {
+            true
+        } else {
+            self.wrong_type(node, what, "a mapping");
+            false
+        }
+    }
+
+    /// Reports every key of `map` not in `allowed`; returns the known entries.
+    fn known_entries(
+        &mut self,
+        map: NodeId,
+        allowed: &[&str],
+        what: &str,
+    ) -> Vec<(String, NodeId)> {
+        let mut out = Vec::new();
+        for (k, v) in self.tree.entries(map) {
+            let Some(name) = self.tree.scalar(k).map(str::to_string) else {
+                self.err(
+                    k,
+                    format!("{what} has a key that is not a scalar"),
+                    "not a key",
+                    None,
+                );
+                continue;
+            };
+            if allowed.contains(&name.as_str()) {
+                out.push((name, v));
+            } else {
+                let help = suggest(&name, allowed).map(|s| format!("did you mean `{s}`?"));
+                let help = help.or_else(|| {
+                    Some(format!(
+                        "known keys here: {}",
+                        allowed
+                            .iter()
+                            .map(|k| format!("`{k}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                });
+                self.err(
+                    k,
+                    format!("unknown key `{name}` in {what}"),
+                    "unknown key",
+                    help,
+                );
+            }
+        }
+        out
+    }
+
+    fn string(&mut self, node: NodeId, what: &str) -> Option<Spanned<String>> {
+        match self.tree.as_str(node) {
+            Some(s) => Some(self.spanned(s.to_string(), node)),
+            None => {
+                self.wrong_type(node, what, "a string");
+                None
+            }
+        }
+    }
+
+    fn boolean(&mut self, node: NodeId, what: &str) -> Option<Spanned<bool>> {
+        match self.tree.as_bool(node) {
+            Some(b) => Some(self.spanned(b, node)),
+            None => {
+                self.wrong_type(node, what, "`true` or `false`");
+                None
+            }
+        }
+    }
+
+    fn integer(&mut self, node: NodeId, what: &str) -> Option<Spanned<i64>> {
+        match self.tree.as_i64(node) {
+            Some(i) => Some(self.spanned(i, node)),
+            None if self.tree.kind(node) == Kind::Int => {
+                self.err(node, format!("{what} is too large"), "too large", None);
+                None
+            }
+            None => {
+                self.wrong_type(node, what, "an integer");
+                None
+            }
+        }
+    }
+
+    fn number(&mut self, node: NodeId, what: &str) -> Option<Spanned<f64>> {
+        match self.tree.as_f64(node) {
+            Some(f) if f.is_finite() => Some(self.spanned(f, node)),
+            Some(_) => {
+                self.err(
+                    node,
+                    format!("{what} must be a finite number"),
+                    "not finite",
+                    None,
+                );
+                None
+            }
+            None => {
+                self.wrong_type(node, what, "a number");
+                None
+            }
+        }
+    }
+
+    fn duration(&mut self, node: NodeId, what: &str) -> Option<Spanned<Millis>> {
+        let kind = self.tree.kind(node);
+        let text = self.tree.scalar(node).unwrap_or("");
+        match kind {
+            Kind::Int | Kind::Float => {
+                self.err(
+                    node,
+                    format!("{what} `{text}` has no unit"),
+                    "duration without unit",
+                    Some(format!(
+                        "write the unit: `{text}ms` or `{text}s` (a bare number is ms in one ecosystem, s in another)"
+                    )),
+                );
+                None
+            }
+            Kind::Str => match parse_duration(text) {
+                Ok(ms) => Some(self.spanned(ms, node)),
+                Err(e) => {
+                    self.err(
+                        node,
+                        format!("{what} `{text}` is not a valid duration: {e}"),
+                        "invalid duration",
+                        Some("write a duration such as `250ms`, `2s`, `1m30s` or `24h`".into()),
+                    );
+                    None
+                }
+            },
+            _ => {
+                self.wrong_type(node, what, "a duration such as `2s`");
+                None
+            }
+        }
+    }
+
+    fn choice<T: Copy>(
+        &mut self,
+        node: NodeId,
+        what: &str,
+        options: &[(&'static str, T)],
+    ) -> Option<Spanned<T>> {
+        let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+        let Some(text) = self.tree.as_str(node).map(str::to_string) else {
+            let expected = format!("one of {}", names.join(", "));
+            self.wrong_type(node, what, &expected);
+            return None;
+        };
+        if let Some((_, v)) = options.iter().find(|(n, _)| *n == text) {
+            return Some(self.spanned(*v, node));
+        }
+        let help = match suggest(&text, &names) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("use one of {}", names.join(", ")),
+        };
+        self.err(
+            node,
+            format!("unknown value `{text}` for {what}"),
+            "unknown value",
+            Some(help),
+        );
+        None
+    }
+
+    fn layer(&mut self, node: NodeId) -> Option<Spanned<Layer>> {
+        self.choice(
+            node,
+            "`layer`",
+            &[
+                ("client", Layer::Client),
+                ("gateway", Layer::Gateway),
+                ("mesh", Layer::Mesh),
+            ],
+        )
+    }
+
+    fn policy_file(&mut self) -> Option<PolicyFile> {
+        let root = self.tree.root()?;
+        if !self.expect_map(root, "a retry-policy file") {
+            return None;
+        }
+        let mut pf = PolicyFile {
+            doc: self.doc.clone(),
+            at: self.at(root),
+            version: None,
+            spec: Vec::new(),
+            layer: None,
+            defaults: None,
+            operations: Vec::new(),
+            ignore: Vec::new(),
+        };
+        for (key, v) in self.known_entries(root, TOP_KEYS, "a retry-policy file") {
+            match key.as_str() {
+                "version" => {
+                    if self.tree.as_i64(v) == Some(1) && self.tree.kind(v) == Kind::Int {
+                        pf.version = Some(self.spanned(1, v));
+                    } else {
+                        let text = self.tree.scalar(v).unwrap_or("a collection").to_string();
+                        self.err(
+                            v,
+                            format!("unsupported policy `version` `{text}`"),
+                            "unsupported version",
+                            Some("write `version: 1` (an integer)".into()),
+                        );
+                    }
+                }
+                "spec" => match self.tree.kind(v) {
+                    Kind::Seq => {
+                        for &item in self.tree.items(v) {
+                            if let Some(s) = self.string(item, "a `spec` item") {
+                                pf.spec.push(s);
+                            }
+                        }
+                    }
+                    _ => {
+                        if let Some(s) = self.string(v, "`spec`") {
+                            pf.spec.push(s);
+                        }
+                    }
+                },
+                "layer" => pf.layer = self.layer(v),
+                "defaults" => {
+                    if self.expect_map(v, "`defaults`") {
+                        pf.defaults = Some(self.settings(v, false));
+                    }
+                }
+                "operations" => {
+                    if self.expect_map(v, "`operations`") {
+                        pf.operations = self.operations(v);
+                    }
+                }
+                "ignore" => pf.ignore = self.suppressions(v),
+                _ => unreachable!("filtered by known_entries"),
+            }
+        }
+        if !self
+            .tree
+            .entries(root)
+            .iter()
+            .any(|(k, _)| self.tree.scalar(*k) == Some("version"))
+        {
+            self.err(
+                root,
+                "a retry-policy file must declare `version: 1`".into(),
+                "no `version`",
+                Some("add `version: 1` at the top".into()),
+            );
+        }
+        Some(pf)
+    }
+
+    fn operations(&mut self, map: NodeId) -> Vec<OperationEntry> {
+        let mut out = Vec::new();
+        for (k, v) in self.tree.entries(map) {
+            let Some(text) = self.tree.scalar(k).map(str::to_string) else {
+                self.err(
+                    k,
+                    "an `operations` key must be a selector string".into(),
+                    "not a selector",
+                    None,
+                );
+                continue;
+            };
+            let selector = match Selector::parse(&text) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    self.err(
+                        k,
+                        format!("invalid selector `{text}`: {e}"),
+                        "bad selector",
+                        Some("write `METHOD /path` (e.g. `POST /orders/{id}`, `* /admin/**`) or an operationId".into()),
+                    );
+                    None
+                }
+            };
+            let settings = match self.tree.kind(v) {
+                Kind::Map => self.settings(v, false),
+                Kind::Null => Settings::empty(self.at(v)),
+                _ => {
+                    self.wrong_type(v, &format!("the settings of `{text}`"), "a mapping");
+                    Settings::empty(self.at(v))
+                }
+            };
+            out.push(OperationEntry {
+                text,
+                selector,
+                at: self.at(v),
+                settings,
+            });
+        }
+        out
+    }
+
+    fn settings(&mut self, map: NodeId, allow_layer: bool) -> Settings {
+        let mut s = Settings::empty(self.at(map));
+        let mut keys: Vec<&str> = SETTINGS_KEYS.to_vec();
+        if allow_layer {
+            keys.push("layer");
+        }
+        let what = if allow_layer {
+            "`x-retry`"
+        } else {
+            "operation settings"
+        };
+        for (key, v) in self.known_entries(map, &keys, what) {
+            match key.as_str() {
+                "layer" => s.layer = self.layer(v),
+                "retry" => s.retry = self.boolean(v, "`retry`"),
+                "effect" => {
+                    s.effect = self.choice(
+                        v,
+                        "`effect`",
+                        &[
+                            ("safe", Effect::Safe),
+                            ("idempotent", Effect::Idempotent),
+                            ("non-idempotent", Effect::NonIdempotent),
+                        ],
+                    )
+                }
+                "idempotency_key" => {
+                    if self.expect_map(v, "`idempotency_key`") {
+                        s.idempotency_key = Some(self.key_settings(v));
+                    }
+                }
+                "status_endpoint" => {
+                    if let Some(text) = self.string(v, "`status_endpoint`") {
+                        match Selector::parse(&text.value) {
+                            Ok(sel) => s.status_endpoint = Some(self.spanned(sel, v)),
+                            Err(e) => self.err(
+                                v,
+                                format!("invalid `status_endpoint` selector `{}`: {e}", text.value),
+                                "bad selector",
+                                Some("write `GET /path` or an operationId".into()),
+                            ),
+                        }
+                    }
+                }
+                "on_unknown_result" => {
+                    s.on_unknown_result = self.choice(
+                        v,
+                        "`on_unknown_result`",
+                        &[
+                            ("resend", UnknownResult::Resend),
+                            ("replay-key", UnknownResult::ReplayKey),
+                            ("check-status", UnknownResult::CheckStatus),
+                            ("reconcile", UnknownResult::Reconcile),
+                            ("fail", UnknownResult::Fail),
+                        ],
+                    )
+                }
+                "attempts" => s.attempts = self.integer(v, "`attempts`"),
+                "deadline" => s.deadline = self.duration(v, "`deadline`"),
+                "attempt_timeout" => {
+                    if self.tree.as_str(v) == Some("remaining") {
+                        s.attempt_timeout = Some(self.spanned(AttemptTimeout::Remaining, v));
+                    } else {
+                        s.attempt_timeout = self
+                            .duration(v, "`attempt_timeout`")
+                            .map(|d| self.spanned(AttemptTimeout::Fixed(d.value), v));
+                    }
+                }
+                "backoff" => {
+                    if self.expect_map(v, "`backoff`") {
+                        s.backoff = Some(self.backoff(v));
+                    }
+                }
+                "retry_on" => s.retry_on = self.signals(v),
+                "retry_after" => {
+                    if self.expect_map(v, "`retry_after`") {
+                        s.retry_after = Some(self.retry_after(v));
+                    }
+                }
+                "ignore" => s.ignore = self.suppressions(v),
+                _ => unreachable!("filtered by known_entries"),
+            }
+        }
+        s
+    }
+
+    fn key_settings(&mut self, map: NodeId) -> KeySettings {
+        let mut k = KeySettings {
+            at: self.at(map),
+            header: None,
+            retention: None,
+            scope: None,
+            on_payload_mismatch: None,
+            on_concurrent: None,
+        };
+        for (key, v) in self.known_entries(map, KEY_KEYS, "`idempotency_key`") {
+            match key.as_str() {
+                "header" => k.header = self.string(v, "`idempotency_key.header`"),
+                "retention" => k.retention = self.duration(v, "`idempotency_key.retention`"),
+                "scope" => k.scope = self.string(v, "`idempotency_key.scope`"),
+                "on_payload_mismatch" => {
+                    k.on_payload_mismatch = self.choice(
+                        v,
+                        "`on_payload_mismatch`",
+                        &[
+                            ("reject", PayloadMismatch::Reject),
+                            ("ignore", PayloadMismatch::Ignore),
+                        ],
+                    )
+                }
+                "on_concurrent" => {
+                    k.on_concurrent = self.choice(
+                        v,
+                        "`on_concurrent`",
+                        &[
+                            ("reject", Concurrent::Reject),
+                            ("wait", Concurrent::Wait),
+                            ("ignore", Concurrent::Ignore),
+                        ],
+                    )
+                }
+                _ => unreachable!("filtered by known_entries"),
+            }
+        }
+        k
+    }
+
+    fn backoff(&mut self, map: NodeId) -> BackoffSettings {
+        let mut b = BackoffSettings {
+            at: self.at(map),
+            base: None,
+            cap: None,
+            multiplier: None,
+            jitter: None,
+        };
+        for (key, v) in self.known_entries(map, BACKOFF_KEYS, "`backoff`") {
+            match key.as_str() {
+                "base" => b.base = self.duration(v, "`backoff.base`"),
+                "cap" => b.cap = self.duration(v, "`backoff.cap`"),
+                "multiplier" => b.multiplier = self.number(v, "`backoff.multiplier`"),
+                "jitter" => {
+                    b.jitter = self.choice(
+                        v,
+                        "`backoff.jitter`",
+                        &[
+                            ("none", Jitter::None),
+                            ("full", Jitter::Full),
+                            ("equal", Jitter::Equal),
+                            ("decorrelated", Jitter::Decorrelated),
+                        ],
+                    )
+                }
+                _ => unreachable!("filtered by known_entries"),
+            }
+        }
+        b
+    }
+
+    fn retry_after(&mut self, map: NodeId) -> RetryAfterSettings {
+        let mut r = RetryAfterSettings {
+            at: self.at(map),
+            honor: None,
+            max: None,
+            on_invalid: None,
+        };
+        for (key, v) in self.known_entries(map, RETRY_AFTER_KEYS, "`retry_after`") {
+            match key.as_str() {
+                "honor" => r.honor = self.boolean(v, "`retry_after.honor`"),
+                "max" => r.max = self.duration(v, "`retry_after.max`"),
+                "on_invalid" => {
+                    r.on_invalid = self.choice(
+                        v,
+                        "`retry_after.on_invalid`",
+                        &[("backoff", OnInvalid::Backoff), ("stop", OnInvalid::Stop)],
+                    )
+                }
+                _ => unreachable!("filtered by known_entries"),
+            }
+        }
+        r
+    }
+
+    fn signals(&mut self, node: NodeId) -> Option<Spanned<Vec<Spanned<Signal>>>> {
+        if self.tree.kind(node) != Kind::Seq {
+            self.wrong_type(node, "`retry_on`", "a list of signals");
+            return None;
+        }
+        let mut out = Vec::new();
+        for &item in self.tree.items(node) {
+            if let Some(sig) = self.signal(item) {
+                out.push(self.spanned(sig, item));
+            }
+        }
+        Some(self.spanned(out, node))
+    }
+
+    fn signal(&mut self, node: NodeId) -> Option<Signal> {
+        let kind = self.tree.kind(node);
+        let text = match (kind, self.tree.scalar(node)) {
+            (Kind::Int | Kind::Str, Some(t)) => t.to_string(),
+            _ => {
+                self.wrong_type(node, "a `retry_on` item", "a signal name or an HTTP status");
+                return None;
+            }
+        };
+        let sig = match text.as_str() {
+            "connect-failure" => Some(Signal::ConnectFailure),
+            "refused-stream" => Some(Signal::RefusedStream),
+            "timeout" => Some(Signal::Timeout),
+            "reset" => Some(Signal::Reset),
+            "transport" => Some(Signal::Transport),
+            t if t.len() == 3 && t.bytes().all(|b| b.is_ascii_digit()) => {
+                let code: u16 = t.parse().unwrap_or(0);
+                (100..=599).contains(&code).then_some(Signal::Status(code))
+            }
+            t if t.len() == 3
+                && matches!(t.as_bytes()[0], b'1'..=b'5')
+                && (&t[1..] == "xx" || &t[1..] == "XX") =>
+            {
+                Some(Signal::Class(t.as_bytes()[0] - b'0'))
+            }
+            _ => None,
+        };
+        if sig.is_none() {
+            let help = match suggest(&text, SIGNAL_NAMES) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => format!(
+                    "use {}, an HTTP status (`503`) or a class (`5xx`)",
+                    SIGNAL_NAMES
+                        .iter()
+                        .map(|s| format!("`{s}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            self.err(
+                node,
+                format!("unknown signal `{text}` in `retry_on`"),
+                "unknown signal",
+                Some(help),
+            );
+        }
+        sig
+    }
+
+    fn suppressions(&mut self, node: NodeId) -> Vec<Suppression> {
+        if self.tree.kind(node) != Kind::Seq {
+            self.wrong_type(node, "`ignore`", "a list of `{rule, reason}` mappings");
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for &item in self.tree.items(node) {
+            if !self.expect_map(item, "an `ignore` item") {
+                continue;
+            }
+            let mut s = Suppression {
+                at: self.at(item),
+                rule: None,
+                reason: None,
+            };
+            for (key, v) in self.known_entries(item, IGNORE_KEYS, "an `ignore` item") {
+                match key.as_str() {
+                    "rule" => s.rule = self.string(v, "`rule`"),
+                    "reason" => s.reason = self.string(v, "`reason`"),
+                    _ => unreachable!("filtered by known_entries"),
+                }
+            }
+            out.push(s);
+        }
+        out
+    }
+}

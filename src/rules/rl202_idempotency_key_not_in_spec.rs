@@ -1,0 +1,59 @@
+//! RL202 idempotency-key-not-in-spec: the policy relies on an idempotency-key header
+//! that the operation does not declare as a header parameter (names compare
+//! case-insensitively; path-level parameters and `$ref`s count, as the model's
+//! effective parameters hold them). Applies to non-idempotent operations only.
+
+use super::{Context, Question, RuleMeta};
+use crate::diagnostic::{Diagnostic, Severity};
+
+/// RL202.
+pub const META: RuleMeta = RuleMeta {
+    code: "RL202",
+    name: "idempotency-key-not-in-spec",
+    severity: Severity::Error,
+    question: Question::Safety,
+    summary: "the policy's idempotency-key header is not a declared header parameter",
+};
+
+/// Checks every operation in every layer.
+pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for jo in &ctx.analysis.operations {
+        let op = jo.resolve(ctx.documents);
+        for eff in &jo.layers {
+            if !eff.is_non_idempotent() {
+                continue;
+            }
+            let Some(header) = eff.key_header() else {
+                continue;
+            };
+            if op.header_param(&header.value).is_some() {
+                continue;
+            }
+            let Some(at) = &header.at else { continue };
+            out.push(
+                Diagnostic::new(
+                    &META,
+                    format!(
+                        "`{}` does not declare the idempotency-key header `{}` the policy sends",
+                        op.display(),
+                        header.value
+                    ),
+                    at.location(),
+                    "key header named here",
+                )
+                .with_label(
+                    op.key.location(),
+                    format!("no `{}` header parameter", header.value),
+                )
+                .with_help(format!(
+                    "declare `{}` as a header parameter of `{}` (`in: header`), or name the header the API actually de-duplicates on",
+                    header.value,
+                    op.display()
+                ))
+                .with_operation(op.display()),
+            );
+        }
+    }
+    out
+}

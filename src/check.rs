@@ -29,6 +29,9 @@ pub struct CheckOptions {
     pub thresholds: Thresholds,
     /// Directory that output paths are relative to (default: the current directory).
     pub cwd: Option<PathBuf>,
+    /// Read only the policies given explicitly, not those found by walking (used by
+    /// `plan --policy` and `simulate`, which look at one policy).
+    pub explicit_policies_only: bool,
 }
 
 /// What a check found.
@@ -76,8 +79,52 @@ fn has_top_level_key(doc: &Loaded, keys: &[&str]) -> bool {
     tree.kind(root) == Kind::Map && keys.iter().any(|k| tree.get(root, k).is_some())
 }
 
+/// Everything up to the rules: the documents, the joined model and the findings
+/// made while loading and joining.
+#[derive(Debug)]
+pub struct Analyzed {
+    /// The OpenAPI documents linted.
+    pub documents: Vec<Document>,
+    /// The join of policies and operations.
+    pub analysis: analysis::Analysis,
+    /// Findings from loading, modelling and joining (not yet sorted).
+    pub diagnostics: Vec<Diagnostic>,
+    /// YAML/JSON files skipped as neither document nor policy.
+    pub skipped: Vec<String>,
+    /// Number of policy files read.
+    pub policies: usize,
+}
+
 /// Runs the whole pipeline.
 pub fn run(options: &CheckOptions) -> CheckOutcome {
+    let Analyzed {
+        documents,
+        analysis,
+        mut diagnostics,
+        skipped,
+        policies,
+    } = analyze(options);
+    let ctx = Context {
+        documents: &documents,
+        analysis: &analysis,
+        thresholds: &options.thresholds,
+    };
+    diagnostics.extend(rules::run_checks(&ctx));
+    sort_and_dedup(&mut diagnostics);
+    let could_not_lint = diagnostics
+        .iter()
+        .any(|d| d.code == rules::rl001_invalid_syntax::META.code);
+    CheckOutcome {
+        diagnostics,
+        documents: documents.len(),
+        policies,
+        skipped,
+        could_not_lint,
+    }
+}
+
+/// Discover, load, model and join: everything but the rules.
+pub fn analyze(options: &CheckOptions) -> Analyzed {
     let cwd = options
         .cwd
         .clone()
@@ -118,6 +165,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
                     skipped.push(doc.file.display.clone());
                 }
             }
+            (Ok(_), NameKind::Policy) if options.explicit_policies_only && !cand.explicit => {}
             (Ok(_), NameKind::Policy) => policy_files.push(doc.clone()),
             (Ok(_), _) if has_top_level_key(doc, &["openapi", "swagger"]) => {
                 documents_in.push((
@@ -159,22 +207,11 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
     }
     let (analysis, d) = analysis::join(&documents, &policies);
     diags.extend(d);
-
-    let ctx = Context {
-        documents: &documents,
-        analysis: &analysis,
-        thresholds: &options.thresholds,
-    };
-    diags.extend(rules::run_checks(&ctx));
-    sort_and_dedup(&mut diags);
-    let could_not_lint = diags
-        .iter()
-        .any(|d| d.code == rules::rl001_invalid_syntax::META.code);
-    CheckOutcome {
+    Analyzed {
+        documents,
+        analysis,
         diagnostics: diags,
-        documents: documents.len(),
-        policies: policies.len(),
         skipped,
-        could_not_lint,
+        policies: policies.len(),
     }
 }

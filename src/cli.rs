@@ -27,7 +27,9 @@ pub enum Command {
     /// List every rule: code, name, default severity, readiness question.
     Rules(RulesArgs),
     /// Ask the reference retry decision function what to do after a failed attempt.
-    Plan(PlanArgs),
+    Plan(Box<PlanArgs>),
+    /// Simulate N clients retrying through an outage under an operation's policy.
+    Simulate(SimulateArgs),
 }
 
 /// Output formats of `check`.
@@ -166,6 +168,60 @@ pub struct PlanArgs {
     /// answered as JSON Lines.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["method", "status", "attempt"])]
     pub input: Option<PathBuf>,
+    /// Policy mode: decide with this retry-policy file's effective settings.
+    #[arg(long, value_name = "FILE", requires = "operation")]
+    pub policy: Option<PathBuf>,
+    /// Policy mode: the operation (`"POST /orders"` or an operationId).
+    #[arg(long, value_name = "SELECTOR", requires = "policy")]
+    pub operation: Option<String>,
+    /// Policy mode: the layer whose settings apply [default: client].
+    #[arg(long, value_name = "LAYER")]
+    pub layer: Option<String>,
+    /// Policy mode: the observed signal (`timeout`, `connect-failure`, `503`, ...).
+    #[arg(long, value_name = "SIGNAL", requires = "policy")]
+    pub signal: Option<String>,
+    /// Policy mode: time since the first attempt started (`1.5s`, `250ms`).
+    #[arg(long, value_name = "DURATION", requires = "policy")]
+    pub elapsed: Option<String>,
+    /// Policy mode, decorrelated jitter: the previous delay in ms.
+    #[arg(long, value_name = "MS", requires = "policy")]
+    pub previous_ms: Option<f64>,
+    /// Policy mode: seed of the random unit (reproducible jitter).
+    #[arg(long, value_name = "SEED", default_value_t = 0)]
+    pub seed: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = PlanFormat::Human)]
+    pub format: PlanFormat,
+}
+
+/// Arguments of `simulate`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  retrylint simulate --policy fixtures/examples/shop/shop.retry-policy.yaml --operation 'POST /orders' --clients 1000 --outage 2s"
+)]
+pub struct SimulateArgs {
+    /// The retry-policy file (its `spec:` documents are read too).
+    #[arg(long, value_name = "FILE")]
+    pub policy: PathBuf,
+    /// The operation (`"POST /orders"` or an operationId).
+    #[arg(long, value_name = "SELECTOR")]
+    pub operation: String,
+    /// The layer whose settings apply [default: client].
+    #[arg(long, value_name = "LAYER")]
+    pub layer: Option<String>,
+    /// Number of clients whose first attempts fail together.
+    #[arg(long, default_value_t = 1000)]
+    pub clients: u32,
+    /// How long the upstream answers 503 (`2s`, `500ms`).
+    #[arg(long, value_name = "DURATION", default_value = "2s")]
+    pub outage: String,
+    /// Retry-After sent with each 503 (a duration such as `1s`, sent as delay-seconds,
+    /// or a raw header value in quotes).
+    #[arg(long, value_name = "VALUE")]
+    pub retry_after: Option<String>,
+    /// Random seed (the run is deterministic for a seed).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = PlanFormat::Human)]
     pub format: PlanFormat,

@@ -14,6 +14,7 @@ pub mod diagnostic;
 pub mod discover;
 pub mod openapi;
 pub mod policy;
+pub mod policy_view;
 pub mod report;
 pub mod retry;
 pub mod rules;

@@ -17,6 +17,7 @@ fn main() -> ExitCode {
         Command::Check(args) => retrylint::commands::check(&args),
         Command::Rules(args) => retrylint::commands::rules(&args),
         Command::Plan(args) => retrylint::commands::plan(&args),
+        Command::Simulate(args) => retrylint::commands::simulate(&args),
     };
     ExitCode::from(code)
 }

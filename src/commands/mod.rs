@@ -1,9 +1,11 @@
 //! What each subcommand prints and which exit code it returns.
 
 pub mod plan;
+pub mod policy_mode;
+pub mod simulate;
 
 use crate::check::{run, CheckOptions};
-use crate::cli::{CheckArgs, Color, FailOn, Format, PlanArgs, PlanFormat, RulesArgs};
+use crate::cli::{CheckArgs, Color, FailOn, Format, PlanArgs, PlanFormat, RulesArgs, SimulateArgs};
 use crate::diagnostic::Severity;
 use crate::report::{self, human::HumanOptions};
 use crate::rules::REGISTRY;
@@ -130,6 +132,9 @@ pub fn rules(args: &RulesArgs) -> u8 {
 
 /// `retrylint plan`: prints the decision; exit 0, or 2 on bad input.
 pub fn plan(args: &PlanArgs) -> u8 {
+    if let (Some(policy), Some(operation)) = (&args.policy, &args.operation) {
+        return plan_policy(args, policy, operation);
+    }
     if let Some(path) = &args.input {
         let text = if path.as_os_str() == "-" {
             let mut s = String::new();
@@ -180,6 +185,107 @@ pub fn plan(args: &PlanArgs) -> u8 {
     match args.format {
         PlanFormat::Json => println!("{}", plan::decision_json(&decision)),
         PlanFormat::Human => println!("{}", plan::decision_human(&decision)),
+    }
+    0
+}
+
+fn fail(message: impl std::fmt::Display) -> u8 {
+    eprintln!("retrylint: {message}");
+    EXIT_ERROR
+}
+
+/// `plan --policy FILE --operation SELECTOR`: the policy-mode decision.
+fn plan_policy(args: &PlanArgs, policy: &std::path::Path, operation: &str) -> u8 {
+    use crate::policy::duration::parse_duration;
+    use crate::retry::{decide_policy, PolicyDecisionInput, Signal, SplitMix64};
+    let (name, effective) =
+        match policy_mode::effective_for(policy, operation, args.layer.as_deref()) {
+            Ok(found) => found,
+            Err(e) => return fail(e),
+        };
+    let Some(signal) = args.signal.as_deref() else {
+        return fail("policy mode needs --signal (e.g. `timeout`, `connect-failure`, `503`)");
+    };
+    let signal: Signal = match signal.parse() {
+        Ok(s) => s,
+        Err(e) => return fail(format!("--signal: {e}")),
+    };
+    let elapsed_ms = match args.elapsed.as_deref().map(parse_duration) {
+        None => 0.0,
+        Some(Ok(ms)) => ms,
+        Some(Err(e)) => return fail(format!("--elapsed: {e}")),
+    };
+    let attempt = match args.attempt {
+        Some(a) if a >= 0.0 && a.fract() == 0.0 && a <= f64::from(u32::MAX) => a as u32,
+        None => 0,
+        Some(a) => return fail(format!("--attempt must be a non-negative integer, got {a}")),
+    };
+    let view = crate::policy_view::decision_view(&effective);
+    let mut rng = SplitMix64::new(args.seed);
+    let decision = decide_policy(
+        &view,
+        &PolicyDecisionInput {
+            signal,
+            attempt,
+            elapsed_ms,
+            retry_after: args.retry_after.as_deref(),
+            now_epoch_ms: args.now_ms.unwrap_or(0.0),
+            previous_ms: args.previous_ms,
+        },
+        &mut || rng.next_unit(),
+    );
+    match args.format {
+        PlanFormat::Json => println!("{}", plan::decision_json(&decision)),
+        PlanFormat::Human => println!(
+            "{name} ({} layer): {}",
+            effective.layer.as_str(),
+            plan::decision_human(&decision)
+        ),
+    }
+    0
+}
+
+/// `retrylint simulate`: herd simulation of an operation's policy.
+pub fn simulate(args: &SimulateArgs) -> u8 {
+    use crate::policy::duration::parse_duration;
+    use crate::retry::{simulate as run_simulation, SimulationConfig};
+    let (name, effective) =
+        match policy_mode::effective_for(&args.policy, &args.operation, args.layer.as_deref()) {
+            Ok(found) => found,
+            Err(e) => return fail(e),
+        };
+    let outage_ms = match parse_duration(&args.outage) {
+        Ok(ms) => ms,
+        Err(e) => return fail(format!("--outage: {e}")),
+    };
+    // A duration becomes delay-seconds (rounded up); anything else is sent raw.
+    let retry_after = args.retry_after.as_ref().map(|v| match parse_duration(v) {
+        Ok(ms) => format!("{}", (ms / 1000.0).ceil() as u64),
+        Err(_) => v.clone(),
+    });
+    let config = SimulationConfig {
+        clients: args.clients,
+        outage_ms,
+        retry_after,
+        start_epoch_ms: 0.0,
+        seed: args.seed,
+        policy: crate::policy_view::decision_view(&effective),
+    };
+    let report = match run_simulation(&config) {
+        Ok(r) => r,
+        Err(e) => return fail(format!("{e:?}")),
+    };
+    match args.format {
+        PlanFormat::Json => println!("{}", serde_json::to_string_pretty(&report).expect("json")),
+        PlanFormat::Human => {
+            println!(
+                "{name} ({} layer), {} clients, outage {}",
+                effective.layer.as_str(),
+                args.clients,
+                args.outage
+            );
+            print!("{}", simulate::render_human(&report));
+        }
     }
     0
 }

@@ -59,7 +59,8 @@ pub fn render_human(r: &SimulationReport) -> String {
     for (start, attempts, retries) in merged {
         let firsts = attempts - retries;
         let len_first = (firsts * BAR_WIDTH).div_ceil(max);
-        let len_retry = (attempts * BAR_WIDTH).div_ceil(max) - len_first.min((attempts * BAR_WIDTH).div_ceil(max));
+        let len_retry = (attempts * BAR_WIDTH).div_ceil(max)
+            - len_first.min((attempts * BAR_WIDTH).div_ceil(max));
         out.push_str(&format!(
             "{:>7} ms |{}{} {}\n",
             start,

@@ -1,0 +1,86 @@
+//! Shared by `plan --policy` and `simulate`: load a policy with the documents it
+//! governs, and find one operation's effective settings on one layer.
+
+use crate::analysis::EffectivePolicy;
+use crate::check::{analyze, Analyzed, CheckOptions};
+use crate::policy::model::Layer;
+use crate::policy::selector::Selector;
+use std::path::Path;
+
+/// The effective policy of the operation `selector` on `layer` (default client), as
+/// joined from `policy` and the OpenAPI documents it governs. Errors are sentences
+/// for the user.
+pub fn effective_for(
+    policy: &Path,
+    selector: &str,
+    layer: Option<&str>,
+) -> Result<(String, EffectivePolicy), String> {
+    if !policy.is_file() {
+        return Err(format!("policy file `{}` does not exist", policy.display()));
+    }
+    let dir = policy
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Analyzed {
+        documents,
+        analysis,
+        diagnostics,
+        ..
+    } = analyze(&CheckOptions {
+        paths: vec![dir.to_path_buf()],
+        policies: vec![policy.to_path_buf()],
+        explicit_policies_only: true,
+        ..CheckOptions::default()
+    });
+    if let Some(d) = diagnostics
+        .iter()
+        .find(|d| d.code == "RL001" || d.code == "RL005")
+    {
+        return Err(format!(
+            "{}: {} {}: {}",
+            d.primary.location.file.display, d.code, d.name, d.message
+        ));
+    }
+    let layer = match layer.unwrap_or("client") {
+        "client" => Layer::Client,
+        "gateway" => Layer::Gateway,
+        "mesh" => Layer::Mesh,
+        other => return Err(format!("unknown layer `{other}` (client, gateway or mesh)")),
+    };
+    let sel = Selector::parse(selector).map_err(|e| format!("bad selector `{selector}`: {e}"))?;
+    let matched: Vec<_> = analysis
+        .operations
+        .iter()
+        .filter(|j| {
+            let op = j.resolve(&documents);
+            sel.matches(&op.method, &op.path, op.operation_id.as_deref())
+        })
+        .collect();
+    let joined = match matched.as_slice() {
+        [one] => *one,
+        [] => {
+            return Err(format!(
+                "`{selector}` matches no operation of the documents `{}` governs",
+                policy.display()
+            ))
+        }
+        many => {
+            let names: Vec<String> = many
+                .iter()
+                .map(|j| j.resolve(&documents).display())
+                .collect();
+            return Err(format!(
+                "`{selector}` matches {} operations ({}); name one",
+                many.len(),
+                names.join(", ")
+            ));
+        }
+    };
+    let name = joined.resolve(&documents).display();
+    let effective = joined
+        .layer(layer)
+        .cloned()
+        .ok_or_else(|| format!("no `{}` layer policy applies to `{name}`", layer.as_str()))?;
+    Ok((name, effective))
+}

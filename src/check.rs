@@ -97,20 +97,13 @@ pub struct Analyzed {
 
 /// Runs the whole pipeline.
 pub fn run(options: &CheckOptions) -> CheckOutcome {
+    let (analyzed, diagnostics) = run_full(options);
     let Analyzed {
         documents,
-        analysis,
-        mut diagnostics,
         skipped,
         policies,
-    } = analyze(options);
-    let ctx = Context {
-        documents: &documents,
-        analysis: &analysis,
-        thresholds: &options.thresholds,
-    };
-    diagnostics.extend(rules::run_checks(&ctx));
-    sort_and_dedup(&mut diagnostics);
+        ..
+    } = analyzed;
     let could_not_lint = diagnostics
         .iter()
         .any(|d| d.code == rules::rl001_invalid_syntax::META.code);
@@ -121,6 +114,21 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         skipped,
         could_not_lint,
     }
+}
+
+/// The pipeline, returning the analysed model beside the sorted findings (for the
+/// readiness matrix).
+pub fn run_full(options: &CheckOptions) -> (Analyzed, Vec<Diagnostic>) {
+    let mut analyzed = analyze(options);
+    let mut diagnostics = std::mem::take(&mut analyzed.diagnostics);
+    let ctx = Context {
+        documents: &analyzed.documents,
+        analysis: &analyzed.analysis,
+        thresholds: &options.thresholds,
+    };
+    diagnostics.extend(rules::run_checks(&ctx));
+    sort_and_dedup(&mut diagnostics);
+    (analyzed, diagnostics)
 }
 
 /// Discover, load, model and join: everything but the rules.

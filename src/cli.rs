@@ -26,6 +26,10 @@ pub enum Command {
     Check(CheckArgs),
     /// List every rule: code, name, default severity, readiness question.
     Rules(RulesArgs),
+    /// Per-endpoint readiness matrix: the four answers and a verdict for every operation.
+    Readiness(ReadinessArgs),
+    /// Show one rule's documentation (by code or name): `retrylint rule RL201`.
+    Rule(RuleArgs),
     /// Ask the reference retry decision function what to do after a failed attempt.
     Plan(Box<PlanArgs>),
     /// Simulate N clients retrying through an outage under an operation's policy.
@@ -103,8 +107,11 @@ pub struct CheckArgs {
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// Output as JSON instead of a table.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "markdown")]
     pub json: bool,
+    /// Output as a Markdown table (the README's list).
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 /// Output formats of `plan`.
@@ -225,4 +232,41 @@ pub struct SimulateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = PlanFormat::Human)]
     pub format: PlanFormat,
+}
+
+/// Arguments of `rule`.
+#[derive(Debug, Args)]
+pub struct RuleArgs {
+    /// The rule's code (`RL201`) or name (`unprotected-retry`).
+    pub rule: String,
+}
+
+/// Output formats of `readiness`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReadinessFormat {
+    /// Aligned table for terminals.
+    Table,
+    /// Markdown for a pull-request comment or a docs page.
+    Markdown,
+    /// `{"version": 1, "operations": [...]}`.
+    Json,
+}
+
+/// Arguments of `readiness`.
+#[derive(Debug, Args)]
+pub struct ReadinessArgs {
+    /// Files or directories [default: the current directory].
+    pub paths: Vec<PathBuf>,
+    /// A retry-policy file, whatever its name (repeatable).
+    #[arg(long = "policy", value_name = "FILE")]
+    pub policies: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReadinessFormat::Table)]
+    pub format: ReadinessFormat,
+    /// Project root that bounds `$ref`s.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Write the matrix to FILE instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }

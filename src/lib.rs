@@ -15,6 +15,7 @@ pub mod discover;
 pub mod openapi;
 pub mod policy;
 pub mod policy_view;
+pub mod readiness;
 pub mod report;
 pub mod retry;
 pub mod rules;

@@ -16,6 +16,8 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Check(args) => retrylint::commands::check(&args),
         Command::Rules(args) => retrylint::commands::rules(&args),
+        Command::Rule(args) => retrylint::commands::rule(&args),
+        Command::Readiness(args) => retrylint::commands::readiness(&args),
         Command::Plan(args) => retrylint::commands::plan(&args),
         Command::Simulate(args) => retrylint::commands::simulate(&args),
     };

@@ -5,7 +5,10 @@ pub mod policy_mode;
 pub mod simulate;
 
 use crate::check::{run, CheckOptions};
-use crate::cli::{CheckArgs, Color, FailOn, Format, PlanArgs, PlanFormat, RulesArgs, SimulateArgs};
+use crate::cli::{
+    CheckArgs, Color, FailOn, Format, PlanArgs, PlanFormat, ReadinessArgs, ReadinessFormat,
+    RuleArgs, RulesArgs, SimulateArgs,
+};
 use crate::diagnostic::Severity;
 use crate::report::{self, human::HumanOptions};
 use crate::rules::REGISTRY;
@@ -95,8 +98,29 @@ fn terminal_width() -> Option<usize> {
     std::env::var("COLUMNS").ok()?.parse().ok()
 }
 
+/// The rule list as a Markdown table (the README's list is this, checked by a test).
+pub fn rules_markdown_table() -> String {
+    let mut out = String::from("| code | name | severity | question |\n|---|---|---|---|\n");
+    for r in REGISTRY {
+        out.push_str(&format!(
+            "| [{}](rules/{}-{}.md) | `{}` | {} | {} |\n",
+            r.meta.code,
+            r.meta.code,
+            r.meta.name,
+            r.meta.name,
+            r.meta.severity.as_str(),
+            r.meta.question.as_str()
+        ));
+    }
+    out
+}
+
 /// `retrylint rules`: the catalog.
 pub fn rules(args: &RulesArgs) -> u8 {
+    if args.markdown {
+        print!("{}", rules_markdown_table());
+        return 0;
+    }
     if args.json {
         let rows: Vec<serde_json::Value> = REGISTRY
             .iter()
@@ -288,4 +312,70 @@ pub fn simulate(args: &SimulateArgs) -> u8 {
         }
     }
     0
+}
+
+/// `retrylint rule CODE|NAME`: prints the rule's documentation.
+pub fn rule(args: &RuleArgs) -> u8 {
+    let Some(rule) = crate::rules::find(&args.rule) else {
+        let names: Vec<&str> = REGISTRY.iter().map(|r| r.meta.name).collect();
+        let hint = crate::policy::parse::suggest(&args.rule, &names)
+            .map(|s| format!(" (did you mean `{s}`?)"))
+            .unwrap_or_default();
+        return fail(format!(
+            "no rule `{}`{hint}; `retrylint rules` lists them",
+            args.rule
+        ));
+    };
+    let meta = rule.meta;
+    println!(
+        "{} {} ({}, {})\n",
+        meta.code,
+        meta.name,
+        meta.severity.as_str(),
+        meta.question.as_str()
+    );
+    match crate::rules::docs::doc_for(meta.code) {
+        Some(doc) => print!("{}", crate::rules::docs::body(doc)),
+        None => println!("{}", meta.summary),
+    }
+    0
+}
+
+/// `retrylint readiness`: the per-endpoint matrix. Exit 0, or 2 when a file could
+/// not be read (the matrix is still printed for the rest).
+pub fn readiness(args: &ReadinessArgs) -> u8 {
+    use crate::readiness::{matrix, render};
+    let options = CheckOptions {
+        paths: args.paths.clone(),
+        policies: args.policies.clone(),
+        root: args.root.clone(),
+        ..CheckOptions::default()
+    };
+    let (analyzed, diagnostics) = crate::check::run_full(&options);
+    let m = matrix(&analyzed, &diagnostics);
+    let text = match args.format {
+        ReadinessFormat::Table => render::table(&m),
+        ReadinessFormat::Markdown => render::markdown(&m),
+        ReadinessFormat::Json => render::json(&m),
+    };
+    let written = match &args.output {
+        Some(path) => std::fs::write(path, &text).map_err(|e| format!("{}: {e}", path.display())),
+        None => std::io::stdout()
+            .write_all(text.as_bytes())
+            .map_err(|e| e.to_string()),
+    };
+    if let Err(e) = written {
+        return fail(format!("cannot write the matrix: {e}"));
+    }
+    for d in diagnostics.iter().filter(|d| d.code == "RL001") {
+        eprintln!(
+            "retrylint: {}: {}",
+            d.primary.location.file.display, d.message
+        );
+    }
+    if diagnostics.iter().any(|d| d.code == "RL001") {
+        EXIT_ERROR
+    } else {
+        0
+    }
 }

@@ -1,0 +1,31 @@
+//! Embeds every rule document of `rules/` in the binary: generates
+//! `$OUT_DIR/rule_docs.rs` with `(file name, text)` pairs, sorted by name.
+
+use std::fs;
+use std::path::Path;
+
+fn main() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules");
+    println!("cargo:rerun-if-changed=rules");
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".md"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    let mut out = String::from("/// Every `rules/*.md` document: (file name, Markdown text).\npub static RULE_DOCS: &[(&str, &str)] = &[\n");
+    for n in &names {
+        let path = dir.join(n);
+        println!("cargo:rerun-if-changed={}", path.display());
+        out.push_str(&format!(
+            "    ({n:?}, include_str!({:?})),\n",
+            path.display().to_string()
+        ));
+    }
+    out.push_str("];\n");
+    let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("rule_docs.rs");
+    fs::write(dest, out).expect("write rule_docs.rs");
+}

@@ -1,0 +1,305 @@
+//! The per-endpoint readiness matrix: for every operation, its answers to the four
+//! readiness questions of the domain brief, the findings on it, and a verdict.
+//!
+//! Verdict (issue "readiness matrix"): `not-ready` when the operation has an error or
+//! warning finding, or is retried with one of the four answers missing; `ready` when
+//! it is retried and neither holds; `not-retried` otherwise. An answer is missing
+//! when: Q2 no basis holds (`safety` empty); Q3 `attempts` or `deadline` is absent;
+//! Q4 a non-idempotent operation has no `on_unknown_result` (a safe or idempotent
+//! operation may simply be resent, so Q4 is answered by its effect). Q1 is always
+//! answered: declared, or derived from the method (RFC 9110 §9.2).
+
+pub mod render;
+
+use crate::analysis::{EffectivePolicy, JoinedOperation};
+use crate::check::Analyzed;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::openapi::model::{Document, Operation};
+use crate::policy::model::{AttemptTimeout, Effect};
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// The JSON format version of `readiness --format json`.
+pub const VERSION: u32 = 1;
+
+/// Well-known idempotency-key header names (case-insensitive; IETF draft and Azure).
+pub const KEY_HEADERS: [&str; 3] = [
+    "Idempotency-Key",
+    "X-Idempotency-Key",
+    "Repeatability-Request-ID",
+];
+
+/// The key header as the spec declares it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct KeyHeader {
+    /// Header name as written in the spec.
+    pub header: String,
+    /// `required: true` in the spec.
+    pub required: bool,
+}
+
+/// `retry_after` settings of a layer.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RetryAfterRow {
+    /// `honor` (null: unstated).
+    pub honor: Option<bool>,
+    /// `max` in ms (null: unbounded).
+    pub max_ms: Option<f64>,
+    /// `on_invalid` (null: unstated).
+    pub on_invalid: Option<String>,
+}
+
+/// One layer's effective settings (ms for every duration).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LayerRow {
+    /// `client`, `gateway` or `mesh`.
+    pub layer: String,
+    /// Retried on this layer (retry true, signals present, attempts absent or > 1).
+    pub retried: bool,
+    /// `retry_on` as written.
+    pub retry_on: Vec<String>,
+    /// Total attempts including the first.
+    pub attempts: Option<i64>,
+    /// Budget of the whole operation.
+    pub deadline_ms: Option<f64>,
+    /// `attempt_timeout`: `remaining` or a duration in ms.
+    pub attempt_timeout: String,
+    /// Backoff base.
+    pub base_ms: Option<f64>,
+    /// Backoff cap.
+    pub cap_ms: Option<f64>,
+    /// Backoff multiplier.
+    pub multiplier: f64,
+    /// Jitter variant (null: absent).
+    pub jitter: Option<String>,
+    /// Retry-After handling.
+    pub retry_after: RetryAfterRow,
+    /// Q4 strategy.
+    pub on_unknown_result: Option<String>,
+}
+
+/// One operation's row.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Row {
+    /// Upper-case method.
+    pub method: String,
+    /// Path template.
+    pub path: String,
+    /// `operationId`.
+    pub operation_id: Option<String>,
+    /// The document (display path).
+    pub file: String,
+    /// Q1: `safe`, `idempotent` or `non-idempotent`.
+    pub effect: String,
+    /// Q1: declared in a policy or `x-retry` (else derived from the method).
+    pub effect_declared: bool,
+    /// Q2: the bases that hold: `idempotent-method`, `idempotency-key`,
+    /// `status-endpoint`.
+    pub safety: Vec<String>,
+    /// Q2: the key header as the spec declares it.
+    pub idempotency_key: Option<KeyHeader>,
+    /// Q3: retried by any layer.
+    pub retried: bool,
+    /// Q3: signals of the client layer (or the only layer).
+    pub retry_on: Vec<String>,
+    /// Q3: attempts of the client layer (or the only layer).
+    pub attempts: Option<i64>,
+    /// Q3: deadline of the client layer (or the only layer), ms.
+    pub deadline_ms: Option<f64>,
+    /// Q4: strategy of the client layer (or the only layer).
+    pub on_unknown_result: Option<String>,
+    /// Every layer that applies.
+    pub layers: Vec<LayerRow>,
+    /// Product of attempts across the layers that retry it (absent attempts count 1).
+    pub amplification: i64,
+    /// Codes of the findings on this operation, sorted, unique.
+    pub findings: Vec<String>,
+    /// `ready`, `not-ready` or `not-retried`.
+    pub verdict: String,
+    /// Which answers are missing (`Q2`, `Q3`, `Q4`), for retried operations.
+    pub missing: Vec<String>,
+}
+
+/// The whole matrix.
+#[derive(Debug, Clone, Serialize)]
+pub struct Matrix {
+    /// Format version (1).
+    pub version: u32,
+    /// One row per operation, in document order.
+    pub operations: Vec<Row>,
+}
+
+impl Matrix {
+    /// Counts of each verdict: (ready, not-ready, not-retried).
+    pub fn verdict_counts(&self) -> (usize, usize, usize) {
+        let count = |v: &str| self.operations.iter().filter(|r| r.verdict == v).count();
+        (count("ready"), count("not-ready"), count("not-retried"))
+    }
+}
+
+fn kebab<T: Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+fn layer_row(p: &EffectivePolicy) -> LayerRow {
+    LayerRow {
+        layer: p.layer.as_str().to_string(),
+        retried: p.is_retried(),
+        retry_on: p
+            .retry_on
+            .as_ref()
+            .map(|r| r.value.iter().map(|s| s.value.to_string()).collect())
+            .unwrap_or_default(),
+        attempts: p.attempts.as_ref().map(|a| a.value),
+        deadline_ms: p.deadline.as_ref().map(|d| d.value),
+        attempt_timeout: match p.attempt_timeout.value {
+            AttemptTimeout::Remaining => "remaining".to_string(),
+            AttemptTimeout::Fixed(ms) => format!("{ms}ms"),
+        },
+        base_ms: p.backoff.base.as_ref().map(|b| b.value),
+        cap_ms: p.backoff.cap.as_ref().map(|c| c.value),
+        multiplier: p.backoff.multiplier.value,
+        jitter: p.backoff.jitter.as_ref().map(|j| kebab(&j.value)),
+        retry_after: RetryAfterRow {
+            honor: p.retry_after.honor.as_ref().map(|h| h.value),
+            max_ms: p.retry_after.max.as_ref().map(|m| m.value),
+            on_invalid: p.retry_after.on_invalid.as_ref().map(|o| kebab(&o.value)),
+        },
+        on_unknown_result: p.on_unknown_result.as_ref().map(|u| kebab(&u.value)),
+    }
+}
+
+/// The key header the spec declares: one the policy names, else a well-known name.
+fn declared_key(op: &Operation, policy_headers: &[&str]) -> Option<KeyHeader> {
+    policy_headers
+        .iter()
+        .chain(KEY_HEADERS.iter())
+        .find_map(|name| op.header_param(name))
+        .map(|p| KeyHeader {
+            header: p.name.clone(),
+            required: p.required,
+        })
+}
+
+/// True when a diagnostic concerns `op`: it names the operation, or one of its
+/// locations is the operation's method key.
+fn concerns(d: &Diagnostic, op: &Operation, display: &str) -> bool {
+    if d.operation.as_deref() == Some(display) {
+        return true;
+    }
+    let key = op.key.location();
+    std::iter::once(&d.primary)
+        .chain(d.labels.iter())
+        .any(|l| l.location.file.path == key.file.path && l.location.span == key.span)
+}
+
+fn row(j: &JoinedOperation, documents: &[Document], diagnostics: &[Diagnostic]) -> Row {
+    let op = j.resolve(documents);
+    let display = op.display();
+    // The client layer answers for the operation; else the only (first) layer.
+    let main = j
+        .layer(crate::policy::model::Layer::Client)
+        .or_else(|| j.layers.first());
+    let effect = main.map_or_else(|| Effect::from_method(&op.method), |p| p.effective_effect());
+    let effect_declared = main.is_some_and(|p| p.effect.at.is_some());
+    let policy_headers: Vec<&str> = j
+        .layers
+        .iter()
+        .filter_map(|p| p.key_header().map(|h| h.value.as_str()))
+        .collect();
+    let idempotency_key = declared_key(op, &policy_headers);
+    let retried = j.layers.iter().any(|p| p.is_retried());
+    let mut safety = Vec::new();
+    if effect != Effect::NonIdempotent {
+        safety.push("idempotent-method".to_string());
+    }
+    let key_sent = !policy_headers.is_empty();
+    if (key_sent || !retried) && idempotency_key.is_some() {
+        safety.push("idempotency-key".to_string());
+    }
+    if j.layers.iter().any(|p| p.checks_status()) {
+        safety.push("status-endpoint".to_string());
+    }
+    let findings: BTreeSet<String> = diagnostics
+        .iter()
+        .filter(|d| concerns(d, op, &display))
+        .map(|d| d.code.to_string())
+        .collect();
+    let serious = diagnostics
+        .iter()
+        .any(|d| d.severity >= Severity::Warning && concerns(d, op, &display));
+    let layers: Vec<LayerRow> = j.layers.iter().map(layer_row).collect();
+    let amplification = j
+        .layers
+        .iter()
+        .filter(|p| p.is_retried())
+        .map(|p| p.attempts.as_ref().map_or(1, |a| a.value.max(1)))
+        .fold(1i64, i64::saturating_mul);
+    let main_row = main.map(layer_row);
+    let mut missing = Vec::new();
+    if retried {
+        if safety.is_empty() {
+            missing.push("Q2".to_string());
+        }
+        let budget = main_row
+            .as_ref()
+            .is_some_and(|l| l.attempts.is_some() && l.deadline_ms.is_some());
+        if !budget {
+            missing.push("Q3".to_string());
+        }
+        let q4 = effect != Effect::NonIdempotent
+            || main_row
+                .as_ref()
+                .is_some_and(|l| l.on_unknown_result.is_some());
+        if !q4 {
+            missing.push("Q4".to_string());
+        }
+    }
+    let verdict = if serious || (retried && !missing.is_empty()) {
+        "not-ready"
+    } else if retried {
+        "ready"
+    } else {
+        "not-retried"
+    };
+    Row {
+        method: op.method.to_ascii_uppercase(),
+        path: op.path.clone(),
+        operation_id: op.operation_id.clone(),
+        file: documents[j.document].doc.file.display.clone(),
+        effect: kebab(&effect),
+        effect_declared,
+        safety,
+        idempotency_key,
+        retried,
+        retry_on: main_row
+            .as_ref()
+            .map(|l| l.retry_on.clone())
+            .unwrap_or_default(),
+        attempts: main_row.as_ref().and_then(|l| l.attempts),
+        deadline_ms: main_row.as_ref().and_then(|l| l.deadline_ms),
+        on_unknown_result: main_row.as_ref().and_then(|l| l.on_unknown_result.clone()),
+        layers,
+        amplification,
+        findings: findings.into_iter().collect(),
+        verdict: verdict.to_string(),
+        missing,
+    }
+}
+
+/// Builds the matrix from the analysed run and its (rule) findings.
+pub fn matrix(analyzed: &Analyzed, diagnostics: &[Diagnostic]) -> Matrix {
+    Matrix {
+        version: VERSION,
+        operations: analyzed
+            .analysis
+            .operations
+            .iter()
+            .map(|j| row(j, &analyzed.documents, diagnostics))
+            .collect(),
+    }
+}

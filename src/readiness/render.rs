@@ -1,0 +1,142 @@
+//! Renders the readiness matrix: an aligned table for terminals, Markdown for a
+//! pull-request comment or a docs page, JSON for machines.
+
+use super::{Matrix, Row};
+
+fn or_dash<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(|| "-".to_string(), |v| v.to_string())
+}
+
+fn ms(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), crate::policy::duration::format_millis)
+}
+
+/// The cells of one row, in column order.
+fn cells(r: &Row) -> Vec<String> {
+    let effect = if r.effect_declared {
+        format!("{} (declared)", r.effect)
+    } else {
+        r.effect.clone()
+    };
+    let safety = if r.safety.is_empty() {
+        "none".to_string()
+    } else {
+        r.safety.join(", ")
+    };
+    let budget = if r.retried {
+        let mut b = format!("{} x, {}", or_dash(r.attempts), ms(r.deadline_ms));
+        if r.layers.iter().filter(|l| l.retried).count() > 1 {
+            b.push_str(&format!(
+                ", {} layers = {} x",
+                r.layers.iter().filter(|l| l.retried).count(),
+                r.amplification
+            ));
+        }
+        b
+    } else {
+        "not retried".to_string()
+    };
+    let unknown = match (&r.on_unknown_result, r.retried) {
+        (Some(s), _) => s.clone(),
+        (None, true) if r.effect == "non-idempotent" => "unanswered".to_string(),
+        (None, true) => "resend (by effect)".to_string(),
+        (None, false) => "-".to_string(),
+    };
+    vec![
+        format!("{} {}", r.method, r.path),
+        effect,
+        safety,
+        budget,
+        unknown,
+        if r.findings.is_empty() {
+            "-".to_string()
+        } else {
+            r.findings.join(" ")
+        },
+        r.verdict.clone(),
+    ]
+}
+
+const HEADERS: [&str; 7] = [
+    "operation",
+    "Q1 effect",
+    "Q2 why safe",
+    "Q3 budget",
+    "Q4 unknown result",
+    "findings",
+    "verdict",
+];
+
+fn summary(m: &Matrix) -> String {
+    let (ready, not_ready, not_retried) = m.verdict_counts();
+    format!(
+        "{ready} ready, {not_ready} not ready, {not_retried} not retried ({} operations)",
+        m.operations.len()
+    )
+}
+
+/// Aligned plain-text table with a summary line.
+pub fn table(m: &Matrix) -> String {
+    let rows: Vec<Vec<String>> = m.operations.iter().map(cells).collect();
+    let mut widths: Vec<usize> = HEADERS.iter().map(|h| h.chars().count()).collect();
+    for r in &rows {
+        for (i, c) in r.iter().enumerate() {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<String>| -> String {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i + 1 == cells.len() {
+                s.push_str(c);
+            } else {
+                s.push_str(&format!("{c:<w$}  ", w = widths[i]));
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(HEADERS.iter().map(|h| h.to_string()).collect());
+    out.push_str(&line(widths.iter().map(|w| "-".repeat(*w)).collect()));
+    for r in rows {
+        out.push_str(&line(r));
+    }
+    out.push('\n');
+    out.push_str(&summary(m));
+    out.push('\n');
+    out
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// GitHub-flavoured Markdown table with a summary line.
+pub fn markdown(m: &Matrix) -> String {
+    let mut out = format!(
+        "| {} |\n|{}\n",
+        HEADERS.join(" | "),
+        "---|".repeat(HEADERS.len())
+    );
+    for r in &m.operations {
+        let mut c = cells(r);
+        c[0] = format!("`{}`", c[0]);
+        out.push_str(&format!(
+            "| {} |\n",
+            c.iter()
+                .map(|x| md_escape(x))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        ));
+    }
+    out.push('\n');
+    out.push_str(&summary(m));
+    out.push('\n');
+    out
+}
+
+/// `{"version": 1, "operations": [...]}`, pretty-printed.
+pub fn json(m: &Matrix) -> String {
+    let mut s = serde_json::to_string_pretty(m).expect("serialisable");
+    s.push('\n');
+    s
+}

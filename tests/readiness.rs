@@ -1,0 +1,111 @@
+//! The readiness matrix: the four answers and the verdict per operation.
+
+use retrylint::check::{run_full, CheckOptions};
+use retrylint::readiness::{matrix, render, Matrix};
+use std::path::PathBuf;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn matrix_of(paths: &[&str]) -> Matrix {
+    let (analyzed, diags) = run_full(&CheckOptions {
+        paths: paths.iter().map(|p| repo().join(p)).collect(),
+        cwd: Some(repo()),
+        root: Some(repo().join("fixtures")),
+        ..CheckOptions::default()
+    });
+    matrix(&analyzed, &diags)
+}
+
+#[test]
+fn case20_verdicts() {
+    let m = matrix_of(&[
+        "fixtures/cases/20-post-retry-no-idempotency.yaml",
+        "fixtures/cases/20-post-retry-no-idempotency.retry-policy.yaml",
+    ]);
+    let by = |method: &str, path: &str| {
+        m.operations
+            .iter()
+            .find(|r| r.method == method && r.path == path)
+            .unwrap_or_else(|| panic!("{method} {path}"))
+    };
+    let snapshots = by("POST", "/snapshots");
+    assert_eq!(snapshots.verdict, "not-ready");
+    assert!(snapshots.safety.is_empty());
+    assert!(snapshots.findings.contains(&"RL201".to_string()));
+    assert!(snapshots.missing.contains(&"Q2".to_string()));
+    let payments = by("POST", "/payments");
+    assert_eq!(payments.safety, vec!["idempotency-key"]);
+    assert_eq!(
+        payments
+            .idempotency_key
+            .as_ref()
+            .map(|k| (k.header.as_str(), k.required)),
+        Some(("Idempotency-Key", true))
+    );
+    assert_eq!(payments.on_unknown_result.as_deref(), Some("replay-key"));
+    assert_eq!(payments.attempts, Some(3));
+    assert_eq!(payments.deadline_ms, Some(10_000.0));
+    assert_eq!(payments.amplification, 3);
+    let profile = by("PUT", "/profile");
+    assert_eq!(profile.effect, "idempotent");
+    assert!(!profile.effect_declared);
+    assert_eq!(profile.safety, vec!["idempotent-method"]);
+}
+
+#[test]
+fn without_a_policy_every_operation_is_not_retried() {
+    let m = matrix_of(&["fixtures/cases/06-header-name-case.yaml"]);
+    assert!(!m.operations.is_empty());
+    assert!(m
+        .operations
+        .iter()
+        .all(|r| !r.retried && r.layers.is_empty()));
+    let payments = m.operations.iter().find(|r| r.path == "/payments").unwrap();
+    assert_eq!(payments.verdict, "not-retried");
+    // A warning finding (RL009) makes an operation not ready even when not retried.
+    let refunds = m.operations.iter().find(|r| r.path == "/refunds").unwrap();
+    assert_eq!(refunds.verdict, "not-ready");
+    assert_eq!(refunds.findings, vec!["RL009"]);
+    // The operation's `idempotency-key` replaces the path-level one: required.
+    assert_eq!(
+        payments.idempotency_key.as_ref().map(|k| k.required),
+        Some(true)
+    );
+}
+
+#[test]
+fn shop_matrix_snapshots() {
+    let m = matrix_of(&["fixtures/examples/shop"]);
+    let (ready, not_ready, not_retried) = m.verdict_counts();
+    assert_eq!(ready + not_ready + not_retried, m.operations.len());
+    assert!(not_ready >= 1);
+    insta::assert_snapshot!("shop_table", render::table(&m));
+    insta::assert_snapshot!("shop_markdown", render::markdown(&m));
+    let json: serde_json::Value = serde_json::from_str(&render::json(&m)).unwrap();
+    assert_eq!(json["version"], 1);
+    for field in [
+        "method",
+        "path",
+        "operation_id",
+        "effect",
+        "effect_declared",
+        "safety",
+        "idempotency_key",
+        "retried",
+        "retry_on",
+        "attempts",
+        "deadline_ms",
+        "on_unknown_result",
+        "layers",
+        "amplification",
+        "findings",
+        "verdict",
+    ] {
+        assert!(
+            json["operations"][0].get(field).is_some(),
+            "missing `{field}`"
+        );
+    }
+}

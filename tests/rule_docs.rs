@@ -1,0 +1,166 @@
+//! The registry and `rules/` agree, and every documented example is run: "Example"
+//! must produce its rule, "Use instead" must not.
+
+use retrylint::check::{run, CheckOptions};
+use retrylint::rules::docs::{doc_for, example_files, front_matter, section, RULE_DOCS};
+use retrylint::rules::REGISTRY;
+use std::path::PathBuf;
+
+#[test]
+fn registry_is_sorted_unique_and_kebab_case() {
+    let codes: Vec<&str> = REGISTRY.iter().map(|r| r.meta.code).collect();
+    let mut sorted = codes.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(codes, sorted, "codes must be unique and sorted");
+    for r in REGISTRY {
+        let name = r.meta.name;
+        assert!(
+            !name.is_empty()
+                && name.split('-').all(|w| !w.is_empty()
+                    && w.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())),
+            "{name} is not kebab-case"
+        );
+        assert!(
+            r.meta.code.len() == 5 && r.meta.code.starts_with("RL"),
+            "{}",
+            r.meta.code
+        );
+    }
+}
+
+#[test]
+fn every_rule_has_exactly_one_doc_and_every_doc_a_rule() {
+    for r in REGISTRY {
+        let expected = format!("{}-{}.md", r.meta.code, r.meta.name);
+        let matching: Vec<_> = RULE_DOCS
+            .iter()
+            .filter(|(n, _)| n.starts_with(r.meta.code))
+            .collect();
+        assert_eq!(
+            matching.len(),
+            1,
+            "{}: {:?}",
+            r.meta.code,
+            matching.iter().map(|m| m.0).collect::<Vec<_>>()
+        );
+        assert_eq!(matching[0].0, expected);
+    }
+    for (name, _) in RULE_DOCS {
+        assert!(
+            REGISTRY
+                .iter()
+                .any(|r| format!("{}-{}.md", r.meta.code, r.meta.name) == *name),
+            "rules/{name} documents no registered rule"
+        );
+    }
+}
+
+#[test]
+fn front_matter_matches_the_registry() {
+    for r in REGISTRY {
+        let doc = doc_for(r.meta.code).expect("doc exists");
+        let fm: std::collections::HashMap<_, _> = front_matter(doc).into_iter().collect();
+        assert_eq!(fm.get("code"), Some(&r.meta.code));
+        assert_eq!(fm.get("name"), Some(&r.meta.name));
+        assert_eq!(
+            fm.get("severity"),
+            Some(&r.meta.severity.as_str()),
+            "{}",
+            r.meta.code
+        );
+        let question = serde_json::to_value(r.meta.question).unwrap();
+        assert_eq!(
+            fm.get("question").copied(),
+            question.as_str(),
+            "{}",
+            r.meta.code
+        );
+        for s in [
+            "What it does",
+            "Why it matters",
+            "Example",
+            "Use instead",
+            "References",
+        ] {
+            assert!(
+                section(doc, s).is_some(),
+                "{}: missing `## {s}`",
+                r.meta.code
+            );
+        }
+    }
+}
+
+fn run_example(code: &str, label: &str, files: &[(String, String)]) -> Vec<String> {
+    let dir = std::env::temp_dir().join(format!(
+        "retrylint-doc-{}-{code}-{label}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (name, text) in files {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+    }
+    let outcome = run(&CheckOptions {
+        paths: vec![dir.clone()],
+        root: Some(dir.clone()),
+        cwd: Some(dir.clone()),
+        ..CheckOptions::default()
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    outcome
+        .diagnostics
+        .iter()
+        .map(|d| d.code.to_string())
+        .collect()
+}
+
+#[test]
+fn documented_examples_trigger_and_fixes_do_not() {
+    let mut failures = Vec::new();
+    for r in REGISTRY {
+        let code = r.meta.code;
+        let doc = doc_for(code).expect("doc exists");
+        let example = example_files(section(doc, "Example").unwrap_or(""));
+        let fixed = example_files(section(doc, "Use instead").unwrap_or(""));
+        if example.is_empty() || fixed.is_empty() {
+            failures.push(format!(
+                "{code}: Example and Use instead need `file=` blocks"
+            ));
+            continue;
+        }
+        let got = run_example(code, "example", &example);
+        if !got.iter().any(|c| c == code) {
+            failures.push(format!(
+                "{code}: Example does not produce {code} (got {got:?})"
+            ));
+        }
+        let got = run_example(code, "fixed", &fixed);
+        if got.iter().any(|c| c == code) {
+            failures.push(format!("{code}: Use instead still produces {code}"));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn readme_lists_every_rule() {
+    let readme =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    let start = readme
+        .find("<!-- rules:start -->")
+        .expect("README has the rules marker");
+    let end = readme
+        .find("<!-- rules:end -->")
+        .expect("README has the rules end marker");
+    let expected = retrylint::commands::rules_markdown_table();
+    assert_eq!(
+        readme[start + "<!-- rules:start -->".len()..end].trim(),
+        expected.trim(),
+        "README's rule list is stale: run `retrylint rules --markdown` and paste it between the markers"
+    );
+}

@@ -50,19 +50,14 @@ pub fn check_document(doc: &Document) -> Option<Diagnostic> {
     let root = tree.root()?;
     let budget = (tree.len() * 4).max(1_000_000);
     let value = to_json(tree, root, &mut Converter { budget, depth: 0 })?;
-    let err = match serde_path_to_error::deserialize::<_, openapiv3::OpenAPI>(value) {
+    let err = match serde_path_to_error::deserialize::<_, openapiv3::OpenAPI>(&value) {
         Ok(_) => return None,
         Err(e) => e,
     };
     let mut tokens: Vec<String> = Vec::new();
-    for seg in err.path().iter() {
-        match seg {
-            serde_path_to_error::Segment::Seq { index } => tokens.push(index.to_string()),
-            serde_path_to_error::Segment::Map { key } => tokens.push(key.clone()),
-            serde_path_to_error::Segment::Enum { .. } => {}
-            serde_path_to_error::Segment::Unknown => break,
-        }
-    }
+    push_path(&mut tokens, err.path());
+    let mut message = err.inner().to_string();
+    refine(&value, &mut tokens, &mut message);
     let (node, depth) = (0..=tokens.len())
         .rev()
         .find_map(|n| tree.lookup(&tokens[..n]).map(|node| (node, n)))?;
@@ -81,13 +76,58 @@ pub fn check_document(doc: &Document) -> Option<Diagnostic> {
             &META,
             format!(
                 "The OpenAPI 3.0 model rejects this document {place}: {}.",
-                err.inner().to_string().trim_end_matches('.')
+                message.trim_end_matches('.')
             ),
             at.location(),
             "rejected by the OpenAPI 3.0 model",
         )
         .with_help("Fix the structure so that code generators and validators read the document as retrylint does."),
     )
+}
+
+fn push_path(tokens: &mut Vec<String>, path: &serde_path_to_error::Path) {
+    for seg in path.iter() {
+        match seg {
+            serde_path_to_error::Segment::Seq { index } => tokens.push(index.to_string()),
+            serde_path_to_error::Segment::Map { key } => tokens.push(key.clone()),
+            serde_path_to_error::Segment::Enum { .. } => {}
+            serde_path_to_error::Segment::Unknown => break,
+        }
+    }
+}
+
+/// `openapiv3` reads `paths` and the status entries of `responses` through flattened
+/// maps, where the error path stops. Re-reads each entry of such a map with its own
+/// type to find the entry (and the place inside it) that fails.
+fn refine(value: &Value, tokens: &mut Vec<String>, message: &mut String) {
+    for _ in 0..8 {
+        let pointer: String = tokens.iter().map(|t| format!("/{}", escape(t))).collect();
+        let Some(Value::Object(map)) = value.pointer(&pointer) else {
+            return;
+        };
+        let is_paths = tokens.len() == 1 && tokens[0] == "paths";
+        let is_responses = tokens.last().is_some_and(|t| t == "responses");
+        if !is_paths && !is_responses {
+            return;
+        }
+        let failing = map
+            .iter()
+            .filter(|(k, v)| !k.starts_with("x-") && v.get("$ref").is_none())
+            .find_map(|(k, v)| {
+                let err = if is_paths {
+                    serde_path_to_error::deserialize::<_, openapiv3::PathItem>(v).err()
+                } else {
+                    serde_path_to_error::deserialize::<_, openapiv3::Response>(v).err()
+                }?;
+                Some((k.clone(), err))
+            });
+        let Some((key, err)) = failing else {
+            return;
+        };
+        tokens.push(key);
+        push_path(tokens, err.path());
+        *message = err.inner().to_string();
+    }
 }
 
 struct Converter {

@@ -35,6 +35,35 @@ fn found(outcome: &CheckOutcome, codes: &[&str]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// RL5xx spec rules checked on the cases: `(code, "line:col", operation)`.
+const SPEC: &[&str] = &["RL502", "RL503", "RL504", "RL505"];
+
+fn spec_found(outcome: &CheckOutcome) -> Vec<(String, String, String)> {
+    outcome
+        .diagnostics
+        .iter()
+        .filter(|d| SPEC.contains(&d.code))
+        .map(|d| {
+            let lc = d
+                .primary
+                .location
+                .file
+                .line_col(d.primary.location.span.start);
+            (
+                d.code.to_string(),
+                format!("{}:{}", lc.line, lc.column),
+                d.operation.clone().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+fn triples(list: &[(&str, &str, &str)]) -> Vec<(String, String, String)> {
+    list.iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect()
+}
+
 fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
     list.iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
@@ -51,12 +80,17 @@ fn case01_numeric_status_keys() {
     let o = check(&["01-numeric-status-keys.yaml"]);
     assert_eq!(found(&o, ISSUE2), vec![]);
     assert!(!o.could_not_lint);
+    assert_eq!(spec_found(&o), triples(&[("RL504", "9:5", "POST /orders")]));
 }
 
 #[test]
 fn case02_anchors_merge_keys() {
     let o = check(&["02-anchors-merge-keys.yaml"]);
     assert_eq!(found(&o, ISSUE2), pairs(&[("RL501", "44:9")]));
+    assert_eq!(
+        spec_found(&o),
+        triples(&[("RL504", "29:5", "POST /a"), ("RL504", "37:5", "POST /b")])
+    );
 }
 
 #[test]
@@ -87,12 +121,26 @@ fn case06_header_name_case() {
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0].0, "RL009");
     assert!(f[0].1 == "39:11" || f[0].1 == "35:11", "{f:?}");
+    assert_eq!(
+        spec_found(&o),
+        triples(&[
+            ("RL504", "16:5", "POST /payments"),
+            ("RL504", "33:5", "POST /refunds")
+        ])
+    );
 }
 
 #[test]
 fn case08_default_response() {
     let o = check(&["08-default-response.yaml"]);
     assert_eq!(found(&o, ISSUE2), vec![]);
+    assert_eq!(
+        spec_found(&o),
+        triples(&[
+            ("RL504", "10:5", "POST /exports"),
+            ("RL505", "18:9", "POST /exports")
+        ])
+    );
 }
 
 #[test]
@@ -114,6 +162,7 @@ fn case10_duplicate_keys() {
 fn case11_bom_crlf() {
     let o = check(&["11-bom-crlf.yaml"]);
     assert_eq!(found(&o, ISSUE2), pairs(&[("RL501", "17:9")]));
+    assert_eq!(spec_found(&o), triples(&[("RL504", "7:5", "POST /orders")]));
 }
 
 #[test]
@@ -121,6 +170,10 @@ fn case13_json_surrogate_escapes() {
     let o = check(&["13-json-surrogate-escapes.json"]);
     assert_eq!(found(&o, ISSUE2), vec![]);
     assert_eq!(o.documents, 1);
+    assert_eq!(
+        spec_found(&o),
+        triples(&[("RL504", "10:7", "POST /messages")])
+    );
 }
 
 #[test]
@@ -157,4 +210,27 @@ fn case20_post_retry_without_idempotency() {
         .labels
         .iter()
         .any(|l| l.location.file.display == "20-post-retry-no-idempotency.yaml"));
+}
+
+#[test]
+fn case19_retry_after_values() {
+    let o = check(&["19-retry-after-values.yaml"]);
+    let f = spec_found(&o);
+    let rl503: Vec<&str> = f
+        .iter()
+        .filter(|(c, _, _)| c == "RL503")
+        .map(|(_, at, _)| at.as_str())
+        .collect();
+    // `-5`, `1m0s`, `1.5` of the 429 header; the 503's `format: date-time` schema
+    // (its `Retry-After` key 46:13 or its schema 47:15) and its RFC 3339 example.
+    assert_eq!(rl503.len(), 5, "{f:?}");
+    for at in ["36:19", "38:19", "42:19", "50:15"] {
+        assert!(rl503.contains(&at), "{at} missing: {f:?}");
+    }
+    assert!(
+        rl503.contains(&"46:13") || rl503.contains(&"47:15"),
+        "{f:?}"
+    );
+    assert!(f.iter().all(|(_, _, op)| op == "GET /search"), "{f:?}");
+    assert_eq!(found(&o, ISSUE2), vec![]);
 }

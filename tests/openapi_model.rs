@@ -19,6 +19,9 @@ fn manifest() -> PathBuf {
         .expect("manifest dir")
 }
 
+/// Spec rules checked elsewhere (see [`lint`]).
+const LATER_SPEC_RULES: &[&str] = &["RL008", "RL502", "RL503", "RL504", "RL505"];
+
 /// Runs the model, the whole-file checks and the spec rules over one loaded root.
 fn lint(ws: &Workspace, root_dir: &Path, loaded: &Arc<Loaded>) -> (Vec<Document>, Vec<Diagnostic>) {
     let resolver = Resolver::new(ws, root_dir);
@@ -32,6 +35,10 @@ fn lint(ws: &Workspace, root_dir: &Path, loaded: &Arc<Loaded>) -> (Vec<Document>
         thresholds: &thresholds,
     };
     diags.extend(run_checks(&ctx));
+    // These tests pin the model, the input rules and RL501. The later spec rules
+    // (RL008, RL502-RL505) have their own expectations in `tests/cases.rs` and
+    // `fixtures/rules/`; keep them out of the exact position lists here.
+    diags.retain(|d| !LATER_SPEC_RULES.contains(&d.code));
     dedup_findings(&mut diags);
     (docs, diags)
 }

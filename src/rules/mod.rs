@@ -4,7 +4,8 @@
 use crate::diagnostic::Severity;
 
 pub mod docs;
-
+pub mod response_groups;
+pub mod retry_after_header;
 pub mod rl001_invalid_syntax;
 pub mod rl002_duplicate_key;
 pub mod rl003_unresolved_ref;
@@ -12,6 +13,7 @@ pub mod rl004_ref_cycle;
 pub mod rl005_invalid_policy;
 pub mod rl006_unknown_operation;
 pub mod rl007_unsupported_document;
+pub mod rl008_invalid_openapi_structure;
 pub mod rl009_duplicate_parameter;
 pub mod rl011_ref_siblings_ignored;
 pub mod rl012_invalid_status_key;
@@ -19,6 +21,10 @@ pub mod rl201_unprotected_retry;
 pub mod rl202_idempotency_key_not_in_spec;
 pub mod rl301_missing_deadline;
 pub mod rl501_rate_limit_without_retry_after;
+pub mod rl502_unavailable_without_retry_after;
+pub mod rl503_invalid_retry_after_schema;
+pub mod rl504_idempotency_key_errors_undocumented;
+pub mod rl505_accepted_without_status_location;
 
 /// Which readiness question a rule serves (domain brief, "Readiness: the four
 /// questions"), or `Input` for rules about reading the files.
@@ -144,6 +150,10 @@ pub static REGISTRY: &[Rule] = &[
         check: None,
     },
     Rule {
+        meta: &rl008_invalid_openapi_structure::META,
+        check: Some(rl008_invalid_openapi_structure::check),
+    },
+    Rule {
         meta: &rl009_duplicate_parameter::META,
         check: None,
     },
@@ -170,6 +180,22 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         meta: &rl501_rate_limit_without_retry_after::META,
         check: Some(rl501_rate_limit_without_retry_after::check),
+    },
+    Rule {
+        meta: &rl502_unavailable_without_retry_after::META,
+        check: Some(rl502_unavailable_without_retry_after::check),
+    },
+    Rule {
+        meta: &rl503_invalid_retry_after_schema::META,
+        check: Some(rl503_invalid_retry_after_schema::check),
+    },
+    Rule {
+        meta: &rl504_idempotency_key_errors_undocumented::META,
+        check: Some(rl504_idempotency_key_errors_undocumented::check),
+    },
+    Rule {
+        meta: &rl505_accepted_without_status_location::META,
+        check: Some(rl505_accepted_without_status_location::check),
     },
 ];
 

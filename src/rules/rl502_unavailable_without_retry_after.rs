@@ -1,0 +1,26 @@
+//! RL502 unavailable-without-retry-after: a documented 503 response (explicit, or
+//! through `5XX` when there is no explicit 503) declares no `Retry-After` header.
+//! One finding per response definition, like RL501.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::retry_after_header::missing_retry_after;
+use crate::rules::{Context, Question, RuleMeta};
+
+/// Rule metadata.
+pub const META: RuleMeta = RuleMeta {
+    code: "RL502",
+    name: "unavailable-without-retry-after",
+    severity: Severity::Info,
+    question: Question::ServerContract,
+    summary: "a documented 503 response declares no `Retry-After` header",
+};
+
+/// Checks every operation of every document.
+pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    missing_retry_after(
+        ctx,
+        &META,
+        503,
+        "Declare a `Retry-After` header (delay-seconds or HTTP-date) on the 503 response so clients know when the service expects to be back.",
+    )
+}

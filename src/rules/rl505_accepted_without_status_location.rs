@@ -1,0 +1,50 @@
+//! RL505 accepted-without-status-location: a 202 response declares no `Location`
+//! or `Operation-Location` header and no link, so the client cannot learn the
+//! outcome. One finding per response definition (a shared component gives one
+//! finding with a label per operation).
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::openapi::model::{Response, StatusKey};
+use crate::rules::response_groups::{group_responses, whose, with_users};
+use crate::rules::{Context, Question, RuleMeta};
+
+/// Rule metadata.
+pub const META: RuleMeta = RuleMeta {
+    code: "RL505",
+    name: "accepted-without-status-location",
+    severity: Severity::Info,
+    question: Question::ServerContract,
+    summary: "a 202 response declares no `Location` or `Operation-Location` header and no link",
+};
+
+fn points_somewhere(resp: &Response) -> bool {
+    resp.has_links
+        || resp.header("Location").is_some()
+        || resp.header("Operation-Location").is_some()
+}
+
+/// Checks every explicit 202 response of every operation.
+pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    group_responses(ctx, |op| {
+        op.responses
+            .iter()
+            .rev()
+            .find(|r| r.status == StatusKey::Code(202))
+            .filter(|r| !points_somewhere(r))
+    })
+    .into_iter()
+    .map(|g| {
+        let d = Diagnostic::new(
+            &META,
+            format!(
+                "The 202 response {} declares no `Location` or `Operation-Location` header and no link.",
+                whose(&g.ops)
+            ),
+            g.at.location(),
+            "202 without a status location",
+        )
+        .with_help("Declare a `Location` header (or `Operation-Location`, or a link) that points to a status resource for the accepted work.");
+        with_users(d, &g.at, &g.ops)
+    })
+    .collect()
+}

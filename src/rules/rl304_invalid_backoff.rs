@@ -71,8 +71,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             }
         }
         let m = &b.multiplier;
-        // `!(m >= 1)` also catches NaN.
-        if !(m.value >= 1.0) && m.source != Source::BuiltIn {
+        if (m.value < 1.0 || m.value.is_nan()) && m.source != Source::BuiltIn {
             if let Some(at) = &m.at {
                 out.push(Hit::new(
                     &META,

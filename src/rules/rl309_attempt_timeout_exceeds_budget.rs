@@ -46,7 +46,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                     at,
                     "longer than the deadline",
                     format!(
-                        "`attempt_timeout` ({}) is longer than the `deadline` ({}) of {{ops}}{layer}: no attempt can use it",
+                        "`attempt_timeout` ({}) is longer than the `deadline` ({}) of {{ops}}{layer}: the deadline always ends an attempt first",
                         format_millis(timeout),
                         format_millis(d)
                     ),

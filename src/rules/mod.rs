@@ -20,11 +20,23 @@ pub mod rl012_invalid_status_key;
 pub mod rl201_unprotected_retry;
 pub mod rl202_idempotency_key_not_in_spec;
 pub mod rl301_missing_deadline;
+pub mod rl302_invalid_attempts;
+pub mod rl303_excessive_attempts;
+pub mod rl304_invalid_backoff;
+pub mod rl305_missing_jitter;
+pub mod rl306_retry_after_not_honored;
+pub mod rl307_unbounded_retry_after;
+pub mod rl308_retry_on_client_error;
+pub mod rl309_attempt_timeout_exceeds_budget;
+pub mod rl310_deadline_precludes_retry;
+pub mod rl311_retry_amplification;
 pub mod rl501_rate_limit_without_retry_after;
 pub mod rl502_unavailable_without_retry_after;
 pub mod rl503_invalid_retry_after_schema;
 pub mod rl504_idempotency_key_errors_undocumented;
 pub mod rl505_accepted_without_status_location;
+
+pub mod policy_findings;
 
 /// Which readiness question a rule serves (domain brief, "Readiness: the four
 /// questions"), or `Input` for rules about reading the files.
@@ -176,6 +188,46 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         meta: &rl301_missing_deadline::META,
         check: Some(rl301_missing_deadline::check),
+    },
+    Rule {
+        meta: &rl302_invalid_attempts::META,
+        check: Some(rl302_invalid_attempts::check),
+    },
+    Rule {
+        meta: &rl303_excessive_attempts::META,
+        check: Some(rl303_excessive_attempts::check),
+    },
+    Rule {
+        meta: &rl304_invalid_backoff::META,
+        check: Some(rl304_invalid_backoff::check),
+    },
+    Rule {
+        meta: &rl305_missing_jitter::META,
+        check: Some(rl305_missing_jitter::check),
+    },
+    Rule {
+        meta: &rl306_retry_after_not_honored::META,
+        check: Some(rl306_retry_after_not_honored::check),
+    },
+    Rule {
+        meta: &rl307_unbounded_retry_after::META,
+        check: Some(rl307_unbounded_retry_after::check),
+    },
+    Rule {
+        meta: &rl308_retry_on_client_error::META,
+        check: Some(rl308_retry_on_client_error::check),
+    },
+    Rule {
+        meta: &rl309_attempt_timeout_exceeds_budget::META,
+        check: Some(rl309_attempt_timeout_exceeds_budget::check),
+    },
+    Rule {
+        meta: &rl310_deadline_precludes_retry::META,
+        check: Some(rl310_deadline_precludes_retry::check),
+    },
+    Rule {
+        meta: &rl311_retry_amplification::META,
+        check: Some(rl311_retry_amplification::check),
     },
     Rule {
         meta: &rl501_rate_limit_without_retry_after::META,

@@ -1,0 +1,66 @@
+//! RL302 invalid-attempts: an `attempts` value below 1, or a retried operation with
+//! no `attempts` at all (no attempt budget).
+//!
+//! `attempts` counts every attempt including the first, so `attempts: 0` is
+//! meaningless whether or not the operation is retried: it is a range error of the
+//! format (policy-format.md, "Units and strictness") and is reported wherever it is
+//! the effective value. A missing `attempts` only matters on a retried operation; the
+//! finding then points at the node that turns retrying on (as RL301 does).
+
+use super::policy_findings::{by_layer, layers, Collector, Hit};
+use super::{Context, Question, RuleMeta};
+use crate::diagnostic::{Diagnostic, Severity};
+
+/// RL302.
+pub const META: RuleMeta = RuleMeta {
+    code: "RL302",
+    name: "invalid-attempts",
+    severity: Severity::Error,
+    question: Question::Budget,
+    summary: "`attempts` is below 1, or a retried operation has no attempt budget",
+};
+
+/// Checks every operation in every layer.
+pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    let mut out = Collector::new();
+    for (_, op, eff) in layers(ctx) {
+        match &eff.attempts {
+            Some(a) if a.value < 1 => {
+                let Some(at) = &a.at else { continue };
+                out.push(Hit::new(
+                    &META,
+                    at,
+                    "below 1",
+                    format!(
+                        "`attempts: {}` is below 1 for {{ops}}{}: it counts every attempt including the first",
+                        a.value,
+                        by_layer(eff.layer)
+                    ),
+                    "set `attempts` to the total number of attempts including the first (`1` means no retry), e.g. `attempts: 3`",
+                    op,
+                ));
+            }
+            None if eff.is_retried() => {
+                let Some(at) = eff.retry_origin() else {
+                    continue;
+                };
+                out.push(
+                    Hit::new(
+                        &META,
+                        at,
+                        "retry turned on here",
+                        format!(
+                            "{{ops}} {{is}} retried{} without `attempts`: nothing bounds the number of attempts",
+                            by_layer(eff.layer)
+                        ),
+                        "set `attempts` (total attempts including the first), e.g. `attempts: 3`",
+                        op,
+                    )
+                    .op_label("retried operation"),
+                );
+            }
+            _ => {}
+        }
+    }
+    out.finish(&META)
+}

@@ -1,0 +1,66 @@
+//! RL305 missing-jitter: a retried operation's backoff has no jitter (`jitter: none`,
+//! or no `jitter` at all), so clients that failed together retry together.
+//!
+//! Only retried operations are reported (`retry: false` never is). The finding points
+//! at `jitter: none` when it is written, else at the `backoff` mapping that lacks
+//! `jitter`, else (no `backoff` at all) at the node that turns retrying on.
+
+use super::policy_findings::{by_layer, retried_layers, Collector, Hit};
+use super::{Context, Question, RuleMeta};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::policy::model::Jitter;
+
+/// RL305.
+pub const META: RuleMeta = RuleMeta {
+    code: "RL305",
+    name: "missing-jitter",
+    severity: Severity::Warning,
+    question: Question::Budget,
+    summary: "a retried operation's backoff has no jitter",
+};
+
+const HELP: &str =
+    "set `backoff.jitter: full` (or `equal`, `decorrelated`) so clients spread their retries";
+
+/// Checks every retried operation in every layer.
+pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    let mut out = Collector::new();
+    for (_, op, eff) in retried_layers(ctx) {
+        let layer = by_layer(eff.layer);
+        let hit = match &eff.backoff.jitter {
+            Some(j) if j.value != Jitter::None => continue,
+            Some(j) => {
+                let Some(at) = &j.at else { continue };
+                Hit::new(
+                    &META,
+                    at,
+                    "no jitter",
+                    format!(
+                        "{{ops}} {{is}} retried{layer} with `jitter: none`: clients that failed together retry together"
+                    ),
+                    HELP,
+                    op,
+                )
+            }
+            None => {
+                let (at, label) = match (&eff.backoff.at, eff.retry_origin()) {
+                    (Some(at), _) => (at, "backoff without `jitter`"),
+                    (None, Some(at)) => (at, "retry turned on here"),
+                    (None, None) => continue,
+                };
+                Hit::new(
+                    &META,
+                    at,
+                    label,
+                    format!(
+                        "{{ops}} {{is}} retried{layer} without backoff `jitter`: clients that failed together retry together"
+                    ),
+                    HELP,
+                    op,
+                )
+            }
+        };
+        out.push(hit.op_label("retried operation"));
+    }
+    out.finish(&META)
+}

@@ -1,0 +1,109 @@
+//! RL307 unbounded-retry-after: a retried operation honours `Retry-After`
+//! (`retry_after.honor: true`) but leaves the wait open-ended or its failure mode
+//! unstated: no `retry_after.max`, a `max` longer than the `deadline`, or no
+//! `retry_after.on_invalid`.
+//!
+//! Only operations whose `retry_on` holds an HTTP status or class are considered: a
+//! `Retry-After` header arrives on a response, so a policy that retries transport
+//! signals only never waits for one. Missing keys are one finding at the `honor: true`
+//! node (that turns the unbounded wait on); a `max` beyond the deadline is its own
+//! finding at `max`, with a label at the `deadline`.
+
+use super::policy_findings::{by_layer, retried_layers, Collector, Hit};
+use super::{Context, Question, RuleMeta};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::policy::duration::format_millis;
+use crate::policy::model::Signal;
+
+/// RL307.
+pub const META: RuleMeta = RuleMeta {
+    code: "RL307",
+    name: "unbounded-retry-after",
+    severity: Severity::Warning,
+    question: Question::Budget,
+    summary:
+        "`Retry-After` is honoured without a `max` within the deadline, or without `on_invalid`",
+};
+
+/// Checks every retried operation in every layer.
+pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    let mut out = Collector::new();
+    for (_, op, eff) in retried_layers(ctx) {
+        let ra = &eff.retry_after;
+        let Some(honor) = ra.honor.as_ref().filter(|h| h.value) else {
+            continue;
+        };
+        let retries_responses = eff.retry_on.as_ref().is_some_and(|r| {
+            r.value
+                .iter()
+                .any(|s| matches!(s.value, Signal::Status(_) | Signal::Class(_)))
+        });
+        if !retries_responses {
+            continue;
+        }
+        let layer = by_layer(eff.layer);
+        let mut missing = Vec::new();
+        if ra.max.is_none() {
+            missing.push("`retry_after.max`");
+        }
+        if ra.on_invalid.is_none() {
+            missing.push("`retry_after.on_invalid`");
+        }
+        if let (false, Some(at)) = (missing.is_empty(), &honor.at) {
+            let (why, help) = match (ra.max.is_none(), ra.on_invalid.is_none()) {
+                (true, true) => (
+                    "a huge or malformed value is waited for or handled by chance",
+                    "add `max` (at most the `deadline`) and `on_invalid: backoff` or `stop` to `retry_after`",
+                ),
+                (true, false) => (
+                    "a huge value is waited for however long it is",
+                    "add `retry_after.max` (at most the `deadline`): a larger value then means giving up",
+                ),
+                _ => (
+                    "what a malformed value does is left to chance",
+                    "add `retry_after.on_invalid: backoff` (ignore the header) or `stop`",
+                ),
+            };
+            out.push(
+                Hit::new(
+                    &META,
+                    at,
+                    "`Retry-After` honoured here",
+                    format!(
+                        "{{ops}} {{is}} retried{layer} honouring `Retry-After` without {}: {why}",
+                        missing.join(" or ")
+                    ),
+                    help,
+                    op,
+                )
+                .op_label("retried operation"),
+            );
+        }
+        if let (Some(max), Some(deadline)) = (&ra.max, &eff.deadline) {
+            if max.value > deadline.value {
+                if let Some(at) = &max.at {
+                    out.push(
+                        Hit::new(
+                            &META,
+                            at,
+                            "longer than the deadline",
+                            format!(
+                                "`retry_after.max` ({}) exceeds the `deadline` ({}) of {{ops}}{layer}: a wait that long can never end in a retry",
+                                format_millis(max.value),
+                                format_millis(deadline.value)
+                            ),
+                            format!(
+                                "lower `retry_after.max` to at most the `deadline` ({})",
+                                format_millis(deadline.value)
+                            ),
+                            op,
+                        )
+                        .label_at(deadline.at.as_ref(), "deadline")
+                        .op_label("retried operation"),
+                    );
+                }
+            }
+        }
+    }
+    out.finish(&META)
+}

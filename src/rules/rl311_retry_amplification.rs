@@ -1,0 +1,98 @@
+//! RL311 retry-amplification: one operation is retried by two or more layers (client,
+//! gateway, mesh) and the product of their `attempts` exceeds the configured threshold
+//! (`Thresholds::max_amplification`, default 3). The message gives the product and
+//! the layers, outermost first.
+//!
+//! A retried layer without `attempts` (RL302) counts as 2, the least a retried layer
+//! makes, and the product is then stated as "at least". The finding points at the
+//! outermost retried layer's `attempts` (its `retry: true` node when `attempts` is
+//! absent), with a label at every other layer's and one on the operation.
+
+use super::policy_findings::{Collector, Hit};
+use super::{Context, Question, RuleMeta};
+use crate::analysis::EffectivePolicy;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::source::refs::At;
+
+/// RL311.
+pub const META: RuleMeta = RuleMeta {
+    code: "RL311",
+    name: "retry-amplification",
+    severity: Severity::Warning,
+    question: Question::Budget,
+    summary: "several layers retry one operation and their attempts multiply beyond the limit",
+};
+
+/// The node that sets a layer's attempt count, and the count (absent: 2, inexact).
+fn attempts_of(eff: &EffectivePolicy) -> (Option<&At>, u64, bool) {
+    match &eff.attempts {
+        Some(a) => (
+            a.at.as_ref(),
+            u64::try_from(a.value).unwrap_or(0).max(1),
+            true,
+        ),
+        None => (eff.retry_origin(), 2, false),
+    }
+}
+
+/// Checks every operation retried by two or more layers.
+pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    let max = ctx.thresholds.max_amplification;
+    let mut out = Collector::new();
+    for jo in &ctx.analysis.operations {
+        let retried: Vec<&EffectivePolicy> = jo.layers.iter().filter(|l| l.is_retried()).collect();
+        if retried.len() < 2 {
+            continue;
+        }
+        let counts: Vec<(Option<&At>, u64, bool)> =
+            retried.iter().map(|l| attempts_of(l)).collect();
+        let product = counts
+            .iter()
+            .fold(1u64, |p, (_, n, _)| p.saturating_mul(*n));
+        if product <= max {
+            continue;
+        }
+        let exact = counts.iter().all(|(_, _, e)| *e);
+        let Some(primary) = counts[0].0 else { continue };
+        let op = jo.resolve(ctx.documents);
+        let chain = retried
+            .iter()
+            .zip(&counts)
+            .map(|(l, (_, n, e))| {
+                if *e {
+                    format!("{} {n}", l.layer.as_str())
+                } else {
+                    format!("{} at least {n}", l.layer.as_str())
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" x ");
+        let total = if exact {
+            format!("{product} attempts")
+        } else {
+            format!("at least {product} attempts")
+        };
+        let mut hit = Hit::new(
+            &META,
+            primary,
+            format!("{} attempts", retried[0].layer.as_str()),
+            format!(
+                "{{ops}} {{is}} retried by {} layers ({chain} = {total}), above the limit of {max}",
+                retried.len()
+            ),
+            "retry in one layer (usually the client, which knows the deadline) and set `retry: false` or `attempts: 1` in the others",
+            op,
+        )
+        .op_label(format!("retried by {} layers", retried.len()));
+        for (l, (at, n, e)) in retried.iter().zip(&counts).skip(1) {
+            let text = if *e {
+                format!("{} attempts: {n}", l.layer.as_str())
+            } else {
+                format!("{} retries without `attempts`", l.layer.as_str())
+            };
+            hit = hit.label_at(*at, text);
+        }
+        out.push(hit);
+    }
+    out.finish(&META)
+}

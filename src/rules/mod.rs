@@ -3,6 +3,8 @@
 
 use crate::diagnostic::Severity;
 
+mod grouping;
+
 pub mod rl001_invalid_syntax;
 pub mod rl002_duplicate_key;
 pub mod rl003_unresolved_ref;
@@ -13,9 +15,18 @@ pub mod rl007_unsupported_document;
 pub mod rl009_duplicate_parameter;
 pub mod rl011_ref_siblings_ignored;
 pub mod rl012_invalid_status_key;
+pub mod rl101_undeclared_effect;
+pub mod rl102_unsafe_method_with_side_effects;
 pub mod rl201_unprotected_retry;
 pub mod rl202_idempotency_key_not_in_spec;
+pub mod rl203_idempotency_key_contract_incomplete;
+pub mod rl204_idempotency_key_retention_too_short;
+pub mod rl205_invalid_status_endpoint;
+pub mod rl206_request_id_as_idempotency_key;
 pub mod rl301_missing_deadline;
+pub mod rl401_unknown_result_unhandled;
+pub mod rl402_blind_resend;
+pub mod rl403_unknown_result_strategy_unsupported;
 pub mod rl501_rate_limit_without_retry_after;
 
 /// Which readiness question a rule serves (domain brief, "Readiness: the four
@@ -154,6 +165,14 @@ pub static REGISTRY: &[Rule] = &[
         check: None,
     },
     Rule {
+        meta: &rl101_undeclared_effect::META,
+        check: Some(rl101_undeclared_effect::check),
+    },
+    Rule {
+        meta: &rl102_unsafe_method_with_side_effects::META,
+        check: Some(rl102_unsafe_method_with_side_effects::check),
+    },
+    Rule {
         meta: &rl201_unprotected_retry::META,
         check: Some(rl201_unprotected_retry::check),
     },
@@ -162,8 +181,36 @@ pub static REGISTRY: &[Rule] = &[
         check: Some(rl202_idempotency_key_not_in_spec::check),
     },
     Rule {
+        meta: &rl203_idempotency_key_contract_incomplete::META,
+        check: Some(rl203_idempotency_key_contract_incomplete::check),
+    },
+    Rule {
+        meta: &rl204_idempotency_key_retention_too_short::META,
+        check: Some(rl204_idempotency_key_retention_too_short::check),
+    },
+    Rule {
+        meta: &rl205_invalid_status_endpoint::META,
+        check: Some(rl205_invalid_status_endpoint::check),
+    },
+    Rule {
+        meta: &rl206_request_id_as_idempotency_key::META,
+        check: Some(rl206_request_id_as_idempotency_key::check),
+    },
+    Rule {
         meta: &rl301_missing_deadline::META,
         check: Some(rl301_missing_deadline::check),
+    },
+    Rule {
+        meta: &rl401_unknown_result_unhandled::META,
+        check: Some(rl401_unknown_result_unhandled::check),
+    },
+    Rule {
+        meta: &rl402_blind_resend::META,
+        check: Some(rl402_blind_resend::check),
+    },
+    Rule {
+        meta: &rl403_unknown_result_strategy_unsupported::META,
+        check: Some(rl403_unknown_result_strategy_unsupported::check),
     },
     Rule {
         meta: &rl501_rate_limit_without_retry_after::META,

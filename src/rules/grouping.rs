@@ -83,10 +83,17 @@ impl<'a, T> ByNode<'a, T> {
 pub(crate) fn operation_list(ops: &[&Operation]) -> String {
     let names: Vec<String> = ops.iter().map(|o| format!("`{}`", o.display())).collect();
     match names.len() {
-        0 => String::new(),
-        1 => names[0].clone(),
-        n if n <= 3 => format!("{} and {}", names[..n - 1].join(", "), names[n - 1]),
+        n if n <= 3 => join_and(&names),
         n => format!("{} and {} more", names[..3].join(", "), n - 3),
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+pub(crate) fn join_and(items: &[String]) -> String {
+    match items.len() {
+        0 => String::new(),
+        1 => items[0].clone(),
+        n => format!("{} and {}", items[..n - 1].join(", "), items[n - 1]),
     }
 }
 

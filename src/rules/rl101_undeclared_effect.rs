@@ -44,11 +44,8 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         .map(|g| {
             let ops = g.operations();
             let layer = layer_phrase(*g.first());
-            let (subject, verb) = if ops.len() == 1 {
-                (operation_list(&ops), "is")
-            } else {
-                (operation_list(&ops), "are")
-            };
+            let subject = operation_list(&ops);
+            let verb = if ops.len() == 1 { "is" } else { "are" };
             let d = Diagnostic::new(
                 &META,
                 format!(

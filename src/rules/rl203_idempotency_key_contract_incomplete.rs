@@ -8,7 +8,7 @@
 //! `ignore` is its own finding at the value that states it. Operations sharing a node
 //! (a `defaults` key) share the finding, with a label each.
 
-use super::grouping::{label_operations, layer_phrase, operation_list, ByNode};
+use super::grouping::{join_and, label_operations, layer_phrase, operation_list, ByNode};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::policy::model::{Concurrent, Layer, PayloadMismatch};
@@ -81,11 +81,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                 }
             }
         }
-        let list = items
-            .iter()
-            .map(|i| format!("`{i}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let list = join_and(&items.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>());
         let d = Diagnostic::new(
             &META,
             format!(

@@ -6,7 +6,7 @@
 //! both come from the same level) and labels the other.
 
 use super::grouping::{
-    label_operations, layer_phrase, operation_list, with_label_once, written, ByNode,
+    join_and, label_operations, layer_phrase, operation_list, with_label_once, written, ByNode,
 };
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
@@ -92,7 +92,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                         operation_list(&ops),
                         layer_phrase(first.layer),
                         first.retention,
-                        deadlines.join(", ")
+                        join_and(&deadlines)
                     ),
                     g.at.location(),
                     "retention shorter than the deadline",
@@ -115,7 +115,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                         first.deadline,
                         operation_list(&ops),
                         layer_phrase(first.layer),
-                        retentions.join(", ")
+                        join_and(&retentions)
                     ),
                     g.at.location(),
                     "deadline longer than the key retention",

@@ -15,7 +15,9 @@
 //! One finding per `status_endpoint` node, listing every reason, with labels on the
 //! status operation and on each polled operation.
 
-use super::grouping::{label_operations, layer_phrase, operation_list, with_label_once, ByNode};
+use super::grouping::{
+    join_and, label_operations, layer_phrase, operation_list, with_label_once, ByNode,
+};
 use super::{Context, Question, RuleMeta};
 use crate::analysis::{EffectivePolicy, Source};
 use crate::diagnostic::{Diagnostic, Severity};
@@ -149,15 +151,29 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         .map(|g| {
             let ops = g.operations();
             let first = g.first();
-            let status = first.status;
-            let mut reasons: Vec<String> = Vec::new();
-            if first.unsafe_method {
-                reasons.push(format!(
-                    "its method `{}` is not safe",
-                    status.method.to_ascii_uppercase()
-                ));
+            // One `status_endpoint` node normally names one operation; a `defaults`
+            // selector may resolve per document, so gather every status operation.
+            let mut statuses: Vec<&Operation> = Vec::new();
+            for (_, h) in &g.hits {
+                if !statuses.iter().any(|s| s.key.same_node(&h.status.key)) {
+                    statuses.push(h.status);
+                }
             }
-            if let Some((effect, _)) = &first.declared {
+            let unsafe_method = g.hits.iter().any(|(_, h)| h.unsafe_method);
+            let declared = g.hits.iter().find_map(|(_, h)| h.declared.clone());
+            let mut reasons: Vec<String> = Vec::new();
+            if unsafe_method {
+                let mut methods: Vec<String> = g
+                    .hits
+                    .iter()
+                    .filter(|(_, h)| h.unsafe_method)
+                    .map(|(_, h)| format!("`{}`", h.status.method.to_ascii_uppercase()))
+                    .collect();
+                methods.sort();
+                methods.dedup();
+                reasons.push(format!("its method {} is not safe", join_and(&methods)));
+            }
+            if let Some((effect, _)) = &declared {
                 reasons.push(format!("it is declared `{}`", effect.as_str()));
             }
             let mut params: Vec<&String> = Vec::new();
@@ -169,51 +185,55 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                 }
             }
             if !params.is_empty() {
-                let list = params
-                    .iter()
-                    .map(|p| format!("`{{{p}}}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let whose = if ops.len() == 1 {
-                    "the polled operation"
+                let list = join_and(
+                    &params
+                        .iter()
+                        .map(|p| format!("`{{{p}}}`"))
+                        .collect::<Vec<_>>(),
+                );
+                let (whose, verb) = if ops.len() == 1 {
+                    ("the polled operation", "sends")
                 } else {
-                    "the polled operations"
+                    ("the polled operations", "send")
                 };
-                reasons.push(format!(
-                    "its path needs {list}, which {whose} never {}",
-                    if ops.len() == 1 { "sends" } else { "send" }
-                ));
+                reasons.push(format!("its path needs {list}, which {whose} never {verb}"));
             }
-            let reasons = match reasons.len() {
-                1 => reasons[0].clone(),
-                n => format!("{} and {}", reasons[..n - 1].join(", "), reasons[n - 1]),
-            };
+            let status_names = join_and(
+                &statuses
+                    .iter()
+                    .map(|s| format!("`{}`", s.display()))
+                    .collect::<Vec<_>>(),
+            );
             let mut d = Diagnostic::new(
                 &META,
                 format!(
-                    "the status endpoint `{}` of {}{} cannot report the outcome of an attempt: {reasons}",
-                    status.display(),
+                    "the status endpoint {status_names} of {}{} cannot report the outcome of an attempt: {}",
                     operation_list(&ops),
-                    layer_phrase(first.layer)
+                    layer_phrase(first.layer),
+                    join_and(&reasons)
                 ),
                 g.at.location(),
                 "status endpoint named here",
             );
-            d = with_label_once(d, status.key.location(), "status operation");
-            if let Some((effect, at)) = &first.declared {
+            for status in &statuses {
+                d = with_label_once(d, status.key.location(), "status operation");
+            }
+            if let Some((effect, at)) = &declared {
                 d = with_label_once(d, at.location(), format!("declared `{}`", effect.as_str()));
             }
-            for p in &params {
-                if let Some(param) = status
-                    .params
-                    .iter()
-                    .find(|q| q.location == "path" && &&q.name == p)
-                {
-                    d = with_label_once(d, param.at.location(), "unknown before a response");
+            for status in &statuses {
+                for p in &params {
+                    if let Some(param) = status
+                        .params
+                        .iter()
+                        .find(|q| q.location == "path" && &&q.name == p)
+                    {
+                        d = with_label_once(d, param.at.location(), "unknown before a response");
+                    }
                 }
             }
             let mut help: Vec<&str> = Vec::new();
-            if first.unsafe_method || first.declared.is_some() {
+            if unsafe_method || declared.is_some() {
                 help.push("point `status_endpoint` at a safe operation (`GET`) that changes nothing");
             }
             if !params.is_empty() {

@@ -18,8 +18,14 @@ pub mod rl008_invalid_openapi_structure;
 pub mod rl009_duplicate_parameter;
 pub mod rl011_ref_siblings_ignored;
 pub mod rl012_invalid_status_key;
+pub mod rl101_undeclared_effect;
+pub mod rl102_unsafe_method_with_side_effects;
 pub mod rl201_unprotected_retry;
 pub mod rl202_idempotency_key_not_in_spec;
+pub mod rl203_idempotency_key_contract_incomplete;
+pub mod rl204_idempotency_key_retention_too_short;
+pub mod rl205_invalid_status_endpoint;
+pub mod rl206_request_id_as_idempotency_key;
 pub mod rl301_missing_deadline;
 pub mod rl302_invalid_attempts;
 pub mod rl303_excessive_attempts;
@@ -31,11 +37,16 @@ pub mod rl308_retry_on_client_error;
 pub mod rl309_attempt_timeout_exceeds_budget;
 pub mod rl310_deadline_precludes_retry;
 pub mod rl311_retry_amplification;
+pub mod rl401_unknown_result_unhandled;
+pub mod rl402_blind_resend;
+pub mod rl403_unknown_result_strategy_unsupported;
 pub mod rl501_rate_limit_without_retry_after;
 pub mod rl502_unavailable_without_retry_after;
 pub mod rl503_invalid_retry_after_schema;
 pub mod rl504_idempotency_key_errors_undocumented;
 pub mod rl505_accepted_without_status_location;
+
+mod grouping;
 
 /// Which readiness question a rule serves (domain brief, "Readiness: the four
 /// questions"), or `Input` for rules about reading the files.
@@ -177,12 +188,36 @@ pub static REGISTRY: &[Rule] = &[
         check: None,
     },
     Rule {
+        meta: &rl101_undeclared_effect::META,
+        check: Some(rl101_undeclared_effect::check),
+    },
+    Rule {
+        meta: &rl102_unsafe_method_with_side_effects::META,
+        check: Some(rl102_unsafe_method_with_side_effects::check),
+    },
+    Rule {
         meta: &rl201_unprotected_retry::META,
         check: Some(rl201_unprotected_retry::check),
     },
     Rule {
         meta: &rl202_idempotency_key_not_in_spec::META,
         check: Some(rl202_idempotency_key_not_in_spec::check),
+    },
+    Rule {
+        meta: &rl203_idempotency_key_contract_incomplete::META,
+        check: Some(rl203_idempotency_key_contract_incomplete::check),
+    },
+    Rule {
+        meta: &rl204_idempotency_key_retention_too_short::META,
+        check: Some(rl204_idempotency_key_retention_too_short::check),
+    },
+    Rule {
+        meta: &rl205_invalid_status_endpoint::META,
+        check: Some(rl205_invalid_status_endpoint::check),
+    },
+    Rule {
+        meta: &rl206_request_id_as_idempotency_key::META,
+        check: Some(rl206_request_id_as_idempotency_key::check),
     },
     Rule {
         meta: &rl301_missing_deadline::META,
@@ -227,6 +262,18 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         meta: &rl311_retry_amplification::META,
         check: Some(rl311_retry_amplification::check),
+    },
+    Rule {
+        meta: &rl401_unknown_result_unhandled::META,
+        check: Some(rl401_unknown_result_unhandled::check),
+    },
+    Rule {
+        meta: &rl402_blind_resend::META,
+        check: Some(rl402_blind_resend::check),
+    },
+    Rule {
+        meta: &rl403_unknown_result_strategy_unsupported::META,
+        check: Some(rl403_unknown_result_strategy_unsupported::check),
     },
     Rule {
         meta: &rl501_rate_limit_without_retry_after::META,

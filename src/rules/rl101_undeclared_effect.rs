@@ -1,0 +1,66 @@
+//! RL101 undeclared-effect: a retried operation whose method is not idempotent
+//! (anything but `GET`, `HEAD`, `OPTIONS`, `TRACE`, `PUT`, `DELETE`) has no declared
+//! `effect`, so its effect is derived from the method (`non-idempotent`).
+//!
+//! The finding points at the node that turns the retry on (`retry: true`); several
+//! operations retried by one `defaults` value give one finding with a label each.
+
+use super::grouping::{label_operations, layer_phrase, operation_list, ByNode};
+use super::{Context, Question, RuleMeta};
+use crate::analysis::Source;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::policy::model::Effect;
+
+/// RL101.
+pub const META: RuleMeta = RuleMeta {
+    code: "RL101",
+    name: "undeclared-effect",
+    severity: Severity::Info,
+    question: Question::Effect,
+    summary: "a retried operation with a non-idempotent method has no declared effect",
+};
+
+/// Checks every operation in every layer.
+pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    let mut groups = ByNode::new();
+    for jo in &ctx.analysis.operations {
+        let op = jo.resolve(ctx.documents);
+        for eff in &jo.layers {
+            if !eff.is_retried()
+                || eff.effect.source != Source::BuiltIn
+                || Effect::from_method(&op.method) != Effect::NonIdempotent
+            {
+                continue;
+            }
+            let Some(at) = eff.retry_origin() else {
+                continue;
+            };
+            groups.add(at, op, eff.layer);
+        }
+    }
+    groups
+        .into_groups()
+        .into_iter()
+        .map(|g| {
+            let ops = g.operations();
+            let layer = layer_phrase(*g.first());
+            let subject = operation_list(&ops);
+            let verb = if ops.len() == 1 { "is" } else { "are" };
+            let d = Diagnostic::new(
+                &META,
+                format!(
+                    "{subject} {verb} retried{layer} without a declared `effect`, so {} treated as `non-idempotent` from the method",
+                    if ops.len() == 1 { "it is" } else { "they are" }
+                ),
+                g.at.location(),
+                "retry turned on here",
+            )
+            .with_help(
+                "declare `effect` (`safe`, `idempotent` or `non-idempotent`) in the operation's policy entry or `x-retry`, as its endpoint actually behaves",
+            );
+            label_operations(d, &ops, |op| {
+                format!("`{}` without a declared effect", op.method.to_ascii_uppercase())
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,73 @@
+//! RL102 unsafe-method-with-side-effects: an operation with a safe method (`GET`,
+//! `HEAD`, `OPTIONS`, `TRACE`) is declared `non-idempotent`. Caches, crawlers and
+//! proxies repeat such requests whatever the policy says, retried or not.
+//!
+//! The finding points at the `effect` value (in a policy or an inline `x-retry`);
+//! several operations declared by one `defaults` value give one finding.
+
+use super::grouping::{join_and, label_operations, layer_phrase, operation_list, ByNode};
+use super::{Context, Question, RuleMeta};
+use crate::analysis::Source;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::policy::model::Effect;
+
+/// RL102.
+pub const META: RuleMeta = RuleMeta {
+    code: "RL102",
+    name: "unsafe-method-with-side-effects",
+    severity: Severity::Warning,
+    question: Question::Effect,
+    summary: "an operation with a safe method is declared non-idempotent",
+};
+
+/// Checks every operation in every layer.
+pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    let mut groups = ByNode::new();
+    for jo in &ctx.analysis.operations {
+        let op = jo.resolve(ctx.documents);
+        for eff in &jo.layers {
+            if eff.effect.source == Source::BuiltIn
+                || eff.effect.value != Effect::NonIdempotent
+                || Effect::from_method(&op.method) != Effect::Safe
+            {
+                continue;
+            }
+            let Some(at) = &eff.effect.at else { continue };
+            groups.add(at, op, eff.layer);
+        }
+    }
+    groups
+        .into_groups()
+        .into_iter()
+        .map(|g| {
+            let ops = g.operations();
+            let layer = layer_phrase(*g.first());
+            let verb = if ops.len() == 1 { "is" } else { "are" };
+            let methods = {
+                let mut m: Vec<String> = ops
+                    .iter()
+                    .map(|o| format!("`{}`", o.method.to_ascii_uppercase()))
+                    .collect();
+                m.sort();
+                m.dedup();
+                join_and(&m)
+            };
+            let d = Diagnostic::new(
+                &META,
+                format!(
+                    "{} {verb} declared `non-idempotent`{layer} but {} the safe method {methods}, which caches, crawlers and proxies repeat freely",
+                    operation_list(&ops),
+                    if ops.len() == 1 { "uses" } else { "use" }
+                ),
+                g.at.location(),
+                "declared non-idempotent",
+            )
+            .with_help(
+                "give the command a non-safe method (e.g. `POST`) in the API; a retry policy cannot stop others from repeating a safe request",
+            );
+            label_operations(d, &ops, |op| {
+                format!("safe method `{}`", op.method.to_ascii_uppercase())
+            })
+        })
+        .collect()
+}

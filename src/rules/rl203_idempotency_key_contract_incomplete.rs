@@ -1,0 +1,133 @@
+//! RL203 idempotency-key-contract-incomplete: the `idempotency_key` of a
+//! non-idempotent operation leaves out `retention`, `scope`, `on_payload_mismatch` or
+//! `on_concurrent`, or states `ignore` for either of the last two (the draft has the
+//! server answer 422 and 409).
+//!
+//! Findings: the missing items of one effective key are listed in one finding at the
+//! most specific `idempotency_key` mapping (nothing else sets an absent value); each
+//! `ignore` is its own finding at the value that states it. Operations sharing a node
+//! (a `defaults` key) share the finding, with a label each.
+
+use super::grouping::{join_and, label_operations, layer_phrase, operation_list, ByNode};
+use super::{Context, Question, RuleMeta};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::policy::model::{Concurrent, Layer, PayloadMismatch};
+
+/// RL203.
+pub const META: RuleMeta = RuleMeta {
+    code: "RL203",
+    name: "idempotency-key-contract-incomplete",
+    severity: Severity::Warning,
+    question: Question::Safety,
+    summary: "an idempotency-key contract leaves out retention, scope, payload-mismatch or concurrency handling, or ignores them",
+};
+
+/// Which ignored item a finding is about.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ignored {
+    PayloadMismatch,
+    Concurrent,
+}
+
+/// Checks every operation in every layer.
+pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    let mut missing: ByNode<'_, (Layer, Vec<&'static str>)> = ByNode::new();
+    let mut ignored: ByNode<'_, (Layer, Ignored)> = ByNode::new();
+    for jo in &ctx.analysis.operations {
+        let op = jo.resolve(ctx.documents);
+        for eff in &jo.layers {
+            if !eff.is_non_idempotent() {
+                continue;
+            }
+            let key = &eff.idempotency_key;
+            let Some(key_at) = &key.at else { continue };
+            let mut absent = Vec::new();
+            if key.retention.is_none() {
+                absent.push("retention");
+            }
+            if key.scope.is_none() {
+                absent.push("scope");
+            }
+            if key.on_payload_mismatch.is_none() {
+                absent.push("on_payload_mismatch");
+            }
+            if key.on_concurrent.is_none() {
+                absent.push("on_concurrent");
+            }
+            if !absent.is_empty() {
+                missing.add(key_at, op, (eff.layer, absent));
+            }
+            if let Some(f) = &key.on_payload_mismatch {
+                if let (PayloadMismatch::Ignore, Some(at)) = (f.value, &f.at) {
+                    ignored.add(at, op, (eff.layer, Ignored::PayloadMismatch));
+                }
+            }
+            if let Some(f) = &key.on_concurrent {
+                if let (Concurrent::Ignore, Some(at)) = (f.value, &f.at) {
+                    ignored.add(at, op, (eff.layer, Ignored::Concurrent));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for g in missing.into_groups() {
+        let ops = g.operations();
+        let (layer, _) = g.first();
+        let mut items: Vec<&'static str> = Vec::new();
+        for (_, (_, absent)) in &g.hits {
+            for a in absent {
+                if !items.contains(a) {
+                    items.push(a);
+                }
+            }
+        }
+        let list = join_and(&items.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>());
+        let d = Diagnostic::new(
+            &META,
+            format!(
+                "the `idempotency_key` contract of {}{} does not state {list}",
+                operation_list(&ops),
+                layer_phrase(*layer)
+            ),
+            g.at.location(),
+            "incomplete key contract",
+        )
+        .with_help(format!(
+            "state {list} as the server documents them (e.g. `retention: 24h`, `scope: per-client`, `on_payload_mismatch: reject`, `on_concurrent: reject`)"
+        ));
+        out.push(label_operations(d, &ops, |_| {
+            "non-idempotent operation".into()
+        }));
+    }
+    for g in ignored.into_groups() {
+        let ops = g.operations();
+        let (layer, what) = *g.first();
+        let (key, consequence, help) = match what {
+            Ignored::PayloadMismatch => (
+                "on_payload_mismatch",
+                "a reused key with another payload is processed anyway",
+                "have the server reject a reused key with another payload (422 per the draft) and state `on_payload_mismatch: reject`",
+            ),
+            Ignored::Concurrent => (
+                "on_concurrent",
+                "a retry sent while the first attempt runs is processed a second time",
+                "have the server reject (409 per the draft) or hold a concurrent request with the same key and state `on_concurrent: reject` or `wait`",
+            ),
+        };
+        let d = Diagnostic::new(
+            &META,
+            format!(
+                "the `idempotency_key` of {}{} states `{key}: ignore`: {consequence}",
+                operation_list(&ops),
+                layer_phrase(layer)
+            ),
+            g.at.location(),
+            format!("`{key}: ignore`"),
+        )
+        .with_help(help);
+        out.push(label_operations(d, &ops, |_| {
+            "non-idempotent operation".into()
+        }));
+    }
+    out
+}

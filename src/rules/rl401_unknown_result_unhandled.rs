@@ -1,0 +1,61 @@
+//! RL401 unknown-result-unhandled: a retried non-idempotent operation has no
+//! `on_unknown_result`, so nothing says what a timeout or a reset leads to.
+//!
+//! The finding points at the node that turns the retry on; operations retried by one
+//! `defaults` value share one finding.
+
+use super::grouping::{label_operations, layer_phrase, operation_list, ByNode};
+use super::{Context, Question, RuleMeta};
+use crate::diagnostic::{Diagnostic, Severity};
+
+/// RL401.
+pub const META: RuleMeta = RuleMeta {
+    code: "RL401",
+    name: "unknown-result-unhandled",
+    severity: Severity::Warning,
+    question: Question::UnknownResult,
+    summary: "a retried non-idempotent operation does not say what an unknown result leads to",
+};
+
+/// Checks every operation in every layer.
+pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    let mut groups = ByNode::new();
+    for jo in &ctx.analysis.operations {
+        let op = jo.resolve(ctx.documents);
+        for eff in &jo.layers {
+            if !eff.is_retried() || !eff.is_non_idempotent() || eff.on_unknown_result.is_some() {
+                continue;
+            }
+            let Some(at) = eff.retry_origin() else {
+                continue;
+            };
+            groups.add(at, op, (eff.layer, eff.key_header().is_some()));
+        }
+    }
+    groups
+        .into_groups()
+        .into_iter()
+        .map(|g| {
+            let ops = g.operations();
+            let (layer, keyed) = *g.first();
+            let help = if keyed && g.hits.iter().all(|(_, (_, k))| *k) {
+                "set `on_unknown_result`: `replay-key` (repeat with the same key), or `check-status`, `reconcile` or `fail`"
+            } else {
+                "set `on_unknown_result`: `check-status` (with a `status_endpoint`), `reconcile`, `fail`, or `replay-key` with an idempotency key"
+            };
+            let d = Diagnostic::new(
+                &META,
+                format!(
+                    "{} {} non-idempotent and retried{} without an `on_unknown_result`",
+                    operation_list(&ops),
+                    if ops.len() == 1 { "is" } else { "are" },
+                    layer_phrase(layer)
+                ),
+                g.at.location(),
+                "retry turned on here",
+            )
+            .with_help(help);
+            label_operations(d, &ops, |_| "non-idempotent operation".into())
+        })
+        .collect()
+}

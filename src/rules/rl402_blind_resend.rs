@@ -1,0 +1,88 @@
+//! RL402 blind-resend: `on_unknown_result: resend` on a non-idempotent operation. A
+//! resend after an unknown outcome is a second command; with an idempotency key,
+//! `replay-key` is the safe form.
+
+use super::grouping::{label_operations, layer_phrase, operation_list, with_label_once, ByNode};
+use super::{Context, Question, RuleMeta};
+use crate::analysis::Source;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::policy::model::{Layer, UnknownResult};
+use crate::source::refs::At;
+
+/// RL402.
+pub const META: RuleMeta = RuleMeta {
+    code: "RL402",
+    name: "blind-resend",
+    severity: Severity::Error,
+    question: Question::UnknownResult,
+    summary: "a non-idempotent operation is resent after an unknown result",
+};
+
+struct Hit {
+    layer: Layer,
+    keyed: bool,
+    declared: Option<At>,
+}
+
+/// Checks every operation in every layer.
+pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    let mut groups = ByNode::new();
+    for jo in &ctx.analysis.operations {
+        let op = jo.resolve(ctx.documents);
+        for eff in &jo.layers {
+            if !eff.is_non_idempotent() {
+                continue;
+            }
+            let Some(u) = &eff.on_unknown_result else {
+                continue;
+            };
+            if u.value != UnknownResult::Resend {
+                continue;
+            }
+            let Some(at) = &u.at else { continue };
+            let declared = (eff.effect.source != Source::BuiltIn)
+                .then(|| eff.effect.at.clone())
+                .flatten();
+            groups.add(
+                at,
+                op,
+                Hit {
+                    layer: eff.layer,
+                    keyed: eff.key_header().is_some(),
+                    declared,
+                },
+            );
+        }
+    }
+    groups
+        .into_groups()
+        .into_iter()
+        .map(|g| {
+            let ops = g.operations();
+            let first = g.first();
+            let keyed = g.hits.iter().all(|(_, h)| h.keyed);
+            let mut d = Diagnostic::new(
+                &META,
+                format!(
+                    "{} {} non-idempotent but resent{} after an unknown result: the first attempt may already have taken effect",
+                    operation_list(&ops),
+                    if ops.len() == 1 { "is" } else { "are" },
+                    layer_phrase(first.layer)
+                ),
+                g.at.location(),
+                "blind resend",
+            );
+            for (_, h) in &g.hits {
+                if let Some(at) = &h.declared {
+                    d = with_label_once(d, at.location(), "declared non-idempotent");
+                }
+            }
+            let d = d.with_help(if keyed {
+                "use `on_unknown_result: replay-key` to repeat with the same idempotency key"
+            } else {
+                "use `check-status` (with a `status_endpoint`), `reconcile` or `fail`, or add an `idempotency_key` and use `replay-key`"
+            });
+            label_operations(d, &ops, |_| "non-idempotent operation".into())
+        })
+        .collect()
+}

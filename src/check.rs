@@ -68,6 +68,22 @@ pub fn project_root(given: &Path, root_override: Option<&Path>) -> PathBuf {
     start
 }
 
+/// The root that machine formats (SARIF, GitLab, baselines) make paths relative to:
+/// the project root of the first path given (or of the current directory).
+pub fn report_root(options: &CheckOptions) -> PathBuf {
+    let cwd = options
+        .cwd
+        .clone()
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default();
+    let first = options
+        .paths
+        .first()
+        .or(options.policies.first())
+        .map_or_else(|| cwd.clone(), |p| cwd.join(p));
+    project_root(&first, options.root.as_deref())
+}
+
 fn has_top_level_key(doc: &Loaded, keys: &[&str]) -> bool {
     let Ok(tree) = &doc.tree else { return false };
     let Some(root) = tree.root() else {

@@ -37,6 +37,14 @@ pub enum Format {
     Human,
     /// `{"version": 1, "diagnostics": [...]}` for machines.
     Json,
+    /// SARIF 2.1.0 (GitHub code scanning); URIs relative to the project root.
+    Sarif,
+    /// GitHub Actions workflow commands (`::error file=...::message`).
+    Github,
+    /// JUnit XML: a test case per operation (or file), a failure per finding.
+    Junit,
+    /// GitLab Code Quality JSON.
+    Gitlab,
 }
 
 /// Lowest severity that makes the exit code 1.

@@ -39,9 +39,14 @@ pub fn check(args: &CheckArgs) -> u8 {
         ..CheckOptions::default()
     };
     let outcome = run(&options);
+    let root = crate::check::report_root(&options);
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let text = match args.format {
         Format::Json => report::json::render(&outcome.diagnostics),
+        Format::Sarif => report::sarif::render(&outcome.diagnostics, &root),
+        Format::Github => report::github::render(&outcome.diagnostics),
+        Format::Junit => report::junit::render(&outcome.diagnostics),
+        Format::Gitlab => report::gitlab::render(&outcome.diagnostics, &root),
         Format::Human => {
             let color = use_color(args.color, to_terminal);
             let width = if to_terminal {

@@ -3,6 +3,7 @@
 
 use crate::diagnostic::Severity;
 
+pub mod docs;
 pub mod rl001_invalid_syntax;
 pub mod rl002_duplicate_key;
 pub mod rl003_unresolved_ref;

@@ -10,6 +10,7 @@ use crate::rules::{self, Context, Thresholds};
 use crate::source::loader::{Limits, Loaded, Workspace};
 use crate::source::refs::Resolver;
 use crate::source::tree::Kind;
+use crate::suppress;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -44,6 +45,8 @@ pub struct CheckOutcome {
     pub skipped: Vec<String>,
     /// True when some file could not be read or parsed (exit code 2).
     pub could_not_lint: bool,
+    /// Findings hidden by suppressions, with the reason (`--show-suppressed`).
+    pub suppressed: Vec<suppress::Suppressed>,
 }
 
 /// The project root for a path given on the command line: `--root`, else the nearest
@@ -183,6 +186,10 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
     };
     diags.extend(rules::run_checks(&ctx));
     sort_and_dedup(&mut diags);
+    let suppressions = suppress::collect(&documents, &analysis);
+    let applied = suppress::apply(diags, &suppressions);
+    let mut diags = applied.diagnostics;
+    sort_and_dedup(&mut diags);
     let could_not_lint = diags
         .iter()
         .any(|d| d.code == rules::rl001_invalid_syntax::META.code);
@@ -192,5 +199,6 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         policies: policies.len(),
         skipped,
         could_not_lint,
+        suppressed: applied.suppressed,
     }
 }

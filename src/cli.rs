@@ -103,6 +103,10 @@ pub struct CheckArgs {
     /// Also list skipped files (YAML/JSON that is neither an OpenAPI document nor a policy).
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// Also list the findings that suppressions hid, with each suppression's reason
+    /// (human format; standard error for the other formats).
+    #[arg(long)]
+    pub show_suppressed: bool,
 }
 
 /// Arguments of `rules`.

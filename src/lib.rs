@@ -18,3 +18,4 @@ pub mod report;
 pub mod retry;
 pub mod rules;
 pub mod source;
+pub mod suppress;

@@ -62,6 +62,9 @@ pub fn check(args: &CheckArgs) -> u8 {
                     ));
                 }
             }
+            if args.show_suppressed {
+                s.push_str(&report::suppressed_list(&outcome.suppressed));
+            }
             s.push_str(&report::summary_line(
                 &outcome.diagnostics,
                 outcome.documents,
@@ -71,6 +74,9 @@ pub fn check(args: &CheckArgs) -> u8 {
             s
         }
     };
+    if args.show_suppressed && args.format != Format::Human {
+        eprint!("{}", report::suppressed_list(&outcome.suppressed));
+    }
     let written = match &args.output {
         Some(path) => std::fs::write(path, &text).map_err(|e| format!("{}: {e}", path.display())),
         None => std::io::stdout()

@@ -114,3 +114,35 @@ pub fn fingerprints(diags: &[Diagnostic], root: &Path) -> Vec<String> {
         })
         .collect()
 }
+
+/// `--show-suppressed`: one line per hidden finding with where it was suppressed and why.
+pub fn suppressed_list(suppressed: &[crate::suppress::Suppressed]) -> String {
+    let mut out = String::new();
+    for s in suppressed {
+        let d = &s.diagnostic;
+        let at = d
+            .primary
+            .location
+            .file
+            .line_col(d.primary.location.span.start);
+        let by = s.by.file.line_col(s.by.span.start);
+        out.push_str(&format!(
+            "suppressed {} {} at {}:{}:{}: {}\n  by {}:{}:{}, reason: {}\n",
+            d.code,
+            d.name,
+            d.primary.location.file.display,
+            at.line,
+            at.column,
+            d.message,
+            s.by.file.display,
+            by.line,
+            by.column,
+            s.reason
+        ));
+    }
+    out.push_str(&format!(
+        "{} suppressed\n",
+        plural(suppressed.len(), "finding")
+    ));
+    out
+}

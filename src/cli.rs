@@ -107,6 +107,13 @@ pub struct CheckArgs {
     /// (human format; standard error for the other formats).
     #[arg(long)]
     pub show_suppressed: bool,
+    /// Report only findings not recorded in this baseline file (keyed by rule, file
+    /// and JSON Pointer, so moved lines do not make old findings new).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Record the current findings as a baseline in FILE (the report is still printed).
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
 }
 
 /// Arguments of `rules`.

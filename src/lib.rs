@@ -7,6 +7,7 @@
 //! shared by the rules and the `plan`/`simulate` commands.
 
 pub mod analysis;
+pub mod baseline;
 pub mod check;
 pub mod cli;
 pub mod commands;

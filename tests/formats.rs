@@ -240,3 +240,33 @@ fn fingerprints_survive_a_line_shift() {
     assert_eq!(v[0]["fingerprint"].as_str().unwrap(), prints_after[0]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn baseline_survives_a_line_shift() {
+    use retrylint::baseline;
+    let dir = scratch("baseline");
+    copy_dir(&repo().join("fixtures/examples/shop"), &dir);
+    let root = std::fs::canonicalize(&dir).unwrap();
+    let before = check_in(&dir);
+    assert!(!before.diagnostics.is_empty());
+    let b = baseline::of(&before.diagnostics, &root);
+    let written = dir.join("baseline.json");
+    std::fs::write(&written, baseline::render(&b)).unwrap();
+    let b = baseline::read(&written).unwrap();
+    for name in ["openapi.yaml", "shop.retry-policy.yaml"] {
+        let f = dir.join(name);
+        let text = std::fs::read_to_string(&f).unwrap();
+        std::fs::write(&f, format!("# moved\n# down\n{text}")).unwrap();
+    }
+    let after = check_in(&dir);
+    assert_eq!(after.diagnostics.len(), before.diagnostics.len());
+    assert!(baseline::filter_new(after.diagnostics, &b, &root).is_empty());
+    // A new finding is still reported: drop one entry's count.
+    let mut fewer = b.clone();
+    fewer.findings[0].count -= 1;
+    let again = check_in(&dir);
+    let new = baseline::filter_new(again.diagnostics, &fewer, &root);
+    assert_eq!(new.len(), 1);
+    assert_eq!(new[0].code, fewer.findings[0].rule);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -38,8 +38,33 @@ pub fn check(args: &CheckArgs) -> u8 {
         },
         ..CheckOptions::default()
     };
-    let outcome = run(&options);
+    let mut outcome = run(&options);
     let root = crate::check::report_root(&options);
+    if let Some(path) = &args.write_baseline {
+        let b = crate::baseline::of(&outcome.diagnostics, &root);
+        if let Err(e) = std::fs::write(path, crate::baseline::render(&b)) {
+            eprintln!(
+                "retrylint: cannot write the baseline {}: {e}",
+                path.display()
+            );
+            return EXIT_ERROR;
+        }
+    }
+    if let Some(path) = &args.baseline {
+        match crate::baseline::read(path) {
+            Ok(b) => {
+                outcome.diagnostics = crate::baseline::filter_new(
+                    std::mem::take(&mut outcome.diagnostics),
+                    &b,
+                    &root,
+                );
+            }
+            Err(e) => {
+                eprintln!("retrylint: cannot read the baseline {e}");
+                return EXIT_ERROR;
+            }
+        }
+    }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let text = match args.format {
         Format::Json => report::json::render(&outcome.diagnostics),

@@ -86,7 +86,8 @@ struct Fixture {
 
 impl Fixture {
     fn new(name: &str, spec: &str, policy: Option<&str>) -> Fixture {
-        let dir = std::env::temp_dir().join(format!("retrylint-bench-{}-{name}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("retrylint-bench-{}-{name}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
         std::fs::write(dir.join("openapi.yaml"), spec).expect("write");
         if let Some(p) = policy {
@@ -135,7 +136,11 @@ fn ref_fan_out(bencher: divan::Bencher) {
 fn render(bencher: divan::Bencher, format: &str) {
     // A policy without keys: every POST is an unprotected retry, so there is output.
     let policy = POLICY.replace("  idempotency_key: {header: Idempotency-Key, retention: 24h, scope: per-client, on_payload_mismatch: reject, on_concurrent: reject}\n", "");
-    let fx = Fixture::new(&format!("render-{format}"), &spec_yaml(1_000), Some(&policy));
+    let fx = Fixture::new(
+        &format!("render-{format}"),
+        &spec_yaml(1_000),
+        Some(&policy),
+    );
     let (_, diags) = run_full(&fx.options());
     assert!(!diags.is_empty());
     bencher.bench(|| match format {

@@ -10,6 +10,7 @@ use crate::rules::{self, Context, Thresholds};
 use crate::source::loader::{Limits, Loaded, Workspace};
 use crate::source::refs::Resolver;
 use crate::source::tree::Kind;
+use crate::suppress;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -47,6 +48,8 @@ pub struct CheckOutcome {
     pub skipped: Vec<String>,
     /// True when some file could not be read or parsed (exit code 2).
     pub could_not_lint: bool,
+    /// Findings hidden by suppressions, with the reason (`--show-suppressed`).
+    pub suppressed: Vec<suppress::Suppressed>,
 }
 
 /// The project root for a path given on the command line: `--root`, else the nearest
@@ -71,6 +74,22 @@ pub fn project_root(given: &Path, root_override: Option<&Path>) -> PathBuf {
     start
 }
 
+/// The root that machine formats (SARIF, GitLab, baselines) make paths relative to:
+/// the project root of the first path given (or of the current directory).
+pub fn report_root(options: &CheckOptions) -> PathBuf {
+    let cwd = options
+        .cwd
+        .clone()
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default();
+    let first = options
+        .paths
+        .first()
+        .or(options.policies.first())
+        .map_or_else(|| cwd.clone(), |p| cwd.join(p));
+    project_root(&first, options.root.as_deref())
+}
+
 fn has_top_level_key(doc: &Loaded, keys: &[&str]) -> bool {
     let Ok(tree) = &doc.tree else { return false };
     let Some(root) = tree.root() else {
@@ -93,6 +112,8 @@ pub struct Analyzed {
     pub skipped: Vec<String>,
     /// Number of policy files read.
     pub policies: usize,
+    /// Findings hidden by suppressions (set by [`run_full`]).
+    pub suppressed: Vec<suppress::Suppressed>,
 }
 
 /// Runs the whole pipeline.
@@ -102,6 +123,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         documents,
         skipped,
         policies,
+        suppressed,
         ..
     } = analyzed;
     let could_not_lint = diagnostics
@@ -113,11 +135,12 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         policies,
         skipped,
         could_not_lint,
+        suppressed,
     }
 }
 
-/// The pipeline, returning the analysed model beside the sorted findings (for the
-/// readiness matrix).
+/// The pipeline, returning the analysed model beside the sorted findings that
+/// survive suppressions (the readiness matrix needs both).
 pub fn run_full(options: &CheckOptions) -> (Analyzed, Vec<Diagnostic>) {
     let mut analyzed = analyze(options);
     let mut diagnostics = std::mem::take(&mut analyzed.diagnostics);
@@ -128,6 +151,11 @@ pub fn run_full(options: &CheckOptions) -> (Analyzed, Vec<Diagnostic>) {
     };
     diagnostics.extend(rules::run_checks(&ctx));
     sort_and_dedup(&mut diagnostics);
+    let suppressions = suppress::collect(&analyzed.documents, &analyzed.analysis);
+    let applied = suppress::apply(diagnostics, &suppressions);
+    let mut diagnostics = applied.diagnostics;
+    sort_and_dedup(&mut diagnostics);
+    analyzed.suppressed = applied.suppressed;
     (analyzed, diagnostics)
 }
 
@@ -221,5 +249,6 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         diagnostics: diags,
         skipped,
         policies: policies.len(),
+        suppressed: Vec::new(),
     }
 }

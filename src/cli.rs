@@ -43,6 +43,14 @@ pub enum Format {
     Human,
     /// `{"version": 1, "diagnostics": [...]}` for machines.
     Json,
+    /// SARIF 2.1.0 (GitHub code scanning); URIs relative to the project root.
+    Sarif,
+    /// GitHub Actions workflow commands (`::error file=...::message`).
+    Github,
+    /// JUnit XML: a test case per operation (or file), a failure per finding.
+    Junit,
+    /// GitLab Code Quality JSON.
+    Gitlab,
 }
 
 /// Lowest severity that makes the exit code 1.
@@ -101,6 +109,17 @@ pub struct CheckArgs {
     /// Also list skipped files (YAML/JSON that is neither an OpenAPI document nor a policy).
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// Also list the findings that suppressions hid, with each suppression's reason
+    /// (human format; standard error for the other formats).
+    #[arg(long)]
+    pub show_suppressed: bool,
+    /// Report only findings not recorded in this baseline file (keyed by rule, file
+    /// and JSON Pointer, so moved lines do not make old findings new).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Record the current findings as a baseline in FILE (the report is still printed).
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
 }
 
 /// Arguments of `rules`.

@@ -7,6 +7,7 @@
 //! shared by the rules and the `plan`/`simulate` commands.
 
 pub mod analysis;
+pub mod baseline;
 pub mod check;
 pub mod cli;
 pub mod commands;
@@ -20,3 +21,4 @@ pub mod report;
 pub mod retry;
 pub mod rules;
 pub mod source;
+pub mod suppress;

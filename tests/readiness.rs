@@ -67,7 +67,11 @@ fn without_a_policy_every_operation_is_not_retried() {
     // A warning finding (RL009) makes an operation not ready even when not retried.
     let refunds = m.operations.iter().find(|r| r.path == "/refunds").unwrap();
     assert_eq!(refunds.verdict, "not-ready");
-    assert!(refunds.findings.contains(&"RL009".to_string()), "{:?}", refunds.findings);
+    assert!(
+        refunds.findings.contains(&"RL009".to_string()),
+        "{:?}",
+        refunds.findings
+    );
     // The operation's `idempotency-key` replaces the path-level one: required.
     assert_eq!(
         payments.idempotency_key.as_ref().map(|k| k.required),

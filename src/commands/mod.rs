@@ -43,10 +43,40 @@ pub fn check(args: &CheckArgs) -> u8 {
         },
         ..CheckOptions::default()
     };
-    let outcome = run(&options);
+    let mut outcome = run(&options);
+    let root = crate::check::report_root(&options);
+    if let Some(path) = &args.write_baseline {
+        let b = crate::baseline::of(&outcome.diagnostics, &root);
+        if let Err(e) = std::fs::write(path, crate::baseline::render(&b)) {
+            eprintln!(
+                "retrylint: cannot write the baseline {}: {e}",
+                path.display()
+            );
+            return EXIT_ERROR;
+        }
+    }
+    if let Some(path) = &args.baseline {
+        match crate::baseline::read(path) {
+            Ok(b) => {
+                outcome.diagnostics = crate::baseline::filter_new(
+                    std::mem::take(&mut outcome.diagnostics),
+                    &b,
+                    &root,
+                );
+            }
+            Err(e) => {
+                eprintln!("retrylint: cannot read the baseline {e}");
+                return EXIT_ERROR;
+            }
+        }
+    }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let text = match args.format {
         Format::Json => report::json::render(&outcome.diagnostics),
+        Format::Sarif => report::sarif::render(&outcome.diagnostics, &root),
+        Format::Github => report::github::render(&outcome.diagnostics),
+        Format::Junit => report::junit::render(&outcome.diagnostics),
+        Format::Gitlab => report::gitlab::render(&outcome.diagnostics, &root),
         Format::Human => {
             let color = use_color(args.color, to_terminal);
             let width = if to_terminal {
@@ -62,6 +92,9 @@ pub fn check(args: &CheckArgs) -> u8 {
                     ));
                 }
             }
+            if args.show_suppressed {
+                s.push_str(&report::suppressed_list(&outcome.suppressed));
+            }
             s.push_str(&report::summary_line(
                 &outcome.diagnostics,
                 outcome.documents,
@@ -71,6 +104,9 @@ pub fn check(args: &CheckArgs) -> u8 {
             s
         }
     };
+    if args.show_suppressed && args.format != Format::Human {
+        eprint!("{}", report::suppressed_list(&outcome.suppressed));
+    }
     let written = match &args.output {
         Some(path) => std::fs::write(path, &text).map_err(|e| format!("{}: {e}", path.display())),
         None => std::io::stdout()

@@ -1,10 +1,16 @@
 //! One emitter per output format, all over the same sorted diagnostic list. Line and
 //! column are computed here, never earlier.
 
+pub mod github;
+pub mod gitlab;
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod sarif;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Location, Severity};
+use std::collections::HashMap;
+use std::path::Path;
 
 /// Counts per severity, for the summary line.
 #[derive(Debug, Default, Clone, Copy, serde::Serialize)]
@@ -51,4 +57,92 @@ pub fn summary_line(diags: &[Diagnostic], documents: usize, policies: usize) -> 
         plural(documents, "OpenAPI document"),
         plural(policies, "policy file"),
     )
+}
+
+/// A file's path relative to the project root, `/`-separated (the display path when
+/// the file is outside the root).
+pub fn root_relative(loc: &Location, root: &Path) -> String {
+    match loc.file.path.strip_prefix(root) {
+        Ok(rel) => rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/"),
+        Err(_) => loc.file.display.clone(),
+    }
+}
+
+/// FNV-1a, 64 bits: a hash whose value never changes between Rust versions (unlike
+/// `DefaultHasher`), so fingerprints are stable across releases.
+pub fn fnv1a64(bytes: &[u8], seed: u64) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325_u64 ^ seed;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The stable identity of a finding: rule, root-relative file and JSON Pointer of the
+/// primary node. Line numbers are left out on purpose, so it survives edits that move
+/// lines. Two findings with one key are told apart by [`fingerprints`].
+pub fn finding_key(d: &Diagnostic, root: &Path) -> String {
+    format!(
+        "{}|{}|{}",
+        d.code,
+        root_relative(&d.primary.location, root),
+        d.primary.location.pointer
+    )
+}
+
+/// One fingerprint per diagnostic (same order): 32 hex digits over
+/// [`finding_key`] and the occurrence index of that key in the list.
+pub fn fingerprints(diags: &[Diagnostic], root: &Path) -> Vec<String> {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    diags
+        .iter()
+        .map(|d| {
+            let key = finding_key(d, root);
+            let n = seen.entry(key.clone()).or_insert(0);
+            let text = format!("{key}|{n}");
+            *n += 1;
+            format!(
+                "{:016x}{:016x}",
+                fnv1a64(text.as_bytes(), 0),
+                fnv1a64(text.as_bytes(), 0x9e37_79b9_7f4a_7c15)
+            )
+        })
+        .collect()
+}
+
+/// `--show-suppressed`: one line per hidden finding with where it was suppressed and why.
+pub fn suppressed_list(suppressed: &[crate::suppress::Suppressed]) -> String {
+    let mut out = String::new();
+    for s in suppressed {
+        let d = &s.diagnostic;
+        let at = d
+            .primary
+            .location
+            .file
+            .line_col(d.primary.location.span.start);
+        let by = s.by.file.line_col(s.by.span.start);
+        out.push_str(&format!(
+            "suppressed {} {} at {}:{}:{}: {}\n  by {}:{}:{}, reason: {}\n",
+            d.code,
+            d.name,
+            d.primary.location.file.display,
+            at.line,
+            at.column,
+            d.message,
+            s.by.file.display,
+            by.line,
+            by.column,
+            s.reason
+        ));
+    }
+    out.push_str(&format!(
+        "{} suppressed\n",
+        plural(suppressed.len(), "finding")
+    ));
+    out
 }

@@ -31,8 +31,13 @@ pub fn body(doc: &str) -> &str {
 pub fn doc_for(code: &str) -> Option<&'static str> {
     RULE_DOCS
         .iter()
-        .find(|(name, _)| name.starts_with(code) && name.as_bytes().get(code.len()) == Some(&b'-'))
+        .find(|(name, _)| is_doc_of(name, code))
         .map(|(_, text)| *text)
+}
+
+/// True when the file name `RLnnn-name.md` documents `code`.
+fn is_doc_of(file_name: &str, code: &str) -> bool {
+    file_name.starts_with(code) && file_name.as_bytes().get(code.len()) == Some(&b'-')
 }
 
 /// The text of one `## Section` (up to the next `## `), if present.
@@ -82,4 +87,40 @@ pub fn summary(doc: &str) -> String {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Where the rule documents are published (SARIF `helpUri` base).
+pub const DOCS_BASE: &str = "https://github.com/retrylint/retrylint/blob/main/rules/";
+
+/// A rule's document: its file name and its Markdown body (front matter removed).
+#[derive(Debug, Clone, Copy)]
+pub struct RuleDoc {
+    /// `RL201-unprotected-retry.md`.
+    pub file_name: &'static str,
+    /// The Markdown after the front matter.
+    pub body: &'static str,
+}
+
+impl RuleDoc {
+    /// The published URL of the document.
+    pub fn url(&self) -> String {
+        format!("{DOCS_BASE}{}", self.file_name)
+    }
+
+    /// The first paragraph of the "What it does" section, joined into one line.
+    pub fn what_it_does(&self) -> Option<String> {
+        let s = summary(self.body);
+        (!s.is_empty()).then_some(s)
+    }
+}
+
+/// The document of rule `code` (`RL201`), if there is one.
+pub fn doc(code: &str) -> Option<RuleDoc> {
+    RULE_DOCS
+        .iter()
+        .find(|(name, _)| is_doc_of(name, code))
+        .map(|(file_name, text)| RuleDoc {
+            file_name,
+            body: body(text),
+        })
 }

@@ -16,8 +16,10 @@ pub mod rl006_unknown_operation;
 pub mod rl007_unsupported_document;
 pub mod rl008_invalid_openapi_structure;
 pub mod rl009_duplicate_parameter;
+pub mod rl010_unused_suppression;
 pub mod rl011_ref_siblings_ignored;
 pub mod rl012_invalid_status_key;
+pub mod rl013_suppression_without_reason;
 pub mod rl101_undeclared_effect;
 pub mod rl102_unsafe_method_with_side_effects;
 pub mod rl201_unprotected_retry;
@@ -180,11 +182,19 @@ pub static REGISTRY: &[Rule] = &[
         check: None,
     },
     Rule {
+        meta: &rl010_unused_suppression::META,
+        check: None,
+    },
+    Rule {
         meta: &rl011_ref_siblings_ignored::META,
         check: None,
     },
     Rule {
         meta: &rl012_invalid_status_key::META,
+        check: None,
+    },
+    Rule {
+        meta: &rl013_suppression_without_reason::META,
         check: None,
     },
     Rule {

@@ -1,0 +1,49 @@
+//! `--format github`: GitHub Actions workflow commands, one line per finding:
+//! `::error file=F,line=L,col=C,endLine=L,endColumn=C,title=RL201 unprotected-retry::message`.
+//! Info findings are `notice`s. Escaping follows the Actions runner: in the message
+//! `%`, `\r` and `\n`; in properties also `:` and `,`.
+
+use crate::diagnostic::{Diagnostic, Severity};
+
+/// Escapes the message part of a workflow command.
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a property value of a workflow command.
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Renders one workflow command per diagnostic.
+pub fn render(diags: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for d in diags {
+        let command = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "notice",
+        };
+        let loc = &d.primary.location;
+        let start = loc.file.line_col(loc.span.start);
+        let end = loc.file.line_col(loc.span.end);
+        let mut message = d.message.clone();
+        if let Some(help) = &d.help {
+            message.push_str("\nhelp: ");
+            message.push_str(help);
+        }
+        out.push_str(&format!(
+            "::{command} file={},line={},col={},endLine={},endColumn={},title={}::{}\n",
+            escape_property(&loc.file.display),
+            start.line,
+            start.column,
+            end.line,
+            end.column,
+            escape_property(&format!("{} {}", d.code, d.name)),
+            escape_data(&message),
+        ));
+    }
+    out
+}

@@ -86,7 +86,7 @@ impl Diagnostic {
             code: rule.code,
             name: rule.name,
             severity: rule.severity,
-            message: message.into(),
+            message: house_style(message.into()),
             primary: Label {
                 location,
                 message: label.into(),
@@ -108,7 +108,7 @@ impl Diagnostic {
 
     /// Sets the help text.
     pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
-        self.help = Some(help.into());
+        self.help = Some(house_style(help.into()));
         self
     }
 
@@ -126,6 +126,20 @@ impl Diagnostic {
             self.code,
             self.message.clone(),
         )
+    }
+}
+
+/// One house style for messages and help, whichever rule wrote them (rustc's):
+/// a lower-case first word (unless it is an acronym or an identifier) and no final
+/// period.
+fn house_style(text: String) -> String {
+    let text = text.trim().trim_end_matches('.').to_string();
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(first), Some(second)) if first.is_uppercase() && second.is_lowercase() => {
+            first.to_lowercase().chain(text.chars().skip(1)).collect()
+        }
+        _ => text,
     }
 }
 

@@ -20,7 +20,9 @@ for dir in "$@"; do
   find "$dir" -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) -print0 |
   while IFS= read -r -d '' f; do
     # Only files that declare themselves OpenAPI documents at the top level.
-    if head -c 2000000 "$f" | grep -qE '^(openapi|swagger)[[:space:]]*:|"(openapi|swagger)"[[:space:]]*:'; then
+    # (grep -m1 stops early; with pipefail a plain `head | grep -q` would fail on big files)
+    hit=$(head -c 2000000 "$f" | grep -cm1 -E '^(openapi|swagger)[[:space:]]*:|"(openapi|swagger)"[[:space:]]*:' || true)
+    if [ "${hit:-0}" -ge 1 ]; then
       t0=$(date +%s.%N)
       timeout "$TIMEOUT" "$BIN" check --format json "$f" >/dev/null 2>"$log.err"
       rc=$?

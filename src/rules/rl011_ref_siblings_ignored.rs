@@ -36,6 +36,11 @@ pub fn check_file(doc: &Arc<Loaded>, version: SpecVersion) -> Vec<Diagnostic> {
         if !has_ref || raw.len() < 2 || crate::openapi::build::in_literal_value(tree, id) {
             continue;
         }
+        // In 3.1 a Schema Object is JSON Schema 2020-12, where keys beside `$ref`
+        // apply; only Reference Objects are limited to `summary`/`description`.
+        if version == SpecVersion::OpenApi31 && in_schema(tree, id) {
+            continue;
+        }
         for &(k, _) in raw {
             let key = tree.scalar(k).unwrap_or("");
             if key == "$ref" {
@@ -67,4 +72,32 @@ pub fn check_file(doc: &Arc<Loaded>, version: SpecVersion) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// Keys under which a value is a (JSON Schema) Schema Object.
+const SCHEMA_KEYS: &[&str] = &[
+    "schema", "schemas", "properties", "items", "prefixItems", "allOf", "anyOf", "oneOf",
+    "not", "additionalProperties", "patternProperties", "$defs", "definitions",
+    "contains", "if", "then", "else", "dependentSchemas", "propertyNames",
+    "unevaluatedProperties", "unevaluatedItems", "contentSchema",
+];
+
+/// True when the node sits inside a Schema Object (some ancestor is the value of a
+/// schema keyword such as `schema`, `properties` or `allOf`).
+fn in_schema(tree: &crate::source::tree::Tree, id: crate::source::tree::NodeId) -> bool {
+    let mut cur = Some(id);
+    let mut guard = 0;
+    while let Some(node) = cur {
+        if let Some(key) = tree.key_of(node).and_then(|k| tree.scalar(k)) {
+            if SCHEMA_KEYS.contains(&key) {
+                return true;
+            }
+        }
+        cur = tree.parent(node);
+        guard += 1;
+        if guard > 10_000 {
+            break;
+        }
+    }
+    false
 }

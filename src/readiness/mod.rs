@@ -94,7 +94,8 @@ pub struct Row {
     /// Q1: declared in a policy or `x-retry` (else derived from the method).
     pub effect_declared: bool,
     /// Q2: the bases that hold: `idempotent-method`, `idempotency-key`,
-    /// `status-endpoint`.
+    /// `status-endpoint`, and `never-processed` (retried only on `connect-failure`
+    /// and `refused-stream`, which prove the request was never processed).
     pub safety: Vec<String>,
     /// Q2: the key header as the spec declares it.
     pub idempotency_key: Option<KeyHeader>,
@@ -223,6 +224,17 @@ fn row(j: &JoinedOperation, documents: &[Document], diagnostics: &[Diagnostic]) 
     }
     if j.layers.iter().any(|p| p.checks_status()) {
         safety.push("status-endpoint".to_string());
+    }
+    // Retried only on signals that prove the request never reached the server
+    // (`connect-failure`, `refused-stream`): a repeat cannot duplicate anything.
+    if retried
+        && j
+            .layers
+            .iter()
+            .filter(|p| p.is_retried())
+            .all(|p| p.unsafe_signals().is_empty())
+    {
+        safety.push("never-processed".to_string());
     }
     let findings: BTreeSet<String> = diagnostics
         .iter()

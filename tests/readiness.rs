@@ -113,3 +113,22 @@ fn shop_matrix_snapshots() {
         );
     }
 }
+
+#[test]
+fn shop_example_shows_a_finding_for_each_readiness_question() {
+    use retrylint::rules::{find, Question};
+    let outcome = retrylint::check::run(&CheckOptions {
+        paths: vec![repo().join("fixtures/examples/shop")],
+        cwd: Some(repo()),
+        ..CheckOptions::default()
+    });
+    for q in [Question::Effect, Question::Safety, Question::Budget, Question::UnknownResult] {
+        assert!(
+            outcome
+                .diagnostics
+                .iter()
+                .any(|d| find(d.code).map(|r| r.meta.question) == Some(q)),
+            "no finding for {q:?}"
+        );
+    }
+}

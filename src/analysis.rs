@@ -268,6 +268,37 @@ pub struct Analysis {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// RL005 for each `spec:` path that names neither a document of the run nor a file
+/// on disk: such a policy would silently govern nothing.
+fn missing_spec_paths(policy: &PolicyFile, documents: &[Document]) -> Vec<Diagnostic> {
+    let dir = policy
+        .doc
+        .file
+        .path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    policy
+        .spec
+        .iter()
+        .filter(|s| {
+            let joined = normalize(&dir.join(&s.value));
+            !joined.is_file() && !documents.iter().any(|d| d.doc.file.path == joined)
+        })
+        .map(|s| {
+            rl005_invalid_policy::diagnostic(
+                &s.at,
+                format!(
+                    "`spec` names `{}`, which does not exist (paths are relative to this policy file)",
+                    s.value
+                ),
+                "no such file",
+            )
+            .with_help("point `spec` at the OpenAPI document this policy governs, relative to the policy file")
+        })
+        .collect()
+}
+
 /// The documents a policy governs: its `spec:` paths (relative to the policy file),
 /// else every document in the policy file's directory and below.
 pub fn governed_documents(policy: &PolicyFile, documents: &[Document]) -> Vec<usize> {
@@ -455,6 +486,9 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
         .iter()
         .map(|p| governed_documents(p, documents))
         .collect();
+    for policy in policies {
+        diags.extend(missing_spec_paths(policy, documents));
+    }
 
     // Two policy files of one layer governing one document's operations.
     let mut reported_pairs: HashSet<(usize, usize)> = HashSet::new();

@@ -122,7 +122,12 @@ fn shop_example_shows_a_finding_for_each_readiness_question() {
         cwd: Some(repo()),
         ..CheckOptions::default()
     });
-    for q in [Question::Effect, Question::Safety, Question::Budget, Question::UnknownResult] {
+    for q in [
+        Question::Effect,
+        Question::Safety,
+        Question::Budget,
+        Question::UnknownResult,
+    ] {
         assert!(
             outcome
                 .diagnostics

@@ -228,8 +228,7 @@ fn row(j: &JoinedOperation, documents: &[Document], diagnostics: &[Diagnostic]) 
     // Retried only on signals that prove the request never reached the server
     // (`connect-failure`, `refused-stream`): a repeat cannot duplicate anything.
     if retried
-        && j
-            .layers
+        && j.layers
             .iter()
             .filter(|p| p.is_retried())
             .all(|p| p.unsafe_signals().is_empty())

@@ -76,10 +76,28 @@ pub fn check_file(doc: &Arc<Loaded>, version: SpecVersion) -> Vec<Diagnostic> {
 
 /// Keys under which a value is a (JSON Schema) Schema Object.
 const SCHEMA_KEYS: &[&str] = &[
-    "schema", "schemas", "properties", "items", "prefixItems", "allOf", "anyOf", "oneOf",
-    "not", "additionalProperties", "patternProperties", "$defs", "definitions",
-    "contains", "if", "then", "else", "dependentSchemas", "propertyNames",
-    "unevaluatedProperties", "unevaluatedItems", "contentSchema",
+    "schema",
+    "schemas",
+    "properties",
+    "items",
+    "prefixItems",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "additionalProperties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "contains",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contentSchema",
 ];
 
 /// True when the node sits inside a Schema Object (some ancestor is the value of a

@@ -5,7 +5,7 @@
 //! The finding points at the more specific of the two values (the retention when
 //! both come from the same level) and labels the other.
 
-use super::grouping::{
+use super::grouping::{layers, 
     join_and, label_operations, layer_phrase, operation_list, with_label_once, written, ByNode,
 };
 use super::{Context, Question, RuleMeta};
@@ -35,38 +35,35 @@ struct Hit {
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut groups = ByNode::new();
-    for jo in &ctx.analysis.operations {
-        let op = jo.resolve(ctx.documents);
-        for eff in &jo.layers {
-            if !eff.is_non_idempotent() {
-                continue;
-            }
-            let (Some(retention), Some(deadline)) = (&eff.idempotency_key.retention, &eff.deadline)
-            else {
-                continue;
-            };
-            if retention.value >= deadline.value {
-                continue;
-            }
-            let (Some(retention_at), Some(deadline_at)) = (&retention.at, &deadline.at) else {
-                continue;
-            };
-            let primary_is_retention = retention.source <= deadline.source;
-            let hit = Hit {
-                layer: eff.layer,
-                retention: written(Some(retention_at), || format_millis(retention.value)),
-                deadline: written(Some(deadline_at), || format_millis(deadline.value)),
-                retention_at: retention_at.clone(),
-                deadline_at: deadline_at.clone(),
-                primary_is_retention,
-            };
-            let primary = if primary_is_retention {
-                retention_at
-            } else {
-                deadline_at
-            };
-            groups.add(primary, op, hit);
+    for (_, op, eff) in layers(ctx) {
+        if !eff.is_non_idempotent() {
+            continue;
         }
+        let (Some(retention), Some(deadline)) = (&eff.idempotency_key.retention, &eff.deadline)
+        else {
+            continue;
+        };
+        if retention.value >= deadline.value {
+            continue;
+        }
+        let (Some(retention_at), Some(deadline_at)) = (&retention.at, &deadline.at) else {
+            continue;
+        };
+        let primary_is_retention = retention.source <= deadline.source;
+        let hit = Hit {
+            layer: eff.layer,
+            retention: written(Some(retention_at), || format_millis(retention.value)),
+            deadline: written(Some(deadline_at), || format_millis(deadline.value)),
+            retention_at: retention_at.clone(),
+            deadline_at: deadline_at.clone(),
+            primary_is_retention,
+        };
+        let primary = if primary_is_retention {
+            retention_at
+        } else {
+            deadline_at
+        };
+        groups.add(primary, op, hit);
     }
     groups
         .into_groups()

@@ -106,3 +106,32 @@ fn shop_has_no_suppressions() {
     });
     assert!(o.suppressed.is_empty());
 }
+
+#[test]
+fn policy_entry_suppression_hides_a_shared_finding_about_its_operation() {
+    let dir =
+        std::env::temp_dir().join(format!("retrylint-suppress-shared-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/rules/RL101-undeclared-effect/trigger-defaults-shared-by-two-posts");
+    std::fs::copy(src.join("openapi.yaml"), dir.join("openapi.yaml")).unwrap();
+    let policy = std::fs::read_to_string(src.join("retry-policy.yaml")).unwrap()
+        + "operations:\n  createReport:\n    ignore:\n      - {rule: RL101, reason: \"reports are de-duplicated by name\"}\n";
+    std::fs::write(dir.join("retry-policy.yaml"), policy).unwrap();
+    let o = run(&CheckOptions {
+        paths: vec![dir.clone()],
+        cwd: Some(dir.clone()),
+        root: Some(dir.clone()),
+        ..CheckOptions::default()
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    // The one RL101 finding at `defaults` covers both operations; the suppression on
+    // one of them matches it.
+    assert!(!codes(&o).contains(&"RL101"), "{:?}", codes(&o));
+    assert_eq!(o.suppressed.len(), 1);
+    assert_eq!(
+        o.suppressed[0].diagnostic.operations,
+        ["POST /orders/search", "POST /reports"]
+    );
+}

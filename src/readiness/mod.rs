@@ -185,10 +185,10 @@ fn declared_key(op: &Operation, policy_headers: &[&str]) -> Option<KeyHeader> {
         })
 }
 
-/// True when a diagnostic concerns `op`: it names the operation, or one of its
-/// locations is the operation's method key.
+/// True when a diagnostic concerns `op`: it names the operation among its
+/// operations, or one of its locations is the operation's method key.
 fn concerns(d: &Diagnostic, op: &Operation, display: &str) -> bool {
-    if d.operation.as_deref() == Some(display) {
+    if d.operations.iter().any(|o| o == display) {
         return true;
     }
     let key = op.key.location();

@@ -11,7 +11,8 @@
 //!   items, several status operations) into their own message, then call
 //!   [`label_operations`] (or [`with_users`] for spec nodes).
 //!
-//! [`Diagnostic::operation`] is set when exactly one operation is affected.
+//! [`Diagnostic::operations`] lists every affected operation; [`Diagnostic::operation`]
+//! is set when exactly one is.
 
 use crate::analysis::{EffectivePolicy, JoinedOperation};
 use crate::diagnostic::{Diagnostic, Location, Severity};
@@ -331,14 +332,10 @@ pub fn label_operations(
     name_operations(d, ops)
 }
 
-/// Sets [`Diagnostic::operation`] when the finding is about exactly one operation. A
-/// finding shared by several operations (one `defaults` value) names no single
-/// operation; its labels list them.
-pub fn name_operations(mut d: Diagnostic, ops: &[&Operation]) -> Diagnostic {
-    if let [op] = ops {
-        d = d.with_operation(op.display());
-    }
-    d
+/// Records every operation the finding concerns ([`Diagnostic::operations`]);
+/// [`Diagnostic::operation`] is set when there is exactly one.
+pub fn name_operations(d: Diagnostic, ops: &[&Operation]) -> Diagnostic {
+    d.with_operations(ops.iter().map(|op| op.display()))
 }
 
 /// For a spec node (a response, a header schema): labels every operation that uses
@@ -378,7 +375,11 @@ pub fn defined_inside(at: &At, container: &At) -> bool {
 
 /// Adds a label unless the primary location or an existing label already underlines
 /// the same span of the same file.
-pub fn with_label_once(d: Diagnostic, location: Location, message: impl Into<String>) -> Diagnostic {
+pub fn with_label_once(
+    d: Diagnostic,
+    location: Location,
+    message: impl Into<String>,
+) -> Diagnostic {
     let same = |l: &Location| same_location(l, &location);
     if same(&d.primary.location) || d.labels.iter().any(|l| same(&l.location)) {
         return d;

@@ -5,7 +5,7 @@
 //! The finding points at the node that turns the retry on (`retry: true`); several
 //! operations retried by one `defaults` value give one finding with a label each.
 
-use super::grouping::{layers, label_operations, layer_phrase, operation_list, ByNode};
+use super::grouping::{label_operations, layer_phrase, layers, operation_list, ByNode};
 use super::{Context, Question, RuleMeta};
 use crate::analysis::Source;
 use crate::diagnostic::{Diagnostic, Severity};

@@ -5,7 +5,7 @@
 //! The finding points at the `effect` value (in a policy or an inline `x-retry`);
 //! several operations declared by one `defaults` value give one finding.
 
-use super::grouping::{layers, join_and, label_operations, layer_phrase, operation_list, ByNode};
+use super::grouping::{join_and, label_operations, layer_phrase, layers, operation_list, ByNode};
 use super::{Context, Question, RuleMeta};
 use crate::analysis::Source;
 use crate::diagnostic::{Diagnostic, Severity};

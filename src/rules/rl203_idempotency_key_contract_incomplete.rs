@@ -8,7 +8,7 @@
 //! `ignore` is its own finding at the value that states it. Operations sharing a node
 //! (a `defaults` key) share the finding, with a label each.
 
-use super::grouping::{layers, join_and, label_operations, layer_phrase, operation_list, ByNode};
+use super::grouping::{join_and, label_operations, layer_phrase, layers, operation_list, ByNode};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::policy::model::{Concurrent, Layer, PayloadMismatch};

@@ -5,8 +5,9 @@
 //! The finding points at the more specific of the two values (the retention when
 //! both come from the same level) and labels the other.
 
-use super::grouping::{layers, 
-    join_and, label_operations, layer_phrase, operation_list, with_label_once, written, ByNode,
+use super::grouping::{
+    join_and, label_operations, layer_phrase, layers, operation_list, with_label_once, written,
+    ByNode,
 };
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};

@@ -15,8 +15,8 @@
 //! One finding per `status_endpoint` node, listing every reason, with labels on the
 //! status operation and on each polled operation.
 
-use super::grouping::{layers, 
-    join_and, label_operations, layer_phrase, operation_list, with_label_once, ByNode,
+use super::grouping::{
+    join_and, label_operations, layer_phrase, layers, operation_list, with_label_once, ByNode,
 };
 use super::{Context, Question, RuleMeta};
 use crate::analysis::{EffectivePolicy, Source};

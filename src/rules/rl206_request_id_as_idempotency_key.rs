@@ -4,7 +4,9 @@
 //!
 //! The headers recognised (exact names, case-insensitive) are [`CORRELATION_HEADERS`].
 
-use super::grouping::{layers, label_operations, layer_phrase, operation_list, with_label_once, ByNode};
+use super::grouping::{
+    label_operations, layer_phrase, layers, operation_list, with_label_once, ByNode,
+};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::policy::model::Layer;

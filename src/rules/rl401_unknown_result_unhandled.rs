@@ -4,7 +4,7 @@
 //! The finding points at the node that turns the retry on; operations retried by one
 //! `defaults` value share one finding.
 
-use super::grouping::{layers, label_operations, layer_phrase, operation_list, ByNode};
+use super::grouping::{label_operations, layer_phrase, layers, operation_list, ByNode};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 

@@ -2,7 +2,9 @@
 //! resend after an unknown outcome is a second command; with an idempotency key,
 //! `replay-key` is the safe form.
 
-use super::grouping::{layers, label_operations, layer_phrase, operation_list, with_label_once, ByNode};
+use super::grouping::{
+    label_operations, layer_phrase, layers, operation_list, with_label_once, ByNode,
+};
 use super::{Context, Question, RuleMeta};
 use crate::analysis::Source;
 use crate::diagnostic::{Diagnostic, Severity};

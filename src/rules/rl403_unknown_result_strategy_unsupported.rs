@@ -4,7 +4,7 @@
 //!
 //! Applies whatever the effect. The finding points at the `on_unknown_result` value.
 
-use super::grouping::{layers, label_operations, layer_phrase, operation_list, ByNode};
+use super::grouping::{label_operations, layer_phrase, layers, operation_list, ByNode};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::policy::model::{Layer, UnknownResult};

@@ -204,7 +204,10 @@ fn row(j: &JoinedOperation, documents: &[Document], diagnostics: &[Diagnostic]) 
     let main = j
         .layer(crate::policy::model::Layer::Client)
         .or_else(|| j.layers.first());
-    let effect = main.map_or_else(|| Effect::from_method(&op.method), |p| p.effective_effect());
+    let effect = main.map_or_else(
+        || Effect::from_openapi_method(&op.method),
+        |p| p.effective_effect(),
+    );
     let effect_declared = main.is_some_and(|p| p.effect.at.is_some());
     let policy_headers: Vec<&str> = j
         .layers

@@ -26,7 +26,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     for (_, op, eff) in layers(ctx) {
         if eff.effect.source == Source::BuiltIn
             || eff.effect.value != Effect::NonIdempotent
-            || Effect::from_method(&op.method) != Effect::Safe
+            || Effect::from_openapi_method(&op.method) != Effect::Safe
         {
             continue;
         }

@@ -110,7 +110,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         };
         let Some(se_at) = &se.at else { continue };
         let status = &ctx.documents[target.document].operations[target.operation];
-        let unsafe_method = Effect::from_method(&status.method) != Effect::Safe;
+        let unsafe_method = Effect::from_openapi_method(&status.method) != Effect::Safe;
         // The status operation's declared effect: the same layer first, then any.
         let joined = ctx
             .analysis

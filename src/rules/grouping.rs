@@ -302,6 +302,29 @@ pub fn join_and(items: &[String]) -> String {
     }
 }
 
+/// The items in first-seen order, each once.
+pub fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+/// The operations' methods, upper-case in backticks, sorted, each once, joined:
+/// `` `GET` and `HEAD` ``.
+pub fn method_list<'o>(ops: impl IntoIterator<Item = &'o Operation>) -> String {
+    let mut m: Vec<String> = ops
+        .into_iter()
+        .map(|o| format!("`{}`", o.method.to_ascii_uppercase()))
+        .collect();
+    m.sort();
+    m.dedup();
+    join_and(&m)
+}
+
 /// `of `POST /orders`` or `shared by 3 operations`, for messages about a spec node.
 pub fn whose(ops: &[&Operation]) -> String {
     if ops.len() == 1 {

@@ -5,7 +5,9 @@
 //! The finding points at the `effect` value (in a policy or an inline `x-retry`);
 //! several operations declared by one `defaults` value give one finding.
 
-use super::grouping::{join_and, label_operations, layer_phrase, layers, operation_list, ByNode};
+use super::grouping::{
+    label_operations, layer_phrase, layers, method_list, operation_list, ByNode,
+};
 use super::{Context, Question, RuleMeta};
 use crate::analysis::Source;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -40,15 +42,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             let ops = g.operations();
             let layer = layer_phrase(*g.first());
             let verb = if ops.len() == 1 { "is" } else { "are" };
-            let methods = {
-                let mut m: Vec<String> = ops
-                    .iter()
-                    .map(|o| format!("`{}`", o.method.to_ascii_uppercase()))
-                    .collect();
-                m.sort();
-                m.dedup();
-                join_and(&m)
-            };
+            let methods = method_list(ops.iter().copied());
             let d = Diagnostic::new(
                 &META,
                 format!(

@@ -8,7 +8,9 @@
 //! `ignore` is its own finding at the value that states it. Operations sharing a node
 //! (a `defaults` key) share the finding, with a label each.
 
-use super::grouping::{join_and, label_operations, layer_phrase, layers, operation_list, ByNode};
+use super::grouping::{
+    distinct, join_and, label_operations, layer_phrase, layers, operation_list, ByNode,
+};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::policy::model::{Concurrent, Layer, PayloadMismatch};
@@ -70,14 +72,11 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     for g in missing.into_groups() {
         let ops = g.operations();
         let (layer, _) = g.first();
-        let mut items: Vec<&'static str> = Vec::new();
-        for (_, (_, absent)) in &g.hits {
-            for a in absent {
-                if !items.contains(a) {
-                    items.push(a);
-                }
-            }
-        }
+        let items = distinct(
+            g.hits
+                .iter()
+                .flat_map(|(_, (_, absent))| absent.iter().copied()),
+        );
         let list = join_and(&items.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>());
         let d = Diagnostic::new(
             &META,

@@ -6,8 +6,8 @@
 //! both come from the same level) and labels the other.
 
 use super::grouping::{
-    join_and, label_operations, layer_phrase, layers, operation_list, with_label_once, written,
-    ByNode,
+    distinct, join_and, label_operations, layer_phrase, layers, operation_list, with_label_once,
+    written, ByNode,
 };
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
@@ -73,16 +73,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             let ops = g.operations();
             let first = g.first();
             let mut d = if first.primary_is_retention {
-                let deadlines: Vec<String> = g
-                    .hits
-                    .iter()
-                    .map(|(_, h)| format!("`{}`", h.deadline))
-                    .fold(Vec::new(), |mut acc, x| {
-                        if !acc.contains(&x) {
-                            acc.push(x);
-                        }
-                        acc
-                    });
+                let deadlines = distinct(g.hits.iter().map(|(_, h)| format!("`{}`", h.deadline)));
                 Diagnostic::new(
                     &META,
                     format!(
@@ -96,16 +87,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                     "retention shorter than the deadline",
                 )
             } else {
-                let retentions: Vec<String> = g
-                    .hits
-                    .iter()
-                    .map(|(_, h)| format!("`{}`", h.retention))
-                    .fold(Vec::new(), |mut acc, x| {
-                        if !acc.contains(&x) {
-                            acc.push(x);
-                        }
-                        acc
-                    });
+                let retentions = distinct(g.hits.iter().map(|(_, h)| format!("`{}`", h.retention)));
                 Diagnostic::new(
                     &META,
                     format!(

@@ -16,7 +16,8 @@
 //! status operation and on each polled operation.
 
 use super::grouping::{
-    join_and, label_operations, layer_phrase, layers, operation_list, with_label_once, ByNode,
+    distinct, join_and, label_operations, layer_phrase, layers, method_list, operation_list,
+    with_label_once, ByNode,
 };
 use super::{Context, Question, RuleMeta};
 use crate::analysis::{EffectivePolicy, Source};
@@ -160,27 +161,18 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             let declared = g.hits.iter().find_map(|(_, h)| h.declared.clone());
             let mut reasons: Vec<String> = Vec::new();
             if unsafe_method {
-                let mut methods: Vec<String> = g
-                    .hits
-                    .iter()
-                    .filter(|(_, h)| h.unsafe_method)
-                    .map(|(_, h)| format!("`{}`", h.status.method.to_ascii_uppercase()))
-                    .collect();
-                methods.sort();
-                methods.dedup();
-                reasons.push(format!("its method {} is not safe", join_and(&methods)));
+                let methods = method_list(
+                    g.hits
+                        .iter()
+                        .filter(|(_, h)| h.unsafe_method)
+                        .map(|(_, h)| h.status),
+                );
+                reasons.push(format!("its method {methods} is not safe"));
             }
             if let Some((effect, _)) = &declared {
                 reasons.push(format!("it is declared `{}`", effect.as_str()));
             }
-            let mut params: Vec<&String> = Vec::new();
-            for (_, h) in &g.hits {
-                for p in &h.unknowable {
-                    if !params.contains(&p) {
-                        params.push(p);
-                    }
-                }
-            }
+            let params = distinct(g.hits.iter().flat_map(|(_, h)| &h.unknowable));
             if !params.is_empty() {
                 let list = join_and(
                     &params

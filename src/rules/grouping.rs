@@ -168,6 +168,27 @@ impl<'a> Hit<'a> {
         }
     }
 
+    /// A hit at the node that turns retrying on in `eff` (`retry: true`): "{ops} {is}
+    /// retried without {what}", the operation labelled "retried operation". `None`
+    /// when no node turns it on.
+    pub fn retried_without(
+        meta: &RuleMeta,
+        eff: &EffectivePolicy,
+        op: &'a Operation,
+        what: &str,
+        help: impl Into<String>,
+    ) -> Option<Hit<'a>> {
+        let at = eff.retry_origin()?;
+        let message = format!(
+            "{{ops}} {{is}} retried{} without {what}",
+            layer_phrase(eff.layer)
+        );
+        Some(
+            Hit::new(meta, at, "retry turned on here", message, help, op)
+                .op_label("retried operation"),
+        )
+    }
+
     /// Sets the severity.
     pub fn severity(mut self, severity: Severity) -> Hit<'a> {
         self.severity = severity;
@@ -201,6 +222,13 @@ impl<'a> Collector<'a> {
     /// A collector with nothing in it.
     pub fn new() -> Collector<'a> {
         Collector::default()
+    }
+
+    /// Adds every hit (none, for an empty `Option`).
+    pub fn extend(&mut self, hits: impl IntoIterator<Item = Hit<'a>>) {
+        for hit in hits {
+            self.push(hit);
+        }
     }
 
     /// Adds one hit.

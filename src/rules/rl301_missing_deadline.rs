@@ -4,7 +4,7 @@
 //! The finding points at the node that turns the retry on; operations retried by one
 //! `defaults` value share one finding, with a label each.
 
-use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
+use super::grouping::{retried_layers, Collector, Hit};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 
@@ -24,23 +24,13 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         if eff.deadline.is_some() {
             continue;
         }
-        let Some(at) = eff.retry_origin() else {
-            continue;
-        };
-        out.push(
-            Hit::new(
-                &META,
-                at,
-                "retry turned on here",
-                format!(
-                    "{{ops}} {{is}} retried{} without a `deadline`",
-                    layer_phrase(eff.layer)
-                ),
-                "set a `deadline` for the whole operation (every attempt and wait), e.g. `deadline: 3s`",
-                op,
-            )
-            .op_label("retried operation"),
-        );
+        out.extend(Hit::retried_without(
+            &META,
+            eff,
+            op,
+            "a `deadline`",
+            "set a `deadline` for the whole operation (every attempt and wait), e.g. `deadline: 3s`",
+        ));
     }
     out.finish(&META)
 }

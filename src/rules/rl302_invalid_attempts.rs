@@ -41,23 +41,13 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                 ));
             }
             None if eff.is_retried() => {
-                let Some(at) = eff.retry_origin() else {
-                    continue;
-                };
-                out.push(
-                    Hit::new(
-                        &META,
-                        at,
-                        "retry turned on here",
-                        format!(
-                            "{{ops}} {{is}} retried{} without `attempts`: nothing bounds the number of attempts",
-                            layer_phrase(eff.layer)
-                        ),
-                        "set `attempts` (total attempts including the first), e.g. `attempts: 3`",
-                        op,
-                    )
-                    .op_label("retried operation"),
-                );
+                out.extend(Hit::retried_without(
+                    &META,
+                    eff,
+                    op,
+                    "`attempts`: nothing bounds the number of attempts",
+                    "set `attempts` (total attempts including the first), e.g. `attempts: 3`",
+                ));
             }
             _ => {}
         }

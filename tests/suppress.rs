@@ -5,11 +5,18 @@ use retrylint::check::{run, CheckOptions, CheckOutcome};
 use std::path::PathBuf;
 
 fn check_text(name: &str, spec: &str) -> CheckOutcome {
+    check_files(name, &[("openapi.yaml", spec)])
+}
+
+/// Checks a temporary project made of `files` (name, text).
+fn check_files(name: &str, files: &[(&str, &str)]) -> CheckOutcome {
     let dir =
         std::env::temp_dir().join(format!("retrylint-suppress-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("openapi.yaml"), spec).unwrap();
+    for (file, text) in files {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
     let out = run(&CheckOptions {
         paths: vec![dir.clone()],
         cwd: Some(dir.clone()),
@@ -109,23 +116,18 @@ fn shop_has_no_suppressions() {
 
 #[test]
 fn policy_entry_suppression_hides_a_shared_finding_about_its_operation() {
-    let dir =
-        std::env::temp_dir().join(format!("retrylint-suppress-shared-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/rules/RL101-undeclared-effect/trigger-defaults-shared-by-two-posts");
-    std::fs::copy(src.join("openapi.yaml"), dir.join("openapi.yaml")).unwrap();
-    let policy = std::fs::read_to_string(src.join("retry-policy.yaml")).unwrap()
+    let read = |f: &str| std::fs::read_to_string(src.join(f)).unwrap();
+    let policy = read("retry-policy.yaml")
         + "operations:\n  createReport:\n    ignore:\n      - {rule: RL101, reason: \"reports are de-duplicated by name\"}\n";
-    std::fs::write(dir.join("retry-policy.yaml"), policy).unwrap();
-    let o = run(&CheckOptions {
-        paths: vec![dir.clone()],
-        cwd: Some(dir.clone()),
-        root: Some(dir.clone()),
-        ..CheckOptions::default()
-    });
-    let _ = std::fs::remove_dir_all(&dir);
+    let o = check_files(
+        "shared",
+        &[
+            ("openapi.yaml", &read("openapi.yaml")),
+            ("retry-policy.yaml", &policy),
+        ],
+    );
     // The one RL101 finding at `defaults` covers both operations; the suppression on
     // one of them matches it.
     assert!(!codes(&o).contains(&"RL101"), "{:?}", codes(&o));

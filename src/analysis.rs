@@ -416,7 +416,7 @@ fn effective(
         entry,
         retry: pick(sources, |s| s.retry.as_ref()).unwrap_or_else(|| Field::builtin(false)),
         effect: pick(sources, |s| s.effect.as_ref())
-            .unwrap_or_else(|| Field::builtin(Effect::from_method(&op.method))),
+            .unwrap_or_else(|| Field::builtin(Effect::from_openapi_method(&op.method))),
         idempotency_key,
         status_endpoint: pick(sources, |s| s.status_endpoint.as_ref()),
         status_operation: None,

@@ -69,9 +69,13 @@ pub struct Diagnostic {
     pub labels: Vec<Label>,
     /// What to do, imperative.
     pub help: Option<String>,
-    /// The operation the finding is about (`METHOD /path`), used by suppressions and the
-    /// readiness matrix.
+    /// The operation the finding is about (`METHOD /path`) when it concerns exactly
+    /// one; the JSON format's `operation` field.
     pub operation: Option<String>,
+    /// Every operation the finding concerns (`METHOD /path`), in order, each once: a
+    /// finding at a shared `defaults` value lists every operation it covers. Used by
+    /// suppressions and the readiness matrix.
+    pub operations: Vec<String>,
 }
 
 impl Diagnostic {
@@ -94,6 +98,7 @@ impl Diagnostic {
             labels: Vec::new(),
             help: None,
             operation: None,
+            operations: Vec::new(),
         }
     }
 
@@ -112,9 +117,24 @@ impl Diagnostic {
         self
     }
 
-    /// Sets the operation (`METHOD /path`) the finding is about.
-    pub fn with_operation(mut self, operation: impl Into<String>) -> Diagnostic {
-        self.operation = Some(operation.into());
+    /// Sets the one operation (`METHOD /path`) the finding is about.
+    pub fn with_operation(self, operation: impl Into<String>) -> Diagnostic {
+        self.with_operations([operation.into()])
+    }
+
+    /// Sets the operations (`METHOD /path`) the finding concerns (repeats dropped);
+    /// [`Diagnostic::operation`] is set when there is exactly one.
+    pub fn with_operations(mut self, operations: impl IntoIterator<Item = String>) -> Diagnostic {
+        self.operations.clear();
+        for op in operations {
+            if !self.operations.contains(&op) {
+                self.operations.push(op);
+            }
+        }
+        self.operation = match self.operations.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        };
         self
     }
 

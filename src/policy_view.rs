@@ -1,52 +1,23 @@
 //! The bridge from the joined model to the pure decision logic: an operation's
-//! effective settings on one layer, as [`retry::EffectivePolicyView`] (ms, no spans).
+//! effective settings on one layer, as [`EffectivePolicyView`] (ms, no spans).
 //! Used by `plan --policy` and `simulate`.
 
 use crate::analysis::EffectivePolicy;
-use crate::policy::model::{self as pm, UnknownResult};
-use crate::retry::{self, EffectivePolicyView, RetryAfterPolicy, RetryOnEntry};
-
-fn effect(e: pm::Effect) -> retry::Effect {
-    match e {
-        pm::Effect::Safe => retry::Effect::Safe,
-        pm::Effect::Idempotent => retry::Effect::Idempotent,
-        pm::Effect::NonIdempotent => retry::Effect::NonIdempotent,
-    }
-}
-
-fn jitter(j: pm::Jitter) -> retry::Jitter {
-    match j {
-        pm::Jitter::None => retry::Jitter::None,
-        pm::Jitter::Full => retry::Jitter::Full,
-        pm::Jitter::Equal => retry::Jitter::Equal,
-        pm::Jitter::Decorrelated => retry::Jitter::Decorrelated,
-    }
-}
-
-fn retry_on(s: pm::Signal) -> RetryOnEntry {
-    match s {
-        pm::Signal::ConnectFailure => RetryOnEntry::ConnectFailure,
-        pm::Signal::RefusedStream => RetryOnEntry::RefusedStream,
-        pm::Signal::Timeout => RetryOnEntry::Timeout,
-        pm::Signal::Reset => RetryOnEntry::Reset,
-        pm::Signal::Transport => RetryOnEntry::Transport,
-        pm::Signal::Status(c) => RetryOnEntry::Status(c),
-        pm::Signal::Class(d) => RetryOnEntry::Class(d),
-    }
-}
+use crate::policy::model::UnknownResult;
+use crate::retry::{EffectivePolicyView, RetryAfterPolicy};
 
 /// The decision view of one effective policy. A policy that is not retried
 /// (`retry: false`) gets an empty `retry_on`, so every signal is `not-transient`.
 pub fn decision_view(p: &EffectivePolicy) -> EffectivePolicyView {
     let retried = p.retry.value;
     EffectivePolicyView {
-        effect: effect(p.effect.value),
+        effect: p.effect.value,
         idempotency_key: p.key_header().is_some(),
         check_status: p.checks_status(),
         retry_on: if retried {
             p.retry_on
                 .as_ref()
-                .map(|r| r.value.iter().map(|s| retry_on(s.value)).collect())
+                .map(|r| r.value.iter().map(|s| s.value).collect())
                 .unwrap_or_default()
         } else {
             Vec::new()
@@ -59,14 +30,16 @@ pub fn decision_view(p: &EffectivePolicy) -> EffectivePolicyView {
         base_ms: p.backoff.base.as_ref().map(|b| b.value),
         cap_ms: p.backoff.cap.as_ref().map(|c| c.value),
         multiplier: p.backoff.multiplier.value,
-        jitter: p.backoff.jitter.as_ref().map(|j| jitter(j.value)),
+        jitter: p.backoff.jitter.as_ref().map(|j| j.value),
         retry_after: RetryAfterPolicy {
             honor: p.retry_after.honor.as_ref().is_some_and(|h| h.value),
             max_ms: p.retry_after.max.as_ref().map(|m| m.value),
-            on_invalid: match p.retry_after.on_invalid.as_ref().map(|o| o.value) {
-                Some(pm::OnInvalid::Stop) => retry::OnInvalid::Stop,
-                _ => retry::OnInvalid::Backoff,
-            },
+            on_invalid: p
+                .retry_after
+                .on_invalid
+                .as_ref()
+                .map(|o| o.value)
+                .unwrap_or_default(),
         },
     }
 }

@@ -10,7 +10,7 @@
 //! - at a document root: findings in that document or about any of its operations;
 //! - at a policy's top level: findings in that policy or about any operation it governs;
 //! - on a path item, operation, response or policy entry: findings about the
-//!   operation(s) there (`Diagnostic::operation`), or whose primary location or a
+//!   operation(s) there (any of `Diagnostic::operations`), or whose primary location or a
 //!   label lies inside that node.
 //!
 //! A suppression without a non-empty `reason` is RL013 and does **not** suppress (the
@@ -88,9 +88,7 @@ impl Suppression {
         if self.code != Some(d.code) {
             return false;
         }
-        d.operation
-            .as_ref()
-            .is_some_and(|op| self.operations.contains(op))
+        d.operations.iter().any(|op| self.operations.contains(op))
             || inside(&d.primary.location, &self.nodes)
             || d.labels.iter().any(|l| inside(&l.location, &self.nodes))
     }

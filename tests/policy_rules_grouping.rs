@@ -51,8 +51,9 @@ fn shared_defaults_give_one_finding_labelled_per_operation() {
             .filter(|l| l.message.contains("operation") || l.message.contains("effect"))
             .count();
         assert!(op_labels >= 2, "{case}: {:#?}", d.labels);
-        // Several operations: no single operation is named.
+        // Several operations: no single operation is named, all are listed.
         assert_eq!(d.operation, None, "{case}");
+        assert!(d.operations.len() >= 2, "{case}: {:?}", d.operations);
     }
 }
 

@@ -5,11 +5,18 @@ use retrylint::check::{run, CheckOptions, CheckOutcome};
 use std::path::PathBuf;
 
 fn check_text(name: &str, spec: &str) -> CheckOutcome {
+    check_files(name, &[("openapi.yaml", spec)])
+}
+
+/// Checks a temporary project made of `files` (name, text).
+fn check_files(name: &str, files: &[(&str, &str)]) -> CheckOutcome {
     let dir =
         std::env::temp_dir().join(format!("retrylint-suppress-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("openapi.yaml"), spec).unwrap();
+    for (file, text) in files {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
     let out = run(&CheckOptions {
         paths: vec![dir.clone()],
         cwd: Some(dir.clone()),
@@ -105,4 +112,28 @@ fn shop_has_no_suppressions() {
         ..CheckOptions::default()
     });
     assert!(o.suppressed.is_empty());
+}
+
+#[test]
+fn policy_entry_suppression_hides_a_shared_finding_about_its_operation() {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/rules/RL101-undeclared-effect/trigger-defaults-shared-by-two-posts");
+    let read = |f: &str| std::fs::read_to_string(src.join(f)).unwrap();
+    let policy = read("retry-policy.yaml")
+        + "operations:\n  createReport:\n    ignore:\n      - {rule: RL101, reason: \"reports are de-duplicated by name\"}\n";
+    let o = check_files(
+        "shared",
+        &[
+            ("openapi.yaml", &read("openapi.yaml")),
+            ("retry-policy.yaml", &policy),
+        ],
+    );
+    // The one RL101 finding at `defaults` covers both operations; the suppression on
+    // one of them matches it.
+    assert!(!codes(&o).contains(&"RL101"), "{:?}", codes(&o));
+    assert_eq!(o.suppressed.len(), 1);
+    assert_eq!(
+        o.suppressed[0].diagnostic.operations,
+        ["POST /orders/search", "POST /reports"]
+    );
 }

@@ -107,15 +107,8 @@ pub fn check(args: &CheckArgs) -> u8 {
     if args.show_suppressed && args.format != Format::Human {
         eprint!("{}", report::suppressed_list(&outcome.suppressed));
     }
-    let written = match &args.output {
-        Some(path) => std::fs::write(path, &text).map_err(|e| format!("{}: {e}", path.display())),
-        None => std::io::stdout()
-            .write_all(text.as_bytes())
-            .map_err(|e| e.to_string()),
-    };
-    if let Err(e) = written {
-        eprintln!("retrylint: cannot write the report: {e}");
-        return EXIT_ERROR;
+    if let Err(e) = write_output(args.output.as_deref(), &text) {
+        return fail(format!("cannot write the report: {e}"));
     }
     if outcome.could_not_lint {
         return EXIT_ERROR;
@@ -225,23 +218,7 @@ pub fn plan(args: &PlanArgs) -> u8 {
             }
         };
     }
-    let flags = plan::PlanFlags {
-        method: args.method.clone(),
-        status: args.status,
-        transport_error: args.transport_error,
-        attempt: args.attempt,
-        now_ms: args.now_ms,
-        deadline_ms: args.deadline_ms,
-        base_ms: args.base_ms,
-        cap_ms: args.cap_ms,
-        max_attempts: args.max_attempts,
-        random_unit: args.random_unit,
-        retry_after_ms: args.retry_after_ms,
-        retry_after: args.retry_after.clone(),
-        idempotency_key: args.idempotency_key,
-        status_endpoint: args.status_endpoint,
-    };
-    let decision = crate::retry::decide(&plan::input_from_flags(&flags));
+    let decision = crate::retry::decide(&plan::input_from_args(args));
     match args.format {
         PlanFormat::Json => println!("{}", plan::decision_json(&decision)),
         PlanFormat::Human => println!("{}", plan::decision_human(&decision)),
@@ -252,6 +229,16 @@ pub fn plan(args: &PlanArgs) -> u8 {
 fn fail(message: impl std::fmt::Display) -> u8 {
     eprintln!("retrylint: {message}");
     EXIT_ERROR
+}
+
+/// Writes a report to `--output FILE`, or to standard output without one.
+fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), String> {
+    match path {
+        Some(path) => std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display())),
+        None => std::io::stdout()
+            .write_all(text.as_bytes())
+            .map_err(|e| e.to_string()),
+    }
 }
 
 /// `plan --policy FILE --operation SELECTOR`: the policy-mode decision.
@@ -394,13 +381,7 @@ pub fn readiness(args: &ReadinessArgs) -> u8 {
         ReadinessFormat::Markdown => render::markdown(&m),
         ReadinessFormat::Json => render::json(&m),
     };
-    let written = match &args.output {
-        Some(path) => std::fs::write(path, &text).map_err(|e| format!("{}: {e}", path.display())),
-        None => std::io::stdout()
-            .write_all(text.as_bytes())
-            .map_err(|e| e.to_string()),
-    };
-    if let Err(e) = written {
+    if let Err(e) = write_output(args.output.as_deref(), &text) {
         return fail(format!("cannot write the matrix: {e}"));
     }
     for d in diagnostics.iter().filter(|d| d.code == "RL001") {

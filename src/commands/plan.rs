@@ -1,65 +1,34 @@
 //! `retrylint plan`: the reference decision function of the domain brief, on flags or
 //! on JSON input (one object, or an array answered as JSON Lines).
 
+use crate::cli::PlanArgs;
 use crate::retry::{decide, retry_after_input_ms, Decision, DecisionInput};
 use serde_json::{Map, Value};
 
-/// Flags of `plan` in flag mode (see `cli::PlanArgs`). Numbers in ms.
-#[derive(Debug, Clone, Default)]
-pub struct PlanFlags {
-    /// Method token.
-    pub method: Option<String>,
-    /// Status of the failed attempt.
-    pub status: Option<u16>,
-    /// A transport error happened.
-    pub transport_error: bool,
-    /// 0-based retry index.
-    pub attempt: Option<f64>,
-    /// Now, epoch ms.
-    pub now_ms: Option<f64>,
-    /// Deadline, epoch ms.
-    pub deadline_ms: Option<f64>,
-    /// Backoff base, ms.
-    pub base_ms: Option<f64>,
-    /// Backoff cap, ms.
-    pub cap_ms: Option<f64>,
-    /// Max retries.
-    pub max_attempts: Option<f64>,
-    /// Random unit.
-    pub random_unit: Option<f64>,
-    /// Retry-After, ms.
-    pub retry_after_ms: Option<f64>,
-    /// Raw Retry-After header value.
-    pub retry_after: Option<String>,
-    /// Idempotency key present.
-    pub idempotency_key: bool,
-    /// Status endpoint present.
-    pub status_endpoint: bool,
-}
-
-/// Builds the decision input from flags. A raw `--retry-after` value is parsed by
-/// the shared parser relative to `--now-ms`; an invalid one becomes a negative
-/// Retry-After, which the decision reports as `invalid-retry-after`.
-pub fn input_from_flags(f: &PlanFlags) -> DecisionInput {
+/// Builds the decision input from the flags of `plan` (numbers in ms). A raw
+/// `--retry-after` value is parsed by the shared parser relative to `--now-ms`; an
+/// invalid one becomes a negative Retry-After, which the decision reports as
+/// `invalid-retry-after`.
+pub fn input_from_args(args: &PlanArgs) -> DecisionInput {
     let d = DecisionInput::default();
-    let retry_after_ms = match (&f.retry_after, f.retry_after_ms) {
-        (Some(raw), _) => Some(raw_retry_after_ms(raw, f.now_ms)),
+    let retry_after_ms = match (&args.retry_after, args.retry_after_ms) {
+        (Some(raw), _) => Some(raw_retry_after_ms(raw, args.now_ms)),
         (None, ms) => ms,
     };
     DecisionInput {
-        method: f.method.clone(),
-        status: f.status,
-        transport_error: f.transport_error,
-        attempt: f.attempt,
-        now_ms: f.now_ms,
-        deadline_ms: f.deadline_ms,
-        base_ms: f.base_ms.unwrap_or(d.base_ms),
-        cap_ms: f.cap_ms.unwrap_or(d.cap_ms),
-        max_attempts: f.max_attempts.unwrap_or(d.max_attempts),
-        random_unit: f.random_unit.unwrap_or(d.random_unit),
+        method: args.method.clone(),
+        status: args.status,
+        transport_error: args.transport_error,
+        attempt: args.attempt,
+        now_ms: args.now_ms,
+        deadline_ms: args.deadline_ms,
+        base_ms: args.base_ms.unwrap_or(d.base_ms),
+        cap_ms: args.cap_ms.unwrap_or(d.cap_ms),
+        max_attempts: args.max_attempts.unwrap_or(d.max_attempts),
+        random_unit: args.random_unit.unwrap_or(d.random_unit),
         retry_after_ms,
-        idempotency_key: f.idempotency_key,
-        status_endpoint: f.status_endpoint,
+        idempotency_key: args.idempotency_key,
+        status_endpoint: args.status_endpoint,
     }
 }
 
@@ -232,19 +201,22 @@ mod tests {
 
     #[test]
     fn raw_retry_after_values() {
-        let base = PlanFlags {
-            method: Some("GET".into()),
-            status: Some(429),
-            attempt: Some(0.0),
-            now_ms: Some(0.0),
-            deadline_ms: Some(10_000.0),
-            ..PlanFlags::default()
-        };
+        #[derive(clap::Parser)]
+        struct Plan {
+            #[command(flatten)]
+            args: PlanArgs,
+        }
         let with = |v: &str| {
-            decide(&input_from_flags(&PlanFlags {
-                retry_after: Some(v.into()),
-                ..base.clone()
-            }))
+            let plan = <Plan as clap::Parser>::parse_from([
+                "plan",
+                "--method=GET",
+                "--status=429",
+                "--attempt=0",
+                "--now-ms=0",
+                "--deadline-ms=10000",
+                &format!("--retry-after={v}"),
+            ]);
+            decide(&input_from_args(&plan.args))
         };
         assert_eq!(
             with("2"),

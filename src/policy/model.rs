@@ -42,102 +42,12 @@ impl Layer {
     }
 }
 
-/// Q1: the effect of repeating an operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Effect {
-    /// No state change (GET, HEAD, OPTIONS, TRACE).
-    Safe,
-    /// Repeating has the effect of doing it once (PUT, DELETE).
-    Idempotent,
-    /// Repeating may repeat the effect (POST, PATCH, others).
-    NonIdempotent,
-}
+// The policy vocabulary is the retry engine's: one `Effect`, `Jitter`, `OnInvalid` and
+// `retry_on` entry type for the parser, the rules and the decision logic.
+pub use crate::retry::{Effect, Jitter, OnInvalid, RetryOnEntry};
 
-impl Effect {
-    /// The default effect of an HTTP method per RFC 9110 (method compared
-    /// case-insensitively, since OpenAPI keys are lower-case).
-    pub fn from_method(method: &str) -> Effect {
-        match method.to_ascii_uppercase().as_str() {
-            "GET" | "HEAD" | "OPTIONS" | "TRACE" => Effect::Safe,
-            "PUT" | "DELETE" => Effect::Idempotent,
-            _ => Effect::NonIdempotent,
-        }
-    }
-
-    /// The name as written in policies.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Effect::Safe => "safe",
-            Effect::Idempotent => "idempotent",
-            Effect::NonIdempotent => "non-idempotent",
-        }
-    }
-}
-
-/// A `retry_on` signal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Signal {
-    /// No connection was made: never processed.
-    ConnectFailure,
-    /// HTTP/2 REFUSED_STREAM / GOAWAY above the stream: never processed.
-    RefusedStream,
-    /// No response in time: outcome unknown.
-    Timeout,
-    /// Connection lost after sending: outcome unknown.
-    Reset,
-    /// All four transport signals.
-    Transport,
-    /// One HTTP status (100..=599).
-    Status(u16),
-    /// A status class `5xx` / `5XX` (the digit).
-    Class(u8),
-}
-
-impl Signal {
-    /// True when the signal proves the request was never processed
-    /// (`connect-failure`, `refused-stream`).
-    pub fn never_processed(self) -> bool {
-        matches!(self, Signal::ConnectFailure | Signal::RefusedStream)
-    }
-
-    /// True when the signal covers the HTTP status `code`.
-    pub fn covers_status(self, code: u16) -> bool {
-        match self {
-            Signal::Status(c) => c == code,
-            Signal::Class(d) => code / 100 == d as u16,
-            _ => false,
-        }
-    }
-}
-
-impl std::fmt::Display for Signal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Signal::ConnectFailure => f.write_str("connect-failure"),
-            Signal::RefusedStream => f.write_str("refused-stream"),
-            Signal::Timeout => f.write_str("timeout"),
-            Signal::Reset => f.write_str("reset"),
-            Signal::Transport => f.write_str("transport"),
-            Signal::Status(c) => write!(f, "{c}"),
-            Signal::Class(d) => write!(f, "{d}xx"),
-        }
-    }
-}
-
-/// Backoff jitter variant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Jitter {
-    /// No jitter.
-    None,
-    /// Uniform in `[0, backoff]`.
-    Full,
-    /// `backoff/2 + uniform(0, backoff/2)`.
-    Equal,
-    /// `min(cap, uniform(base, previous * 3))`.
-    Decorrelated,
-}
+/// A `retry_on` entry, under the name the policy model has always used.
+pub use crate::retry::RetryOnEntry as Signal;
 
 /// Q4: what a timeout or reset leads to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -185,16 +95,6 @@ pub enum Concurrent {
     Wait,
     /// Both are processed.
     Ignore,
-}
-
-/// `retry_after.on_invalid`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OnInvalid {
-    /// Ignore the header, use the backoff.
-    Backoff,
-    /// Stop retrying.
-    Stop,
 }
 
 /// `idempotency_key:` as written in one mapping.

@@ -186,10 +186,10 @@ fn declared_key(op: &Operation, policy_headers: &[&str]) -> Option<KeyHeader> {
         })
 }
 
-/// True when a diagnostic concerns `op`: it names the operation, or one of its
-/// locations is the operation's method key.
+/// True when a diagnostic concerns `op`: it names the operation among its
+/// operations, or one of its locations is the operation's method key.
 fn concerns(d: &Diagnostic, op: &Operation, display: &str) -> bool {
-    if d.operation.as_deref() == Some(display) {
+    if d.operations.iter().any(|o| o == display) {
         return true;
     }
     let key = op.key.location();
@@ -205,7 +205,10 @@ fn row(j: &JoinedOperation, documents: &[Document], diagnostics: &[Diagnostic]) 
     let main = j
         .layer(crate::policy::model::Layer::Client)
         .or_else(|| j.layers.first());
-    let effect = main.map_or_else(|| Effect::from_method(&op.method), |p| p.effective_effect());
+    let effect = main.map_or_else(
+        || Effect::from_openapi_method(&op.method),
+        |p| p.effective_effect(),
+    );
     let effect_declared = main.is_some_and(|p| p.effect.at.is_some());
     let policy_headers: Vec<&str> = j
         .layers

@@ -1,7 +1,8 @@
 //! `--format json`: `{"version": 1, "diagnostics": [...]}`, versioned from the start.
 //!
 //! Each diagnostic: `code`, `name`, `severity`, `message`, `help` (or null),
-//! `operation` (`METHOD /path` or null), `path`, `line`, `column`, `end_line`,
+//! `operation` (`METHOD /path` when the finding concerns exactly one operation, else
+//! null), `operations` (every `METHOD /path` it concerns, possibly empty), `path`, `line`, `column`, `end_line`,
 //! `end_column` (1-based, columns in Unicode scalar values, end exclusive),
 //! `pointer` (JSON Pointer of the primary node), and `labels` (same location fields
 //! plus `message`).
@@ -68,8 +69,10 @@ pub struct JsonDiagnostic {
     pub message: String,
     /// What to do.
     pub help: Option<String>,
-    /// `METHOD /path` the finding is about.
+    /// `METHOD /path` the finding is about, when it concerns exactly one operation.
     pub operation: Option<String>,
+    /// Every `METHOD /path` the finding concerns (a shared `defaults` value: several).
+    pub operations: Vec<String>,
     /// Primary location.
     #[serde(flatten)]
     pub location: JsonLocation,
@@ -101,6 +104,7 @@ pub fn report(diags: &[Diagnostic]) -> JsonReport {
                 message: d.message.clone(),
                 help: d.help.clone(),
                 operation: d.operation.clone(),
+                operations: d.operations.clone(),
                 location: JsonLocation::of(&d.primary.location),
                 label: d.primary.message.clone(),
                 labels: d

@@ -111,6 +111,12 @@ impl Effect {
         }
     }
 
+    /// The default effect of an OpenAPI operation's method, whose keys are
+    /// lower-case (`post`): [`Effect::from_method`] on the upper-cased method.
+    pub fn from_openapi_method(method: &str) -> Effect {
+        Effect::from_method(&method.to_ascii_uppercase())
+    }
+
     /// Whether this effect alone makes a repeat acceptable (`safe` or `idempotent`).
     pub fn is_repeatable(self) -> bool {
         matches!(self, Effect::Safe | Effect::Idempotent)
@@ -345,6 +351,23 @@ impl RetryOnEntry {
     }
 }
 
+impl RetryOnEntry {
+    /// True when the entry only matches signals that prove the request was never
+    /// processed (`connect-failure`, `refused-stream`).
+    pub fn never_processed(self) -> bool {
+        matches!(
+            self,
+            RetryOnEntry::ConnectFailure | RetryOnEntry::RefusedStream
+        )
+    }
+
+    /// True when the entry covers the HTTP status `code` (the status itself, or its
+    /// class).
+    pub fn covers_status(self, code: u16) -> bool {
+        self.covers(Signal::Status(code))
+    }
+}
+
 /// Whether any entry of `retry_on` covers `signal`.
 pub fn retry_on_covers(retry_on: &[RetryOnEntry], signal: Signal) -> bool {
     retry_on.iter().any(|e| e.covers(signal))
@@ -454,6 +477,17 @@ mod tests {
         assert!(!RetryOnEntry::Transport.covers(Signal::Status(503)));
         assert!(!RetryOnEntry::ConnectFailure.covers(Signal::Timeout));
         assert!(RetryOnEntry::Status(429).covers(Signal::Status(429)));
+    }
+
+    #[test]
+    fn openapi_methods_are_lower_case() {
+        assert_eq!(Effect::from_openapi_method("get"), Effect::Safe);
+        assert_eq!(Effect::from_openapi_method("delete"), Effect::Idempotent);
+        assert_eq!(Effect::from_openapi_method("post"), Effect::NonIdempotent);
+        assert!(RetryOnEntry::Class(5).covers_status(503));
+        assert!(!RetryOnEntry::Transport.covers_status(503));
+        assert!(RetryOnEntry::RefusedStream.never_processed());
+        assert!(!RetryOnEntry::Transport.never_processed());
     }
 
     #[test]

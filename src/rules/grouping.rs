@@ -1,25 +1,58 @@
-//! Shared plumbing for policy rules: one finding per (rule, primary node).
+//! The one grouping helper every rule uses: one finding per (rule, primary node), with
+//! a label per affected operation, never one finding per operation.
 //!
-//! Several operations can share one offending node (a `defaults` value, a root
-//! `x-retry` value, one `status_endpoint` line). A rule collects its hits per primary
-//! node with [`ByNode`] and then builds one finding per node, with a label per
-//! affected operation ([`label_operations`]).
+//! A `defaults` value, a root `x-retry` value or a response component shared through
+//! `$ref` usually affects many operations. Reporting it once per operation would print
+//! the same line many times, so a rule collects its hits per primary node and builds
+//! one finding per node:
+//! - [`Collector`] for findings whose message is a template (`{ops}` for the affected
+//!   operations): push a [`Hit`] per operation, get the findings back;
+//! - [`ByNode`] for rules that combine what they found per operation (lists of missing
+//!   items, several status operations) into their own message, then call
+//!   [`label_operations`] (or [`with_users`] for spec nodes).
+//!
+//! [`Diagnostic::operations`] lists every affected operation; [`Diagnostic::operation`]
+//! is set when exactly one is.
 
-use crate::diagnostic::{Diagnostic, Location};
-use crate::openapi::model::Operation;
+use crate::analysis::{EffectivePolicy, JoinedOperation};
+use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::openapi::model::{Operation, Response};
 use crate::policy::model::Layer;
+use crate::rules::{Context, RuleMeta};
 use crate::source::refs::At;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+/// Every (operation, its OpenAPI operation, one of its layers), in operation then
+/// layer order.
+pub fn layers<'a>(
+    ctx: &'a Context<'a>,
+) -> impl Iterator<Item = (&'a JoinedOperation, &'a Operation, &'a EffectivePolicy)> + 'a {
+    ctx.analysis.operations.iter().flat_map(move |jo| {
+        let op = jo.resolve(ctx.documents);
+        jo.layers.iter().map(move |eff| (jo, op, eff))
+    })
+}
+
+/// [`layers`] restricted to retried layers ([`EffectivePolicy::is_retried`]).
+pub fn retried_layers<'a>(
+    ctx: &'a Context<'a>,
+) -> impl Iterator<Item = (&'a JoinedOperation, &'a Operation, &'a EffectivePolicy)> + 'a {
+    layers(ctx).filter(|(_, _, eff)| eff.is_retried())
+}
+
+/// A group's key: the primary node (file, node) and what else must agree for two
+/// hits to share a finding (empty for [`ByNode::add`]).
+type Key = (PathBuf, u32, String);
+
 /// Hits collected per primary node, in first-seen order.
-pub(crate) struct ByNode<'a, T> {
-    order: Vec<(PathBuf, u32)>,
-    groups: HashMap<(PathBuf, u32), Group<'a, T>>,
+pub struct ByNode<'a, T> {
+    order: Vec<Key>,
+    groups: HashMap<Key, Group<'a, T>>,
 }
 
 /// The hits of one primary node.
-pub(crate) struct Group<'a, T> {
+pub struct Group<'a, T> {
     /// The primary node.
     pub at: At,
     /// Every affected operation with what the rule found for it, in order.
@@ -44,18 +77,31 @@ impl<'a, T> Group<'a, T> {
     }
 }
 
-impl<'a, T> ByNode<'a, T> {
-    /// Nothing collected.
-    pub fn new() -> Self {
+impl<'a, T> Default for ByNode<'a, T> {
+    fn default() -> Self {
         ByNode {
             order: Vec::new(),
             groups: HashMap::new(),
         }
     }
+}
+
+impl<'a, T> ByNode<'a, T> {
+    /// Nothing collected.
+    pub fn new() -> Self {
+        Self::default()
+    }
 
     /// Records that `op` is affected by the value at `primary`.
     pub fn add(&mut self, primary: &At, op: &'a Operation, data: T) {
-        let key = primary.key();
+        self.add_keyed(primary, String::new(), op, data);
+    }
+
+    /// Like [`ByNode::add`], but hits share a group only when `discriminator` agrees
+    /// too.
+    fn add_keyed(&mut self, primary: &At, discriminator: String, op: &'a Operation, data: T) {
+        let (path, node) = primary.key();
+        let key = (path, node, discriminator);
         self.groups
             .entry(key.clone())
             .or_insert_with(|| {
@@ -78,18 +124,205 @@ impl<'a, T> ByNode<'a, T> {
     }
 }
 
-/// `` `POST /orders` ``, `` `POST /orders` and `PATCH /orders/{id}` ``, or the first
-/// three names and how many more.
-pub(crate) fn operation_list(ops: &[&Operation]) -> String {
-    let names: Vec<String> = ops.iter().map(|o| format!("`{}`", o.display())).collect();
-    match names.len() {
-        n if n <= 3 => join_and(&names),
-        n => format!("{} and {} more", names[..3].join(", "), n - 3),
+/// One problem found on one operation in one layer.
+pub struct Hit<'a> {
+    /// The most specific node that sets the offending value.
+    pub primary: At,
+    /// The primary label (a short noun phrase).
+    pub label: String,
+    /// The message, with `{ops}` standing for the affected operation(s) ("`GET /a`",
+    /// "`GET /a` and `GET /b`"), and `{is}` / `{does}` for the verb agreeing with it.
+    pub message: String,
+    /// Help text (imperative), with the same placeholders as the message.
+    pub help: String,
+    /// Severity (rules with two severities lower it for the milder case).
+    pub severity: Severity,
+    /// The affected operation.
+    pub op: &'a Operation,
+    /// Label text on the operation.
+    pub op_label: String,
+    /// Other policy nodes worth showing (the deadline, another layer's attempts).
+    pub labels: Vec<(Location, String)>,
+}
+
+impl<'a> Hit<'a> {
+    /// A hit of `meta`'s default severity, the operation labelled "affected
+    /// operation".
+    pub fn new(
+        meta: &RuleMeta,
+        primary: &At,
+        label: impl Into<String>,
+        message: impl Into<String>,
+        help: impl Into<String>,
+        op: &'a Operation,
+    ) -> Hit<'a> {
+        Hit {
+            primary: primary.clone(),
+            label: label.into(),
+            message: message.into(),
+            help: help.into(),
+            severity: meta.severity,
+            op,
+            op_label: "affected operation".to_string(),
+            labels: Vec::new(),
+        }
+    }
+
+    /// A hit at the node that turns retrying on in `eff` (`retry: true`): "{ops} {is}
+    /// retried without {what}", the operation labelled "retried operation". `None`
+    /// when no node turns it on.
+    pub fn retried_without(
+        meta: &RuleMeta,
+        eff: &EffectivePolicy,
+        op: &'a Operation,
+        what: &str,
+        help: impl Into<String>,
+    ) -> Option<Hit<'a>> {
+        let at = eff.retry_origin()?;
+        let message = format!(
+            "{{ops}} {{is}} retried{} without {what}",
+            layer_phrase(eff.layer)
+        );
+        Some(
+            Hit::new(meta, at, "retry turned on here", message, help, op)
+                .op_label("retried operation"),
+        )
+    }
+
+    /// Sets the severity.
+    pub fn severity(mut self, severity: Severity) -> Hit<'a> {
+        self.severity = severity;
+        self
+    }
+
+    /// Sets the label text on the operation.
+    pub fn op_label(mut self, label: impl Into<String>) -> Hit<'a> {
+        self.op_label = label.into();
+        self
+    }
+
+    /// Adds a label at another node (skipped when it is the primary node).
+    pub fn label_at(mut self, at: Option<&At>, message: impl Into<String>) -> Hit<'a> {
+        if let Some(at) = at {
+            if !at.same_node(&self.primary) {
+                self.labels.push((at.location(), message.into()));
+            }
+        }
+        self
+    }
+}
+
+/// Merges hits into findings: one per (primary node, message template, severity).
+#[derive(Default)]
+pub struct Collector<'a> {
+    groups: ByNode<'a, Hit<'a>>,
+}
+
+impl<'a> Collector<'a> {
+    /// A collector with nothing in it.
+    pub fn new() -> Collector<'a> {
+        Collector::default()
+    }
+
+    /// Adds every hit (none, for an empty `Option`).
+    pub fn extend(&mut self, hits: impl IntoIterator<Item = Hit<'a>>) {
+        for hit in hits {
+            self.push(hit);
+        }
+    }
+
+    /// Adds one hit.
+    pub fn push(&mut self, hit: Hit<'a>) {
+        let discriminator = format!("{}\u{0}{}", hit.severity.as_str(), hit.message);
+        let primary = hit.primary.clone();
+        self.groups.add_keyed(&primary, discriminator, hit.op, hit);
+    }
+
+    /// The findings, in the order their first hit was pushed.
+    pub fn finish(self, meta: &RuleMeta) -> Vec<Diagnostic> {
+        self.groups
+            .into_groups()
+            .into_iter()
+            .map(|g| {
+                let ops = g.operations();
+                let first = g.first();
+                let fill = |text: &str| {
+                    let one = ops.len() == 1;
+                    text.replace("{ops}", &operation_list(&ops))
+                        .replace("{is}", if one { "is" } else { "are" })
+                        .replace("{does}", if one { "does" } else { "do" })
+                };
+                let mut d = Diagnostic::new(
+                    meta,
+                    fill(&first.message),
+                    first.primary.location(),
+                    &first.label,
+                );
+                d.severity = first.severity;
+                let mut labels: Vec<&(Location, String)> = Vec::new();
+                for (_, hit) in &g.hits {
+                    for l in &hit.labels {
+                        if !labels
+                            .iter()
+                            .any(|(loc, m)| same_location(loc, &l.0) && *m == l.1)
+                        {
+                            labels.push(l);
+                        }
+                    }
+                }
+                for (loc, msg) in labels {
+                    d = d.with_label(loc.clone(), msg.clone());
+                }
+                let d = label_operations(d, &ops, |op| {
+                    g.hits
+                        .iter()
+                        .find(|(o, _)| o.key.same_node(&op.key))
+                        .map(|(_, h)| h.op_label.clone())
+                        .unwrap_or_default()
+                });
+                d.with_help(fill(&first.help))
+            })
+            .collect()
+    }
+}
+
+fn same_location(a: &Location, b: &Location) -> bool {
+    a.file.path == b.file.path && a.span == b.span
+}
+
+/// Groups, per response definition, the operations whose `pick` response it is.
+pub fn group_responses<'a>(
+    ctx: &Context<'a>,
+    pick: impl Fn(&'a Operation) -> Option<&'a Response>,
+) -> Vec<Group<'a, &'a Response>> {
+    let mut g = ByNode::new();
+    for doc in ctx.documents {
+        for op in &doc.operations {
+            if let Some(resp) = pick(op) {
+                g.add(&resp.at, op, resp);
+            }
+        }
+    }
+    g.into_groups()
+}
+
+/// "`GET /a`", "`GET /a` and `GET /b`", "`GET /a`, `GET /b` and `GET /c`",
+/// "`GET /a`, `GET /b` and 3 more operations".
+pub fn operation_list(ops: &[&Operation]) -> String {
+    let names: Vec<String> = ops.iter().map(|o| o.display()).collect();
+    subject(&names)
+}
+
+fn subject(names: &[String]) -> String {
+    let q: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match q.len() {
+        0..=3 => join_and(&q),
+        n => format!("{}, {} and {} more operations", q[0], q[1], n - 2),
     }
 }
 
 /// `a`, `a and b`, `a, b and c`.
-pub(crate) fn join_and(items: &[String]) -> String {
+pub fn join_and(items: &[String]) -> String {
     match items.len() {
         0 => String::new(),
         1 => items[0].clone(),
@@ -97,18 +330,49 @@ pub(crate) fn join_and(items: &[String]) -> String {
     }
 }
 
-/// ` by the gateway layer` (nothing for the client layer), as rl201 and rl301 say it.
-pub(crate) fn layer_phrase(layer: Layer) -> String {
+/// The items in first-seen order, each once.
+pub fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+/// The operations' methods, upper-case in backticks, sorted, each once, joined:
+/// `` `GET` and `HEAD` ``.
+pub fn method_list<'o>(ops: impl IntoIterator<Item = &'o Operation>) -> String {
+    let mut m: Vec<String> = ops
+        .into_iter()
+        .map(|o| format!("`{}`", o.method.to_ascii_uppercase()))
+        .collect();
+    m.sort();
+    m.dedup();
+    join_and(&m)
+}
+
+/// `of `POST /orders`` or `shared by 3 operations`, for messages about a spec node.
+pub fn whose(ops: &[&Operation]) -> String {
+    if ops.len() == 1 {
+        format!("of `{}`", ops[0].display())
+    } else {
+        format!("shared by {} operations", ops.len())
+    }
+}
+
+/// ` by the gateway layer` (nothing for the client layer).
+pub fn layer_phrase(layer: Layer) -> String {
     match layer {
         Layer::Client => String::new(),
         l => format!(" by the {} layer", l.as_str()),
     }
 }
 
-/// Adds a label on each affected operation and sets [`Diagnostic::operation`] when
-/// the finding is about exactly one operation. A finding shared by several
-/// operations (one `defaults` value) names no single operation; its labels list them.
-pub(crate) fn label_operations(
+/// Adds a label on each affected operation and records which operations the finding
+/// concerns ([`name_operations`]).
+pub fn label_operations(
     mut d: Diagnostic,
     ops: &[&Operation],
     label: impl Fn(&Operation) -> String,
@@ -116,20 +380,58 @@ pub(crate) fn label_operations(
     for op in ops {
         d = with_label_once(d, op.key.location(), label(op));
     }
-    if let [op] = ops {
-        d = d.with_operation(op.display());
+    name_operations(d, ops)
+}
+
+/// Records every operation the finding concerns ([`Diagnostic::operations`]);
+/// [`Diagnostic::operation`] is set when there is exactly one.
+pub fn name_operations(d: Diagnostic, ops: &[&Operation]) -> Diagnostic {
+    d.with_operations(ops.iter().map(|op| op.display()))
+}
+
+/// For a spec node (a response, a header schema): labels every operation that uses
+/// it when it is shared (several users, or defined outside the operation), and names
+/// the operations.
+pub fn with_users(d: Diagnostic, at: &At, ops: &[&Operation]) -> Diagnostic {
+    let shared = ops.len() > 1 || ops.iter().any(|op| !defined_inside(at, &op.at));
+    if shared {
+        label_operations(d, ops, |op| format!("used by `{}`", op.display()))
+    } else {
+        name_operations(d, ops)
     }
-    d
+}
+
+/// True when `at` is defined inside `container` (same file, a descendant of it).
+pub fn defined_inside(at: &At, container: &At) -> bool {
+    if at.doc.file.path != container.doc.file.path {
+        return false;
+    }
+    let Some(tree) = at.tree() else {
+        return false;
+    };
+    let mut cur = Some(at.node);
+    let mut guard = 0;
+    while let Some(n) = cur {
+        if n == container.node {
+            return true;
+        }
+        guard += 1;
+        if guard > 100_000 {
+            return false;
+        }
+        cur = tree.parent(n);
+    }
+    false
 }
 
 /// Adds a label unless the primary location or an existing label already underlines
 /// the same span of the same file.
-pub(crate) fn with_label_once(
+pub fn with_label_once(
     d: Diagnostic,
     location: Location,
     message: impl Into<String>,
 ) -> Diagnostic {
-    let same = |l: &Location| l.file.path == location.file.path && l.span == location.span;
+    let same = |l: &Location| same_location(l, &location);
     if same(&d.primary.location) || d.labels.iter().any(|l| same(&l.location)) {
         return d;
     }
@@ -137,7 +439,27 @@ pub(crate) fn with_label_once(
 }
 
 /// The text of a scalar value node as written (`5m`), else `fallback`.
-pub(crate) fn written(at: Option<&At>, fallback: impl FnOnce() -> String) -> String {
+pub fn written(at: Option<&At>, fallback: impl FnOnce() -> String) -> String {
     at.and_then(|a| a.scalar().map(str::to_string))
         .unwrap_or_else(fallback)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::subject;
+
+    #[test]
+    fn subjects() {
+        let n = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(subject(&n(&["GET /a"])), "`GET /a`");
+        assert_eq!(subject(&n(&["GET /a", "GET /b"])), "`GET /a` and `GET /b`");
+        assert_eq!(
+            subject(&n(&["GET /a", "GET /b", "GET /c"])),
+            "`GET /a`, `GET /b` and `GET /c`"
+        );
+        assert_eq!(
+            subject(&n(&["GET /a", "GET /b", "GET /c", "GET /d"])),
+            "`GET /a`, `GET /b` and 2 more operations"
+        );
+    }
 }

@@ -4,8 +4,7 @@
 use crate::diagnostic::Severity;
 
 pub mod docs;
-pub mod policy_findings;
-pub mod response_groups;
+pub mod grouping;
 pub mod retry_after_header;
 pub mod rl001_invalid_syntax;
 pub mod rl002_duplicate_key;
@@ -47,8 +46,6 @@ pub mod rl502_unavailable_without_retry_after;
 pub mod rl503_invalid_retry_after_schema;
 pub mod rl504_idempotency_key_errors_undocumented;
 pub mod rl505_accepted_without_status_location;
-
-mod grouping;
 
 /// Which readiness question a rule serves (domain brief, "Readiness: the four
 /// questions"), or `Input` for rules about reading the files.

@@ -5,7 +5,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::openapi::model::StatusKey;
-use crate::rules::response_groups::{group_responses, whose, with_users};
+use crate::rules::grouping::{group_responses, whose, with_users};
 use crate::rules::{Context, RuleMeta};
 
 /// One finding per response definition for `code` without `Retry-After`.
@@ -21,11 +21,12 @@ pub fn missing_retry_after(
     })
     .into_iter()
     .map(|g| {
-        let what = match g.item.status {
+        let ops = g.operations();
+        let what = match g.first().status {
             StatusKey::Range(d) => format!("The `{d}XX` response, which covers {code},"),
             _ => format!("The {code} response"),
         };
-        let message = format!("{what} {} declares no `Retry-After` header.", whose(&g.ops));
+        let message = format!("{what} {} declares no `Retry-After` header.", whose(&ops));
         let d = Diagnostic::new(
             meta,
             message,
@@ -33,7 +34,7 @@ pub fn missing_retry_after(
             format!("{code} without `Retry-After`"),
         )
         .with_help(help);
-        with_users(d, &g.at, &g.ops)
+        with_users(d, &g.at, &ops)
     })
     .collect()
 }

@@ -5,7 +5,7 @@
 //! The finding points at the node that turns the retry on (`retry: true`); several
 //! operations retried by one `defaults` value give one finding with a label each.
 
-use super::grouping::{label_operations, layer_phrase, operation_list, ByNode};
+use super::grouping::{label_operations, layer_phrase, layers, operation_list, ByNode};
 use super::{Context, Question, RuleMeta};
 use crate::analysis::Source;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -23,20 +23,17 @@ pub const META: RuleMeta = RuleMeta {
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut groups = ByNode::new();
-    for jo in &ctx.analysis.operations {
-        let op = jo.resolve(ctx.documents);
-        for eff in &jo.layers {
-            if !eff.is_retried()
-                || eff.effect.source != Source::BuiltIn
-                || Effect::from_method(&op.method) != Effect::NonIdempotent
-            {
-                continue;
-            }
-            let Some(at) = eff.retry_origin() else {
-                continue;
-            };
-            groups.add(at, op, eff.layer);
+    for (_, op, eff) in layers(ctx) {
+        if !eff.is_retried()
+            || eff.effect.source != Source::BuiltIn
+            || Effect::from_openapi_method(&op.method) != Effect::NonIdempotent
+        {
+            continue;
         }
+        let Some(at) = eff.retry_origin() else {
+            continue;
+        };
+        groups.add(at, op, eff.layer);
     }
     groups
         .into_groups()

@@ -5,7 +5,9 @@
 //! The finding points at the `effect` value (in a policy or an inline `x-retry`);
 //! several operations declared by one `defaults` value give one finding.
 
-use super::grouping::{join_and, label_operations, layer_phrase, operation_list, ByNode};
+use super::grouping::{
+    label_operations, layer_phrase, layers, method_list, operation_list, ByNode,
+};
 use super::{Context, Question, RuleMeta};
 use crate::analysis::Source;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -23,18 +25,15 @@ pub const META: RuleMeta = RuleMeta {
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut groups = ByNode::new();
-    for jo in &ctx.analysis.operations {
-        let op = jo.resolve(ctx.documents);
-        for eff in &jo.layers {
-            if eff.effect.source == Source::BuiltIn
-                || eff.effect.value != Effect::NonIdempotent
-                || Effect::from_method(&op.method) != Effect::Safe
-            {
-                continue;
-            }
-            let Some(at) = &eff.effect.at else { continue };
-            groups.add(at, op, eff.layer);
+    for (_, op, eff) in layers(ctx) {
+        if eff.effect.source == Source::BuiltIn
+            || eff.effect.value != Effect::NonIdempotent
+            || Effect::from_openapi_method(&op.method) != Effect::Safe
+        {
+            continue;
         }
+        let Some(at) = &eff.effect.at else { continue };
+        groups.add(at, op, eff.layer);
     }
     groups
         .into_groups()
@@ -43,15 +42,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             let ops = g.operations();
             let layer = layer_phrase(*g.first());
             let verb = if ops.len() == 1 { "is" } else { "are" };
-            let methods = {
-                let mut m: Vec<String> = ops
-                    .iter()
-                    .map(|o| format!("`{}`", o.method.to_ascii_uppercase()))
-                    .collect();
-                m.sort();
-                m.dedup();
-                join_and(&m)
-            };
+            let methods = method_list(ops.iter().copied());
             let d = Diagnostic::new(
                 &META,
                 format!(

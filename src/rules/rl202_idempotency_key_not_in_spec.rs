@@ -2,7 +2,9 @@
 //! that the operation does not declare as a header parameter (names compare
 //! case-insensitively; path-level parameters and `$ref`s count, as the model's
 //! effective parameters hold them). Applies to non-idempotent operations only.
+//! Operations sharing one key `header` node share one finding, with a label each.
 
+use super::grouping::{layers, Collector, Hit};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 
@@ -17,43 +19,35 @@ pub const META: RuleMeta = RuleMeta {
 
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for jo in &ctx.analysis.operations {
-        let op = jo.resolve(ctx.documents);
-        for eff in &jo.layers {
-            if !eff.is_non_idempotent() {
-                continue;
-            }
-            let Some(header) = eff.key_header() else {
-                continue;
-            };
-            if op.header_param(&header.value).is_some() {
-                continue;
-            }
-            let Some(at) = &header.at else { continue };
-            out.push(
-                Diagnostic::new(
-                    &META,
-                    format!(
-                        "`{}` does not declare the idempotency-key header `{}` the policy sends",
-                        op.display(),
-                        header.value
-                    ),
-                    at.location(),
-                    "key header named here",
-                )
-                .with_label(
-                    op.key.location(),
-                    format!("no `{}` header parameter", header.value),
-                )
-                .with_help(format!(
-                    "declare `{}` as a header parameter of `{}` (`in: header`), or name the header the API actually de-duplicates on",
-                    header.value,
-                    op.display()
-                ))
-                .with_operation(op.display()),
-            );
+    let mut out = Collector::new();
+    for (_, op, eff) in layers(ctx) {
+        if !eff.is_non_idempotent() {
+            continue;
         }
+        let Some(header) = eff.key_header() else {
+            continue;
+        };
+        if op.header_param(&header.value).is_some() {
+            continue;
+        }
+        let Some(at) = &header.at else { continue };
+        out.push(
+            Hit::new(
+                &META,
+                at,
+                "key header named here",
+                format!(
+                    "{{ops}} {{does}} not declare the idempotency-key header `{}` the policy sends",
+                    header.value
+                ),
+                format!(
+                    "declare `{}` as a header parameter of {{ops}} (`in: header`), or name the header the API actually de-duplicates on",
+                    header.value
+                ),
+                op,
+            )
+            .op_label(format!("no `{}` header parameter", header.value)),
+        );
     }
-    out
+    out.finish(&META)
 }

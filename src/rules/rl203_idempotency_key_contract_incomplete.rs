@@ -8,7 +8,9 @@
 //! `ignore` is its own finding at the value that states it. Operations sharing a node
 //! (a `defaults` key) share the finding, with a label each.
 
-use super::grouping::{join_and, label_operations, layer_phrase, operation_list, ByNode};
+use super::grouping::{
+    distinct, join_and, label_operations, layer_phrase, layers, operation_list, ByNode,
+};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::policy::model::{Concurrent, Layer, PayloadMismatch};
@@ -33,39 +35,36 @@ enum Ignored {
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut missing: ByNode<'_, (Layer, Vec<&'static str>)> = ByNode::new();
     let mut ignored: ByNode<'_, (Layer, Ignored)> = ByNode::new();
-    for jo in &ctx.analysis.operations {
-        let op = jo.resolve(ctx.documents);
-        for eff in &jo.layers {
-            if !eff.is_non_idempotent() {
-                continue;
+    for (_, op, eff) in layers(ctx) {
+        if !eff.is_non_idempotent() {
+            continue;
+        }
+        let key = &eff.idempotency_key;
+        let Some(key_at) = &key.at else { continue };
+        let mut absent = Vec::new();
+        if key.retention.is_none() {
+            absent.push("retention");
+        }
+        if key.scope.is_none() {
+            absent.push("scope");
+        }
+        if key.on_payload_mismatch.is_none() {
+            absent.push("on_payload_mismatch");
+        }
+        if key.on_concurrent.is_none() {
+            absent.push("on_concurrent");
+        }
+        if !absent.is_empty() {
+            missing.add(key_at, op, (eff.layer, absent));
+        }
+        if let Some(f) = &key.on_payload_mismatch {
+            if let (PayloadMismatch::Ignore, Some(at)) = (f.value, &f.at) {
+                ignored.add(at, op, (eff.layer, Ignored::PayloadMismatch));
             }
-            let key = &eff.idempotency_key;
-            let Some(key_at) = &key.at else { continue };
-            let mut absent = Vec::new();
-            if key.retention.is_none() {
-                absent.push("retention");
-            }
-            if key.scope.is_none() {
-                absent.push("scope");
-            }
-            if key.on_payload_mismatch.is_none() {
-                absent.push("on_payload_mismatch");
-            }
-            if key.on_concurrent.is_none() {
-                absent.push("on_concurrent");
-            }
-            if !absent.is_empty() {
-                missing.add(key_at, op, (eff.layer, absent));
-            }
-            if let Some(f) = &key.on_payload_mismatch {
-                if let (PayloadMismatch::Ignore, Some(at)) = (f.value, &f.at) {
-                    ignored.add(at, op, (eff.layer, Ignored::PayloadMismatch));
-                }
-            }
-            if let Some(f) = &key.on_concurrent {
-                if let (Concurrent::Ignore, Some(at)) = (f.value, &f.at) {
-                    ignored.add(at, op, (eff.layer, Ignored::Concurrent));
-                }
+        }
+        if let Some(f) = &key.on_concurrent {
+            if let (Concurrent::Ignore, Some(at)) = (f.value, &f.at) {
+                ignored.add(at, op, (eff.layer, Ignored::Concurrent));
             }
         }
     }
@@ -73,14 +72,11 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     for g in missing.into_groups() {
         let ops = g.operations();
         let (layer, _) = g.first();
-        let mut items: Vec<&'static str> = Vec::new();
-        for (_, (_, absent)) in &g.hits {
-            for a in absent {
-                if !items.contains(a) {
-                    items.push(a);
-                }
-            }
-        }
+        let items = distinct(
+            g.hits
+                .iter()
+                .flat_map(|(_, (_, absent))| absent.iter().copied()),
+        );
         let list = join_and(&items.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>());
         let d = Diagnostic::new(
             &META,

@@ -6,7 +6,8 @@
 //! both come from the same level) and labels the other.
 
 use super::grouping::{
-    join_and, label_operations, layer_phrase, operation_list, with_label_once, written, ByNode,
+    distinct, join_and, label_operations, layer_phrase, layers, operation_list, with_label_once,
+    written, ByNode,
 };
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
@@ -35,38 +36,35 @@ struct Hit {
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut groups = ByNode::new();
-    for jo in &ctx.analysis.operations {
-        let op = jo.resolve(ctx.documents);
-        for eff in &jo.layers {
-            if !eff.is_non_idempotent() {
-                continue;
-            }
-            let (Some(retention), Some(deadline)) = (&eff.idempotency_key.retention, &eff.deadline)
-            else {
-                continue;
-            };
-            if retention.value >= deadline.value {
-                continue;
-            }
-            let (Some(retention_at), Some(deadline_at)) = (&retention.at, &deadline.at) else {
-                continue;
-            };
-            let primary_is_retention = retention.source <= deadline.source;
-            let hit = Hit {
-                layer: eff.layer,
-                retention: written(Some(retention_at), || format_millis(retention.value)),
-                deadline: written(Some(deadline_at), || format_millis(deadline.value)),
-                retention_at: retention_at.clone(),
-                deadline_at: deadline_at.clone(),
-                primary_is_retention,
-            };
-            let primary = if primary_is_retention {
-                retention_at
-            } else {
-                deadline_at
-            };
-            groups.add(primary, op, hit);
+    for (_, op, eff) in layers(ctx) {
+        if !eff.is_non_idempotent() {
+            continue;
         }
+        let (Some(retention), Some(deadline)) = (&eff.idempotency_key.retention, &eff.deadline)
+        else {
+            continue;
+        };
+        if retention.value >= deadline.value {
+            continue;
+        }
+        let (Some(retention_at), Some(deadline_at)) = (&retention.at, &deadline.at) else {
+            continue;
+        };
+        let primary_is_retention = retention.source <= deadline.source;
+        let hit = Hit {
+            layer: eff.layer,
+            retention: written(Some(retention_at), || format_millis(retention.value)),
+            deadline: written(Some(deadline_at), || format_millis(deadline.value)),
+            retention_at: retention_at.clone(),
+            deadline_at: deadline_at.clone(),
+            primary_is_retention,
+        };
+        let primary = if primary_is_retention {
+            retention_at
+        } else {
+            deadline_at
+        };
+        groups.add(primary, op, hit);
     }
     groups
         .into_groups()
@@ -75,16 +73,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             let ops = g.operations();
             let first = g.first();
             let mut d = if first.primary_is_retention {
-                let deadlines: Vec<String> = g
-                    .hits
-                    .iter()
-                    .map(|(_, h)| format!("`{}`", h.deadline))
-                    .fold(Vec::new(), |mut acc, x| {
-                        if !acc.contains(&x) {
-                            acc.push(x);
-                        }
-                        acc
-                    });
+                let deadlines = distinct(g.hits.iter().map(|(_, h)| format!("`{}`", h.deadline)));
                 Diagnostic::new(
                     &META,
                     format!(
@@ -98,16 +87,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                     "retention shorter than the deadline",
                 )
             } else {
-                let retentions: Vec<String> = g
-                    .hits
-                    .iter()
-                    .map(|(_, h)| format!("`{}`", h.retention))
-                    .fold(Vec::new(), |mut acc, x| {
-                        if !acc.contains(&x) {
-                            acc.push(x);
-                        }
-                        acc
-                    });
+                let retentions = distinct(g.hits.iter().map(|(_, h)| format!("`{}`", h.retention)));
                 Diagnostic::new(
                     &META,
                     format!(

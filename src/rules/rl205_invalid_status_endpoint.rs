@@ -16,7 +16,8 @@
 //! status operation and on each polled operation.
 
 use super::grouping::{
-    join_and, label_operations, layer_phrase, operation_list, with_label_once, ByNode,
+    distinct, join_and, label_operations, layer_phrase, layers, method_list, operation_list,
+    with_label_once, ByNode,
 };
 use super::{Context, Question, RuleMeta};
 use crate::analysis::{EffectivePolicy, Source};
@@ -104,46 +105,43 @@ fn unknowable(status: &Operation, polled: &Operation, eff: &EffectivePolicy) -> 
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut groups = ByNode::new();
-    for jo in &ctx.analysis.operations {
-        let op = jo.resolve(ctx.documents);
-        for eff in &jo.layers {
-            let (Some(se), Some(target)) = (&eff.status_endpoint, eff.status_operation) else {
-                continue;
-            };
-            let Some(se_at) = &se.at else { continue };
-            let status = &ctx.documents[target.document].operations[target.operation];
-            let unsafe_method = Effect::from_method(&status.method) != Effect::Safe;
-            // The status operation's declared effect: the same layer first, then any.
-            let joined = ctx
-                .analysis
-                .operations
-                .iter()
-                .find(|o| o.op_ref() == target);
-            let declared = joined.and_then(|j| {
-                let mut layers: Vec<&EffectivePolicy> = j.layer(eff.layer).into_iter().collect();
-                layers.extend(j.layers.iter().filter(|l| l.layer != eff.layer));
-                layers.into_iter().find_map(|l| {
-                    (l.effect.source != Source::BuiltIn && l.effect.value != Effect::Safe)
-                        .then(|| l.effect.at.clone().map(|at| (l.effect.value, at)))
-                        .flatten()
-                })
-            });
-            let unknowable = unknowable(status, op, eff);
-            if !unsafe_method && declared.is_none() && unknowable.is_empty() {
-                continue;
-            }
-            groups.add(
-                se_at,
-                op,
-                Hit {
-                    layer: eff.layer,
-                    status,
-                    unsafe_method,
-                    declared,
-                    unknowable,
-                },
-            );
+    for (_, op, eff) in layers(ctx) {
+        let (Some(se), Some(target)) = (&eff.status_endpoint, eff.status_operation) else {
+            continue;
+        };
+        let Some(se_at) = &se.at else { continue };
+        let status = &ctx.documents[target.document].operations[target.operation];
+        let unsafe_method = Effect::from_openapi_method(&status.method) != Effect::Safe;
+        // The status operation's declared effect: the same layer first, then any.
+        let joined = ctx
+            .analysis
+            .operations
+            .iter()
+            .find(|o| o.op_ref() == target);
+        let declared = joined.and_then(|j| {
+            let mut layers: Vec<&EffectivePolicy> = j.layer(eff.layer).into_iter().collect();
+            layers.extend(j.layers.iter().filter(|l| l.layer != eff.layer));
+            layers.into_iter().find_map(|l| {
+                (l.effect.source != Source::BuiltIn && l.effect.value != Effect::Safe)
+                    .then(|| l.effect.at.clone().map(|at| (l.effect.value, at)))
+                    .flatten()
+            })
+        });
+        let unknowable = unknowable(status, op, eff);
+        if !unsafe_method && declared.is_none() && unknowable.is_empty() {
+            continue;
         }
+        groups.add(
+            se_at,
+            op,
+            Hit {
+                layer: eff.layer,
+                status,
+                unsafe_method,
+                declared,
+                unknowable,
+            },
+        );
     }
     groups
         .into_groups()
@@ -163,27 +161,18 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             let declared = g.hits.iter().find_map(|(_, h)| h.declared.clone());
             let mut reasons: Vec<String> = Vec::new();
             if unsafe_method {
-                let mut methods: Vec<String> = g
-                    .hits
-                    .iter()
-                    .filter(|(_, h)| h.unsafe_method)
-                    .map(|(_, h)| format!("`{}`", h.status.method.to_ascii_uppercase()))
-                    .collect();
-                methods.sort();
-                methods.dedup();
-                reasons.push(format!("its method {} is not safe", join_and(&methods)));
+                let methods = method_list(
+                    g.hits
+                        .iter()
+                        .filter(|(_, h)| h.unsafe_method)
+                        .map(|(_, h)| h.status),
+                );
+                reasons.push(format!("its method {methods} is not safe"));
             }
             if let Some((effect, _)) = &declared {
                 reasons.push(format!("it is declared `{}`", effect.as_str()));
             }
-            let mut params: Vec<&String> = Vec::new();
-            for (_, h) in &g.hits {
-                for p in &h.unknowable {
-                    if !params.contains(&p) {
-                        params.push(p);
-                    }
-                }
-            }
+            let params = distinct(g.hits.iter().flat_map(|(_, h)| &h.unknowable));
             if !params.is_empty() {
                 let list = join_and(
                     &params

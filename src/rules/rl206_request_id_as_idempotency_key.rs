@@ -4,7 +4,9 @@
 //!
 //! The headers recognised (exact names, case-insensitive) are [`CORRELATION_HEADERS`].
 
-use super::grouping::{label_operations, layer_phrase, operation_list, with_label_once, ByNode};
+use super::grouping::{
+    label_operations, layer_phrase, layers, operation_list, with_label_once, ByNode,
+};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::policy::model::Layer;
@@ -55,21 +57,18 @@ pub fn is_correlation_header(header: &str) -> bool {
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut groups: ByNode<'_, (Layer, String)> = ByNode::new();
-    for jo in &ctx.analysis.operations {
-        let op = jo.resolve(ctx.documents);
-        for eff in &jo.layers {
-            if !eff.is_non_idempotent() {
-                continue;
-            }
-            let Some(header) = eff.key_header() else {
-                continue;
-            };
-            if !is_correlation_header(&header.value) {
-                continue;
-            }
-            let Some(at) = &header.at else { continue };
-            groups.add(at, op, (eff.layer, header.value.clone()));
+    for (_, op, eff) in layers(ctx) {
+        if !eff.is_non_idempotent() {
+            continue;
         }
+        let Some(header) = eff.key_header() else {
+            continue;
+        };
+        if !is_correlation_header(&header.value) {
+            continue;
+        }
+        let Some(at) = &header.at else { continue };
+        groups.add(at, op, (eff.layer, header.value.clone()));
     }
     groups
         .into_groups()

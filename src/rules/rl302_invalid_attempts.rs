@@ -7,7 +7,7 @@
 //! the effective value. A missing `attempts` only matters on a retried operation; the
 //! finding then points at the node that turns retrying on (as RL301 does).
 
-use super::policy_findings::{by_layer, layers, Collector, Hit};
+use super::grouping::{layer_phrase, layers, Collector, Hit};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 
@@ -34,30 +34,20 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                     format!(
                         "`attempts: {}` is below 1 for {{ops}}{}: it counts every attempt including the first",
                         a.value,
-                        by_layer(eff.layer)
+                        layer_phrase(eff.layer)
                     ),
                     "set `attempts` to the total number of attempts including the first (`1` means no retry), e.g. `attempts: 3`",
                     op,
                 ));
             }
             None if eff.is_retried() => {
-                let Some(at) = eff.retry_origin() else {
-                    continue;
-                };
-                out.push(
-                    Hit::new(
-                        &META,
-                        at,
-                        "retry turned on here",
-                        format!(
-                            "{{ops}} {{is}} retried{} without `attempts`: nothing bounds the number of attempts",
-                            by_layer(eff.layer)
-                        ),
-                        "set `attempts` (total attempts including the first), e.g. `attempts: 3`",
-                        op,
-                    )
-                    .op_label("retried operation"),
-                );
+                out.extend(Hit::retried_without(
+                    &META,
+                    eff,
+                    op,
+                    "`attempts`: nothing bounds the number of attempts",
+                    "set `attempts` (total attempts including the first), e.g. `attempts: 3`",
+                ));
             }
             _ => {}
         }

@@ -3,7 +3,7 @@
 //! attempt, so 5 is still accepted and 6 is reported. A non-retried operation
 //! (`retry: false`) makes one attempt whatever `attempts` says and is not reported.
 
-use super::policy_findings::{by_layer, retried_layers, Collector, Hit};
+use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 
@@ -33,7 +33,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                 format!("above {max}"),
                 format!(
                     "{{ops}} {{is}} retried{} with `attempts: {}`, above the limit of {max}",
-                    by_layer(eff.layer),
+                    layer_phrase(eff.layer),
                     a.value
                 ),
                 format!(

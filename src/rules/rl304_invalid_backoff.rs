@@ -8,7 +8,7 @@
 //! built otherwise reaches it), `multiplier`, and for `cap < base` the more specific
 //! of the two (the one that broke the pair; `cap` when both are set at one level).
 
-use super::policy_findings::{by_layer, layers, Collector, Hit};
+use super::grouping::{layer_phrase, layers, Collector, Hit};
 use super::{Context, Question, RuleMeta};
 use crate::analysis::Source;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -28,7 +28,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut out = Collector::new();
     for (_, op, eff) in layers(ctx) {
         let b = &eff.backoff;
-        let layer = by_layer(eff.layer);
+        let layer = layer_phrase(eff.layer);
         if let Some(base) = &b.base {
             if let (true, Some(at)) = (base.value < 0.0, &base.at) {
                 out.push(Hit::new(

@@ -5,7 +5,7 @@
 //! at `jitter: none` when it is written, else at the `backoff` mapping that lacks
 //! `jitter`, else (no `backoff` at all) at the node that turns retrying on.
 
-use super::policy_findings::{by_layer, retried_layers, Collector, Hit};
+use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::policy::model::Jitter;
@@ -26,7 +26,7 @@ const HELP: &str =
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut out = Collector::new();
     for (_, op, eff) in retried_layers(ctx) {
-        let layer = by_layer(eff.layer);
+        let layer = layer_phrase(eff.layer);
         let hit = match &eff.backoff.jitter {
             Some(j) if j.value != Jitter::None => continue,
             Some(j) => {

@@ -8,7 +8,7 @@
 //! warning) and labels the covering `retry_on` entries; with `honor` absent, each
 //! covering `retry_on` entry is its own finding.
 
-use super::policy_findings::{by_layer, retried_layers, Collector, Hit};
+use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::policy::model::Signal;
@@ -63,7 +63,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         if covered.is_empty() {
             continue;
         }
-        let layer = by_layer(eff.layer);
+        let layer = layer_phrase(eff.layer);
         let honor_false = eff.retry_after.honor.as_ref().and_then(|h| h.at.as_ref());
         if let Some(at) = honor_false {
             let list = covered

@@ -9,7 +9,7 @@
 //! node (that turns the unbounded wait on); a `max` beyond the deadline is its own
 //! finding at `max`, with a label at the `deadline`.
 
-use super::policy_findings::{by_layer, retried_layers, Collector, Hit};
+use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::policy::duration::format_millis;
@@ -41,7 +41,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         if !retries_responses {
             continue;
         }
-        let layer = by_layer(eff.layer);
+        let layer = layer_phrase(eff.layer);
         let mut missing = Vec::new();
         if ra.max.is_none() {
             missing.push("`retry_after.max`");

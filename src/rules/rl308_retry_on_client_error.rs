@@ -7,7 +7,7 @@
 //! A `4xx` class is the error case: it includes 400, 401 and 403. Each offending
 //! `retry_on` entry is its own finding, at that entry.
 
-use super::policy_findings::{by_layer, retried_layers, Collector, Hit};
+use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::policy::model::Signal;
@@ -31,7 +31,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         let Some(retry_on) = &eff.retry_on else {
             continue;
         };
-        let layer = by_layer(eff.layer);
+        let layer = layer_phrase(eff.layer);
         for s in &retry_on.value {
             let (severity, what, label, help) = match s.value {
                 Signal::Class(4) => (

@@ -11,7 +11,7 @@
 //! the missing budget). The finding points at the `attempt_timeout` node, with labels
 //! at the `deadline` and `attempts`.
 
-use super::policy_findings::{by_layer, retried_layers, Collector, Hit};
+use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::policy::duration::format_millis;
@@ -37,7 +37,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         let (Some(deadline), Some(at)) = (&eff.deadline, &eff.attempt_timeout.at) else {
             continue;
         };
-        let layer = by_layer(eff.layer);
+        let layer = layer_phrase(eff.layer);
         let d = deadline.value;
         if timeout > d {
             out.push(

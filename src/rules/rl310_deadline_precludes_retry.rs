@@ -5,7 +5,7 @@
 //! a `cap` below it. The finding points at `base`, with a label at the
 //! `deadline`.
 
-use super::policy_findings::{by_layer, retried_layers, Collector, Hit};
+use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::policy::duration::format_millis;
@@ -43,7 +43,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                     "`backoff.base` ({}) is not shorter than the `deadline` ({}) of {{ops}}{}: the first wait alone uses the whole budget",
                     format_millis(base.value),
                     format_millis(deadline.value),
-                    by_layer(eff.layer)
+                    layer_phrase(eff.layer)
                 ),
                 "lower `backoff.base` well below the `deadline`, or say `attempts: 1` or `retry: false` if one attempt is all the budget allows",
                 op,

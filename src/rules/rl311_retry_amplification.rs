@@ -8,7 +8,7 @@
 //! outermost retried layer's `attempts` (its `retry: true` node when `attempts` is
 //! absent), with a label at every other layer's and one on the operation.
 
-use super::policy_findings::{Collector, Hit};
+use super::grouping::{Collector, Hit};
 use super::{Context, Question, RuleMeta};
 use crate::analysis::EffectivePolicy;
 use crate::diagnostic::{Diagnostic, Severity};

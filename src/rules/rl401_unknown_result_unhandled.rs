@@ -4,7 +4,7 @@
 //! The finding points at the node that turns the retry on; operations retried by one
 //! `defaults` value share one finding.
 
-use super::grouping::{label_operations, layer_phrase, operation_list, ByNode};
+use super::grouping::{label_operations, layer_phrase, layers, operation_list, ByNode};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 
@@ -20,17 +20,14 @@ pub const META: RuleMeta = RuleMeta {
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut groups = ByNode::new();
-    for jo in &ctx.analysis.operations {
-        let op = jo.resolve(ctx.documents);
-        for eff in &jo.layers {
-            if !eff.is_retried() || !eff.is_non_idempotent() || eff.on_unknown_result.is_some() {
-                continue;
-            }
-            let Some(at) = eff.retry_origin() else {
-                continue;
-            };
-            groups.add(at, op, (eff.layer, eff.key_header().is_some()));
+    for (_, op, eff) in layers(ctx) {
+        if !eff.is_retried() || !eff.is_non_idempotent() || eff.on_unknown_result.is_some() {
+            continue;
         }
+        let Some(at) = eff.retry_origin() else {
+            continue;
+        };
+        groups.add(at, op, (eff.layer, eff.key_header().is_some()));
     }
     groups
         .into_groups()

@@ -2,7 +2,9 @@
 //! resend after an unknown outcome is a second command; with an idempotency key,
 //! `replay-key` is the safe form.
 
-use super::grouping::{label_operations, layer_phrase, operation_list, with_label_once, ByNode};
+use super::grouping::{
+    label_operations, layer_phrase, layers, operation_list, with_label_once, ByNode,
+};
 use super::{Context, Question, RuleMeta};
 use crate::analysis::Source;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -27,32 +29,29 @@ struct Hit {
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut groups = ByNode::new();
-    for jo in &ctx.analysis.operations {
-        let op = jo.resolve(ctx.documents);
-        for eff in &jo.layers {
-            if !eff.is_non_idempotent() {
-                continue;
-            }
-            let Some(u) = &eff.on_unknown_result else {
-                continue;
-            };
-            if u.value != UnknownResult::Resend {
-                continue;
-            }
-            let Some(at) = &u.at else { continue };
-            let declared = (eff.effect.source != Source::BuiltIn)
-                .then(|| eff.effect.at.clone())
-                .flatten();
-            groups.add(
-                at,
-                op,
-                Hit {
-                    layer: eff.layer,
-                    keyed: eff.key_header().is_some(),
-                    declared,
-                },
-            );
+    for (_, op, eff) in layers(ctx) {
+        if !eff.is_non_idempotent() {
+            continue;
         }
+        let Some(u) = &eff.on_unknown_result else {
+            continue;
+        };
+        if u.value != UnknownResult::Resend {
+            continue;
+        }
+        let Some(at) = &u.at else { continue };
+        let declared = (eff.effect.source != Source::BuiltIn)
+            .then(|| eff.effect.at.clone())
+            .flatten();
+        groups.add(
+            at,
+            op,
+            Hit {
+                layer: eff.layer,
+                keyed: eff.key_header().is_some(),
+                declared,
+            },
+        );
     }
     groups
         .into_groups()

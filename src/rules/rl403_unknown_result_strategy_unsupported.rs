@@ -4,7 +4,7 @@
 //!
 //! Applies whatever the effect. The finding points at the `on_unknown_result` value.
 
-use super::grouping::{label_operations, layer_phrase, operation_list, ByNode};
+use super::grouping::{label_operations, layer_phrase, layers, operation_list, ByNode};
 use super::{Context, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::policy::model::{Layer, UnknownResult};
@@ -21,23 +21,20 @@ pub const META: RuleMeta = RuleMeta {
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut groups: ByNode<'_, (Layer, UnknownResult)> = ByNode::new();
-    for jo in &ctx.analysis.operations {
-        let op = jo.resolve(ctx.documents);
-        for eff in &jo.layers {
-            let Some(u) = &eff.on_unknown_result else {
-                continue;
-            };
-            let unsupported = match u.value {
-                UnknownResult::CheckStatus => eff.status_endpoint.is_none(),
-                UnknownResult::ReplayKey => eff.key_header().is_none(),
-                _ => false,
-            };
-            if !unsupported {
-                continue;
-            }
-            let Some(at) = &u.at else { continue };
-            groups.add(at, op, (eff.layer, u.value));
+    for (_, op, eff) in layers(ctx) {
+        let Some(u) = &eff.on_unknown_result else {
+            continue;
+        };
+        let unsupported = match u.value {
+            UnknownResult::CheckStatus => eff.status_endpoint.is_none(),
+            UnknownResult::ReplayKey => eff.key_header().is_none(),
+            _ => false,
+        };
+        if !unsupported {
+            continue;
         }
+        let Some(at) = &u.at else { continue };
+        groups.add(at, op, (eff.layer, u.value));
     }
     groups
         .into_groups()

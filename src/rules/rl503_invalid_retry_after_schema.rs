@@ -13,7 +13,7 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::openapi::model::{Header, Operation};
 use crate::retry::is_valid_retry_after_example;
-use crate::rules::response_groups::{whose, with_users, Grouper};
+use crate::rules::grouping::{whose, with_users, ByNode};
 use crate::rules::{Context, Question, RuleMeta};
 use crate::source::pointer::parse_ref;
 use crate::source::refs::At;
@@ -40,7 +40,7 @@ enum Problem {
 
 /// Checks every `Retry-After` header of every response of every operation.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
-    let mut g: Grouper<'_, Problem> = Grouper::default();
+    let mut g: ByNode<'_, Problem> = ByNode::new();
     for doc in ctx.documents {
         for op in &doc.operations {
             for resp in &op.responses {
@@ -55,11 +55,12 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     g.into_groups()
         .into_iter()
         .map(|grp| {
-            let (message, label, help) = match &grp.item {
+            let ops = grp.operations();
+            let (message, label, help) = match grp.first() {
                 Problem::Schema(reason) => (
                     format!(
                         "The `Retry-After` header schema {} fits neither delay-seconds nor an HTTP-date: {reason}.",
-                        whose(&grp.ops)
+                        whose(&ops)
                     ),
                     "not delay-seconds or HTTP-date",
                     "Use `type: integer` with `minimum: 0` (delay-seconds) or `type: string` without `format: date-time` (HTTP-date, e.g. `Wed, 21 Oct 2015 07:28:00 GMT`).",
@@ -67,22 +68,22 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                 Problem::Example(shown) => (
                     format!(
                         "The `Retry-After` example {shown} {} is neither delay-seconds nor an HTTP-date.",
-                        whose(&grp.ops)
+                        whose(&ops)
                     ),
                     "invalid Retry-After value",
                     "Use a non-negative whole number of seconds (`120`) or an IMF-fixdate (`Wed, 21 Oct 2015 07:28:00 GMT`).",
                 ),
             };
             let d = Diagnostic::new(&META, message, grp.at.location(), label).with_help(help);
-            with_users(d, &grp.at, &grp.ops)
+            with_users(d, &grp.at, &ops)
         })
         .collect()
 }
 
-fn check_header<'a>(h: &Header, op: &'a Operation, g: &mut Grouper<'a, Problem>) {
+fn check_header<'a>(h: &Header, op: &'a Operation, g: &mut ByNode<'a, Problem>) {
     if let Some(schema) = &h.schema {
         if let Some(reason) = schema_problem(schema) {
-            g.add(schema, Problem::Schema(reason), op);
+            g.add(schema, op, Problem::Schema(reason));
         }
         schema_examples(schema, op, g, 0);
     }
@@ -96,7 +97,7 @@ fn check_header<'a>(h: &Header, op: &'a Operation, g: &mut Grouper<'a, Problem>)
 
 /// `example` and the `examples` map (Example Objects' `value`) of a header or media
 /// type object.
-fn examples_of<'a>(at: &At, op: &'a Operation, g: &mut Grouper<'a, Problem>) {
+fn examples_of<'a>(at: &At, op: &'a Operation, g: &mut ByNode<'a, Problem>) {
     if let Some(ex) = child(at, "example") {
         check_example(&ex, op, g);
     }
@@ -116,7 +117,7 @@ fn examples_of<'a>(at: &At, op: &'a Operation, g: &mut Grouper<'a, Problem>) {
 
 /// `example` and (3.1) `examples` arrays of a schema and of its `oneOf`/`anyOf`/
 /// `allOf` branches.
-fn schema_examples<'a>(schema: &At, op: &'a Operation, g: &mut Grouper<'a, Problem>, depth: usize) {
+fn schema_examples<'a>(schema: &At, op: &'a Operation, g: &mut ByNode<'a, Problem>, depth: usize) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -143,12 +144,12 @@ fn schema_examples<'a>(schema: &At, op: &'a Operation, g: &mut Grouper<'a, Probl
     }
 }
 
-fn check_example<'a>(at: &At, op: &'a Operation, g: &mut Grouper<'a, Problem>) {
+fn check_example<'a>(at: &At, op: &'a Operation, g: &mut ByNode<'a, Problem>) {
     let Some(tree) = at.tree() else {
         return;
     };
     if let Some(shown) = invalid_example(tree, at.node) {
-        g.add(at, Problem::Example(shown), op);
+        g.add(at, op, Problem::Example(shown));
     }
 }
 

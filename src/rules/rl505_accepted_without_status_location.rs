@@ -5,7 +5,7 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::openapi::model::{Response, StatusKey};
-use crate::rules::response_groups::{group_responses, whose, with_users};
+use crate::rules::grouping::{group_responses, whose, with_users};
 use crate::rules::{Context, Question, RuleMeta};
 
 /// Rule metadata.
@@ -34,17 +34,18 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     })
     .into_iter()
     .map(|g| {
+        let ops = g.operations();
         let d = Diagnostic::new(
             &META,
             format!(
                 "The 202 response {} declares no `Location` or `Operation-Location` header and no link.",
-                whose(&g.ops)
+                whose(&ops)
             ),
             g.at.location(),
             "202 without a status location",
         )
         .with_help("Declare a `Location` header (or `Operation-Location`, or a link) that points to a status resource for the accepted work.");
-        with_users(d, &g.at, &g.ops)
+        with_users(d, &g.at, &ops)
     })
     .collect()
 }

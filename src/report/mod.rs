@@ -49,6 +49,6 @@ pub fn summary_line(diags: &[Diagnostic], documents: usize, policies: usize) -> 
         plural(c.warnings, "warning"),
         plural(c.infos, "info"),
         plural(documents, "OpenAPI document"),
-        plural(policies, "policy file").replace("policy files", "policy files"),
+        plural(policies, "policy file"),
     )
 }

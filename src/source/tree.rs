@@ -95,6 +95,10 @@ pub struct Tree {
     duplicates: Vec<Duplicate>,
 }
 
+/// Deepest nesting of collections the parser accepts (block and flow alike); deeper
+/// input is a syntax error naming this limit, never a stack overflow.
+pub const MAX_NESTING: usize = 255;
+
 /// Upper bound on `<<` merge chains followed during one lookup.
 const MAX_MERGE_DEPTH: usize = 32;
 
@@ -256,15 +260,45 @@ impl Tree {
         if n.kind != Kind::Map {
             return None;
         }
-        let raw = self.raw_entries(map);
-        for &(k, v) in raw.iter().rev() {
-            if self.scalar(k) == Some(key) && !self.is_merge_key(k) {
-                return Some((k, v));
-            }
+        if let Some(found) = self.explicit_entry(map, key) {
+            return Some(found);
         }
-        if n.flags & FLAG_MERGE != 0 && depth < MAX_MERGE_DEPTH {
-            for source in self.merge_sources(map) {
-                if let Some(found) = self.get_entry_depth(source, key, depth + 1) {
+        if n.flags & FLAG_MERGE == 0 {
+            return None;
+        }
+        // Each merge source is searched once per lookup: a `<<` bomb (every level
+        // merging the previous one nine times) stays linear in the arena.
+        let mut visited = std::collections::HashSet::new();
+        self.merged_entry(map, key, depth, &mut visited)
+    }
+
+    fn explicit_entry(&self, map: NodeId, key: &str) -> Option<(NodeId, NodeId)> {
+        self.raw_entries(map)
+            .iter()
+            .rev()
+            .find(|&&(k, _)| self.scalar(k) == Some(key) && !self.is_merge_key(k))
+            .copied()
+    }
+
+    fn merged_entry(
+        &self,
+        map: NodeId,
+        key: &str,
+        depth: usize,
+        visited: &mut std::collections::HashSet<NodeId>,
+    ) -> Option<(NodeId, NodeId)> {
+        if depth >= MAX_MERGE_DEPTH {
+            return None;
+        }
+        for source in self.merge_sources(map) {
+            if !visited.insert(source) {
+                continue;
+            }
+            if let Some(found) = self.explicit_entry(source, key) {
+                return Some(found);
+            }
+            if self.nodes[source.0 as usize].flags & FLAG_MERGE != 0 {
+                if let Some(found) = self.merged_entry(source, key, depth + 1, visited) {
                     return Some(found);
                 }
             }
@@ -325,7 +359,8 @@ impl Tree {
             }
         }
         if n.flags & FLAG_MERGE != 0 {
-            self.collect_merged(map, &mut out, &mut seen, 0);
+            let mut visited = std::collections::HashSet::new();
+            self.collect_merged(map, &mut out, &mut seen, &mut visited, 0);
         }
         out
     }
@@ -335,12 +370,17 @@ impl Tree {
         map: NodeId,
         out: &mut Vec<(NodeId, NodeId)>,
         seen: &mut HashMap<&'a str, usize>,
+        visited: &mut std::collections::HashSet<NodeId>,
         depth: usize,
     ) {
         if depth >= MAX_MERGE_DEPTH {
             return;
         }
         for source in self.merge_sources(map) {
+            // A source merged more than once (through aliases) adds nothing new.
+            if !visited.insert(source) {
+                continue;
+            }
             for &(k, v) in self.raw_entries(source).iter().rev() {
                 if self.is_merge_key(k) {
                     continue;
@@ -352,7 +392,7 @@ impl Tree {
                 }
             }
             if self.nodes[source.0 as usize].flags & FLAG_MERGE != 0 {
-                self.collect_merged(source, out, seen, depth + 1);
+                self.collect_merged(source, out, seen, visited, depth + 1);
             }
         }
     }
@@ -566,7 +606,12 @@ impl<'t> Builder<'t> {
                     .marker()
                     .byte_offset()
                     .unwrap_or_else(|| char_to_byte(self.text, e.marker().index()));
-                let message = e.info().to_string();
+                let mut message = e.info().to_string();
+                if message.contains("recursion limit") {
+                    message = format!(
+                        "nesting deeper than {MAX_NESTING} levels (the parser's limit; {message})"
+                    );
+                }
                 let offset = offset.min(self.text.len());
                 let offset = if message.contains("tab") {
                     indentation_tab_after(self.text, offset).unwrap_or(offset)

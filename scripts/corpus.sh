@@ -45,7 +45,9 @@ for dir in "$@"; do
   find "$dir" -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) -print0 |
   while IFS= read -r -d '' f; do
     # Only files that declare themselves OpenAPI documents at the top level.
-    if head -c 2000000 "$f" | grep -qE '^(openapi|swagger)[[:space:]]*:|"(openapi|swagger)"[[:space:]]*:'; then
+    # (grep -c reads to the end: with `grep -q`, head dies of SIGPIPE and pipefail
+    # turned a match into a miss.)
+    if head -c 2000000 "$f" | grep -cE '^(openapi|swagger)[[:space:]]*:|"(openapi|swagger)"[[:space:]]*:' >/dev/null; then
       t0=$(date +%s.%N)
       timeout "$TIMEOUT" "$BIN" check --format json "$f" >/dev/null 2>"$log.err"
       rc=$?

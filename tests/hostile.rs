@@ -628,3 +628,28 @@ fn minified_json_error_snippet_is_clipped() {
     assert!(shown.contains("[1,,2]"), "{shown}");
     assert!(shown.len() < 8_000, "{} bytes of output", shown.len());
 }
+
+#[test]
+fn columns_on_a_long_line_match_a_plain_count() {
+    // Regression: every column on a minified 47 MB spec counted the characters from
+    // the line start (quadratic over many findings); now checkpointed. Same answer.
+    let mut text = String::from("{");
+    for i in 0..20_000 {
+        text.push_str(&format!("\"k{i}é\": \"ü{i}\", "));
+    }
+    text.push_str("\"end\": 1}\n");
+    let file = retrylint::source::SourceFile::new(PathBuf::from("x.json"), "x.json".into(), &text);
+    for offset in [0, 5, 4097, 100_000, text.len() / 2, text.len() - 3] {
+        let mut o = offset;
+        while !text.is_char_boundary(o) {
+            o -= 1;
+        }
+        let lc = file.line_col(o);
+        assert_eq!(lc.line, 1);
+        assert_eq!(
+            lc.column as usize,
+            text[..o].chars().count() + 1,
+            "offset {o}"
+        );
+    }
+}

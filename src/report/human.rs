@@ -73,7 +73,7 @@ impl SourceCode for Windowed {
                 to += 1;
             }
             let data = &text[from..to];
-            let column = file.text[line_from..from].chars().count();
+            let column = file.line_col(from).column as usize - 1;
             return Ok(Box::new(MietteSpanContents::new_named(
                 file.display.clone(),
                 data,

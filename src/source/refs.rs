@@ -114,6 +114,9 @@ pub struct Resolver<'w> {
     ws: &'w Workspace,
     root: PathBuf,
     memo: Mutex<HashMap<Key, Result<At, RefProblem>>>,
+    /// One-hop targets by (referring file, `$ref` text): a spec with 100,000 refs to
+    /// a few thousand components looks each pointer up once.
+    targets: Mutex<HashMap<(PathBuf, String), At>>,
 }
 
 impl<'w> Resolver<'w> {
@@ -123,6 +126,7 @@ impl<'w> Resolver<'w> {
             ws,
             root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             memo: Mutex::new(HashMap::new()),
+            targets: Mutex::new(HashMap::new()),
         }
     }
 
@@ -163,15 +167,33 @@ impl<'w> Resolver<'w> {
 
     fn follow(&self, start: &At) -> Result<At, RefProblem> {
         let mut chain: Vec<(Key, At)> = Vec::new();
+        let result = self.follow_chain(start, &mut chain);
+        // Every ref of the chain leads to the same end: remember it for each, so a
+        // long chain reached from each of its links is followed once, not once per
+        // link (quadratic otherwise).
+        let mut memo = self.memo.lock().expect("memo");
+        for (key, _) in chain {
+            memo.entry(key).or_insert_with(|| result.clone());
+        }
+        result
+    }
+
+    fn follow_chain(&self, start: &At, chain: &mut Vec<(Key, At)>) -> Result<At, RefProblem> {
+        let mut seen: HashMap<Key, usize> = HashMap::new();
         let mut cur = start.clone();
         loop {
             let Some(ref_node) = Self::ref_node(&cur) else {
                 return Ok(cur);
             };
             let key = (cur.doc.file.path.clone(), ref_node.0);
-            if let Some(pos) = chain.iter().position(|(k, _)| *k == key) {
+            if let Some(&pos) = seen.get(&key) {
                 let members = chain[pos..].iter().map(|(_, a)| a.clone()).collect();
                 return Err(RefProblem::Cycle { members });
+            }
+            if !chain.is_empty() {
+                if let Some(hit) = self.memo.lock().expect("memo").get(&key) {
+                    return hit.clone();
+                }
             }
             if chain.len() >= self.ws.limits().max_ref_hops {
                 return Err(RefProblem::TooLong {
@@ -179,13 +201,34 @@ impl<'w> Resolver<'w> {
                 });
             }
             let ref_at = At::new(&cur.doc, ref_node);
+            seen.insert(key.clone(), chain.len());
             chain.push((key, ref_at.clone()));
             cur = self.target(&ref_at)?;
         }
     }
 
+    /// Number of memoised `$ref` results (each ref followed is remembered once): a
+    /// timing-free measure of resolution work.
+    pub fn memo_len(&self) -> usize {
+        self.memo.lock().expect("memo").len()
+    }
+
     /// One hop: the node a `$ref` string node names (not followed further).
     pub fn target(&self, ref_at: &At) -> Result<At, RefProblem> {
+        let text = ref_at.scalar().unwrap_or("");
+        let key = (ref_at.doc.file.path.clone(), text.to_string());
+        if let Some(hit) = self.targets.lock().expect("targets").get(&key) {
+            return Ok(hit.clone());
+        }
+        let found = self.target_uncached(ref_at)?;
+        self.targets
+            .lock()
+            .expect("targets")
+            .insert(key, found.clone());
+        Ok(found)
+    }
+
+    fn target_uncached(&self, ref_at: &At) -> Result<At, RefProblem> {
         let tree = match &ref_at.doc.tree {
             Ok(t) => t,
             Err(e) => {

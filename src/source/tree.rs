@@ -95,6 +95,10 @@ pub struct Tree {
     duplicates: Vec<Duplicate>,
 }
 
+/// Deepest nesting of collections the parser accepts (block and flow alike); deeper
+/// input is a syntax error naming this limit, never a stack overflow.
+pub const MAX_NESTING: usize = 255;
+
 /// Upper bound on `<<` merge chains followed during one lookup.
 const MAX_MERGE_DEPTH: usize = 32;
 
@@ -102,7 +106,29 @@ impl Tree {
     /// Parses YAML 1.2 or JSON text into a located tree. Only the first document of a
     /// stream is kept. Errors carry the byte offset of the first problem.
     pub fn parse(text: Arc<str>) -> Result<Tree, SyntaxError> {
-        let mut tree = Builder::new(&text).build()?;
+        // JSON (and YAML double-quoted scalars) allow C1 control characters
+        // (U+0080..U+009F) unescaped; the parser rejects them. Parse a copy with each
+        // replaced by a printable character of the same UTF-8 length, so every span
+        // still points into the original text, which the tree keeps.
+        let has_c1 = text
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]) && w[1] != 0x85);
+        let mut tree = if has_c1 {
+            let parsed: String = text
+                .chars()
+                .map(|c| {
+                    if ('\u{80}'..='\u{9f}').contains(&c) && c != '\u{85}' {
+                        '\u{bf}'
+                    } else {
+                        c
+                    }
+                })
+                .collect();
+            Builder::new(&parsed).build()?
+        } else {
+            Builder::new(&text).build()?
+        };
         tree.text = text;
         Ok(tree)
     }
@@ -256,15 +282,45 @@ impl Tree {
         if n.kind != Kind::Map {
             return None;
         }
-        let raw = self.raw_entries(map);
-        for &(k, v) in raw.iter().rev() {
-            if self.scalar(k) == Some(key) && !self.is_merge_key(k) {
-                return Some((k, v));
-            }
+        if let Some(found) = self.explicit_entry(map, key) {
+            return Some(found);
         }
-        if n.flags & FLAG_MERGE != 0 && depth < MAX_MERGE_DEPTH {
-            for source in self.merge_sources(map) {
-                if let Some(found) = self.get_entry_depth(source, key, depth + 1) {
+        if n.flags & FLAG_MERGE == 0 {
+            return None;
+        }
+        // Each merge source is searched once per lookup: a `<<` bomb (every level
+        // merging the previous one nine times) stays linear in the arena.
+        let mut visited = std::collections::HashSet::new();
+        self.merged_entry(map, key, depth, &mut visited)
+    }
+
+    fn explicit_entry(&self, map: NodeId, key: &str) -> Option<(NodeId, NodeId)> {
+        self.raw_entries(map)
+            .iter()
+            .rev()
+            .find(|&&(k, _)| self.scalar(k) == Some(key) && !self.is_merge_key(k))
+            .copied()
+    }
+
+    fn merged_entry(
+        &self,
+        map: NodeId,
+        key: &str,
+        depth: usize,
+        visited: &mut std::collections::HashSet<NodeId>,
+    ) -> Option<(NodeId, NodeId)> {
+        if depth >= MAX_MERGE_DEPTH {
+            return None;
+        }
+        for source in self.merge_sources(map) {
+            if !visited.insert(source) {
+                continue;
+            }
+            if let Some(found) = self.explicit_entry(source, key) {
+                return Some(found);
+            }
+            if self.nodes[source.0 as usize].flags & FLAG_MERGE != 0 {
+                if let Some(found) = self.merged_entry(source, key, depth + 1, visited) {
                     return Some(found);
                 }
             }
@@ -325,7 +381,8 @@ impl Tree {
             }
         }
         if n.flags & FLAG_MERGE != 0 {
-            self.collect_merged(map, &mut out, &mut seen, 0);
+            let mut visited = std::collections::HashSet::new();
+            self.collect_merged(map, &mut out, &mut seen, &mut visited, 0);
         }
         out
     }
@@ -335,12 +392,17 @@ impl Tree {
         map: NodeId,
         out: &mut Vec<(NodeId, NodeId)>,
         seen: &mut HashMap<&'a str, usize>,
+        visited: &mut std::collections::HashSet<NodeId>,
         depth: usize,
     ) {
         if depth >= MAX_MERGE_DEPTH {
             return;
         }
         for source in self.merge_sources(map) {
+            // A source merged more than once (through aliases) adds nothing new.
+            if !visited.insert(source) {
+                continue;
+            }
             for &(k, v) in self.raw_entries(source).iter().rev() {
                 if self.is_merge_key(k) {
                     continue;
@@ -352,7 +414,7 @@ impl Tree {
                 }
             }
             if self.nodes[source.0 as usize].flags & FLAG_MERGE != 0 {
-                self.collect_merged(source, out, seen, depth + 1);
+                self.collect_merged(source, out, seen, visited, depth + 1);
             }
         }
     }
@@ -566,7 +628,12 @@ impl<'t> Builder<'t> {
                     .marker()
                     .byte_offset()
                     .unwrap_or_else(|| char_to_byte(self.text, e.marker().index()));
-                let message = e.info().to_string();
+                let mut message = e.info().to_string();
+                if message.contains("recursion limit") {
+                    message = format!(
+                        "nesting deeper than {MAX_NESTING} levels (the parser's limit; {message})"
+                    );
+                }
                 let offset = offset.min(self.text.len());
                 let offset = if message.contains("tab") {
                     indentation_tab_after(self.text, offset).unwrap_or(offset)

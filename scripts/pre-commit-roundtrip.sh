@@ -102,11 +102,17 @@ git add shop.retry-policy.yaml
 hook
 git commit -qm "Retry createOrder with an idempotency key"
 
-echo "== 4. a later change to the spec alone still checks it against the policy"
-sed -i 's/required: true, schema/required: false, schema/' openapi.yaml
+echo "== 4. a change to the spec alone is checked against the policy that governs it"
+# Dropping the Idempotency-Key parameter breaks the policy's contract (RL202), a
+# finding in the policy file, which this commit does not touch.
+sed -i '/name: Idempotency-Key/d; /parameters:/d' openapi.yaml
 git add openapi.yaml
 status=0
-hook --files openapi.yaml || status=$?
-echo "(spec-only change: exit $status)"
+hook || status=$?
+if [ "$status" -eq 0 ]; then
+  echo "pre-commit-roundtrip: FAILED: the hook missed the policy of a changed spec" >&2
+  exit 1
+fi
+echo "(hook failed as expected, exit $status)"
 
 echo "pre-commit-roundtrip: ok"

@@ -5,13 +5,28 @@
 # `pre-commit try-repo <this repo> retrylint` on staged changes:
 #   1. a commit adding an unprotected retried POST must FAIL the hook;
 #   2. the commit that adds an idempotency-key contract must PASS it.
-# `language: rust` makes pre-commit `cargo install` this repository (try-repo on a
-# path uses its HEAD plus uncommitted changes). Needs PyPI, so .ci/run calls it,
-# never `cargo test`.
+# `language: rust` makes pre-commit `cargo install` this repository. try-repo on a
+# path with uncommitted changes makes a new shadow commit (and so a new install) on
+# every call, so the working tree (tracked changes and untracked, not ignored files)
+# is first committed once in a temporary clone, and try-repo uses that clone.
+# Needs PyPI, so .ci/run calls it, never `cargo test`.
 set -euo pipefail
-REPO="$(cd "$(dirname "$0")/.." && pwd)"
+SOURCE="$(cd "$(dirname "$0")/.." && pwd)"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
+
+# A committed snapshot of the working tree.
+REPO="$WORK/retrylint"
+git clone -q --no-hardlinks "$SOURCE" "$REPO"
+git -C "$SOURCE" diff HEAD --binary | git -C "$REPO" apply --allow-empty --whitespace=nowarn
+(cd "$SOURCE" && git ls-files -z --others --exclude-standard) |
+  while IFS= read -r -d '' f; do
+    mkdir -p "$REPO/$(dirname "$f")"
+    cp "$SOURCE/$f" "$REPO/$f"
+  done
+git -C "$REPO" add -A
+git -C "$REPO" -c user.email=ci@example.invalid -c user.name=ci -c commit.gpgsign=false \
+  commit -q --allow-empty -m "working tree snapshot for the pre-commit round trip"
 
 echo "== pre-commit round trip in $WORK"
 python3 -m venv "$WORK/venv"

@@ -33,6 +33,15 @@ pub struct CheckOptions {
     /// Read only the policies given explicitly, not those found by walking (used by
     /// `plan --policy` and `simulate`, which look at one policy).
     pub explicit_policies_only: bool,
+    /// Rule levels from the configuration and `--select`/`--ignore` (applied to the
+    /// findings after the rules and suppressions).
+    pub rule_levels: crate::config::RuleLevels,
+    /// `include`/`exclude` of the configuration (applied to every file found).
+    pub filter: Option<crate::config::PathFilter>,
+    /// For file arguments, also read the related files a full run would: the OpenAPI
+    /// documents a given policy governs and the policies governing a given document
+    /// (so a pre-commit run over some files finds what a full run finds for them).
+    pub related: bool,
 }
 
 /// What a check found.
@@ -114,6 +123,9 @@ pub struct Analyzed {
     pub policies: usize,
     /// Findings hidden by suppressions (set by [`run_full`]).
     pub suppressed: Vec<suppress::Suppressed>,
+    /// Some file could not be read or parsed (set by [`run_full`] before rule levels
+    /// apply, so turning RL001 off never hides it from the exit code).
+    pub could_not_lint: bool,
 }
 
 /// Runs the whole pipeline.
@@ -124,11 +136,9 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         skipped,
         policies,
         suppressed,
+        could_not_lint,
         ..
     } = analyzed;
-    let could_not_lint = diagnostics
-        .iter()
-        .any(|d| d.code == rules::rl001_invalid_syntax::META.code);
     CheckOutcome {
         diagnostics,
         documents: documents.len(),
@@ -153,9 +163,17 @@ pub fn run_full(options: &CheckOptions) -> (Analyzed, Vec<Diagnostic>) {
     sort_and_dedup(&mut diagnostics);
     let suppressions = suppress::collect(&analyzed.documents, &analyzed.analysis);
     let applied = suppress::apply(diagnostics, &suppressions);
-    let mut diagnostics = applied.diagnostics;
+    analyzed.could_not_lint = applied
+        .diagnostics
+        .iter()
+        .any(|d| d.code == rules::rl001_invalid_syntax::META.code);
+    let mut diagnostics = options.rule_levels.apply(applied.diagnostics);
     sort_and_dedup(&mut diagnostics);
-    analyzed.suppressed = applied.suppressed;
+    analyzed.suppressed = applied
+        .suppressed
+        .into_iter()
+        .filter(|s| !options.rule_levels.is_off(s.diagnostic.code))
+        .collect();
     (analyzed, diagnostics)
 }
 
@@ -172,7 +190,17 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         options.paths.clone()
     };
     let ws = Workspace::new(cwd.clone(), options.limits);
-    let (candidates, walk_problems) = discover(&paths, &options.policies);
+    let (mut candidates, walk_problems) = discover(&paths, &options.policies);
+    if options.related {
+        candidates = crate::discover::with_related(candidates, &ws, options.root.as_deref());
+    }
+    if let Some(filter) = &options.filter {
+        // `--policy` files are read whatever the filter says.
+        candidates.retain(|c| {
+            (c.explicit && c.kind == NameKind::Policy && options.policies.contains(&c.path))
+                || filter.allows(&c.path)
+        });
+    }
     let mut diags: Vec<Diagnostic> = walk_problems
         .iter()
         .map(|p| rules::rl001_invalid_syntax::walk_problem(&ws, &p.path, &p.message))
@@ -250,5 +278,6 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         skipped,
         policies: policies.len(),
         suppressed: Vec::new(),
+        could_not_lint: false,
     }
 }

@@ -34,6 +34,18 @@ pub enum Command {
     Plan(Box<PlanArgs>),
     /// Simulate N clients retrying through an outage under an operation's policy.
     Simulate(SimulateArgs),
+    /// Print the JSON Schema of the retry-policy format (for editors).
+    Schema,
+    /// Print a shell completion script: `retrylint completions bash > ...`.
+    Completions(CompletionsArgs),
+}
+
+/// Arguments of `completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Output formats of `check`.
@@ -88,9 +100,22 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
-    /// Lowest severity that fails the run (exit 1).
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    pub fail_on: FailOn,
+    /// Lowest severity that fails the run (exit 1) [default: the configuration's
+    /// `fail_on`, else error].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// Configuration file [default: `.retrylint.yaml` in the current directory or the
+    /// nearest parent].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Report only these rules: codes, names or code prefixes such as `RL3`
+    /// (comma-separated or repeated; overrides the configuration).
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    pub select: Vec<String>,
+    /// Turn these rules off: codes, names or code prefixes (comma-separated or
+    /// repeated; overrides the configuration).
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    pub ignore: Vec<String>,
     /// Colour in human output.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
@@ -285,6 +310,10 @@ pub struct ReadinessArgs {
     /// Project root that bounds `$ref`s.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
+    /// Configuration file [default: `.retrylint.yaml` in the current directory or the
+    /// nearest parent].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Write the matrix to FILE instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,

@@ -3,6 +3,10 @@
 //! Content-based recognition (a top-level `openapi` or `swagger` key) happens after
 //! loading; a file that is neither is skipped without a finding.
 
+use crate::source::loader::{Loaded, Workspace};
+use crate::source::refs::normalize;
+use crate::source::tree::Kind;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 /// What a file's name says it is.
@@ -126,6 +130,135 @@ pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec
         }
     });
     (out, problems)
+}
+
+/// The top-level `spec:` paths of a policy file (empty when it has none or does not
+/// parse).
+fn spec_paths(doc: &Loaded) -> Vec<String> {
+    let Ok(tree) = &doc.tree else {
+        return Vec::new();
+    };
+    let Some(root) = tree.root() else {
+        return Vec::new();
+    };
+    if tree.kind(root) != Kind::Map {
+        return Vec::new();
+    }
+    let Some(spec) = tree.get(root, "spec") else {
+        return Vec::new();
+    };
+    match tree.kind(spec) {
+        Kind::Seq => tree
+            .items(spec)
+            .iter()
+            .filter_map(|i| tree.as_str(*i).map(str::to_string))
+            .collect(),
+        _ => tree.as_str(spec).map(str::to_string).into_iter().collect(),
+    }
+}
+
+fn is_openapi(doc: &Loaded) -> bool {
+    let Ok(tree) = &doc.tree else { return false };
+    tree.root().is_some_and(|r| {
+        tree.kind(r) == Kind::Map
+            && (tree.get(r, "openapi").is_some() || tree.get(r, "swagger").is_some())
+    })
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p))
+}
+
+/// Adds the files related to the file arguments among `candidates`, as a full run
+/// from the project root would read them: for a policy, the OpenAPI documents it
+/// governs (its `spec:` paths, relative to it; without `spec:`, the documents in its
+/// directory and below); for an OpenAPI document, the policies that govern it, found
+/// in its directory and each parent up to the project root (a policy whose `spec:`
+/// names it, or one without `spec:`). Repeated until nothing new is found, so the
+/// policies of the documents a policy governs come too (other layers).
+pub fn with_related(
+    candidates: Vec<Candidate>,
+    ws: &Workspace,
+    root: Option<&Path>,
+) -> Vec<Candidate> {
+    let mut seen: HashSet<PathBuf> = candidates.iter().map(|c| canonical(&c.path)).collect();
+    let mut queue: VecDeque<Candidate> =
+        candidates.iter().filter(|c| c.explicit).cloned().collect();
+    let mut out = candidates;
+    let mut dirs_listed: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+    let mut add = |path: PathBuf,
+                   kind: NameKind,
+                   out: &mut Vec<Candidate>,
+                   queue: &mut VecDeque<Candidate>| {
+        if seen.insert(canonical(&path)) {
+            let c = Candidate {
+                path,
+                kind,
+                explicit: false,
+            };
+            out.push(c.clone());
+            queue.push_back(c);
+        }
+    };
+    while let Some(c) = queue.pop_front() {
+        if !c.path.is_file() {
+            continue;
+        }
+        let doc = ws.load(&c.path);
+        let abs = canonical(&c.path);
+        let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
+        if c.kind == NameKind::Policy {
+            let specs = spec_paths(&doc);
+            if specs.is_empty() {
+                let (found, _) = discover(std::slice::from_ref(&dir), &[]);
+                for f in found.into_iter().filter(|f| f.kind != NameKind::Policy) {
+                    add(f.path, f.kind, &mut out, &mut queue);
+                }
+            } else {
+                for s in specs {
+                    let p = normalize(&dir.join(s));
+                    if p.is_file() {
+                        let kind = name_kind(&p).unwrap_or(NameKind::SpecLike);
+                        add(p, kind, &mut out, &mut queue);
+                    }
+                }
+            }
+            continue;
+        }
+        if !is_openapi(&doc) {
+            continue;
+        }
+        let bound = crate::check::project_root(&abs, root);
+        let mut cur = Some(dir.as_path());
+        while let Some(d) = cur {
+            let policies = dirs_listed.entry(d.to_path_buf()).or_insert_with(|| {
+                let mut v: Vec<PathBuf> = std::fs::read_dir(d)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.is_file() && name_kind(p) == Some(NameKind::Policy))
+                    .collect();
+                v.sort();
+                v
+            });
+            for p in policies.clone() {
+                let pdoc = ws.load(&p);
+                let specs = spec_paths(&pdoc);
+                let governs =
+                    specs.is_empty() || specs.iter().any(|s| canonical(&d.join(s)) == abs);
+                if governs {
+                    add(p, NameKind::Policy, &mut out, &mut queue);
+                }
+            }
+            if d == bound || !d.starts_with(&bound) {
+                break;
+            }
+            cur = d.parent();
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
 }
 
 #[cfg(test)]

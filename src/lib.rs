@@ -11,6 +11,7 @@ pub mod baseline;
 pub mod check;
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod diagnostic;
 pub mod discover;
 pub mod openapi;

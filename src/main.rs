@@ -20,6 +20,8 @@ fn main() -> ExitCode {
         Command::Readiness(args) => retrylint::commands::readiness(&args),
         Command::Plan(args) => retrylint::commands::plan(&args),
         Command::Simulate(args) => retrylint::commands::simulate(&args),
+        Command::Schema => retrylint::commands::schema(),
+        Command::Completions(args) => retrylint::commands::completions(&args),
     };
     ExitCode::from(code)
 }

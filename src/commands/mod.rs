@@ -33,6 +33,14 @@ pub fn check(args: &CheckArgs) -> u8 {
             .num_threads(jobs.max(1))
             .build_global();
     }
+    let config = match load_config(args.config.as_deref()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let mut rule_levels = config.rules.clone();
+    if let Err(e) = crate::config::apply_cli(&mut rule_levels, &args.select, &args.ignore) {
+        return fail(e);
+    }
     let options = CheckOptions {
         paths: args.paths.clone(),
         policies: args.policies.clone(),
@@ -41,6 +49,10 @@ pub fn check(args: &CheckArgs) -> u8 {
             max_file_bytes: args.max_file_size,
             ..Limits::default()
         },
+        thresholds: config.thresholds,
+        rule_levels,
+        filter: config.filter.clone(),
+        related: true,
         ..CheckOptions::default()
     };
     let mut outcome = run(&options);
@@ -114,10 +126,11 @@ pub fn check(args: &CheckArgs) -> u8 {
         return EXIT_ERROR;
     }
     let threshold = match args.fail_on {
-        FailOn::Error => Some(Severity::Error),
-        FailOn::Warning => Some(Severity::Warning),
-        FailOn::Info => Some(Severity::Info),
-        FailOn::Never => None,
+        Some(FailOn::Error) => Some(Severity::Error),
+        Some(FailOn::Warning) => Some(Severity::Warning),
+        Some(FailOn::Info) => Some(Severity::Info),
+        Some(FailOn::Never) => None,
+        None => config.fail_on.unwrap_or(Some(Severity::Error)),
     };
     let failed = threshold.is_some_and(|t| outcome.diagnostics.iter().any(|d| d.severity >= t));
     u8::from(failed)
@@ -368,10 +381,18 @@ pub fn rule(args: &RuleArgs) -> u8 {
 /// not be read (the matrix is still printed for the rest).
 pub fn readiness(args: &ReadinessArgs) -> u8 {
     use crate::readiness::{matrix, render};
+    let config = match load_config(args.config.as_deref()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     let options = CheckOptions {
         paths: args.paths.clone(),
         policies: args.policies.clone(),
         root: args.root.clone(),
+        thresholds: config.thresholds,
+        rule_levels: config.rules.clone(),
+        filter: config.filter.clone(),
+        related: true,
         ..CheckOptions::default()
     };
     let (analyzed, diagnostics) = crate::check::run_full(&options);
@@ -390,9 +411,49 @@ pub fn readiness(args: &ReadinessArgs) -> u8 {
             d.primary.location.file.display, d.message
         );
     }
-    if diagnostics.iter().any(|d| d.code == "RL001") {
+    if analyzed.could_not_lint || diagnostics.iter().any(|d| d.code == "RL001") {
         EXIT_ERROR
     } else {
         0
     }
+}
+
+/// Reads the configuration (`--config`, else `.retrylint.yaml` found from the current
+/// directory up). A configuration error is printed like a diagnostic on standard
+/// error and is a usage error: `Err(2)`.
+fn load_config(explicit: Option<&std::path::Path>) -> Result<crate::config::Config, u8> {
+    use crate::config::ConfigError;
+    let cwd = std::env::current_dir().unwrap_or_default();
+    match crate::config::load(explicit, &cwd) {
+        Ok(c) => Ok(c),
+        Err(ConfigError::Io(e)) => Err(fail(e)),
+        Err(ConfigError::Invalid(diags)) => {
+            let color = use_color(Color::Auto, std::io::stderr().is_terminal());
+            let text = report::human::render(&diags, HumanOptions { color, width: 100 });
+            eprint!("{text}");
+            eprintln!(
+                "retrylint: the configuration is invalid ({} problem{}); nothing was checked",
+                diags.len(),
+                if diags.len() == 1 { "" } else { "s" }
+            );
+            Err(EXIT_ERROR)
+        }
+    }
+}
+
+/// `retrylint schema`: the JSON Schema of the retry-policy format.
+pub fn schema() -> u8 {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&crate::policy::schema::schema()).expect("json")
+    );
+    0
+}
+
+/// `retrylint completions SHELL`.
+pub fn completions(args: &crate::cli::CompletionsArgs) -> u8 {
+    use clap::CommandFactory;
+    let mut cmd = crate::cli::Cli::command();
+    clap_complete::generate(args.shell, &mut cmd, "retrylint", &mut std::io::stdout());
+    0
 }

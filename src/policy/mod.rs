@@ -8,6 +8,7 @@
 pub mod duration;
 pub mod model;
 pub mod parse;
+pub mod schema;
 pub mod selector;
 
 pub use parse::{load_policy, parse_x_retry};

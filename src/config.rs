@@ -1,0 +1,561 @@
+//! The configuration file `.retrylint.yaml`: rule severities, thresholds, which
+//! files to lint, and the failing severity.
+//!
+//! Found in the current directory or the nearest parent (up to the filesystem
+//! root), or given with `--config FILE`. Read strictly from the located tree, like
+//! policy files ([`crate::policy::parse`]): an unknown key, rule or value is an error
+//! with file, line and column and a "did you mean". A configuration error is a usage
+//! error (exit 2), not a finding: it is rendered like a diagnostic on standard error.
+//!
+//! ```yaml
+//! rules:
+//!   RL501: off                 # a code, a name or a code prefix (`RL3`)
+//!   missing-jitter: error      # error | warning | info | off
+//! thresholds:
+//!   max_attempts: 8            # RL303
+//!   max_amplification: 4       # RL311
+//! include: ["apis/**"]         # globs relative to this file's directory
+//! exclude: ["apis/legacy/**"]
+//! fail_on: warning             # error | warning | info | never
+//! ```
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::policy::parse::suggest;
+use crate::rules::{Question, RuleMeta, Thresholds, REGISTRY};
+use crate::source::loader::{Limits, Loaded, Workspace};
+use crate::source::refs::At;
+use crate::source::tree::{Kind, NodeId, Tree};
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The configuration file's name.
+pub const FILE_NAME: &str = ".retrylint.yaml";
+/// Keys of the configuration's top level.
+pub const TOP_KEYS: &[&str] = &["rules", "thresholds", "include", "exclude", "fail_on"];
+/// Keys of `thresholds`.
+pub const THRESHOLD_KEYS: &[&str] = &["max_attempts", "max_amplification"];
+/// Values of a `rules` entry.
+pub const LEVELS: &[&str] = &["error", "warning", "info", "off"];
+/// Values of `fail_on`.
+pub const FAIL_ON: &[&str] = &["error", "warning", "info", "never"];
+
+/// The pseudo-rule a configuration error is reported as (not in the registry: it is
+/// a usage error, exit 2, never a finding).
+pub const META: RuleMeta = RuleMeta {
+    code: "config",
+    name: "invalid-config",
+    severity: Severity::Error,
+    question: Question::Input,
+    summary: "the configuration file cannot be read as meant",
+};
+
+/// What a rule is set to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Findings are dropped.
+    Off,
+    /// Findings get this severity (both severities of RL306/RL308).
+    Severity(Severity),
+}
+
+/// Lowest severity that fails a run; `None` never fails.
+pub type FailThreshold = Option<Severity>;
+
+/// Which files to lint: globs relative to the configuration file's directory.
+#[derive(Debug, Clone)]
+pub struct PathFilter {
+    /// The configuration file's directory (canonical).
+    pub dir: PathBuf,
+    /// When set, a file must match one of these.
+    pub include: Option<GlobSet>,
+    /// A file (or one of its directories) matching one of these is not linted.
+    pub exclude: Option<GlobSet>,
+}
+
+impl PathFilter {
+    /// True when `path` is to be linted. Files outside the configuration's directory
+    /// are not filtered.
+    pub fn allows(&self, path: &Path) -> bool {
+        let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let Ok(rel) = abs.strip_prefix(&self.dir) else {
+            return true;
+        };
+        if let Some(ex) = &self.exclude {
+            let mut cur = Some(rel);
+            while let Some(p) = cur.filter(|p| !p.as_os_str().is_empty()) {
+                if ex.is_match(p) {
+                    return false;
+                }
+                cur = p.parent();
+            }
+        }
+        self.include.as_ref().is_none_or(|inc| inc.is_match(rel))
+    }
+}
+
+/// Per-rule levels, keyed by code.
+#[derive(Debug, Clone, Default)]
+pub struct RuleLevels(pub BTreeMap<&'static str, Level>);
+
+impl RuleLevels {
+    /// Applies the levels: drops findings of rules that are off, sets the severity of
+    /// the others.
+    pub fn apply(&self, diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        if self.0.is_empty() {
+            return diags;
+        }
+        diags
+            .into_iter()
+            .filter_map(|mut d| match self.0.get(d.code) {
+                Some(Level::Off) => None,
+                Some(Level::Severity(s)) => {
+                    d.severity = *s;
+                    Some(d)
+                }
+                None => Some(d),
+            })
+            .collect()
+    }
+
+    /// True when the rule `code` is off.
+    pub fn is_off(&self, code: &str) -> bool {
+        self.0.get(code) == Some(&Level::Off)
+    }
+}
+
+/// A read configuration.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// The file it was read from (`None`: no file, the defaults).
+    pub path: Option<PathBuf>,
+    /// Rule levels from `rules`.
+    pub rules: RuleLevels,
+    /// Thresholds.
+    pub thresholds: Thresholds,
+    /// `include` / `exclude`.
+    pub filter: Option<PathFilter>,
+    /// `fail_on`, when given.
+    pub fail_on: Option<FailThreshold>,
+}
+
+/// The codes a selector names: a code (`RL201`, any case), a name
+/// (`unprotected-retry`) or a code prefix (`RL2`, `RL20`). Empty when none.
+pub fn matching_codes(selector: &str) -> Vec<&'static str> {
+    let s = selector.trim();
+    if let Some(rule) = crate::rules::find(s) {
+        return vec![rule.meta.code];
+    }
+    let upper = s.to_ascii_uppercase();
+    if upper.len() < 2 || !upper.starts_with("RL") {
+        return Vec::new();
+    }
+    REGISTRY
+        .iter()
+        .filter(|r| r.meta.code.starts_with(&upper))
+        .map(|r| r.meta.code)
+        .collect()
+}
+
+/// A "did you mean" for an unknown rule selector.
+pub fn suggest_rule(selector: &str) -> Option<&'static str> {
+    let mut names: Vec<&'static str> = REGISTRY.iter().map(|r| r.meta.name).collect();
+    names.extend(REGISTRY.iter().map(|r| r.meta.code));
+    suggest(selector, &names)
+}
+
+/// Applies `--select` and `--ignore` over the file's levels: `--select` keeps only
+/// the matching rules (at the file's severity, else their default), `--ignore` turns
+/// the matching ones off. Errors name an unknown selector.
+pub fn apply_cli(
+    levels: &mut RuleLevels,
+    select: &[String],
+    ignore: &[String],
+) -> Result<(), String> {
+    let split = |v: &[String]| -> Vec<String> {
+        v.iter()
+            .flat_map(|s| s.split(','))
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    };
+    let resolve = |flag: &str, sels: Vec<String>| -> Result<Vec<&'static str>, String> {
+        let mut out = Vec::new();
+        for s in sels {
+            let codes = matching_codes(&s);
+            if codes.is_empty() {
+                let hint = suggest_rule(&s)
+                    .map(|h| format!(" (did you mean `{h}`?)"))
+                    .unwrap_or_default();
+                return Err(format!(
+                    "{flag}: no rule `{s}`{hint}; use a code, a name or a code prefix such as `RL3`"
+                ));
+            }
+            out.extend(codes);
+        }
+        Ok(out)
+    };
+    let selected = resolve("--select", split(select))?;
+    let ignored = resolve("--ignore", split(ignore))?;
+    if !select.is_empty() {
+        for r in REGISTRY {
+            let code = r.meta.code;
+            if selected.contains(&code) {
+                if levels.is_off(code) {
+                    levels.0.remove(code);
+                }
+            } else {
+                levels.0.insert(code, Level::Off);
+            }
+        }
+    }
+    for code in ignored {
+        levels.0.insert(code, Level::Off);
+    }
+    Ok(())
+}
+
+/// Finds `.retrylint.yaml` in `start` or its nearest parent.
+pub fn discover(start: &Path) -> Option<PathBuf> {
+    let abs = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
+    abs.ancestors()
+        .map(|d| d.join(FILE_NAME))
+        .find(|p| p.is_file())
+}
+
+/// A configuration error, rendered like a diagnostic.
+#[derive(Debug)]
+pub enum ConfigError {
+    /// The file could not be read (message).
+    Io(String),
+    /// Located problems in the file.
+    Invalid(Vec<Diagnostic>),
+}
+
+/// Loads the configuration: `explicit` (from `--config`) or the one discovered from
+/// `cwd`; the defaults when there is none.
+pub fn load(explicit: Option<&Path>, cwd: &Path) -> Result<Config, ConfigError> {
+    let path = match explicit {
+        Some(p) => {
+            let p = cwd.join(p);
+            if !p.is_file() {
+                return Err(ConfigError::Io(format!(
+                    "configuration file `{}` does not exist",
+                    p.display()
+                )));
+            }
+            p
+        }
+        None => match discover(cwd) {
+            Some(p) => p,
+            None => return Ok(Config::default()),
+        },
+    };
+    let ws = Workspace::new(cwd.to_path_buf(), Limits::default());
+    let doc = ws.load(&path);
+    parse(&doc, &path)
+}
+
+/// Parses a loaded configuration file.
+pub fn parse(doc: &Arc<Loaded>, path: &Path) -> Result<Config, ConfigError> {
+    let tree = match &doc.tree {
+        Ok(t) => t,
+        Err(e) => {
+            let d = crate::rules::rl001_invalid_syntax::from_error(doc, e);
+            return Err(ConfigError::Invalid(vec![d]));
+        }
+    };
+    let dir = std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let mut p = Parser {
+        doc,
+        tree,
+        diags: Vec::new(),
+    };
+    let mut config = Config {
+        path: Some(path.to_path_buf()),
+        ..Config::default()
+    };
+    let Some(root) = tree.root() else {
+        return Ok(config);
+    };
+    if tree.kind(root) == Kind::Null {
+        return Ok(config);
+    }
+    if tree.kind(root) != Kind::Map {
+        p.wrong_type(root, "a configuration file", "a mapping");
+        return Err(ConfigError::Invalid(p.diags));
+    }
+    let mut include = None;
+    let mut exclude = None;
+    for (key, v) in p.known_entries(root, TOP_KEYS, "the configuration") {
+        match key.as_str() {
+            "rules" => config.rules = p.rules(v),
+            "thresholds" => config.thresholds = p.thresholds(v),
+            "include" => include = p.globs(v, "`include`"),
+            "exclude" => exclude = p.globs(v, "`exclude`"),
+            "fail_on" => {
+                if let Some(t) = p.choice(v, "`fail_on`", FAIL_ON) {
+                    config.fail_on = Some(match t {
+                        "error" => Some(Severity::Error),
+                        "warning" => Some(Severity::Warning),
+                        "info" => Some(Severity::Info),
+                        _ => None,
+                    });
+                }
+            }
+            _ => unreachable!("filtered by known_entries"),
+        }
+    }
+    if include.is_some() || exclude.is_some() {
+        config.filter = Some(PathFilter {
+            dir,
+            include,
+            exclude,
+        });
+    }
+    if p.diags.is_empty() {
+        Ok(config)
+    } else {
+        Err(ConfigError::Invalid(p.diags))
+    }
+}
+
+struct Parser<'a> {
+    doc: &'a Arc<Loaded>,
+    tree: &'a Tree,
+    diags: Vec<Diagnostic>,
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Null => "null",
+        Kind::Bool => "a boolean",
+        Kind::Int => "an integer",
+        Kind::Float => "a number",
+        Kind::Str => "a string",
+        Kind::Map => "a mapping",
+        Kind::Seq => "a sequence",
+    }
+}
+
+impl Parser<'_> {
+    fn err(&mut self, node: NodeId, message: String, label: &str, help: Option<String>) {
+        let mut d = Diagnostic::new(&META, message, At::new(self.doc, node).location(), label);
+        if let Some(h) = help {
+            d = d.with_help(h);
+        }
+        self.diags.push(d);
+    }
+
+    fn wrong_type(&mut self, node: NodeId, what: &str, expected: &str) {
+        let found = kind_name(self.tree.kind(node));
+        self.err(
+            node,
+            format!("{what} must be {expected}, found {found}"),
+            "wrong type",
+            None,
+        );
+    }
+
+    fn known_entries(
+        &mut self,
+        map: NodeId,
+        allowed: &[&str],
+        what: &str,
+    ) -> Vec<(String, NodeId)> {
+        let mut out = Vec::new();
+        for (k, v) in self.tree.entries(map) {
+            let Some(name) = self.tree.scalar(k).map(str::to_string) else {
+                self.err(
+                    k,
+                    format!("{what} has a key that is not a scalar"),
+                    "not a key",
+                    None,
+                );
+                continue;
+            };
+            if allowed.contains(&name.as_str()) {
+                out.push((name, v));
+            } else {
+                let help = suggest(&name, allowed)
+                    .map(|s| format!("did you mean `{s}`?"))
+                    .unwrap_or_else(|| {
+                        format!(
+                            "known keys here: {}",
+                            allowed
+                                .iter()
+                                .map(|k| format!("`{k}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    });
+                self.err(
+                    k,
+                    format!("unknown key `{name}` in {what}"),
+                    "unknown key",
+                    Some(help),
+                );
+            }
+        }
+        out
+    }
+
+    fn choice(
+        &mut self,
+        node: NodeId,
+        what: &str,
+        options: &[&'static str],
+    ) -> Option<&'static str> {
+        let Some(text) = self.tree.as_str(node).map(str::to_string) else {
+            self.wrong_type(node, what, &format!("one of {}", options.join(", ")));
+            return None;
+        };
+        if let Some(o) = options.iter().find(|o| **o == text) {
+            return Some(o);
+        }
+        let help = match suggest(&text, options) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("use one of {}", options.join(", ")),
+        };
+        self.err(
+            node,
+            format!("unknown value `{text}` for {what}"),
+            "unknown value",
+            Some(help),
+        );
+        None
+    }
+
+    fn rules(&mut self, map: NodeId) -> RuleLevels {
+        let mut levels = RuleLevels::default();
+        if self.tree.kind(map) != Kind::Map {
+            self.wrong_type(map, "`rules`", "a mapping of rule codes or names to levels");
+            return levels;
+        }
+        // Less specific selectors (prefixes) first, so an exact code or name wins.
+        let mut found: Vec<(usize, Vec<&'static str>, Level)> = Vec::new();
+        for (k, v) in self.tree.entries(map) {
+            let Some(name) = self.tree.scalar(k).map(str::to_string) else {
+                self.err(
+                    k,
+                    "a `rules` key must be a rule code or name".into(),
+                    "not a rule",
+                    None,
+                );
+                continue;
+            };
+            let codes = matching_codes(&name);
+            let level = self.choice(v, &format!("rule `{name}`"), LEVELS);
+            if codes.is_empty() {
+                let help = suggest_rule(&name)
+                    .map(|s| format!("did you mean `{s}`?"))
+                    .unwrap_or_else(|| {
+                        "use a code (`RL201`), a name (`unprotected-retry`) or a code prefix (`RL3`); `retrylint rules` lists them".into()
+                    });
+                self.err(
+                    k,
+                    format!("unknown rule `{name}` in `rules`"),
+                    "unknown rule",
+                    Some(help),
+                );
+                continue;
+            }
+            let Some(level) = level else { continue };
+            let level = match level {
+                "off" => Level::Off,
+                "error" => Level::Severity(Severity::Error),
+                "warning" => Level::Severity(Severity::Warning),
+                _ => Level::Severity(Severity::Info),
+            };
+            let exact = crate::rules::find(name.trim()).is_some();
+            let rank = if exact { usize::MAX } else { name.len() };
+            found.push((rank, codes, level));
+        }
+        found.sort_by_key(|(rank, _, _)| *rank);
+        for (_, codes, level) in found {
+            for c in codes {
+                levels.0.insert(c, level);
+            }
+        }
+        levels
+    }
+
+    fn positive(&mut self, node: NodeId, what: &str) -> Option<i64> {
+        match self.tree.as_i64(node) {
+            Some(i) if self.tree.kind(node) == Kind::Int && i >= 1 => Some(i),
+            Some(i) if self.tree.kind(node) == Kind::Int => {
+                self.err(
+                    node,
+                    format!("{what} must be at least 1, found {i}"),
+                    "out of range",
+                    None,
+                );
+                None
+            }
+            _ => {
+                self.wrong_type(node, what, "an integer");
+                None
+            }
+        }
+    }
+
+    fn thresholds(&mut self, map: NodeId) -> Thresholds {
+        let mut t = Thresholds::default();
+        if self.tree.kind(map) != Kind::Map {
+            self.wrong_type(map, "`thresholds`", "a mapping");
+            return t;
+        }
+        for (key, v) in self.known_entries(map, THRESHOLD_KEYS, "`thresholds`") {
+            match key.as_str() {
+                "max_attempts" => {
+                    if let Some(i) = self.positive(v, "`thresholds.max_attempts`") {
+                        t.max_attempts = u32::try_from(i).unwrap_or(u32::MAX);
+                    }
+                }
+                "max_amplification" => {
+                    if let Some(i) = self.positive(v, "`thresholds.max_amplification`") {
+                        t.max_amplification = i as u64;
+                    }
+                }
+                _ => unreachable!("filtered by known_entries"),
+            }
+        }
+        t
+    }
+
+    fn globs(&mut self, node: NodeId, what: &str) -> Option<GlobSet> {
+        let items: Vec<NodeId> = match self.tree.kind(node) {
+            Kind::Seq => self.tree.items(node).to_vec(),
+            Kind::Str => vec![node],
+            _ => {
+                self.wrong_type(node, what, "a list of globs");
+                return None;
+            }
+        };
+        let mut builder = GlobSetBuilder::new();
+        for item in items {
+            let Some(text) = self.tree.as_str(item).map(str::to_string) else {
+                self.wrong_type(item, &format!("an {what} item"), "a glob string");
+                continue;
+            };
+            let pattern = text.trim_start_matches("./").trim_end_matches('/');
+            match Glob::new(pattern) {
+                Ok(g) => {
+                    builder.add(g);
+                }
+                Err(e) => self.err(
+                    item,
+                    format!("invalid glob `{text}` in {what}: {}", e.kind()),
+                    "invalid glob",
+                    Some("write a glob such as `apis/**/*.yaml`".into()),
+                ),
+            }
+        }
+        builder.build().ok()
+    }
+}

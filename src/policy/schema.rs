@@ -1,0 +1,135 @@
+//! The JSON Schema (draft 2020-12) of the retry-policy format, written by hand to
+//! match `docs/policy-format.md` and the keys [`super::parse`] accepts (a test
+//! compares them). `retrylint schema` prints it, for editors:
+//! `# yaml-language-server: $schema=retrylint-policy.schema.json`.
+
+use serde_json::{json, Value};
+
+/// A duration with a unit, decreasing units each once (`250ms`, `1m30s`, `24h`).
+pub const DURATION_PATTERN: &str = r"^(?:[0-9]+(?:\.[0-9]+)?d)?(?:[0-9]+(?:\.[0-9]+)?h)?(?:[0-9]+(?:\.[0-9]+)?m)?(?:[0-9]+(?:\.[0-9]+)?s)?(?:[0-9]+(?:\.[0-9]+)?ms)?$";
+
+/// The schema.
+pub fn schema() -> Value {
+    let duration = json!({
+        "type": "string",
+        "minLength": 2,
+        "pattern": DURATION_PATTERN,
+        "description": "a duration with a unit: `250ms`, `2s`, `1.5s`, `5m`, `24h`, `7d`, `1m30s`; a bare number is an error"
+    });
+    let selector = json!({
+        "type": "string",
+        "minLength": 1,
+        "description": "`METHOD /path` (METHOD an upper-case HTTP method or `*`; `{name}`, `*` and a final `**` segment as wildcards) or an operationId"
+    });
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://retrylint.dev/schema/retry-policy-v1.json",
+        "title": "retrylint retry-policy file, version 1",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["version"],
+        "properties": {
+            "version": {"const": 1, "description": "the format version; `1`"},
+            "spec": {
+                "description": "OpenAPI document(s) this policy governs, relative to this file; absent: every document in this file's directory and below",
+                "oneOf": [
+                    {"type": "string"},
+                    {"type": "array", "items": {"type": "string"}}
+                ]
+            },
+            "layer": {"$ref": "#/$defs/layer"},
+            "defaults": {"$ref": "#/$defs/settings"},
+            "operations": {
+                "type": "object",
+                "description": "per-operation settings keyed by selector",
+                "propertyNames": {"$ref": "#/$defs/selector"},
+                "additionalProperties": {
+                    "anyOf": [{"$ref": "#/$defs/settings"}, {"type": "null"}]
+                }
+            },
+            "ignore": {"$ref": "#/$defs/ignore"}
+        },
+        "$defs": {
+            "duration": duration,
+            "selector": selector,
+            "layer": {
+                "enum": ["client", "gateway", "mesh"],
+                "description": "who performs these retries (default client)"
+            },
+            "ignore": {
+                "type": "array",
+                "description": "suppressions; a reason is required",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["rule", "reason"],
+                    "properties": {
+                        "rule": {"type": "string", "description": "a rule code (`RL201`) or name"},
+                        "reason": {"type": "string", "minLength": 1}
+                    }
+                }
+            },
+            "signal": {
+                "oneOf": [
+                    {"enum": ["connect-failure", "refused-stream", "timeout", "reset", "transport"]},
+                    {"type": "integer", "minimum": 100, "maximum": 599},
+                    {"type": "string", "pattern": "^[1-5][0-9][0-9]$"},
+                    {"type": "string", "pattern": "^[1-5](xx|XX)$"}
+                ]
+            },
+            "settings": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "retry": {"type": "boolean", "description": "is this operation retried at all"},
+                    "effect": {"enum": ["safe", "idempotent", "non-idempotent"]},
+                    "idempotency_key": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "properties": {
+                            "header": {"type": "string"},
+                            "retention": {"$ref": "#/$defs/duration"},
+                            "scope": {"type": "string"},
+                            "on_payload_mismatch": {"enum": ["reject", "ignore"]},
+                            "on_concurrent": {"enum": ["reject", "wait", "ignore"]}
+                        }
+                    },
+                    "status_endpoint": {"$ref": "#/$defs/selector"},
+                    "on_unknown_result": {
+                        "enum": ["resend", "replay-key", "check-status", "reconcile", "fail"]
+                    },
+                    "attempts": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "total attempts including the first"
+                    },
+                    "deadline": {"$ref": "#/$defs/duration"},
+                    "attempt_timeout": {
+                        "anyOf": [{"const": "remaining"}, {"$ref": "#/$defs/duration"}]
+                    },
+                    "backoff": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "properties": {
+                            "base": {"$ref": "#/$defs/duration"},
+                            "cap": {"$ref": "#/$defs/duration"},
+                            "multiplier": {"type": "number", "minimum": 1},
+                            "jitter": {"enum": ["none", "full", "equal", "decorrelated"]}
+                        }
+                    },
+                    "retry_on": {"type": "array", "items": {"$ref": "#/$defs/signal"}},
+                    "retry_after": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "properties": {
+                            "honor": {"type": "boolean"},
+                            "max": {"$ref": "#/$defs/duration"},
+                            "on_invalid": {"enum": ["backoff", "stop"]}
+                        }
+                    },
+                    "ignore": {"$ref": "#/$defs/ignore"}
+                }
+            }
+        }
+    })
+}

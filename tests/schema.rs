@@ -1,0 +1,102 @@
+//! `retrylint schema` (the policy format's JSON Schema) and `retrylint completions`.
+
+use retrylint::policy::parse::{
+    BACKOFF_KEYS, IGNORE_KEYS, KEY_KEYS, RETRY_AFTER_KEYS, SETTINGS_KEYS, SIGNAL_NAMES, TOP_KEYS,
+};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::process::Command;
+
+fn retrylint(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_retrylint"))
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+fn schema() -> Value {
+    let (code, out) = retrylint(&["schema"]);
+    assert_eq!(code, 0);
+    serde_json::from_str(&out).expect("the schema is JSON")
+}
+
+fn keys(v: &Value) -> BTreeSet<String> {
+    v["properties"]
+        .as_object()
+        .expect("properties")
+        .keys()
+        .cloned()
+        .collect()
+}
+
+fn set(keys: &[&str]) -> BTreeSet<String> {
+    keys.iter().map(|k| k.to_string()).collect()
+}
+
+#[test]
+fn schema_keys_are_the_parsers_keys() {
+    let s = schema();
+    assert_eq!(s["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    let defs = &s["$defs"];
+    assert_eq!(keys(&s), set(TOP_KEYS));
+    assert_eq!(s["additionalProperties"], false);
+    let settings = &defs["settings"];
+    assert_eq!(keys(settings), set(SETTINGS_KEYS));
+    assert_eq!(settings["additionalProperties"], false);
+    let p = &settings["properties"];
+    assert_eq!(keys(&p["idempotency_key"]), set(KEY_KEYS));
+    assert_eq!(keys(&p["backoff"]), set(BACKOFF_KEYS));
+    assert_eq!(keys(&p["retry_after"]), set(RETRY_AFTER_KEYS));
+    assert_eq!(keys(&defs["ignore"]["items"]), set(IGNORE_KEYS));
+    let names: BTreeSet<String> = defs["signal"]["oneOf"][0]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, set(SIGNAL_NAMES));
+    assert_eq!(p["attempts"]["type"], "integer");
+    assert_eq!(p["attempts"]["minimum"], 1);
+    assert_eq!(s["properties"]["version"]["const"], 1);
+}
+
+#[test]
+fn duration_pattern_agrees_with_the_parser() {
+    let s = schema();
+    let pattern = s["$defs"]["duration"]["pattern"].as_str().unwrap();
+    assert_eq!(s["$defs"]["duration"]["minLength"], 2);
+    let re = regex_lite::Regex::new(pattern).expect("a valid regex");
+    for ok in [
+        "250ms", "2s", "1.5s", "5m", "24h", "7d", "1m30s", "0s", "1h0m0s",
+    ] {
+        assert!(re.is_match(ok), "{ok} should match");
+        assert!(
+            retrylint::policy::duration::parse_duration(ok).is_ok(),
+            "{ok}"
+        );
+    }
+    for bad in ["100", "-1s", "30s1m", "1s1s", "1 s", "s", "2x", "1.s"] {
+        assert!(!re.is_match(bad), "{bad} should not match");
+        assert!(
+            retrylint::policy::duration::parse_duration(bad).is_err(),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn bash_completions_mention_check() {
+    let (code, out) = retrylint(&["completions", "bash"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("check"), "{out}");
+    assert!(out.contains("retrylint"));
+    for shell in ["zsh", "fish", "powershell", "elvish"] {
+        let (code, out) = retrylint(&["completions", shell]);
+        assert_eq!(code, 0, "{shell}");
+        assert!(out.contains("check"), "{shell}");
+    }
+}

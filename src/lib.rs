@@ -6,6 +6,8 @@
 //! [`retry`] is the pure domain logic (decision function, Retry-After, simulation)
 //! shared by the rules and the `plan`/`simulate` commands.
 
+#![warn(missing_docs)]
+
 pub mod analysis;
 pub mod baseline;
 pub mod check;

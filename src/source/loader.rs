@@ -35,7 +35,12 @@ pub enum LoadError {
     /// The bytes are not UTF-8; offset of the first invalid byte.
     NotUtf8(usize),
     /// Larger than [`Limits::max_file_bytes`].
-    TooLarge { size: u64, limit: u64 },
+    TooLarge {
+        /// The file's size in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
     /// Not valid YAML/JSON.
     Syntax(SyntaxError),
 }

@@ -93,17 +93,41 @@ impl At {
 #[derive(Debug, Clone)]
 pub enum RefProblem {
     /// The target file or pointer does not exist (message says which).
-    Missing { at: At, reason: String },
+    Missing {
+        /// The `$ref` string node.
+        at: At,
+        /// Which part is missing.
+        reason: String,
+    },
     /// The target leaves the project root; nothing was read.
-    OutsideRoot { at: At, target: PathBuf },
+    OutsideRoot {
+        /// The `$ref` string node.
+        at: At,
+        /// The normalised target path (never read).
+        target: PathBuf,
+    },
     /// An `http(s)` (or other scheme) ref: never fetched.
-    Remote { at: At },
+    Remote {
+        /// The `$ref` string node.
+        at: At,
+    },
     /// The target file exists but could not be loaded.
-    BadFile { at: At, error: LoadError },
+    BadFile {
+        /// The `$ref` string node.
+        at: At,
+        /// Why the target file has no tree.
+        error: LoadError,
+    },
     /// A chain of refs that never reaches a value; the `$ref` nodes of the cycle.
-    Cycle { members: Vec<At> },
+    Cycle {
+        /// The `$ref` string nodes of the cycle, in chain order.
+        members: Vec<At>,
+    },
     /// More hops than [`super::loader::Limits::max_ref_hops`].
-    TooLong { at: At },
+    TooLong {
+        /// The `$ref` string node.
+        at: At,
+    },
 }
 
 type Key = (PathBuf, u32);

@@ -5,7 +5,9 @@
 //! The located tree is converted to a `serde_json::Value` (merge keys applied, YAML
 //! integer keys as strings, integers beyond 64 bits as floats or, failing that, their
 //! text) and deserialised through `serde_path_to_error`. No other rule reads the
-//! typed model. Bounds, so that it is never slow:
+//! typed model. A JSON file without repeated keys is first read straight from its
+//! text (no conversion; the same result), and converted only when rejected. Bounds,
+//! so that it is never slow:
 //! - only root documents smaller than [`MAX_BYTES`] (20 MB) are checked;
 //! - the conversion stops (and the document is not checked) when aliases would expand
 //!   it beyond a value budget or past [`MAX_DEPTH`] nesting levels (alias bombs).
@@ -37,7 +39,10 @@ pub const MAX_DEPTH: usize = 300;
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     ctx.documents
         .par_iter()
-        .filter_map(check_document)
+        .filter_map(|d| match &d.structure_check {
+            Some(done) => done.clone(),
+            None => check_document(d),
+        })
         .collect()
 }
 
@@ -48,6 +53,16 @@ pub fn check_document(doc: &Document) -> Option<Diagnostic> {
     }
     let tree = doc.doc.tree.as_ref().ok()?;
     let root = tree.root()?;
+    // Fast path: a JSON file without repeated keys reads into the typed model straight
+    // from its text exactly as from the converted value (same numbers, same strings,
+    // no merge keys). Only a rejection needs the value, for the error's path and
+    // message, so only then is the conversion below done.
+    if tree.is_json()
+        && tree.duplicates().is_empty()
+        && serde_json::from_str::<openapiv3::OpenAPI>(tree.text()).is_ok()
+    {
+        return None;
+    }
     let budget = (tree.len() * 4).max(1_000_000);
     let value = to_json(tree, root, &mut Converter { budget, depth: 0 })?;
     let err = match serde_path_to_error::deserialize::<_, openapiv3::OpenAPI>(&value) {

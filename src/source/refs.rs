@@ -114,6 +114,10 @@ pub struct Resolver<'w> {
     ws: &'w Workspace,
     root: PathBuf,
     memo: Mutex<HashMap<Key, Result<At, RefProblem>>>,
+    /// JSON Pointer look-ups already done, by file (its `Loaded` address, kept alive
+    /// by the workspace cache) and pointer tokens: specs refer to the same few
+    /// components many times, and a look-up scans each mapping on its way.
+    lookups: Mutex<HashMap<(usize, Vec<String>), Option<NodeId>>>,
 }
 
 impl<'w> Resolver<'w> {
@@ -123,6 +127,7 @@ impl<'w> Resolver<'w> {
             ws,
             root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             memo: Mutex::new(HashMap::new()),
+            lookups: Mutex::new(HashMap::new()),
         }
     }
 
@@ -255,7 +260,16 @@ impl<'w> Resolver<'w> {
         let found = if target.tokens.is_empty() {
             tree.root()
         } else {
-            tree.lookup(&target.tokens)
+            let key = (Arc::as_ptr(&doc) as usize, target.tokens.clone());
+            let hit = self.lookups.lock().expect("lookups").get(&key).copied();
+            match hit {
+                Some(found) => found,
+                None => {
+                    let found = tree.lookup(&target.tokens);
+                    self.lookups.lock().expect("lookups").insert(key, found);
+                    found
+                }
+            }
         };
         match found {
             Some(node) => Ok(At { doc, node }),

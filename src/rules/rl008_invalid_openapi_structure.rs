@@ -21,6 +21,8 @@ use crate::source::tree::{Kind, NodeId, Tree};
 use rayon::prelude::*;
 use serde_json::{Map, Number, Value};
 
+mod tree_de;
+
 /// Rule metadata.
 pub const META: RuleMeta = RuleMeta {
     code: "RL008",
@@ -57,13 +59,20 @@ pub fn check_document(doc: &Document) -> Option<Diagnostic> {
     // from its text exactly as from the converted value (same numbers, same strings,
     // no merge keys). Only a rejection needs the value, for the error's path and
     // message, so only then is the conversion below done.
-    if tree.is_json()
-        && tree.duplicates().is_empty()
-        && serde_json::from_str::<openapiv3::OpenAPI>(tree.text()).is_ok()
-    {
+    // Any other tree is read by the typed model straight from the tree, the same way.
+    let budget = (tree.len() * 4).max(1_000_000);
+    let accepted = if tree.is_json() && tree.duplicates().is_empty() {
+        serde_json::from_str::<openapiv3::OpenAPI>(tree.text()).is_ok()
+    } else {
+        let limits = tree_de::Limits::new(budget, MAX_DEPTH);
+        <openapiv3::OpenAPI as serde::Deserialize>::deserialize(tree_de::NodeDe::new(
+            tree, root, &limits,
+        ))
+        .is_ok()
+    };
+    if accepted {
         return None;
     }
-    let budget = (tree.len() * 4).max(1_000_000);
     let value = to_json(tree, root, &mut Converter { budget, depth: 0 })?;
     let err = match serde_path_to_error::deserialize::<_, openapiv3::OpenAPI>(&value) {
         Ok(_) => return None,

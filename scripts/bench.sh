@@ -58,6 +58,9 @@ STRIPE=$ROOT/../shared/corpus/specs/stripe-openapi--openapi-spec3.yaml
 
 [ "${NO_BUILD:-0}" = 1 ] || cargo build --release --quiet --bin retrylint --example bare_parse --example to_yaml
 [ -f "$GITHUB_YAML" ] || "$TARGET/release/examples/to_yaml" "$GITHUB" "$GITHUB_YAML"
+for exe in "$BIN" "$BARE"; do
+  [ -x "$exe" ] || { echo "bench.sh: $exe is missing (set CARGO_TARGET_DIR as when building)" >&2; exit 2; }
+done
 
 # --compare: identical JSON output on every corpus spec, old binary vs this one.
 if [ -n "$COMPARE" ]; then

@@ -108,6 +108,9 @@ pub enum RefProblem {
 
 type Key = (PathBuf, u32);
 
+/// A pointer look-up: the file's `Loaded` address and the pointer's tokens.
+type LookupKey = (usize, Vec<String>);
+
 /// Resolves refs for documents under one project root.
 #[derive(Debug)]
 pub struct Resolver<'w> {
@@ -117,7 +120,7 @@ pub struct Resolver<'w> {
     /// JSON Pointer look-ups already done, by file (its `Loaded` address, kept alive
     /// by the workspace cache) and pointer tokens: specs refer to the same few
     /// components many times, and a look-up scans each mapping on its way.
-    lookups: Mutex<HashMap<(usize, Vec<String>), Option<NodeId>>>,
+    lookups: Mutex<HashMap<LookupKey, Option<NodeId>>>,
 }
 
 impl<'w> Resolver<'w> {

@@ -28,7 +28,14 @@ pub struct SourceFile {
     /// The text, without a leading BOM.
     pub text: Arc<str>,
     line_starts: OnceLock<Vec<u32>>,
+    /// Characters before each 4 KiB block, for columns on very long lines (minified
+    /// JSON is often one line): built on first need.
+    char_blocks: OnceLock<Vec<u32>>,
 }
+
+/// Lines longer than this count their columns through [`SourceFile::char_blocks`].
+const LONG_LINE: usize = 64 * 1024;
+const BLOCK_SHIFT: u32 = 12;
 
 /// A 1-based line and column (column counted in Unicode scalar values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -48,6 +55,7 @@ impl SourceFile {
             display,
             text: Arc::from(text),
             line_starts: OnceLock::new(),
+            char_blocks: OnceLock::new(),
         }
     }
 
@@ -78,6 +86,24 @@ impl SourceFile {
         })
     }
 
+    /// Characters (Unicode scalar values) before byte `offset`, a char boundary: the
+    /// bytes that do not continue a UTF-8 sequence, counted per 4 KiB block once.
+    fn chars_before(&self, offset: usize) -> usize {
+        let bytes = self.text.as_bytes();
+        let starts = |b: &[u8]| b.iter().filter(|&&c| (c as i8) >= -0x40).count();
+        let blocks = self.char_blocks.get_or_init(|| {
+            let mut out = vec![0u32];
+            let mut total = 0u32;
+            for block in bytes.chunks(1 << BLOCK_SHIFT) {
+                total += starts(block) as u32;
+                out.push(total);
+            }
+            out
+        });
+        let block = offset >> BLOCK_SHIFT;
+        blocks[block] as usize + starts(&bytes[block << BLOCK_SHIFT..offset])
+    }
+
     /// Number of lines (a final line without a line break counts).
     pub fn line_count(&self) -> usize {
         self.line_starts().len()
@@ -104,10 +130,41 @@ impl SourceFile {
         };
         let line_start = starts[line_idx] as usize;
         // A CR that belongs to a CRLF pair is not a column of its own.
-        let column = self.text[line_start..offset].chars().count() + 1;
+        let column = if offset - line_start > LONG_LINE {
+            self.chars_before(offset) - self.chars_before(line_start) + 1
+        } else {
+            self.text[line_start..offset].chars().count() + 1
+        };
         LineCol {
             line: line_idx as u32 + 1,
             column: column as u32,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SourceFile;
+    use std::path::PathBuf;
+
+    #[test]
+    fn columns_on_very_long_lines_count_characters() {
+        let mut text = String::from("first line\n");
+        for i in 0..40_000 {
+            text.push_str(if i % 3 == 0 { "é€😀" } else { "ab" });
+        }
+        text.push_str("\nlast");
+        let file = SourceFile::new(PathBuf::from("x.json"), "x.json".into(), &text);
+        let line_start = 11;
+        for offset in [11, 12, 4096, 70_001, 100_000, 123_456, text.len() - 5] {
+            let mut o = offset;
+            while !text.is_char_boundary(o) {
+                o -= 1;
+            }
+            let expected = text[line_start..o].chars().count() as u32 + 1;
+            let got = file.line_col(offset);
+            assert_eq!((got.line, got.column), (2, expected), "offset {offset}");
+        }
+        assert_eq!(file.line_col(text.len()).line, 3);
     }
 }

@@ -59,10 +59,15 @@ pub fn check_document(doc: &Document) -> Option<Diagnostic> {
     // from its text exactly as from the converted value (same numbers, same strings,
     // no merge keys). Only a rejection needs the value, for the error's path and
     // message, so only then is the conversion below done.
-    // Any other tree is read by the typed model straight from the tree, the same way.
+    // Any other tree without aliases is read by the typed model straight from the
+    // tree, the same way.
     let budget = (tree.len() * 4).max(1_000_000);
     let accepted = if tree.is_json() && tree.duplicates().is_empty() {
         serde_json::from_str::<openapiv3::OpenAPI>(tree.text()).is_ok()
+    } else if tree.has_aliases() {
+        // Aliases can expand a small file into a huge document (alias bombs): only
+        // the budgeted conversion below reads such a tree.
+        false
     } else {
         let limits = tree_de::Limits::new(budget, MAX_DEPTH);
         <openapiv3::OpenAPI as serde::Deserialize>::deserialize(tree_de::NodeDe::new(

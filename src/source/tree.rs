@@ -96,6 +96,7 @@ pub struct Tree {
     root: Option<NodeId>,
     duplicates: Vec<Duplicate>,
     json: bool,
+    aliases: bool,
 }
 
 /// Upper bound on `<<` merge chains followed during one lookup.
@@ -134,6 +135,12 @@ impl Tree {
             builder.tree.json = true;
             builder.tree
         }))
+    }
+
+    /// True when the document uses an alias (`*name`): some node is reachable by more
+    /// than one path, so walks that expand aliases need a budget.
+    pub fn has_aliases(&self) -> bool {
+        self.aliases
     }
 
     /// True when the tree was read by the JSON tokenizer (the text is JSON).
@@ -719,6 +726,7 @@ impl<'t> Builder<'t> {
                 Event::SequenceEnd => self.close_seq(end),
                 Event::MappingEnd => self.close_map(end),
                 Event::Alias(anchor) => {
+                    self.tree.aliases = true;
                     let target = self.anchors.get(anchor).copied().unwrap_or(NONE);
                     let usable =
                         target != NONE && self.tree.nodes[target as usize].flags & FLAG_CLOSED != 0;

@@ -96,6 +96,7 @@ fn document(loaded: Arc<Loaded>) -> Document {
         version: SpecVersion::OpenApi30,
         operations,
         webhooks: Vec::new(),
+        structure_check: None,
     }
 }
 

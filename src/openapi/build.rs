@@ -129,6 +129,7 @@ pub fn build_document(
         operations,
         webhooks,
         x_retry: child(&root_at, "x-retry"),
+        structure_check: None,
     };
     (Some(document), b.diags)
 }
@@ -142,10 +143,16 @@ pub fn lint_document(
     resolver: &Resolver,
     doc: &Arc<Loaded>,
 ) -> (Option<Document>, Vec<Diagnostic>) {
-    let (document, mut diags) = build_document(resolver, doc);
-    match &document {
+    let (mut document, mut diags) = build_document(resolver, doc);
+    match &mut document {
         Some(d) => {
-            let (files, ref_diags) = scan_refs(resolver, doc);
+            // RL008 reads the whole document into the typed model: do it on another
+            // core while this one scans the refs.
+            let (structure, (files, ref_diags)) = rayon::join(
+                || crate::rules::rl008_invalid_openapi_structure::check_document(d),
+                || scan_refs(resolver, doc),
+            );
+            d.structure_check = Some(structure);
             diags.extend(ref_diags);
             for file in files {
                 diags.extend(rl002_duplicate_key::check_file(&file));

@@ -30,6 +30,10 @@ pub struct Document {
     pub webhooks: Vec<Operation>,
     /// The root's inline `x-retry` mapping (policy defaults), if any.
     pub x_retry: Option<At>,
+    /// RL008's finding when it was already computed (by
+    /// [`crate::openapi::build::lint_document`], beside the ref scan); `None` when
+    /// not yet computed.
+    pub structure_check: Option<Option<crate::diagnostic::Diagnostic>>,
 }
 
 /// One operation: a method under a path item.

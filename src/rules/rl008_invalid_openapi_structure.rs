@@ -5,7 +5,9 @@
 //! The located tree is converted to a `serde_json::Value` (merge keys applied, YAML
 //! integer keys as strings, integers beyond 64 bits as floats or, failing that, their
 //! text) and deserialised through `serde_path_to_error`. No other rule reads the
-//! typed model. Bounds, so that it is never slow:
+//! typed model. A JSON file without repeated keys is first read straight from its
+//! text (no conversion; the same result), and converted only when rejected. Bounds,
+//! so that it is never slow:
 //! - only root documents smaller than [`MAX_BYTES`] (20 MB) are checked;
 //! - the conversion stops (and the document is not checked) when aliases would expand
 //!   it beyond a value budget or past [`MAX_DEPTH`] nesting levels (alias bombs).
@@ -18,6 +20,8 @@ use crate::source::refs::At;
 use crate::source::tree::{Kind, NodeId, Tree};
 use rayon::prelude::*;
 use serde_json::{Map, Number, Value};
+
+mod tree_de;
 
 /// Rule metadata.
 pub const META: RuleMeta = RuleMeta {
@@ -37,7 +41,10 @@ pub const MAX_DEPTH: usize = 300;
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     ctx.documents
         .par_iter()
-        .filter_map(check_document)
+        .filter_map(|d| match &d.structure_check {
+            Some(done) => done.clone(),
+            None => check_document(d),
+        })
         .collect()
 }
 
@@ -48,7 +55,29 @@ pub fn check_document(doc: &Document) -> Option<Diagnostic> {
     }
     let tree = doc.doc.tree.as_ref().ok()?;
     let root = tree.root()?;
+    // Fast path: a JSON file without repeated keys reads into the typed model straight
+    // from its text exactly as from the converted value (same numbers, same strings,
+    // no merge keys). Only a rejection needs the value, for the error's path and
+    // message, so only then is the conversion below done.
+    // Any other tree without aliases is read by the typed model straight from the
+    // tree, the same way.
     let budget = (tree.len() * 4).max(1_000_000);
+    let accepted = if tree.is_json() && tree.duplicates().is_empty() {
+        serde_json::from_str::<openapiv3::OpenAPI>(tree.text()).is_ok()
+    } else if tree.has_aliases() {
+        // Aliases can expand a small file into a huge document (alias bombs): only
+        // the budgeted conversion below reads such a tree.
+        false
+    } else {
+        let limits = tree_de::Limits::new(budget, MAX_DEPTH);
+        <openapiv3::OpenAPI as serde::Deserialize>::deserialize(tree_de::NodeDe::new(
+            tree, root, &limits,
+        ))
+        .is_ok()
+    };
+    if accepted {
+        return None;
+    }
     let value = to_json(tree, root, &mut Converter { budget, depth: 0 })?;
     let err = match serde_path_to_error::deserialize::<_, openapiv3::OpenAPI>(&value) {
         Ok(_) => return None,

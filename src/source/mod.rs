@@ -28,10 +28,14 @@ pub struct SourceFile {
     /// The text, without a leading BOM.
     pub text: Arc<str>,
     line_starts: OnceLock<Vec<u32>>,
-    /// (byte offset, characters before it) about every 1 KiB, built on first use:
-    /// columns on a 50 MB one-line (minified) file cost O(1 KiB), not O(line).
-    char_marks: OnceLock<Vec<(u32, u32)>>,
+    /// Characters before each 4 KiB block, for columns on very long lines (minified
+    /// JSON is often one line): built on first need.
+    char_blocks: OnceLock<Vec<u32>>,
 }
+
+/// Lines longer than this count their columns through [`SourceFile::char_blocks`].
+const LONG_LINE: usize = 64 * 1024;
+const BLOCK_SHIFT: u32 = 12;
 
 /// A 1-based line and column (column counted in Unicode scalar values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -51,7 +55,7 @@ impl SourceFile {
             display,
             text: Arc::from(text),
             line_starts: OnceLock::new(),
-            char_marks: OnceLock::new(),
+            char_blocks: OnceLock::new(),
         }
     }
 
@@ -82,25 +86,22 @@ impl SourceFile {
         })
     }
 
-    /// Number of characters before byte `offset` (a char boundary).
+    /// Characters (Unicode scalar values) before byte `offset`, a char boundary: the
+    /// bytes that do not continue a UTF-8 sequence, counted per 4 KiB block once.
     fn chars_before(&self, offset: usize) -> usize {
-        let marks = self.char_marks.get_or_init(|| {
-            let mut marks = vec![(0u32, 0u32)];
-            let mut next = 1024;
-            for (chars, (i, _)) in self.text.char_indices().enumerate() {
-                if i >= next {
-                    marks.push((i as u32, chars as u32));
-                    next = i + 1024;
-                }
+        let bytes = self.text.as_bytes();
+        let starts = |b: &[u8]| b.iter().filter(|&&c| (c as i8) >= -0x40).count();
+        let blocks = self.char_blocks.get_or_init(|| {
+            let mut out = vec![0u32];
+            let mut total = 0u32;
+            for block in bytes.chunks(1 << BLOCK_SHIFT) {
+                total += starts(block) as u32;
+                out.push(total);
             }
-            marks
+            out
         });
-        let idx = match marks.binary_search_by_key(&(offset as u32), |m| m.0) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
-        let (byte, chars) = marks[idx];
-        chars as usize + self.text[byte as usize..offset].chars().count()
+        let block = offset >> BLOCK_SHIFT;
+        blocks[block] as usize + starts(&bytes[block << BLOCK_SHIFT..offset])
     }
 
     /// Number of lines (a final line without a line break counts).
@@ -129,14 +130,41 @@ impl SourceFile {
         };
         let line_start = starts[line_idx] as usize;
         // A CR that belongs to a CRLF pair is not a column of its own.
-        let column = if offset - line_start > 4096 {
-            self.chars_before(offset) - self.chars_before(line_start)
+        let column = if offset - line_start > LONG_LINE {
+            self.chars_before(offset) - self.chars_before(line_start) + 1
         } else {
-            self.text[line_start..offset].chars().count()
-        } + 1;
+            self.text[line_start..offset].chars().count() + 1
+        };
         LineCol {
             line: line_idx as u32 + 1,
             column: column as u32,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SourceFile;
+    use std::path::PathBuf;
+
+    #[test]
+    fn columns_on_very_long_lines_count_characters() {
+        let mut text = String::from("first line\n");
+        for i in 0..40_000 {
+            text.push_str(if i % 3 == 0 { "é€😀" } else { "ab" });
+        }
+        text.push_str("\nlast");
+        let file = SourceFile::new(PathBuf::from("x.json"), "x.json".into(), &text);
+        let line_start = 11;
+        for offset in [11, 12, 4096, 70_001, 100_000, 123_456, text.len() - 5] {
+            let mut o = offset;
+            while !text.is_char_boundary(o) {
+                o -= 1;
+            }
+            let expected = text[line_start..o].chars().count() as u32 + 1;
+            let got = file.line_col(offset);
+            assert_eq!((got.line, got.column), (2, expected), "offset {offset}");
+        }
+        assert_eq!(file.line_col(text.len()).line, 3);
     }
 }

@@ -132,15 +132,19 @@ pub enum RefProblem {
 
 type Key = (PathBuf, u32);
 
+/// A pointer look-up: the file's `Loaded` address and the pointer's tokens.
+type LookupKey = (usize, Vec<String>);
+
 /// Resolves refs for documents under one project root.
 #[derive(Debug)]
 pub struct Resolver<'w> {
     ws: &'w Workspace,
     root: PathBuf,
     memo: Mutex<HashMap<Key, Result<At, RefProblem>>>,
-    /// One-hop targets by (referring file, `$ref` text): a spec with 100,000 refs to
-    /// a few thousand components looks each pointer up once.
-    targets: Mutex<HashMap<(PathBuf, String), At>>,
+    /// JSON Pointer look-ups already done, by file (its `Loaded` address, kept alive
+    /// by the workspace cache) and pointer tokens: specs refer to the same few
+    /// components many times, and a look-up scans each mapping on its way.
+    lookups: Mutex<HashMap<LookupKey, Option<NodeId>>>,
 }
 
 impl<'w> Resolver<'w> {
@@ -150,7 +154,7 @@ impl<'w> Resolver<'w> {
             ws,
             root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             memo: Mutex::new(HashMap::new()),
-            targets: Mutex::new(HashMap::new()),
+            lookups: Mutex::new(HashMap::new()),
         }
     }
 
@@ -239,20 +243,6 @@ impl<'w> Resolver<'w> {
 
     /// One hop: the node a `$ref` string node names (not followed further).
     pub fn target(&self, ref_at: &At) -> Result<At, RefProblem> {
-        let text = ref_at.scalar().unwrap_or("");
-        let key = (ref_at.doc.file.path.clone(), text.to_string());
-        if let Some(hit) = self.targets.lock().expect("targets").get(&key) {
-            return Ok(hit.clone());
-        }
-        let found = self.target_uncached(ref_at)?;
-        self.targets
-            .lock()
-            .expect("targets")
-            .insert(key, found.clone());
-        Ok(found)
-    }
-
-    fn target_uncached(&self, ref_at: &At) -> Result<At, RefProblem> {
         let tree = match &ref_at.doc.tree {
             Ok(t) => t,
             Err(e) => {
@@ -322,7 +312,16 @@ impl<'w> Resolver<'w> {
         let found = if target.tokens.is_empty() {
             tree.root()
         } else {
-            tree.lookup(&target.tokens)
+            let key = (Arc::as_ptr(&doc) as usize, target.tokens.clone());
+            let hit = self.lookups.lock().expect("lookups").get(&key).copied();
+            match hit {
+                Some(found) => found,
+                None => {
+                    let found = tree.lookup(&target.tokens);
+                    self.lookups.lock().expect("lookups").insert(key, found);
+                    found
+                }
+            }
         };
         match found {
             Some(node) => Ok(At { doc, node }),

@@ -14,6 +14,8 @@
 //! - Nesting is bounded by the parser (255 block and 255 flow levels), so every
 //!   recursive walk is bounded; dropping a tree never recurses (flat vectors).
 
+mod json;
+
 use granit_parser::{Event, Parser, ScalarStyle};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -93,6 +95,8 @@ pub struct Tree {
     owned: Vec<Box<str>>,
     root: Option<NodeId>,
     duplicates: Vec<Duplicate>,
+    json: bool,
+    aliases: bool,
 }
 
 /// Deepest nesting of collections the parser accepts (block and flow alike); deeper
@@ -105,16 +109,30 @@ const MAX_MERGE_DEPTH: usize = 32;
 impl Tree {
     /// Parses YAML 1.2 or JSON text into a located tree. Only the first document of a
     /// stream is kept. Errors carry the byte offset of the first problem.
+    ///
+    /// Text whose first non-blank character is `{` or `[` is first read by the JSON
+    /// tokenizer, which builds the same tree as the YAML path at a fraction of the
+    /// cost; on any JSON error the YAML path reads it (so errors keep their YAML
+    /// messages and positions, and YAML written in flow style still parses).
     pub fn parse(text: Arc<str>) -> Result<Tree, SyntaxError> {
-        // JSON (and YAML double-quoted scalars) allow C1 control characters
-        // (U+0080..U+009F) unescaped; the parser rejects them. Parse a copy with each
-        // replaced by a printable character of the same UTF-8 length, so every span
-        // still points into the original text, which the tree keeps.
+        let mut tree = match Tree::parse_json(&text) {
+            Some(Ok(tree)) => tree,
+            _ => Tree::parse_yaml(&text)?,
+        };
+        tree.text = text;
+        Ok(tree)
+    }
+
+    /// The YAML path. JSON (and YAML double-quoted scalars) allow C1 control
+    /// characters (U+0080..U+009F) unescaped; the YAML parser rejects them, so a copy
+    /// with each replaced by a printable character of the same UTF-8 length is parsed
+    /// instead, and every span still points into the original text.
+    fn parse_yaml(text: &str) -> Result<Tree, SyntaxError> {
         let has_c1 = text
             .as_bytes()
             .windows(2)
             .any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]) && w[1] != 0x85);
-        let mut tree = if has_c1 {
+        if has_c1 {
             let parsed: String = text
                 .chars()
                 .map(|c| {
@@ -125,12 +143,39 @@ impl Tree {
                     }
                 })
                 .collect();
-            Builder::new(&parsed).build()?
+            Builder::new(&parsed).build()
         } else {
-            Builder::new(&text).build()?
-        };
-        tree.text = text;
-        Ok(tree)
+            Builder::new(text).build()
+        }
+    }
+
+    /// The JSON path alone: `None` when the text does not start like JSON, else the
+    /// tree or the first JSON error (its text not attached: [`Tree::parse`] does).
+    fn parse_json(text: &str) -> Option<Result<Tree, SyntaxError>> {
+        let first = text
+            .bytes()
+            .find(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'))?;
+        if first != b'{' && first != b'[' {
+            return None;
+        }
+        let mut builder = Builder::new(text);
+        // Roughly one node per 12 bytes of pretty-printed JSON.
+        builder.tree.nodes.reserve(text.len() / 12);
+        Some(json::build(&mut builder).map(|()| {
+            builder.tree.json = true;
+            builder.tree
+        }))
+    }
+
+    /// True when the document uses an alias (`*name`): some node is reachable by more
+    /// than one path, so walks that expand aliases need a budget.
+    pub fn has_aliases(&self) -> bool {
+        self.aliases
+    }
+
+    /// True when the tree was read by the JSON tokenizer (the text is JSON).
+    pub fn is_json(&self) -> bool {
+        self.json
     }
 
     /// The document's root node; `None` for an empty document.
@@ -560,6 +605,10 @@ struct Frame {
     first_child: usize,
 }
 
+/// Maps with at most this many entries look for repeated keys by comparing every
+/// pair (no allocation); larger ones use a hash map.
+const LINEAR_DUP_SCAN: usize = 12;
+
 struct Builder<'t> {
     text: &'t str,
     tree: Tree,
@@ -609,6 +658,64 @@ impl<'t> Builder<'t> {
         } else {
             self.pending.push(id);
         }
+    }
+
+    /// Adds a scalar spanning `start..end` whose decoded text is `text[a..b]` or,
+    /// when `owned` is given, that string.
+    fn scalar(
+        &mut self,
+        start: u32,
+        end: u32,
+        text: (u32, u32),
+        owned: Option<Box<str>>,
+        kind: Kind,
+        plain: bool,
+    ) -> u32 {
+        let mut flags = FLAG_CLOSED;
+        let (a, b) = match owned {
+            None => text,
+            Some(s) => {
+                flags |= FLAG_OWNED;
+                let idx = self.tree.owned.len() as u32;
+                self.tree.owned.push(s);
+                (idx, 0)
+            }
+        };
+        if plain {
+            flags |= FLAG_PLAIN;
+        }
+        let id = self.push_node(Node {
+            start,
+            end,
+            a,
+            b,
+            parent: NONE,
+            slot: 0,
+            kind,
+            flags,
+        });
+        self.attach(NodeId(id));
+        id
+    }
+
+    /// Opens a mapping or sequence starting at `start`.
+    fn open(&mut self, kind: Kind, start: u32, end: u32) -> u32 {
+        let id = self.push_node(Node {
+            start,
+            end,
+            a: 0,
+            b: 0,
+            parent: NONE,
+            slot: 0,
+            kind,
+            flags: 0,
+        });
+        self.attach(NodeId(id));
+        self.stack.push(Frame {
+            node: id,
+            first_child: self.pending.len(),
+        });
+        id
     }
 
     fn build(mut self) -> Result<Tree, SyntaxError> {
@@ -669,35 +776,14 @@ impl<'t> Builder<'t> {
                         None if plain => core_schema_kind(&value),
                         None => Kind::Str,
                     };
-                    let (a, b, owned) = match self.offset_of(&value) {
+                    let (text, owned) = match self.offset_of(&value) {
                         Some(off) if matches!(value, std::borrow::Cow::Borrowed(_)) => {
-                            (off as u32, (off + value.len()) as u32, false)
+                            ((off as u32, (off + value.len()) as u32), None)
                         }
-                        _ => {
-                            let idx = self.tree.owned.len() as u32;
-                            self.tree.owned.push(value.into_owned().into_boxed_str());
-                            (idx, 0, true)
-                        }
+                        _ => ((0, 0), Some(value.into_owned().into_boxed_str())),
                     };
-                    let mut flags = FLAG_CLOSED;
-                    if owned {
-                        flags |= FLAG_OWNED;
-                    }
-                    if plain {
-                        flags |= FLAG_PLAIN;
-                    }
-                    let id = self.push_node(Node {
-                        start,
-                        end,
-                        a,
-                        b,
-                        parent: NONE,
-                        slot: 0,
-                        kind,
-                        flags,
-                    });
+                    let id = self.scalar(start, end, text, owned, kind, plain);
                     self.set_anchor(anchor, id);
-                    self.attach(NodeId(id));
                 }
                 Event::SequenceStart(_, anchor, _) | Event::MappingStart(_, anchor, _) => {
                     let kind = if matches!(event, Event::MappingStart(..)) {
@@ -705,26 +791,13 @@ impl<'t> Builder<'t> {
                     } else {
                         Kind::Seq
                     };
-                    let id = self.push_node(Node {
-                        start,
-                        end,
-                        a: 0,
-                        b: 0,
-                        parent: NONE,
-                        slot: 0,
-                        kind,
-                        flags: 0,
-                    });
+                    let id = self.open(kind, start, end);
                     self.set_anchor(anchor, id);
-                    self.attach(NodeId(id));
-                    self.stack.push(Frame {
-                        node: id,
-                        first_child: self.pending.len(),
-                    });
                 }
                 Event::SequenceEnd => self.close_seq(end),
                 Event::MappingEnd => self.close_map(end),
                 Event::Alias(anchor) => {
+                    self.tree.aliases = true;
                     let target = self.anchors.get(anchor).copied().unwrap_or(NONE);
                     let usable =
                         target != NONE && self.tree.nodes[target as usize].flags & FLAG_CLOSED != 0;
@@ -756,7 +829,7 @@ impl<'t> Builder<'t> {
         let Some(frame) = self.stack.pop() else {
             return;
         };
-        let children: Vec<NodeId> = self.pending.drain(frame.first_child..).collect();
+        let children = &self.pending[frame.first_child..];
         let first = self.tree.items.len() as u32;
         for (i, child) in children.iter().enumerate() {
             let c = &mut self.tree.nodes[child.0 as usize];
@@ -765,10 +838,12 @@ impl<'t> Builder<'t> {
                 c.slot = i as u32;
             }
         }
-        self.tree.items.extend(children.iter().copied());
+        self.tree.items.extend_from_slice(children);
+        let count = children.len() as u32;
+        self.pending.truncate(frame.first_child);
         let n = &mut self.tree.nodes[frame.node as usize];
         n.a = first;
-        n.b = children.len() as u32;
+        n.b = count;
         n.end = n.end.max(end);
         n.flags |= FLAG_CLOSED;
     }
@@ -777,16 +852,12 @@ impl<'t> Builder<'t> {
         let Some(frame) = self.stack.pop() else {
             return;
         };
-        let children: Vec<NodeId> = self.pending.drain(frame.first_child..).collect();
+        let children = &self.pending[frame.first_child..];
+        // An odd trailing child (never produced by a well-formed event stream) is
+        // dropped, as pairs are whole.
+        let children = &children[..children.len() & !1];
         let first = self.tree.entries.len() as u32;
         let mut flags = FLAG_CLOSED;
-        let pairs: Vec<(NodeId, NodeId)> = children
-            .chunks(2)
-            .filter(|c| c.len() == 2)
-            .map(|c| (c[0], c[1]))
-            .collect();
-        // Duplicate detection: linear for small maps, hashed for large ones.
-        let mut seen: HashMap<&str, NodeId> = HashMap::new();
         let tree = &self.tree;
         let text = self.text;
         let key_text = |k: NodeId| -> Option<&str> {
@@ -797,26 +868,55 @@ impl<'t> Builder<'t> {
                 _ => Some(&text[n.a as usize..n.b as usize]),
             }
         };
+        let is_merge =
+            |k: NodeId, t: &str| tree.nodes[k.0 as usize].flags & FLAG_PLAIN != 0 && t == "<<";
+        let pairs = children.len() / 2;
         let mut dups = Vec::new();
-        for &(k, _) in &pairs {
-            let Some(t) = key_text(k) else { continue };
-            let is_merge = tree.nodes[k.0 as usize].flags & FLAG_PLAIN != 0 && t == "<<";
-            if is_merge {
-                flags |= FLAG_MERGE;
-                continue;
+        if pairs <= LINEAR_DUP_SCAN {
+            // Small maps: compare each key with the keys before it; the previous
+            // occurrence is the latest earlier key with the same text.
+            for i in 0..pairs {
+                let k = children[2 * i];
+                let Some(t) = key_text(k) else { continue };
+                if is_merge(k, t) {
+                    flags |= FLAG_MERGE;
+                    continue;
+                }
+                for j in (0..i).rev() {
+                    let prev = children[2 * j];
+                    if key_text(prev) == Some(t) && !is_merge(prev, t) {
+                        dups.push(Duplicate {
+                            first: prev,
+                            repeated: k,
+                        });
+                        break;
+                    }
+                }
             }
-            if let Some(prev) = seen.insert(t, k) {
-                dups.push(Duplicate {
-                    first: prev,
-                    repeated: k,
-                });
+        } else {
+            let mut seen: HashMap<&str, NodeId> = HashMap::with_capacity(pairs);
+            for pair in children.chunks_exact(2) {
+                let k = pair[0];
+                let Some(t) = key_text(k) else { continue };
+                if is_merge(k, t) {
+                    flags |= FLAG_MERGE;
+                    continue;
+                }
+                if let Some(prev) = seen.insert(t, k) {
+                    dups.push(Duplicate {
+                        first: prev,
+                        repeated: k,
+                    });
+                }
             }
         }
         if !dups.is_empty() {
             flags |= FLAG_DUP;
+            self.tree.duplicates.extend(dups);
         }
-        self.tree.duplicates.extend(dups);
-        for &(k, v) in &pairs {
+        let children = &self.pending[frame.first_child..frame.first_child + 2 * pairs];
+        for pair in children.chunks_exact(2) {
+            let (k, v) = (pair[0], pair[1]);
             for child in [k, v] {
                 let c = &mut self.tree.nodes[child.0 as usize];
                 if c.parent == NONE && child.0 != frame.node {
@@ -824,11 +924,12 @@ impl<'t> Builder<'t> {
                     c.slot = k.0;
                 }
             }
+            self.tree.entries.push((k, v));
         }
-        self.tree.entries.extend(pairs.iter().copied());
+        self.pending.truncate(frame.first_child);
         let n = &mut self.tree.nodes[frame.node as usize];
         n.a = first;
-        n.b = pairs.len() as u32;
+        n.b = pairs as u32;
         n.end = n.end.max(end);
         n.flags |= flags;
     }

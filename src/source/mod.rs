@@ -9,6 +9,7 @@
 pub mod loader;
 pub mod pointer;
 pub mod refs;
+pub mod strict;
 pub mod tree;
 
 use std::path::{Path, PathBuf};

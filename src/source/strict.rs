@@ -1,0 +1,162 @@
+//! Strict reading of a located tree into typed settings, shared by the retry-policy
+//! parser and the `.retrylint.yaml` parser: every unknown key, wrong type and unknown
+//! value is a finding at its exact node, with a "did you mean" where one is close.
+
+use super::loader::Loaded;
+use super::refs::At;
+use super::tree::{Kind, NodeId, Tree};
+use crate::diagnostic::Diagnostic;
+use crate::rules::RuleMeta;
+use std::sync::Arc;
+
+/// The closest candidate to `word` (Jaro-Winkler >= 0.8, `-`/`_`/space and case
+/// folded), if any is close enough for a "did you mean".
+pub fn suggest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let lower = word.to_ascii_lowercase().replace(['-', ' '], "_");
+    candidates
+        .iter()
+        .map(|c| (strsim::jaro_winkler(&lower, &c.replace('-', "_")), *c))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+/// "a string", "a mapping", ... for messages.
+pub fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Null => "null",
+        Kind::Bool => "a boolean",
+        Kind::Int => "an integer",
+        Kind::Float => "a number",
+        Kind::Str => "a string",
+        Kind::Map => "a mapping",
+        Kind::Seq => "a sequence",
+    }
+}
+
+/// Reads one file's tree strictly, collecting findings of `rule`.
+pub struct StrictReader<'a> {
+    /// The file.
+    pub doc: &'a Arc<Loaded>,
+    /// Its tree.
+    pub tree: &'a Tree,
+    /// The rule every finding is reported under (RL005 for policies).
+    pub rule: &'static RuleMeta,
+    /// Findings so far.
+    pub diags: Vec<Diagnostic>,
+}
+
+impl<'a> StrictReader<'a> {
+    /// A reader of `tree` (the tree of `doc`).
+    pub fn new(doc: &'a Arc<Loaded>, tree: &'a Tree, rule: &'static RuleMeta) -> Self {
+        StrictReader {
+            doc,
+            tree,
+            rule,
+            diags: Vec::new(),
+        }
+    }
+
+    /// The node as an [`At`] of this file.
+    pub fn at(&self, node: NodeId) -> At {
+        At::new(self.doc, node)
+    }
+
+    /// Records a finding at `node`.
+    pub fn err(&mut self, node: NodeId, message: String, label: &str, help: Option<String>) {
+        let mut d = Diagnostic::new(self.rule, message, self.at(node).location(), label);
+        if let Some(h) = help {
+            d = d.with_help(h);
+        }
+        self.diags.push(d);
+    }
+
+    /// "`what` must be `expected`, found a string".
+    pub fn wrong_type(&mut self, node: NodeId, what: &str, expected: &str) {
+        let found = kind_name(self.tree.kind(node));
+        self.err(
+            node,
+            format!("{what} must be {expected}, found {found}"),
+            "wrong type",
+            None,
+        );
+    }
+
+    /// True when `node` is a mapping; else a wrong-type finding.
+    pub fn expect_map(&mut self, node: NodeId, what: &str) -> bool {
+        if self.tree.kind(node) == Kind::Map {
+            true
+        } else {
+            self.wrong_type(node, what, "a mapping");
+            false
+        }
+    }
+
+    /// Reports every key of `map` not in `allowed` (with "did you mean"); returns the
+    /// known entries.
+    pub fn known_entries(
+        &mut self,
+        map: NodeId,
+        allowed: &[&str],
+        what: &str,
+    ) -> Vec<(String, NodeId)> {
+        let mut out = Vec::new();
+        for (k, v) in self.tree.entries(map) {
+            let Some(name) = self.tree.scalar(k).map(str::to_string) else {
+                self.err(
+                    k,
+                    format!("{what} has a key that is not a scalar"),
+                    "not a key",
+                    None,
+                );
+                continue;
+            };
+            if allowed.contains(&name.as_str()) {
+                out.push((name, v));
+                continue;
+            }
+            let help = suggest(&name, allowed)
+                .map(|s| format!("did you mean `{s}`?"))
+                .unwrap_or_else(|| {
+                    let keys: Vec<String> = allowed.iter().map(|k| format!("`{k}`")).collect();
+                    format!("known keys here: {}", keys.join(", "))
+                });
+            self.err(
+                k,
+                format!("unknown key `{name}` in {what}"),
+                "unknown key",
+                Some(help),
+            );
+        }
+        out
+    }
+
+    /// One of the named `options` (a string scalar); else a finding with "did you
+    /// mean".
+    pub fn choice<T: Copy>(
+        &mut self,
+        node: NodeId,
+        what: &str,
+        options: &[(&'static str, T)],
+    ) -> Option<T> {
+        let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+        let Some(text) = self.tree.as_str(node).map(str::to_string) else {
+            self.wrong_type(node, what, &format!("one of {}", names.join(", ")));
+            return None;
+        };
+        if let Some((_, v)) = options.iter().find(|(n, _)| *n == text) {
+            return Some(*v);
+        }
+        let help = match suggest(&text, &names) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("use one of {}", names.join(", ")),
+        };
+        self.err(
+            node,
+            format!("unknown value `{text}` for {what}"),
+            "unknown value",
+            Some(help),
+        );
+        None
+    }
+}

@@ -177,6 +177,14 @@ impl EffectivePolicy {
         self.idempotency_key.header.as_ref()
     }
 
+    /// The key header when it can de-duplicate: named, and not a correlation header
+    /// such as `X-Request-ID` (which only links attempts in logs; RL206, domain brief).
+    pub fn dedup_key_header(&self) -> Option<&Field<String>> {
+        self.key_header().filter(|h| {
+            !crate::rules::rl206_request_id_as_idempotency_key::is_correlation_header(&h.value)
+        })
+    }
+
     /// True when a status endpoint is consulted: `on_unknown_result: check-status`
     /// together with a `status_endpoint`.
     pub fn checks_status(&self) -> bool {

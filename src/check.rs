@@ -107,6 +107,25 @@ fn has_top_level_key(doc: &Loaded, keys: &[&str]) -> bool {
     tree.kind(root) == Kind::Map && keys.iter().any(|k| tree.get(root, k).is_some())
 }
 
+/// True when text that failed to parse still declares itself an OpenAPI document: a
+/// line starting with `openapi:` or `swagger:`, or a JSON `"openapi"`/`"swagger"` key
+/// near the start. Such a file is reported (RL001) instead of skipped, whatever its
+/// name, so a broken spec never passes CI silently.
+fn declares_openapi(text: &str) -> bool {
+    let mut end = text.len().min(64 * 1024);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
+    head.lines().any(|l| {
+        let l = l.trim_end();
+        ["openapi:", "swagger:", "openapi :", "swagger :"]
+            .iter()
+            .any(|p| l.starts_with(p))
+    }) || head.contains("\"openapi\"")
+        || head.contains("\"swagger\"")
+}
+
 /// Everything up to the rules: the documents, the joined model and the findings
 /// made while loading and joining.
 #[derive(Debug)]
@@ -223,7 +242,7 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
             .unwrap_or_else(|| cand.path.clone());
         match (&doc.tree, cand.kind) {
             (Err(e), kind) => {
-                if cand.explicit || kind != NameKind::Other {
+                if cand.explicit || kind != NameKind::Other || declares_openapi(&doc.file.text) {
                     diags.push(rules::rl001_invalid_syntax::from_error(doc, e));
                 } else {
                     skipped.push(doc.file.display.clone());

@@ -245,6 +245,15 @@ pub struct PlanArgs {
     pub format: PlanFormat,
 }
 
+/// Output formats of `simulate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SimulateFormat {
+    /// The figures and a text histogram of the load over time.
+    Human,
+    /// `{"clients": ..., "total_attempts": ..., "retry_peak": ..., "buckets": [...]}`.
+    Json,
+}
+
 /// Arguments of `simulate`.
 #[derive(Debug, Args)]
 #[command(
@@ -274,8 +283,8 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = PlanFormat::Human)]
-    pub format: PlanFormat,
+    #[arg(long, value_enum, default_value_t = SimulateFormat::Human)]
+    pub format: SimulateFormat,
 }
 
 /// Arguments of `rule`.

@@ -5,6 +5,7 @@ use retrylint::cli::{Cli, Command};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    restore_default_sigpipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -25,3 +26,17 @@ fn main() -> ExitCode {
     };
     ExitCode::from(code)
 }
+
+/// `retrylint rules | head` must end quietly like any Unix tool, not panic inside
+/// `println!`: Rust ignores SIGPIPE by default, so restore the default action.
+#[cfg(unix)]
+fn restore_default_sigpipe() {
+    // SAFETY: called first thing in `main`, before any thread exists; setting a
+    // signal disposition to SIG_DFL has no other precondition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn restore_default_sigpipe() {}

@@ -12,7 +12,7 @@ pub fn decision_view(p: &EffectivePolicy) -> EffectivePolicyView {
     let retried = p.retry.value;
     EffectivePolicyView {
         effect: p.effect.value,
-        idempotency_key: p.key_header().is_some(),
+        idempotency_key: p.dedup_key_header().is_some(),
         check_status: p.checks_status(),
         retry_on: if retried {
             p.retry_on

@@ -7,7 +7,7 @@ pub mod simulate;
 use crate::check::{run, CheckOptions};
 use crate::cli::{
     CheckArgs, Color, FailOn, Format, PlanArgs, PlanFormat, ReadinessArgs, ReadinessFormat,
-    RuleArgs, RulesArgs, SimulateArgs,
+    RuleArgs, RulesArgs, SimulateArgs, SimulateFormat,
 };
 use crate::diagnostic::Severity;
 use crate::report::{self, human::HumanOptions};
@@ -336,8 +336,10 @@ pub fn simulate(args: &SimulateArgs) -> u8 {
         Err(e) => return fail(format!("{e:?}")),
     };
     match args.format {
-        PlanFormat::Json => println!("{}", serde_json::to_string_pretty(&report).expect("json")),
-        PlanFormat::Human => {
+        SimulateFormat::Json => {
+            println!("{}", serde_json::to_string_pretty(&report).expect("json"))
+        }
+        SimulateFormat::Human => {
             println!(
                 "{name} ({} layer), {} clients, outage {}",
                 effective.layer.as_str(),
@@ -406,9 +408,14 @@ pub fn readiness(args: &ReadinessArgs) -> u8 {
         return fail(format!("cannot write the matrix: {e}"));
     }
     for d in diagnostics.iter().filter(|d| d.code == "RL001") {
+        let at = d
+            .primary
+            .location
+            .file
+            .line_col(d.primary.location.span.start);
         eprintln!(
-            "retrylint: {}: {}",
-            d.primary.location.file.display, d.message
+            "{}:{}:{}: {} {}: {}",
+            d.primary.location.file.display, at.line, at.column, d.code, d.name, d.message
         );
     }
     if analyzed.could_not_lint || diagnostics.iter().any(|d| d.code == "RL001") {

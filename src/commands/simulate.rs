@@ -53,7 +53,7 @@ pub fn render_human(r: &SimulationReport) -> String {
     }
     let max = merged.iter().map(|m| m.1).max().unwrap_or(1).max(1);
     out.push_str(&format!(
-        "\nload over time ({} ms per row; # first attempts, + retries)\n",
+        "\nload over time ({} ms per row, empty rows omitted; # first attempts, + retries)\n",
         row_ms
     ));
     for (start, attempts, retries) in merged {

@@ -355,8 +355,16 @@ impl Builder<'_, '_> {
                 let method = mk.scalar().unwrap_or("");
                 if !METHODS.contains(&method)
                     || (self.version == SpecVersion::Swagger2 && method == "trace")
-                    || kind(&mv) != Some(Kind::Map)
                 {
+                    continue;
+                }
+                // The specification has no `$ref` on an Operation Object, but real
+                // multi-file specs (DigitalOcean: one file per operation) write one and
+                // every bundler follows it: read the operation where it is defined.
+                let Some(mv) = self.deref(&mv) else {
+                    continue;
+                };
+                if kind(&mv) != Some(Kind::Map) {
                     continue;
                 }
                 let op_params = self.params(child(&mv, "parameters"));

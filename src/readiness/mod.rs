@@ -213,7 +213,7 @@ fn row(j: &JoinedOperation, documents: &[Document], diagnostics: &[Diagnostic]) 
     let policy_headers: Vec<&str> = j
         .layers
         .iter()
-        .filter_map(|p| p.key_header().map(|h| h.value.as_str()))
+        .filter_map(|p| p.dedup_key_header().map(|h| h.value.as_str()))
         .collect();
     let idempotency_key = declared_key(op, &policy_headers);
     let retried = j.layers.iter().any(|p| p.is_retried());
@@ -221,8 +221,13 @@ fn row(j: &JoinedOperation, documents: &[Document], diagnostics: &[Diagnostic]) 
     if effect != Effect::NonIdempotent {
         safety.push("idempotent-method".to_string());
     }
+    // A key protects only when the spec declares it and the client sends it (when
+    // retried); a correlation header (`X-Request-ID`) is never a key.
     let key_sent = !policy_headers.is_empty();
-    if (key_sent || !retried) && idempotency_key.is_some() {
+    let declared_key_is_real = idempotency_key.as_ref().is_some_and(|k| {
+        !crate::rules::rl206_request_id_as_idempotency_key::is_correlation_header(&k.header)
+    });
+    if (key_sent || !retried) && declared_key_is_real {
         safety.push("idempotency-key".to_string());
     }
     if j.layers.iter().any(|p| p.checks_status()) {

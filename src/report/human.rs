@@ -83,6 +83,19 @@ impl SourceCode for Windowed {
                 1,
             )));
         }
+        // Without context (how miette asks for the header's `file:line:col`), the
+        // contents start at the span itself, so the header shows its real column.
+        if before == 0 && after == 0 {
+            let data = &text[start..end];
+            return Ok(Box::new(MietteSpanContents::new_named(
+                file.display.clone(),
+                data,
+                *span,
+                first_line,
+                file.line_col(start).column as usize - 1,
+                last_line - first_line + 1,
+            )));
+        }
         let from_line = first_line.saturating_sub(before);
         let to_line = (last_line + after + 1).min(file.line_count());
         let from = file.line_start(from_line);

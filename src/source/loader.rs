@@ -85,7 +85,7 @@ impl Workspace {
     /// How a path is shown: relative to the current directory when below it,
     /// `/`-separated.
     pub fn display_path(&self, path: &Path) -> String {
-        let shown = path.strip_prefix(&self.cwd).unwrap_or(path);
+        let shown = relative_to(path, &self.cwd);
         let s = shown.to_string_lossy().replace('\\', "/");
         if s.is_empty() {
             ".".to_string()
@@ -215,5 +215,51 @@ fn absolute(cwd: &Path, path: &Path) -> PathBuf {
         path.to_path_buf()
     } else {
         cwd.join(path)
+    }
+}
+
+/// `path` relative to `base` (`../x/y` when they share an ancestor other than the
+/// file-system root), else `path` unchanged. Purely lexical.
+fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    if let Ok(rest) = path.strip_prefix(base) {
+        return rest.to_path_buf();
+    }
+    if !path.is_absolute() || !base.is_absolute() {
+        return path.to_path_buf();
+    }
+    let p: Vec<_> = path.components().collect();
+    let b: Vec<_> = base.components().collect();
+    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    // Sharing only the root (`/`) is no real relation: keep the absolute path.
+    if common <= 1 {
+        return path.to_path_buf();
+    }
+    let mut out = PathBuf::new();
+    for _ in common..b.len() {
+        out.push("..");
+    }
+    for c in &p[common..] {
+        out.push(c.as_os_str());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relative_to;
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn relative_paths() {
+        let r = |p: &str, b: &str| relative_to(Path::new(p), Path::new(b));
+        assert_eq!(
+            r("/work/main/a.yaml", "/work/main"),
+            PathBuf::from("a.yaml")
+        );
+        assert_eq!(
+            r("/work/shared/x/a.yaml", "/work/main"),
+            PathBuf::from("../shared/x/a.yaml")
+        );
+        assert_eq!(r("/etc/passwd", "/work/main"), PathBuf::from("/etc/passwd"));
     }
 }

@@ -183,7 +183,7 @@ pub struct PlanArgs {
     #[arg(long)]
     pub transport_error: bool,
     /// 0-based index of the retry being planned (0 = first retry).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub attempt: Option<f64>,
     /// Now, in epoch ms.
     #[arg(long, allow_negative_numbers = true)]

@@ -173,3 +173,27 @@ fn check_exit_codes() {
     let (code, _, _) = retrylint(&["check", "--format", "nope"]);
     assert_eq!(code, 2);
 }
+
+#[test]
+fn plan_accepts_a_negative_attempt_and_reports_it() {
+    let (code, out, _) = retrylint(&[
+        "plan",
+        "--method",
+        "GET",
+        "--status",
+        "503",
+        "--attempt",
+        "-1",
+        "--now-ms",
+        "0",
+        "--deadline-ms",
+        "100",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out.trim(),
+        "{\"retry\":false,\"reason\":\"invalid-attempt\"}"
+    );
+}

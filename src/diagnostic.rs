@@ -126,8 +126,10 @@ impl Diagnostic {
     /// [`Diagnostic::operation`] is set when there is exactly one.
     pub fn with_operations(mut self, operations: impl IntoIterator<Item = String>) -> Diagnostic {
         self.operations.clear();
+        // A set beside the list: thousands of operations can share one finding.
+        let mut seen = std::collections::HashSet::new();
         for op in operations {
-            if !self.operations.contains(&op) {
+            if seen.insert(op.clone()) {
                 self.operations.push(op);
             }
         }

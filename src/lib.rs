@@ -25,3 +25,4 @@ pub mod retry;
 pub mod rules;
 pub mod source;
 pub mod suppress;
+pub mod timing;

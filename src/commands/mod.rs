@@ -55,7 +55,7 @@ pub fn check(args: &CheckArgs) -> u8 {
         related: true,
         ..CheckOptions::default()
     };
-    let mut outcome = run(&options);
+    let mut outcome = crate::timing::phase("check", || run(&options));
     let root = crate::check::report_root(&options);
     if let Some(path) = &args.write_baseline {
         let b = crate::baseline::of(&outcome.diagnostics, &root);
@@ -83,7 +83,7 @@ pub fn check(args: &CheckArgs) -> u8 {
         }
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
-    let text = match args.format {
+    let text = crate::timing::phase("report", || match args.format {
         Format::Json => report::json::render(&outcome.diagnostics),
         Format::Sarif => report::sarif::render(&outcome.diagnostics, &root),
         Format::Github => report::github::render(&outcome.diagnostics),
@@ -115,11 +115,11 @@ pub fn check(args: &CheckArgs) -> u8 {
             s.push('\n');
             s
         }
-    };
+    });
     if args.show_suppressed && args.format != Format::Human {
         eprint!("{}", report::suppressed_list(&outcome.suppressed));
     }
-    if let Err(e) = write_output(args.output.as_deref(), &text) {
+    if let Err(e) = crate::timing::phase("write", || write_output(args.output.as_deref(), &text)) {
         return fail(format!("cannot write the report: {e}"));
     }
     if outcome.could_not_lint {

@@ -20,8 +20,9 @@ use crate::openapi::model::{Operation, Response};
 use crate::policy::model::Layer;
 use crate::rules::{Context, RuleMeta};
 use crate::source::refs::At;
-use std::collections::HashMap;
-use std::path::PathBuf;
+use crate::source::tree::NodeId;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 
 /// Every (operation, its OpenAPI operation, one of its layers), in operation then
 /// layer order.
@@ -62,13 +63,14 @@ pub struct Group<'a, T> {
 impl<'a, T> Group<'a, T> {
     /// The affected operations, in order, each once.
     pub fn operations(&self) -> Vec<&'a Operation> {
-        let mut out: Vec<&'a Operation> = Vec::new();
-        for (op, _) in &self.hits {
-            if !out.iter().any(|o| o.key.same_node(&op.key)) {
-                out.push(op);
-            }
-        }
-        out
+        // A set, not a scan of `out`: a response shared by thousands of operations
+        // (Microsoft Graph) made the scan quadratic.
+        let mut seen: HashSet<(&Path, NodeId)> = HashSet::new();
+        self.hits
+            .iter()
+            .filter(|(op, _)| seen.insert((op.key.doc.file.path.as_path(), op.key.node)))
+            .map(|(op, _)| *op)
+            .collect()
     }
 
     /// The first hit's data.
@@ -377,8 +379,18 @@ pub fn label_operations(
     ops: &[&Operation],
     label: impl Fn(&Operation) -> String,
 ) -> Diagnostic {
+    // The places already labelled, as a set: one look-up per operation instead of a
+    // scan of every label (quadratic for a component shared by thousands).
+    let key = |l: &Location| (l.file.path.clone(), l.span.start, l.span.end);
+    let mut labelled: HashSet<(PathBuf, usize, usize)> = std::iter::once(&d.primary)
+        .chain(&d.labels)
+        .map(|l| key(&l.location))
+        .collect();
     for op in ops {
-        d = with_label_once(d, op.key.location(), label(op));
+        let location = op.key.location();
+        if labelled.insert(key(&location)) {
+            d = d.with_label(location, label(op));
+        }
     }
     name_operations(d, ops)
 }

@@ -317,7 +317,7 @@ pub fn run_checks(ctx: &Context<'_>) -> Vec<Diagnostic> {
     use rayon::prelude::*;
     REGISTRY
         .par_iter()
-        .filter_map(|r| r.check)
-        .flat_map_iter(|check| check(ctx))
+        .filter_map(|r| Some((r.meta.code, r.check?)))
+        .flat_map_iter(|(code, check)| crate::timing::detail(code, || check(ctx)))
         .collect()
 }

@@ -2,12 +2,15 @@
 //! (`openapiv3`) rejects; the message is the model's, the position that of the
 //! nearest node of the path where deserialisation failed.
 //!
-//! The located tree is converted to a `serde_json::Value` (merge keys applied, YAML
-//! integer keys as strings, integers beyond 64 bits as floats or, failing that, their
-//! text) and deserialised through `serde_path_to_error`. No other rule reads the
-//! typed model. A JSON file without repeated keys is first read straight from its
-//! text (no conversion; the same result), and converted only when rejected. Bounds,
-//! so that it is never slow:
+//! Whether the model accepts a document is learnt piece by piece, in parallel: each
+//! root field, path item and component entry read with its `openapiv3` type, straight
+//! from the JSON text (a JSON file without repeated keys) or through a serde reader
+//! over the tree (`sections`, `tree_de`); no value is built. Only a document that this
+//! rejects is read the exact, slow way: the located tree is converted to a
+//! `serde_json::Value` (merge keys applied, YAML integer keys as strings, integers
+//! beyond 64 bits as floats or, failing that, their text) and deserialised whole
+//! through `serde_path_to_error` for the path and message. No other rule reads the
+//! typed model. Bounds, so that it is never slow:
 //! - only root documents smaller than [`MAX_BYTES`] (20 MB) are checked;
 //! - the conversion stops (and the document is not checked) when aliases would expand
 //!   it beyond a value budget or past [`MAX_DEPTH`] nesting levels (alias bombs).
@@ -21,6 +24,7 @@ use crate::source::tree::{Kind, NodeId, Tree};
 use rayon::prelude::*;
 use serde_json::{Map, Number, Value};
 
+mod sections;
 mod tree_de;
 
 /// Rule metadata.
@@ -55,27 +59,8 @@ pub fn check_document(doc: &Document) -> Option<Diagnostic> {
     }
     let tree = doc.doc.tree.as_ref().ok()?;
     let root = tree.root()?;
-    // Fast path: a JSON file without repeated keys reads into the typed model straight
-    // from its text exactly as from the converted value (same numbers, same strings,
-    // no merge keys). Only a rejection needs the value, for the error's path and
-    // message, so only then is the conversion below done.
-    // Any other tree without aliases is read by the typed model straight from the
-    // tree, the same way.
     let budget = (tree.len() * 4).max(1_000_000);
-    let accepted = if tree.is_json() && tree.duplicates().is_empty() {
-        serde_json::from_str::<openapiv3::OpenAPI>(tree.text()).is_ok()
-    } else if tree.has_aliases() {
-        // Aliases can expand a small file into a huge document (alias bombs): only
-        // the budgeted conversion below reads such a tree.
-        false
-    } else {
-        let limits = tree_de::Limits::new(budget, MAX_DEPTH);
-        <openapiv3::OpenAPI as serde::Deserialize>::deserialize(tree_de::NodeDe::new(
-            tree, root, &limits,
-        ))
-        .is_ok()
-    };
-    if accepted {
+    if fast_accepts(tree, root, budget) {
         return None;
     }
     let value = to_json(tree, root, &mut Converter { budget, depth: 0 })?;
@@ -122,6 +107,28 @@ pub fn check_document(doc: &Document) -> Option<Diagnostic> {
         )
         .with_help("Fix the structure so that code generators and validators read the document as retrylint does."),
     )
+}
+
+/// The fast path: a JSON file without repeated keys reads into the typed model
+/// straight from its text exactly as from the converted value (same numbers, same
+/// strings, no merge keys); any other tree without aliases reads the same way through
+/// the tree reader. Both read it in pieces, in parallel ([`sections`]). Only a
+/// rejection needs the value, for the error's path and message, so only a `false`
+/// here leads to the conversion.
+fn fast_accepts(tree: &Tree, root: NodeId, budget: usize) -> bool {
+    if tree.is_json() && tree.duplicates().is_empty() {
+        sections::accepts(tree, root, sections::Source::JsonText)
+    } else if tree.has_aliases() {
+        // Aliases can expand a small file into a huge document (alias bombs): only
+        // the budgeted conversion reads such a tree.
+        false
+    } else {
+        let source = sections::Source::Tree {
+            budget,
+            max_depth: MAX_DEPTH,
+        };
+        sections::accepts(tree, root, source)
+    }
 }
 
 fn push_path(tokens: &mut Vec<String>, path: &serde_path_to_error::Path) {
@@ -230,4 +237,165 @@ fn to_json(tree: &Tree, node: NodeId, c: &mut Converter) -> Option<Value> {
             Value::Object(out)
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    //! The piecewise fast path must never accept what the whole-document read (the
+    //! converted value through `openapiv3::OpenAPI`) rejects, and should agree with
+    //! it everywhere but in the shapes it deliberately leaves to the slow path.
+    use super::*;
+    use std::sync::Arc;
+
+    /// The exact verdict: the whole document, converted, read by the typed model.
+    fn whole(tree: &Tree) -> Option<bool> {
+        let root = tree.root()?;
+        let value = to_json(
+            tree,
+            root,
+            &mut Converter {
+                budget: usize::MAX,
+                depth: 0,
+            },
+        )?;
+        Some(serde_json::from_value::<openapiv3::OpenAPI>(value).is_ok())
+    }
+
+    fn pieces(tree: &Tree) -> bool {
+        fast_accepts(tree, tree.root().expect("root"), 1_000_000)
+    }
+
+    fn parse(text: &str) -> Tree {
+        Tree::parse(Arc::from(text)).expect("parses")
+    }
+
+    /// The same document as JSON text, so the JSON fast path reads it too.
+    fn as_json(tree: &Tree) -> Tree {
+        let root = tree.root().expect("root");
+        let value = to_json(
+            tree,
+            root,
+            &mut Converter {
+                budget: usize::MAX,
+                depth: 0,
+            },
+        )
+        .expect("converts");
+        parse(&serde_json::to_string_pretty(&value).expect("json"))
+    }
+
+    const HEAD: &str = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\n";
+
+    /// (name, document after the `openapi`/`info` head (or whole when it starts with
+    /// `openapi`), accepted by the typed model).
+    const CASES: &[(&str, &str, bool)] = &[
+        ("minimal", "paths: {}", true),
+        ("paths with extensions and foreign keys",
+         "paths:\n  x-a: [1, {b: null}]\n  weird: 5\n  /a: {get: {responses: {'200': {description: ok}}}}", true),
+        ("path item by $ref", "paths: {/a: {$ref: '#/x'}}", true),
+        ("components null", "paths: {}\ncomponents: null", true),
+        ("every component section",
+         "paths: {}\ncomponents:\n  x-c: {any: [thing]}\n  unknownSection: 5\n  schemas: {A: {type: object, properties: {b: {$ref: '#/components/schemas/A'}}}, B: {$ref: '#/x'}}\n  responses: {R: {description: d}}\n  parameters: {P: {name: p, in: query, schema: {type: string}}}\n  examples: {E: {value: {deep: [1, 2]}}}\n  requestBodies: {Q: {content: {application/json: {}}}}\n  headers: {H: {schema: {type: string}}}\n  securitySchemes: {S: {type: http, scheme: bearer}}\n  links: {L: {operationId: op}}\n  callbacks: {C: {'{$url}': {post: {responses: {'200': {description: ok}}}}}}", true),
+        ("root extras",
+         "paths: {}\nservers: [{url: /}]\nsecurity: [{S: []}]\ntags: [{name: a}]\nexternalDocs: {url: 'https://x'}\nx-root: [1, 2]\nunknownRoot: {a: 1}", true),
+        ("security null", "paths: {}\nsecurity: null", true),
+        ("openapi as a number", "openapi: 3.0\ninfo: {title: t, version: '1'}\npaths: {}", false),
+        ("info without title", "openapi: 3.0.3\ninfo: {version: '1'}\npaths: {}", false),
+        ("no info", "openapi: 3.0.3\npaths: {}", false),
+        ("no paths", "components: {}", false),
+        ("paths a list", "paths: []", false),
+        ("components a list", "paths: {}\ncomponents: []", false),
+        ("schemas null", "paths: {}\ncomponents: {schemas: null}", false),
+        ("operation without responses", "paths: {/a: {get: {summary: s}}}", false),
+        ("path parameter without in", "paths: {/a: {parameters: [{name: p}]}}", false),
+        ("schema type a number", "paths: {}\ncomponents: {schemas: {A: {type: 5}}}", false),
+        ("security scheme of no known type", "paths: {}\ncomponents: {securitySchemes: {S: {type: bogus}}}", false),
+        ("tags a map", "paths: {}\ntags: {a: 1}", false),
+        ("server without url", "paths: {}\nservers: [{}]", false),
+        ("externalDocs a number", "paths: {}\nexternalDocs: 5", false),
+        ("example a number", "paths: {}\ncomponents: {examples: {E: 5}}", false),
+        ("parameter without in", "paths: {}\ncomponents: {parameters: {P: {name: p}}}", false),
+        ("request body content a number", "paths: {}\ncomponents: {requestBodies: {Q: {content: 5}}}", false),
+        ("response without description", "paths: {}\ncomponents: {responses: {R: {content: {}}}}", false),
+        ("header a list", "paths: {}\ncomponents: {headers: {H: []}}", false),
+        ("link a string", "paths: {}\ncomponents: {links: {L: nope}}", false),
+        ("callback a list", "paths: {}\ncomponents: {callbacks: {C: [1]}}", false),
+    ];
+
+    fn doc(body: &str) -> String {
+        if body.starts_with("openapi") {
+            body.to_string()
+        } else {
+            format!("{HEAD}{body}\n")
+        }
+    }
+
+    #[test]
+    fn pieces_agree_with_the_whole_document() {
+        for (name, body, expected) in CASES {
+            let yaml = parse(&doc(body));
+            assert_eq!(whole(&yaml), Some(*expected), "{name}: the case itself");
+            assert_eq!(
+                pieces(&yaml),
+                *expected,
+                "{name}: YAML through the tree reader"
+            );
+            let json = as_json(&yaml);
+            assert!(json.is_json(), "{name}");
+            assert_eq!(pieces(&json), *expected, "{name}: JSON text");
+        }
+    }
+
+    #[test]
+    fn unsure_shapes_go_to_the_slow_path() {
+        // A non-string key under `paths`: left to the exact reading.
+        let yaml = parse(&doc("paths: {200: {}}"));
+        assert!(!pieces(&yaml));
+        assert_eq!(whole(&yaml), Some(true));
+    }
+
+    #[test]
+    fn never_more_lenient_on_any_fixture() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let (mut checked, mut differ) = (0, Vec::new());
+        for entry in walkdir::WalkDir::new(&root).into_iter().flatten() {
+            let path = entry.path();
+            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if !entry.file_type().is_file() || !matches!(ext, "yaml" | "yml" | "json") {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            let Ok(tree) = Tree::parse(Arc::from(text.as_str())) else {
+                continue;
+            };
+            let Some(r) = tree.root().filter(|&r| tree.kind(r) == Kind::Map) else {
+                continue;
+            };
+            let is_30 = tree
+                .get(r, "openapi")
+                .and_then(|v| tree.as_str(v))
+                .is_some_and(|v| v.starts_with("3.0"));
+            if !is_30 || tree.has_aliases() {
+                continue;
+            }
+            let Some(exact) = whole(&tree) else { continue };
+            let fast = pieces(&tree);
+            assert!(
+                !fast || exact,
+                "{}: the fast path accepts what the model rejects",
+                path.display()
+            );
+            if fast != exact {
+                differ.push(path.display().to_string());
+            }
+            checked += 1;
+        }
+        assert!(checked > 100, "only {checked} fixtures read");
+        assert!(
+            differ.is_empty(),
+            "the fast path sent these to the slow path: {differ:?}"
+        );
+    }
 }

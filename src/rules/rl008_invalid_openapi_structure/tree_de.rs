@@ -55,12 +55,13 @@ pub struct NodeDe<'t> {
 }
 
 impl<'t> NodeDe<'t> {
-    /// The reader of `node`.
-    pub fn new(tree: &'t Tree, node: NodeId, limits: &'t Limits) -> NodeDe<'t> {
+    /// The reader of `node` found `depth` levels below the document root (so the
+    /// depth bound counts as when the whole document is read).
+    pub fn at_depth(tree: &'t Tree, node: NodeId, depth: usize, limits: &'t Limits) -> NodeDe<'t> {
         NodeDe {
             tree,
             node,
-            depth: 0,
+            depth,
             limits,
         }
     }

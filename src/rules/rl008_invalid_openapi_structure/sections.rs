@@ -1,0 +1,182 @@
+//! Whether `openapiv3::OpenAPI` accepts a document, read section by section: each
+//! root field, each path item and each component entry on its own (in parallel).
+//!
+//! Why: `openapiv3` reads `paths` through flattened maps, so serde buffers the whole
+//! `paths` object before reading it, and every `ReferenceOr`/`Schema` re-buffers its
+//! subtree. Read in one piece, the GitHub REST description (13 MB) costs about three
+//! bare parses and its `paths` buffer dominates peak memory. Read in pieces, the same
+//! types see the same nodes, the buffers are one path item large and both cores work.
+//!
+//! The typed model has no cross-section checks, so the document reads iff every piece
+//! reads with the type the model gives it:
+//! - root: `openapi` (string), `info`, `servers`, `security`, `tags`, `externalDocs`
+//!   each typed as in `openapiv3::OpenAPI`; `openapi`, `info` and `paths` required;
+//!   `x-` fields take any value, other fields are ignored;
+//! - `paths`: a mapping; each key starting with `/` a `ReferenceOr<PathItem>`;
+//! - `components`: absent, null, or a mapping whose nine known sections are mappings
+//!   of `ReferenceOr<T>`.
+//!
+//! Anything this reading is unsure of (a non-string key, a section that is not a
+//! mapping) counts as "not accepted": the caller then reads the whole document the
+//! slow, exact way, so a difference here can only cost time, never change a result.
+
+use super::tree_de::{Limits, NodeDe};
+use crate::source::tree::{Kind, NodeId, Tree};
+use openapiv3 as oa;
+use rayon::prelude::*;
+use serde::de::DeserializeOwned;
+
+/// The type one piece is read as.
+#[derive(Debug, Clone, Copy)]
+enum Piece {
+    Str,
+    Info,
+    Servers,
+    Security,
+    Tags,
+    ExternalDocs,
+    PathItem,
+    Schema,
+    Response,
+    Parameter,
+    Example,
+    RequestBody,
+    Header,
+    SecurityScheme,
+    Link,
+    Callback,
+}
+
+/// How the pieces are read: straight from the JSON text (a JSON file without repeated
+/// keys) or through the tree reader (any other tree without aliases).
+#[derive(Debug, Clone, Copy)]
+pub enum Source {
+    /// `serde_json` over each piece's text span.
+    JsonText,
+    /// [`NodeDe`] over each piece's node, with this node budget per piece.
+    Tree {
+        /// Nodes one piece may read.
+        budget: usize,
+        /// Deepest nesting, counted from the document root.
+        max_depth: usize,
+    },
+}
+
+/// True when every piece of the document reads with its `openapiv3` type; false when
+/// one does not, or when the document is not shaped so that it can be read in pieces.
+pub fn accepts(tree: &Tree, root: NodeId, source: Source) -> bool {
+    match pieces(tree, root) {
+        Some(pieces) => pieces
+            .par_iter()
+            .all(|&(piece, node, depth)| reads(tree, node, depth, piece, source)),
+        None => false,
+    }
+}
+
+/// Every piece with its node and depth below the root; `None` when the document is
+/// not shaped for reading in pieces (a required field missing, a non-string key, a
+/// section that is not a mapping).
+fn pieces(tree: &Tree, root: NodeId) -> Option<Vec<(Piece, NodeId, usize)>> {
+    let mut out = Vec::new();
+    let mut seen_required = 0;
+    for (k, v) in string_keyed(tree, root)? {
+        let piece = match tree.scalar(k)? {
+            "openapi" => Piece::Str,
+            "info" => Piece::Info,
+            "servers" => Piece::Servers,
+            "security" => Piece::Security,
+            "tags" => Piece::Tags,
+            "externalDocs" => Piece::ExternalDocs,
+            "paths" => {
+                for (pk, pv) in string_keyed(tree, v)? {
+                    if tree.scalar(pk)?.starts_with('/') {
+                        out.push((Piece::PathItem, pv, 2));
+                    }
+                }
+                seen_required += 1;
+                continue;
+            }
+            "components" => {
+                if tree.kind(v) != Kind::Null {
+                    components(tree, v, &mut out)?;
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        if matches!(piece, Piece::Str | Piece::Info) {
+            seen_required += 1;
+        }
+        out.push((piece, v, 1));
+    }
+    (seen_required == 3).then_some(out)
+}
+
+fn components(tree: &Tree, node: NodeId, out: &mut Vec<(Piece, NodeId, usize)>) -> Option<()> {
+    for (k, section) in string_keyed(tree, node)? {
+        let piece = match tree.scalar(k)? {
+            "schemas" => Piece::Schema,
+            "responses" => Piece::Response,
+            "parameters" => Piece::Parameter,
+            "examples" => Piece::Example,
+            "requestBodies" => Piece::RequestBody,
+            "headers" => Piece::Header,
+            "securitySchemes" => Piece::SecurityScheme,
+            "links" => Piece::Link,
+            "callbacks" => Piece::Callback,
+            _ => continue,
+        };
+        for (_, entry) in string_keyed(tree, section)? {
+            out.push((piece, entry, 3));
+        }
+    }
+    Some(())
+}
+
+/// The effective entries of a mapping whose keys are all strings; `None` otherwise.
+fn string_keyed(tree: &Tree, map: NodeId) -> Option<Vec<(NodeId, NodeId)>> {
+    if tree.kind(map) != Kind::Map {
+        return None;
+    }
+    let entries = tree.entries(map);
+    entries
+        .iter()
+        .all(|&(k, _)| tree.kind(k) == Kind::Str)
+        .then_some(entries)
+}
+
+fn reads(tree: &Tree, node: NodeId, depth: usize, piece: Piece, source: Source) -> bool {
+    use oa::ReferenceOr as R;
+    match piece {
+        Piece::Str => reads_as::<String>(tree, node, depth, source),
+        Piece::Info => reads_as::<oa::Info>(tree, node, depth, source),
+        Piece::Servers => reads_as::<Vec<oa::Server>>(tree, node, depth, source),
+        Piece::Security => {
+            reads_as::<Option<Vec<oa::SecurityRequirement>>>(tree, node, depth, source)
+        }
+        Piece::Tags => reads_as::<Vec<oa::Tag>>(tree, node, depth, source),
+        Piece::ExternalDocs => {
+            reads_as::<Option<oa::ExternalDocumentation>>(tree, node, depth, source)
+        }
+        Piece::PathItem => reads_as::<R<oa::PathItem>>(tree, node, depth, source),
+        Piece::Schema => reads_as::<R<oa::Schema>>(tree, node, depth, source),
+        Piece::Response => reads_as::<R<oa::Response>>(tree, node, depth, source),
+        Piece::Parameter => reads_as::<R<oa::Parameter>>(tree, node, depth, source),
+        Piece::Example => reads_as::<R<oa::Example>>(tree, node, depth, source),
+        Piece::RequestBody => reads_as::<R<oa::RequestBody>>(tree, node, depth, source),
+        Piece::Header => reads_as::<R<oa::Header>>(tree, node, depth, source),
+        Piece::SecurityScheme => reads_as::<R<oa::SecurityScheme>>(tree, node, depth, source),
+        Piece::Link => reads_as::<R<oa::Link>>(tree, node, depth, source),
+        Piece::Callback => reads_as::<R<oa::Callback>>(tree, node, depth, source),
+    }
+}
+
+fn reads_as<T: DeserializeOwned>(tree: &Tree, node: NodeId, depth: usize, source: Source) -> bool {
+    match source {
+        Source::JsonText => serde_json::from_str::<T>(&tree.text()[tree.span(node)]).is_ok(),
+        Source::Tree { budget, max_depth } => {
+            let limits = Limits::new(budget, max_depth);
+            T::deserialize(NodeDe::at_depth(tree, node, depth, &limits)).is_ok()
+        }
+    }
+}

@@ -11,7 +11,8 @@
 //! beyond 64 bits as floats or, failing that, their text) and deserialised whole
 //! through `serde_path_to_error` for the path and message. No other rule reads the
 //! typed model. Bounds, so that it is never slow:
-//! - only root documents smaller than [`MAX_BYTES`] (20 MB) are checked;
+//! - only root documents smaller than [`MAX_BYTES`] (64 MiB) are checked: a rejected
+//!   document is converted whole, about ten times its size in memory;
 //! - the conversion stops (and the document is not checked) when aliases would expand
 //!   it beyond a value budget or past [`MAX_DEPTH`] nesting levels (alias bombs).
 
@@ -36,8 +37,8 @@ pub const META: RuleMeta = RuleMeta {
     summary: "a 3.0 document that the typed OpenAPI 3.0 model rejects",
 };
 
-/// Documents of this size or more are not checked by RL008.
-pub const MAX_BYTES: usize = 20 * 1024 * 1024;
+/// Documents of this size (bytes) or more are not checked by RL008.
+pub const MAX_BYTES: usize = 64 * 1024 * 1024;
 /// Deepest nesting converted.
 pub const MAX_DEPTH: usize = 300;
 

@@ -248,18 +248,18 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
+    /// The whole document as the exact reading sees it (no budget).
+    fn value(tree: &Tree) -> Option<Value> {
+        let mut unbounded = Converter {
+            budget: usize::MAX,
+            depth: 0,
+        };
+        to_json(tree, tree.root()?, &mut unbounded)
+    }
+
     /// The exact verdict: the whole document, converted, read by the typed model.
     fn whole(tree: &Tree) -> Option<bool> {
-        let root = tree.root()?;
-        let value = to_json(
-            tree,
-            root,
-            &mut Converter {
-                budget: usize::MAX,
-                depth: 0,
-            },
-        )?;
-        Some(serde_json::from_value::<openapiv3::OpenAPI>(value).is_ok())
+        Some(serde_json::from_value::<openapiv3::OpenAPI>(value(tree)?).is_ok())
     }
 
     fn pieces(tree: &Tree) -> bool {
@@ -272,16 +272,7 @@ mod tests {
 
     /// The same document as JSON text, so the JSON fast path reads it too.
     fn as_json(tree: &Tree) -> Tree {
-        let root = tree.root().expect("root");
-        let value = to_json(
-            tree,
-            root,
-            &mut Converter {
-                budget: usize::MAX,
-                depth: 0,
-            },
-        )
-        .expect("converts");
+        let value = value(tree).expect("converts");
         parse(&serde_json::to_string_pretty(&value).expect("json"))
     }
 

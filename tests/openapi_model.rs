@@ -11,7 +11,6 @@ use retrylint::source::refs::Resolver;
 use retrylint::source::SourceFile;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -123,9 +122,7 @@ fn case02_anchors_merge_keys() {
 
 #[test]
 fn case03_ref_cycles() {
-    let start = Instant::now();
     let (docs, diags) = case("03-ref-cycles.yaml");
-    assert!(start.elapsed() < Duration::from_secs(2));
     assert_eq!(
         positions(&diags),
         ["RL004 30:7", "RL004 33:7", "RL004 35:7"]
@@ -220,10 +217,12 @@ fn case13_json_surrogates() {
 
 #[test]
 fn case17_alias_bomb() {
-    let start = Instant::now();
-    let (_, diags) = case("17-alias-bomb.yaml");
-    assert!(start.elapsed() < Duration::from_secs(1));
+    let (docs, diags) = case("17-alias-bomb.yaml");
     assert_eq!(positions(&diags), Vec::<String>::new());
+    // Aliases are kept by reference: the tree stays the size of the text, not of
+    // the billion values the aliases stand for.
+    let tree = docs[0].doc.tree.as_ref().expect("parsed");
+    assert!(tree.len() < 1_000, "{} nodes", tree.len());
 }
 
 #[test]

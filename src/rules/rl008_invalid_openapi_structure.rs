@@ -53,8 +53,13 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// The finding for one document, if the typed model rejects it.
+/// The finding for one document, if the typed model rejects it (run on the
+/// deep-stack pool, [`crate::deep_stack`], as the typed read recurses per level).
 pub fn check_document(doc: &Document) -> Option<Diagnostic> {
+    crate::deep_stack::run(|| check_on_this_thread(doc))
+}
+
+fn check_on_this_thread(doc: &Document) -> Option<Diagnostic> {
     if doc.version != SpecVersion::OpenApi30 || doc.doc.file.text.len() >= MAX_BYTES {
         return None;
     }

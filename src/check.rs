@@ -7,7 +7,7 @@ use crate::discover::{discover, Candidate, NameKind};
 use crate::openapi::model::Document;
 use crate::policy;
 use crate::rules::{self, Context, Thresholds};
-use crate::source::loader::{Limits, Loaded, Workspace};
+use crate::source::loader::{Limits, LoadError, Loaded, Workspace};
 use crate::source::refs::Resolver;
 use crate::source::tree::Kind;
 use crate::suppress;
@@ -254,7 +254,16 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
             .unwrap_or_else(|| cand.path.clone());
         match (&doc.tree, cand.kind) {
             (Err(e), kind) => {
-                if cand.explicit || kind != NameKind::Other || declares_openapi(&doc.file.text) {
+                let reported = match kind {
+                    // A foreign-named file (a README given with `*`) is no spec unless
+                    // it says so; one that cannot be read at all is still reported.
+                    NameKind::Unlisted => {
+                        matches!(e, LoadError::Io(_)) || declares_openapi(&doc.file.text)
+                    }
+                    NameKind::Other => cand.explicit || declares_openapi(&doc.file.text),
+                    NameKind::Policy | NameKind::SpecLike => true,
+                };
+                if reported {
                     diags.push(rules::rl001_invalid_syntax::from_error(doc, e));
                 } else {
                     skipped.push(doc.file.display.clone());

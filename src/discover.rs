@@ -18,6 +18,11 @@ pub enum NameKind {
     SpecLike,
     /// Any other `.yaml`/`.yml`/`.json`: an OpenAPI document only if its content says so.
     Other,
+    /// A regular file named on the command line whose name is neither YAML nor JSON
+    /// (`api-spec`, `spec.txt`): an OpenAPI document if its content says so, else
+    /// skipped (listed by `--verbose`); RL001 only when it cannot be read or declares
+    /// `openapi:`/`swagger:` but does not parse.
+    Unlisted,
 }
 
 /// A file found by discovery.
@@ -65,7 +70,8 @@ pub fn name_kind(path: &Path) -> Option<NameKind> {
 
 /// Walks `paths` (files or directories) and returns the YAML/JSON candidates, sorted
 /// and de-duplicated, plus walk problems. Explicit files are kept whatever their
-/// extension's ignore status; explicit non-YAML/JSON files are skipped.
+/// extension's ignore status; explicit files with other names are read for their
+/// content ([`NameKind::Unlisted`]).
 pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec<WalkProblem>) {
     let mut out = Vec::new();
     let mut problems = Vec::new();
@@ -78,11 +84,15 @@ pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec
     }
     for root in paths {
         if !root.is_dir() {
-            // Files (and paths that do not exist, reported when loading) are read as given.
-            let kind = name_kind(root).unwrap_or(NameKind::SpecLike);
-            if root.exists() && name_kind(root).is_none() {
-                continue;
-            }
+            // Files are read as given. A path that does not exist or is not a regular
+            // file (a device, a FIFO) must give RL001 whatever its name, so it counts
+            // as spec-like; any other file with a foreign name is read for its content.
+            let regular = std::fs::metadata(root).is_ok_and(|m| m.is_file());
+            let kind = match name_kind(root) {
+                Some(kind) => kind,
+                None if regular => NameKind::Unlisted,
+                None => NameKind::SpecLike,
+            };
             out.push(Candidate {
                 path: root.clone(),
                 kind,

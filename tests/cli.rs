@@ -197,3 +197,37 @@ fn plan_accepts_a_negative_attempt_and_reports_it() {
         "{\"retry\":false,\"reason\":\"invalid-attempt\"}"
     );
 }
+
+#[test]
+fn files_named_on_the_command_line_are_read_whatever_their_name() {
+    // A spec without a YAML/JSON extension is linted by its content.
+    let (code, out, _) = retrylint(&["check", "--format", "json", "fixtures/unlisted/api-spec"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("\"RL501\""), "{out}");
+    // A text file that is no spec is skipped (and listed by --verbose), not an error.
+    let (code, out, _) = retrylint(&[
+        "check",
+        "--verbose",
+        "fixtures/unlisted/api-spec",
+        "fixtures/unlisted/notes.txt",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("skipped fixtures/unlisted/notes.txt: neither an OpenAPI document"),
+        "{out}"
+    );
+    // A broken file that declares itself a spec is RL001, exit 2.
+    let (code, out, _) = retrylint(&["check", "fixtures/unlisted/broken-spec.txt"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("RL001"), "{out}");
+}
+
+#[cfg(unix)]
+#[test]
+fn devices_named_on_the_command_line_are_rl001() {
+    for device in ["/dev/null", "/dev/zero"] {
+        let (code, out, _) = retrylint(&["check", device]);
+        assert_eq!(code, 2, "{device}: {out}");
+        assert!(out.contains("not a regular file"), "{device}: {out}");
+    }
+}

@@ -219,7 +219,7 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
     let (mut candidates, walk_problems) =
         crate::timing::phase("discover", || discover(&paths, &options.policies));
     if options.related {
-        candidates = crate::timing::phase("related", || {
+        candidates = crate::timing::phase("named files and related", || {
             crate::discover::with_related(candidates, &ws, options.root.as_deref())
         });
     }

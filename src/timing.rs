@@ -1,7 +1,7 @@
 //! Phase timings for profiling: with `RETRYLINT_TIMINGS=1` in the environment, each
 //! pipeline phase prints `retrylint: timing <phase> <ms> ms` to standard error;
 //! `RETRYLINT_TIMINGS=2` adds the details (each rule, and each document's model,
-//! RL008 and `$ref` scan). Off by default (one cached environment look-up per phase,
+//! RL008 and `$ref` scan, named by its path). Off by default (one cached environment look-up per phase,
 //! nothing printed).
 
 use std::sync::OnceLock;
@@ -24,11 +24,11 @@ pub fn phase<T>(phase: &str, f: impl FnOnce() -> T) -> T {
 }
 
 /// As [`phase`], for the details printed only with `RETRYLINT_TIMINGS=2`.
-pub fn detail<T>(phase: &str, f: impl FnOnce() -> T) -> T {
+pub fn detail<T>(phase: impl std::fmt::Display, f: impl FnOnce() -> T) -> T {
     timed(2, phase, f)
 }
 
-fn timed<T>(at: u8, phase: &str, f: impl FnOnce() -> T) -> T {
+fn timed<T>(at: u8, phase: impl std::fmt::Display, f: impl FnOnce() -> T) -> T {
     if level() < at {
         return f();
     }

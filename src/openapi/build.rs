@@ -143,19 +143,26 @@ pub fn lint_document(
     resolver: &Resolver,
     doc: &Arc<Loaded>,
 ) -> (Option<Document>, Vec<Diagnostic>) {
+    let name = &doc.file.display;
     let (mut document, mut diags) =
-        crate::timing::detail("model/build", || build_document(resolver, doc));
+        crate::timing::detail(format_args!("model/build {name}"), || {
+            build_document(resolver, doc)
+        });
     match &mut document {
         Some(d) => {
             // RL008 reads the whole document into the typed model: do it on another
             // core while this one scans the refs.
             let (structure, (files, ref_diags)) = rayon::join(
                 || {
-                    crate::timing::detail("model/rl008", || {
+                    crate::timing::detail(format_args!("model/rl008 {name}"), || {
                         crate::rules::rl008_invalid_openapi_structure::check_document(d)
                     })
                 },
-                || crate::timing::detail("model/refs", || scan_refs(resolver, doc)),
+                || {
+                    crate::timing::detail(format_args!("model/refs {name}"), || {
+                        scan_refs(resolver, doc)
+                    })
+                },
             );
             d.structure_check = Some(structure);
             diags.extend(ref_diags);

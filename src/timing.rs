@@ -1,8 +1,8 @@
 //! Phase timings for profiling: with `RETRYLINT_TIMINGS=1` in the environment, each
 //! pipeline phase prints `retrylint: timing <phase> <ms> ms` to standard error;
 //! `RETRYLINT_TIMINGS=2` adds the details (each rule, and each document's model,
-//! RL008 and `$ref` scan, named by its path). Off by default (one cached environment look-up per phase,
-//! nothing printed).
+//! RL008 and `$ref` scan, named by its path). Off by default (one cached
+//! environment look-up per phase, nothing printed).
 
 use std::sync::OnceLock;
 use std::time::Instant;

@@ -5,14 +5,21 @@
 //! Whether the model accepts a document is learnt piece by piece, in parallel: each
 //! root field, path item and component entry read with its `openapiv3` type, straight
 //! from the JSON text (a JSON file without repeated keys) or through a serde reader
-//! over the tree (`sections`, `tree_de`); no value is built. Only a document that this
-//! rejects is read the exact, slow way: the located tree is converted to a
-//! `serde_json::Value` (merge keys applied, YAML integer keys as strings, integers
-//! beyond 64 bits as floats or, failing that, their text) and deserialised whole
-//! through `serde_path_to_error` for the path and message. No other rule reads the
-//! typed model. Bounds, so that it is never slow:
-//! - only root documents smaller than [`MAX_BYTES`] (64 MiB) are checked: a rejected
-//!   document is converted whole, about ten times its size in memory;
+//! over the tree (`sections`, `tree_de`); no value is built. A rejected document is
+//! explained:
+//! - under [`EXACT_MAX_BYTES`] (1 MiB), the exact way: the located tree converted to a
+//!   `serde_json::Value` (merge keys applied, YAML integer keys as strings, integers
+//!   beyond 64 bits as floats or, failing that, their text) and read whole through
+//!   `serde_path_to_error` for the path and message;
+//! - at or over it, from its first failing piece alone, converted the same way (the
+//!   same pointer and message when one piece fails; a whole conversion would cost
+//!   tens of times the file's size).
+//!
+//! The typed read recurses per nesting level, so it runs on the deep-stack pool
+//! ([`crate::deep_stack`]); `openapiv3` is vendored with a patch that keeps a failing
+//! nested schema from being read 2^depth times (`vendor/openapiv3/VENDORED.md`). No
+//! other rule reads the typed model. Bounds, so that it is never slow:
+//! - only root documents smaller than [`MAX_BYTES`] (64 MiB) are checked;
 //! - the conversion stops (and the document is not checked) when aliases would expand
 //!   it beyond a value budget or past [`MAX_DEPTH`] nesting levels (alias bombs).
 
@@ -37,6 +44,10 @@ pub const META: RuleMeta = RuleMeta {
     summary: "a 3.0 document that the typed OpenAPI 3.0 model rejects",
 };
 
+/// Rejected documents smaller than this (bytes) are converted whole for the exact
+/// error path and message; bigger ones are explained from their first failing piece
+/// ([`sections::first_failure`]).
+pub const EXACT_MAX_BYTES: usize = 1024 * 1024;
 /// Documents of this size (bytes) or more are not checked by RL008.
 pub const MAX_BYTES: usize = 64 * 1024 * 1024;
 /// Deepest nesting converted.
@@ -69,15 +80,8 @@ fn check_on_this_thread(doc: &Document) -> Option<Diagnostic> {
     if fast_accepts(tree, root, budget) {
         return None;
     }
-    let value = to_json(tree, root, &mut Converter { budget, depth: 0 })?;
-    let err = match serde_path_to_error::deserialize::<_, openapiv3::OpenAPI>(&value) {
-        Ok(_) => return None,
-        Err(e) => e,
-    };
-    let mut tokens: Vec<String> = Vec::new();
-    push_path(&mut tokens, err.path());
-    let mut message = err.inner().to_string();
-    refine(&value, &mut tokens, &mut message);
+    let exact = doc.doc.file.text.len() < EXACT_MAX_BYTES;
+    let (tokens, mut message) = rejection(tree, root, budget, exact)?;
     let (node, depth) = (0..=tokens.len())
         .rev()
         .find_map(|n| tree.lookup(&tokens[..n]).map(|node| (node, n)))?;
@@ -122,22 +126,89 @@ fn check_on_this_thread(doc: &Document) -> Option<Diagnostic> {
 /// rejection needs the value, for the error's path and message, so only a `false`
 /// here leads to the conversion.
 fn fast_accepts(tree: &Tree, root: NodeId, budget: usize) -> bool {
+    fast_source(tree, budget).is_some_and(|source| sections::accepts(tree, root, source))
+}
+
+/// How the pieces of this tree are read; `None` for a tree with aliases: they can
+/// expand a small file into a huge document (alias bombs), so only the budgeted
+/// conversion reads such a tree.
+fn fast_source(tree: &Tree, budget: usize) -> Option<sections::Source> {
     if tree.is_json() && tree.duplicates().is_empty() {
-        sections::accepts(tree, root, sections::Source::JsonText)
+        Some(sections::Source::JsonText)
     } else if tree.has_aliases() {
-        // Aliases can expand a small file into a huge document (alias bombs): only
-        // the budgeted conversion reads such a tree.
-        false
+        None
     } else {
-        let source = sections::Source::Tree {
+        Some(sections::Source::Tree {
             budget,
             max_depth: MAX_DEPTH,
-        };
-        sections::accepts(tree, root, source)
+        })
     }
 }
 
-fn push_path(tokens: &mut Vec<String>, path: &serde_path_to_error::Path) {
+/// The exact reading: the whole document converted to a value and read through
+/// `serde_path_to_error`, then [`refine`]d. `None` when it reads after all or the
+/// conversion runs over its budget.
+fn whole_document_error(tree: &Tree, root: NodeId, budget: usize) -> Option<(Vec<String>, String)> {
+    let value = to_json(tree, root, &mut Converter { budget, depth: 0 })?;
+    let err = serde_path_to_error::deserialize::<_, openapiv3::OpenAPI>(&value).err()?;
+    let mut tokens: Vec<String> = Vec::new();
+    push_path(&mut tokens, err.path());
+    let mut message = err.inner().to_string();
+    refine(&value, &mut tokens, &mut message);
+    Some((tokens, message))
+}
+
+/// Why the typed model rejects the document: (pointer tokens, message). `exact`:
+/// from the whole document ([`whole_document_error`]); else from the first failing
+/// piece alone (bounded memory for big documents: converting one whole costs tens of
+/// times its size, as serde buffers it again inside). `None`: it reads after all, or
+/// a conversion ran over its budget.
+fn rejection(
+    tree: &Tree,
+    root: NodeId,
+    budget: usize,
+    exact: bool,
+) -> Option<(Vec<String>, String)> {
+    if !exact {
+        if let Some(found) = first_failing_piece(tree, root, budget) {
+            return Some(found);
+        }
+        // Not shaped for pieces (a required field missing): the whole reading.
+    }
+    whole_document_error(tree, root, budget)
+}
+
+fn first_failing_piece(tree: &Tree, root: NodeId, budget: usize) -> Option<(Vec<String>, String)> {
+    let source = fast_source(tree, budget)?;
+    let to_value = |node| to_json(tree, node, &mut Converter { budget, depth: 0 });
+    let (mut tokens, mut message) = sections::first_failure(tree, root, source, to_value)?;
+    if let Some(value) = piece_value(tree, &tokens) {
+        refine(&value, &mut tokens, &mut message);
+    }
+    Some((tokens, message))
+}
+
+/// For [`refine`] on a big document: the value of the node at `tokens` alone, nested
+/// under the same keys (so pointers from the root still find it).
+fn piece_value(tree: &Tree, tokens: &[String]) -> Option<Value> {
+    let node = tree.lookup(tokens).filter(|_| !tokens.is_empty())?;
+    let mut value = to_json(
+        tree,
+        node,
+        &mut Converter {
+            budget: tree.len() * 4,
+            depth: 0,
+        },
+    )?;
+    for token in tokens.iter().rev() {
+        let mut map = Map::new();
+        map.insert(token.clone(), value);
+        value = Value::Object(map);
+    }
+    Some(value)
+}
+
+pub(super) fn push_path(tokens: &mut Vec<String>, path: &serde_path_to_error::Path) {
     for seg in path.iter() {
         match seg {
             serde_path_to_error::Segment::Seq { index } => tokens.push(index.to_string()),
@@ -341,6 +412,40 @@ mod tests {
             assert!(json.is_json(), "{name}");
             assert_eq!(pieces(&json), *expected, "{name}: JSON text");
         }
+    }
+
+    #[test]
+    fn big_documents_are_explained_as_the_whole_reading_explains_them() {
+        // Every rejected case has one failing piece: explained from that piece alone
+        // (the way for documents over EXACT_MAX_BYTES), the pointer and the message
+        // are those of the whole-document reading.
+        let mut explained = 0;
+        for (name, body, accepted) in CASES {
+            if *accepted {
+                continue;
+            }
+            let yaml = parse(&doc(body));
+            for tree in [as_json(&yaml), yaml] {
+                let root = tree.root().expect("root");
+                let exact = rejection(&tree, root, 1_000_000, true);
+                let piecewise = rejection(&tree, root, 1_000_000, false);
+                assert!(exact.is_some(), "{name}");
+                assert_eq!(piecewise, exact, "{name}");
+                explained += 1;
+            }
+        }
+        assert!(explained > 30, "{explained}");
+        // Deep inside a path item's responses, as `refine` finds it in the whole reading.
+        let tree = parse(&doc(
+            "paths:\n  /a:\n    get:\n      responses:\n        '200': {description: ok}\n        '404': {content: {}}",
+        ));
+        let root = tree.root().expect("root");
+        let piecewise = rejection(&tree, root, 1_000_000, false).expect("rejected");
+        assert_eq!(
+            piecewise,
+            rejection(&tree, root, 1_000_000, true).expect("rejected")
+        );
+        assert_eq!(piecewise.0, ["paths", "/a", "get", "responses", "404"]);
     }
 
     #[test]

@@ -73,6 +73,80 @@ pub fn accepts(tree: &Tree, root: NodeId, source: Source) -> bool {
     }
 }
 
+/// The first piece, in document order, that does not read: its node and why, as
+/// (JSON Pointer tokens from the root, message). `None` when every piece reads or
+/// the document is not shaped for reading in pieces. `to_value` converts a node as
+/// RL008's exact reading does (`None`: over its budget).
+///
+/// Used for documents too big to convert whole: the message is the piece type's
+/// own, read from the piece alone, so it names the same problem as the whole reading
+/// but may pick another failing piece when several fail.
+pub fn first_failure(
+    tree: &Tree,
+    root: NodeId,
+    source: Source,
+    to_value: impl Fn(NodeId) -> Option<serde_json::Value>,
+) -> Option<(Vec<String>, String)> {
+    let pieces = pieces(tree, root)?;
+    let &(piece, node, _) = pieces
+        .iter()
+        .find(|&&(piece, node, depth)| !reads(tree, node, depth, piece, source))?;
+    let value = to_value(node)?;
+    let (inner, message) = explain(piece, &value)?;
+    let mut tokens = path_to(tree, root, node);
+    tokens.extend(inner);
+    Some((tokens, message))
+}
+
+/// The key tokens from `root` down to `node`.
+fn path_to(tree: &Tree, root: NodeId, node: NodeId) -> Vec<String> {
+    let mut tokens = Vec::new();
+    let mut cur = node;
+    while cur != root {
+        let Some(key) = tree.key_of(cur) else { break };
+        tokens.push(tree.scalar(key).unwrap_or("").to_string());
+        let Some(parent) = tree.parent(cur) else {
+            break;
+        };
+        cur = parent;
+    }
+    tokens.reverse();
+    tokens
+}
+
+/// Why `value` does not read as `piece`'s type: (tokens inside it, message).
+fn explain(piece: Piece, value: &serde_json::Value) -> Option<(Vec<String>, String)> {
+    use oa::ReferenceOr as R;
+    match piece {
+        Piece::Str => why::<String>(value),
+        Piece::Info => why::<oa::Info>(value),
+        Piece::Servers => why::<Vec<oa::Server>>(value),
+        Piece::Security => why::<Option<Vec<oa::SecurityRequirement>>>(value),
+        Piece::Tags => why::<Vec<oa::Tag>>(value),
+        Piece::ExternalDocs => why::<Option<oa::ExternalDocumentation>>(value),
+        // Read as the item itself when it is no `$ref`, so that the path goes inside
+        // (a `ReferenceOr` buffers its value and the path stops at it).
+        Piece::PathItem if value.get("$ref").is_none() => why::<oa::PathItem>(value),
+        Piece::PathItem => why::<R<oa::PathItem>>(value),
+        Piece::Schema => why::<R<oa::Schema>>(value),
+        Piece::Response => why::<R<oa::Response>>(value),
+        Piece::Parameter => why::<R<oa::Parameter>>(value),
+        Piece::Example => why::<R<oa::Example>>(value),
+        Piece::RequestBody => why::<R<oa::RequestBody>>(value),
+        Piece::Header => why::<R<oa::Header>>(value),
+        Piece::SecurityScheme => why::<R<oa::SecurityScheme>>(value),
+        Piece::Link => why::<R<oa::Link>>(value),
+        Piece::Callback => why::<R<oa::Callback>>(value),
+    }
+}
+
+fn why<T: DeserializeOwned>(value: &serde_json::Value) -> Option<(Vec<String>, String)> {
+    let err = serde_path_to_error::deserialize::<_, T>(value).err()?;
+    let mut tokens = Vec::new();
+    super::push_path(&mut tokens, err.path());
+    Some((tokens, err.inner().to_string()))
+}
+
 /// Every piece with its node and depth below the root; `None` when the document is
 /// not shaped for reading in pieces (a required field missing, a non-string key, a
 /// section that is not a mapping).

@@ -20,6 +20,7 @@
 //! nested schema from being read 2^depth times (`vendor/openapiv3/VENDORED.md`). No
 //! other rule reads the typed model. Bounds, so that it is never slow:
 //! - only root documents smaller than [`MAX_BYTES`] (64 MiB) are checked;
+//! - documents nested deeper than [`MAX_DEPTH`] (128) levels are not checked;
 //! - the conversion stops (and the document is not checked) when aliases would expand
 //!   it beyond a value budget or past [`MAX_DEPTH`] nesting levels (alias bombs).
 
@@ -50,8 +51,11 @@ pub const META: RuleMeta = RuleMeta {
 pub const EXACT_MAX_BYTES: usize = 1024 * 1024;
 /// Documents of this size (bytes) or more are not checked by RL008.
 pub const MAX_BYTES: usize = 64 * 1024 * 1024;
-/// Deepest nesting converted.
-pub const MAX_DEPTH: usize = 300;
+/// Deepest nesting RL008 reads (levels, as written or through aliases): deeper
+/// documents are not checked. `serde_json` itself refuses JSON nested deeper than
+/// 128, and the typed model's error path through nested schemas grows with the cube
+/// of the depth (a bad leaf 240 levels down took 14 s).
+pub const MAX_DEPTH: usize = 128;
 
 /// Checks every OpenAPI 3.0 document of the run (in parallel).
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
@@ -76,6 +80,11 @@ fn check_on_this_thread(doc: &Document) -> Option<Diagnostic> {
     }
     let tree = doc.doc.tree.as_ref().ok()?;
     let root = tree.root()?;
+    if nesting_depth(tree) > MAX_DEPTH {
+        // Not checked: `serde_json` refuses such text anyway, and the typed model's
+        // error path through deep schemas grows with the cube of the depth.
+        return None;
+    }
     let budget = (tree.len() * 4).max(1_000_000);
     if fast_accepts(tree, root, budget) {
         return None;
@@ -117,6 +126,25 @@ fn check_on_this_thread(doc: &Document) -> Option<Diagnostic> {
         )
         .with_help("Fix the structure so that code generators and validators read the document as retrylint does."),
     )
+}
+
+/// The deepest nesting of the tree as written (aliases not expanded): one pass over
+/// the nodes, each one level below its parent (parents are created first).
+fn nesting_depth(tree: &Tree) -> usize {
+    let mut depth: Vec<u16> = Vec::with_capacity(tree.len());
+    let mut deepest = 0;
+    for node in tree.all_nodes() {
+        let d = match tree.parent(node) {
+            Some(p) if (p.0 as usize) < depth.len() => depth[p.0 as usize].saturating_add(1),
+            // An aliased node's parent is its last user, created after it: counted
+            // from here, as the conversion and the tree reader bound the depth
+            // through aliases themselves.
+            Some(_) | None => 0,
+        };
+        deepest = deepest.max(d);
+        depth.push(d);
+    }
+    usize::from(deepest)
 }
 
 /// The fast path: a JSON file without repeated keys reads into the typed model
@@ -446,6 +474,48 @@ mod tests {
             rejection(&tree, root, 1_000_000, true).expect("rejected")
         );
         assert_eq!(piecewise.0, ["paths", "/a", "get", "responses", "404"]);
+    }
+
+    /// RL008's findings for one file, through the whole pipeline.
+    fn rl008_of(name: &str, text: &str) -> Vec<Diagnostic> {
+        let dir =
+            std::env::temp_dir().join(format!("retrylint-rl008-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let outcome = crate::check::run(&crate::check::CheckOptions {
+            paths: vec![path],
+            root: Some(dir.clone()),
+            cwd: Some(dir.clone()),
+            ..Default::default()
+        });
+        let _ = std::fs::remove_dir_all(&dir);
+        outcome
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.code == META.code)
+            .collect()
+    }
+
+    #[test]
+    fn merged_aliases_and_depth_limits() {
+        // An aliased node's parent is its last user, created after it: the depth
+        // pass once took that for "too deep" and left such documents unchecked.
+        let merged = rl008_of(
+            "merged.openapi.yaml",
+            "openapi: 3.0.3\ninfo: {title: t, version: '1'}\nx-ok: &ok {summary: s}\npaths:\n  /a:\n    <<: *ok\n    get: 5\n",
+        );
+        assert_eq!(merged.len(), 1, "{merged:?}");
+        assert_eq!(merged[0].primary.location.pointer, "/paths/~1a/get");
+        // Deeper than MAX_DEPTH: not checked (documented), whatever is wrong in it.
+        let mut schema = "{\"type\": \"string\", \"maxLength\": \"x\"}".to_string();
+        for _ in 0..MAX_DEPTH {
+            schema = format!("{{\"type\": \"array\", \"items\": {schema}}}");
+        }
+        let deep = format!(
+            "{{\"openapi\": \"3.0.3\", \"info\": {{\"title\": \"t\", \"version\": \"1\"}}, \"paths\": {{}}, \"components\": {{\"schemas\": {{\"A\": {schema}}}}}}}"
+        );
+        assert!(rl008_of("deep.openapi.json", &deep).is_empty());
     }
 
     #[test]

@@ -48,27 +48,46 @@ enum Piece {
 }
 
 /// How the pieces are read: straight from the JSON text (a JSON file without repeated
-/// keys) or through the tree reader (any other tree without aliases).
+/// keys) or through the tree reader (any other tree).
 #[derive(Debug, Clone, Copy)]
 pub enum Source {
     /// `serde_json` over each piece's text span.
     JsonText,
-    /// [`NodeDe`] over each piece's node, with this node budget per piece.
+    /// [`NodeDe`] over each piece's node.
     Tree {
-        /// Nodes one piece may read.
+        /// Nodes one piece may read; with `shared`, all pieces together.
         budget: usize,
         /// Deepest nesting, counted from the document root.
         max_depth: usize,
+        /// One budget for the whole document: a tree with aliases, where a few
+        /// nodes can stand for a huge document (an alias bomb referenced from every
+        /// path item must not cost its expansion once per piece).
+        shared: bool,
     },
+}
+
+impl Source {
+    /// The budget every piece of a document shares, if this source has one.
+    fn shared_limits(self) -> Option<Limits> {
+        match self {
+            Source::Tree {
+                budget,
+                max_depth,
+                shared: true,
+            } => Some(Limits::new(budget, max_depth)),
+            _ => None,
+        }
+    }
 }
 
 /// True when every piece of the document reads with its `openapiv3` type; false when
 /// one does not, or when the document is not shaped so that it can be read in pieces.
 pub fn accepts(tree: &Tree, root: NodeId, source: Source) -> bool {
+    let shared = source.shared_limits();
     match pieces(tree, root) {
         Some(pieces) => pieces
             .par_iter()
-            .all(|&(piece, node, depth)| reads(tree, node, depth, piece, source)),
+            .all(|&(piece, node, depth)| reads(tree, node, depth, piece, source, shared.as_ref())),
         None => false,
     }
 }
@@ -88,9 +107,10 @@ pub fn first_failure(
     to_value: impl Fn(NodeId) -> Option<serde_json::Value>,
 ) -> Option<(Vec<String>, String)> {
     let pieces = pieces(tree, root)?;
+    let shared = source.shared_limits();
     let &(piece, node, _) = pieces
         .iter()
-        .find(|&&(piece, node, depth)| !reads(tree, node, depth, piece, source))?;
+        .find(|&&(piece, node, depth)| !reads(tree, node, depth, piece, source, shared.as_ref()))?;
     let value = to_value(node)?;
     let (inner, message) = explain(piece, &value)?;
     let mut tokens = path_to(tree, root, node);
@@ -219,8 +239,16 @@ fn string_keyed(tree: &Tree, map: NodeId) -> Option<Vec<(NodeId, NodeId)>> {
         .then_some(entries)
 }
 
-fn reads(tree: &Tree, node: NodeId, depth: usize, piece: Piece, source: Source) -> bool {
+fn reads(
+    tree: &Tree,
+    node: NodeId,
+    depth: usize,
+    piece: Piece,
+    source: Source,
+    shared: Option<&Limits>,
+) -> bool {
     use oa::ReferenceOr as R;
+    let source = (source, shared);
     match piece {
         Piece::Str => reads_as::<String>(tree, node, depth, source),
         Piece::Info => reads_as::<oa::Info>(tree, node, depth, source),
@@ -245,10 +273,23 @@ fn reads(tree: &Tree, node: NodeId, depth: usize, piece: Piece, source: Source) 
     }
 }
 
-fn reads_as<T: DeserializeOwned>(tree: &Tree, node: NodeId, depth: usize, source: Source) -> bool {
-    match source {
-        Source::JsonText => serde_json::from_str::<T>(&tree.text()[tree.span(node)]).is_ok(),
-        Source::Tree { budget, max_depth } => {
+fn reads_as<T: DeserializeOwned>(
+    tree: &Tree,
+    node: NodeId,
+    depth: usize,
+    (source, shared): (Source, Option<&Limits>),
+) -> bool {
+    match (source, shared) {
+        (Source::JsonText, _) => serde_json::from_str::<T>(&tree.text()[tree.span(node)]).is_ok(),
+        (Source::Tree { .. }, Some(limits)) => {
+            T::deserialize(NodeDe::at_depth(tree, node, depth, limits)).is_ok()
+        }
+        (
+            Source::Tree {
+                budget, max_depth, ..
+            },
+            None,
+        ) => {
             let limits = Limits::new(budget, max_depth);
             T::deserialize(NodeDe::at_depth(tree, node, depth, &limits)).is_ok()
         }

@@ -8,8 +8,8 @@
 
 use crate::source::tree::{Kind, NodeId, Tree};
 use serde::de::{self, DeserializeSeed, Unexpected, Visitor};
-use std::cell::Cell;
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Why the tree did not read: the message only (the value path gives the details).
 #[derive(Debug)]
@@ -30,8 +30,11 @@ impl de::Error for Error {
 }
 
 /// Shared bounds: nodes left to read and deepest nesting (as RL008's conversion).
+/// May be shared by the threads reading the pieces of one document: the count is a
+/// relaxed load and store, not a locked decrement, so concurrent readers can overrun
+/// it by a few nodes each, which is still a bound.
 pub struct Limits {
-    budget: Cell<usize>,
+    budget: AtomicUsize,
     max_depth: usize,
 }
 
@@ -39,7 +42,7 @@ impl Limits {
     /// At most `budget` nodes (aliases counted each time) and `max_depth` levels.
     pub fn new(budget: usize, max_depth: usize) -> Limits {
         Limits {
-            budget: Cell::new(budget),
+            budget: AtomicUsize::new(budget),
             max_depth,
         }
     }
@@ -110,11 +113,11 @@ fn scalar<'t>(tree: &'t Tree, node: NodeId) -> Scalar<'t> {
 
 impl<'t> NodeDe<'t> {
     fn enter(&self) -> Result<(), Error> {
-        let left = self.limits.budget.get();
+        let left = self.limits.budget.load(Ordering::Relaxed);
         if left == 0 || self.depth >= self.limits.max_depth {
             return Err(Error("too large or too deep".to_string()));
         }
-        self.limits.budget.set(left - 1);
+        self.limits.budget.store(left - 1, Ordering::Relaxed);
         Ok(())
     }
 

@@ -136,27 +136,48 @@ fn path_to(tree: &Tree, root: NodeId, node: NodeId) -> Vec<String> {
 
 /// Why `value` does not read as `piece`'s type: (tokens inside it, message).
 fn explain(piece: Piece, value: &serde_json::Value) -> Option<(Vec<String>, String)> {
+    // Read as the item itself when it is no `$ref`, so that the path goes inside
+    // (a `ReferenceOr` buffers its value and the path stops at it).
+    if matches!(piece, Piece::PathItem) && value.get("$ref").is_none() {
+        return why::<oa::PathItem>(value);
+    }
+    struct Why<'v>(&'v serde_json::Value);
+    impl WithType for Why<'_> {
+        type Out = Option<(Vec<String>, String)>;
+        fn call<T: DeserializeOwned>(self) -> Self::Out {
+            why::<T>(self.0)
+        }
+    }
+    with_type(piece, Why(value))
+}
+
+/// A call generic over the type a piece is read as ([`with_type`]).
+trait WithType {
+    type Out;
+    fn call<T: DeserializeOwned>(self) -> Self::Out;
+}
+
+/// Calls `f` with the `openapiv3` type of `piece`: the one table of piece types,
+/// shared by the check and the explanation so that they never read differently.
+fn with_type<F: WithType>(piece: Piece, f: F) -> F::Out {
     use oa::ReferenceOr as R;
     match piece {
-        Piece::Str => why::<String>(value),
-        Piece::Info => why::<oa::Info>(value),
-        Piece::Servers => why::<Vec<oa::Server>>(value),
-        Piece::Security => why::<Option<Vec<oa::SecurityRequirement>>>(value),
-        Piece::Tags => why::<Vec<oa::Tag>>(value),
-        Piece::ExternalDocs => why::<Option<oa::ExternalDocumentation>>(value),
-        // Read as the item itself when it is no `$ref`, so that the path goes inside
-        // (a `ReferenceOr` buffers its value and the path stops at it).
-        Piece::PathItem if value.get("$ref").is_none() => why::<oa::PathItem>(value),
-        Piece::PathItem => why::<R<oa::PathItem>>(value),
-        Piece::Schema => why::<R<oa::Schema>>(value),
-        Piece::Response => why::<R<oa::Response>>(value),
-        Piece::Parameter => why::<R<oa::Parameter>>(value),
-        Piece::Example => why::<R<oa::Example>>(value),
-        Piece::RequestBody => why::<R<oa::RequestBody>>(value),
-        Piece::Header => why::<R<oa::Header>>(value),
-        Piece::SecurityScheme => why::<R<oa::SecurityScheme>>(value),
-        Piece::Link => why::<R<oa::Link>>(value),
-        Piece::Callback => why::<R<oa::Callback>>(value),
+        Piece::Str => f.call::<String>(),
+        Piece::Info => f.call::<oa::Info>(),
+        Piece::Servers => f.call::<Vec<oa::Server>>(),
+        Piece::Security => f.call::<Option<Vec<oa::SecurityRequirement>>>(),
+        Piece::Tags => f.call::<Vec<oa::Tag>>(),
+        Piece::ExternalDocs => f.call::<Option<oa::ExternalDocumentation>>(),
+        Piece::PathItem => f.call::<R<oa::PathItem>>(),
+        Piece::Schema => f.call::<R<oa::Schema>>(),
+        Piece::Response => f.call::<R<oa::Response>>(),
+        Piece::Parameter => f.call::<R<oa::Parameter>>(),
+        Piece::Example => f.call::<R<oa::Example>>(),
+        Piece::RequestBody => f.call::<R<oa::RequestBody>>(),
+        Piece::Header => f.call::<R<oa::Header>>(),
+        Piece::SecurityScheme => f.call::<R<oa::SecurityScheme>>(),
+        Piece::Link => f.call::<R<oa::Link>>(),
+        Piece::Callback => f.call::<R<oa::Callback>>(),
     }
 }
 
@@ -247,30 +268,28 @@ fn reads(
     source: Source,
     shared: Option<&Limits>,
 ) -> bool {
-    use oa::ReferenceOr as R;
-    let source = (source, shared);
-    match piece {
-        Piece::Str => reads_as::<String>(tree, node, depth, source),
-        Piece::Info => reads_as::<oa::Info>(tree, node, depth, source),
-        Piece::Servers => reads_as::<Vec<oa::Server>>(tree, node, depth, source),
-        Piece::Security => {
-            reads_as::<Option<Vec<oa::SecurityRequirement>>>(tree, node, depth, source)
-        }
-        Piece::Tags => reads_as::<Vec<oa::Tag>>(tree, node, depth, source),
-        Piece::ExternalDocs => {
-            reads_as::<Option<oa::ExternalDocumentation>>(tree, node, depth, source)
-        }
-        Piece::PathItem => reads_as::<R<oa::PathItem>>(tree, node, depth, source),
-        Piece::Schema => reads_as::<R<oa::Schema>>(tree, node, depth, source),
-        Piece::Response => reads_as::<R<oa::Response>>(tree, node, depth, source),
-        Piece::Parameter => reads_as::<R<oa::Parameter>>(tree, node, depth, source),
-        Piece::Example => reads_as::<R<oa::Example>>(tree, node, depth, source),
-        Piece::RequestBody => reads_as::<R<oa::RequestBody>>(tree, node, depth, source),
-        Piece::Header => reads_as::<R<oa::Header>>(tree, node, depth, source),
-        Piece::SecurityScheme => reads_as::<R<oa::SecurityScheme>>(tree, node, depth, source),
-        Piece::Link => reads_as::<R<oa::Link>>(tree, node, depth, source),
-        Piece::Callback => reads_as::<R<oa::Callback>>(tree, node, depth, source),
+    struct Reads<'t> {
+        tree: &'t Tree,
+        node: NodeId,
+        depth: usize,
+        source: (Source, Option<&'t Limits>),
     }
+    impl WithType for Reads<'_> {
+        type Out = bool;
+        fn call<T: DeserializeOwned>(self) -> bool {
+            reads_as::<T>(self.tree, self.node, self.depth, self.source)
+        }
+    }
+    let source = (source, shared);
+    with_type(
+        piece,
+        Reads {
+            tree,
+            node,
+            depth,
+            source,
+        },
+    )
 }
 
 fn reads_as<T: DeserializeOwned>(

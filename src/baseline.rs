@@ -1,107 +1,364 @@
 //! Baselines: `--write-baseline FILE` records the current findings; `--baseline FILE`
 //! reports only findings that are not in it.
 //!
-//! A finding is keyed by rule, file (relative to the project root) and the JSON
-//! Pointer of its primary node, never by line, so edits that move lines do not make
-//! old findings new. Each key keeps a count: a baseline with two RL201 at one node
-//! absorbs two, and a third is new.
+//! A finding is keyed by rule, file (relative to the project root, `/`-separated) and
+//! the JSON Pointer of its primary node, never by line or message, so edits that move
+//! lines or reword a message do not make old findings new. A finding about operations
+//! (one `defaults` value shared by several) is keyed once per operation (`METHOD
+//! /path`): an operation that joins a recorded finding later is new, and the finding
+//! reported for it names only the new operations (the rules build it from the new
+//! hits alone, see [`crate::rules::grouping::Split`]). Each key keeps a count: a
+//! baseline with two findings at one key absorbs two, and a third is new.
+//!
+//! File format ([`VERSION`] 2): `{"version": 2, "findings": [entry...]}`, entries
+//! sorted by rule, path and pointer, each
+//! `{"rule", "path", "pointer", "operations"?: [sorted, repeats kept], "count"?}` where
+//! `count` counts the findings about no operation. Format 1 (and unversioned files)
+//! recorded one count per node without its operations, so it cannot be split into
+//! operations and is refused: record the baseline again.
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Location};
 use crate::report::root_relative;
+use crate::rules::grouping::{Partition, Split};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
-use std::path::Path;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The file format version.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
-/// One key and how many findings it had.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+/// The findings of one rule at one node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
-    /// Rule code.
+    /// Rule code (`RL201`).
     pub rule: String,
     /// Path relative to the project root, `/`-separated.
     pub path: String,
-    /// JSON Pointer of the primary node.
+    /// JSON Pointer (RFC 6901) of the primary node, `""` for the document or no node.
     pub pointer: String,
-    /// Findings with this key.
+    /// The operations (`METHOD /path`) of the findings here, sorted; an operation
+    /// appears once per finding about it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub operations: Vec<String>,
+    /// Findings here about no operation.
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub count: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A baseline file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Baseline {
-    /// Format version (1).
+    /// Format version ([`VERSION`]).
     pub version: u32,
-    /// Entries, sorted.
+    /// Entries, sorted by rule, path and pointer.
     pub findings: Vec<Entry>,
 }
 
-fn key(d: &Diagnostic, root: &Path) -> (String, String, String) {
-    (
-        d.code.to_string(),
-        root_relative(&d.primary.location, root),
-        d.primary.location.pointer.clone(),
-    )
+/// One key: rule, path, pointer, operation (`None` for a finding about none).
+type Key = (String, String, String, Option<String>);
+
+/// The keys of a finding: one per operation, or one without operation.
+fn keys(d: &Diagnostic, root: &Path) -> Vec<Key> {
+    let rule = d.code.to_string();
+    let path = root_relative(&d.primary.location, root);
+    let pointer = d.primary.location.pointer.clone();
+    if d.operations.is_empty() {
+        return vec![(rule, path, pointer, None)];
+    }
+    d.operations
+        .iter()
+        .map(|op| {
+            (
+                rule.clone(),
+                path.clone(),
+                pointer.clone(),
+                Some(op.clone()),
+            )
+        })
+        .collect()
 }
 
-/// The baseline of `diags`.
+/// The baseline of `diags` (paths relative to `root`).
 pub fn of(diags: &[Diagnostic], root: &Path) -> Baseline {
-    let mut counts: BTreeMap<(String, String, String), usize> = BTreeMap::new();
+    let mut nodes: BTreeMap<(String, String, String), Entry> = BTreeMap::new();
     for d in diags {
-        *counts.entry(key(d, root)).or_default() += 1;
+        for (rule, path, pointer, op) in keys(d, root) {
+            let e = nodes
+                .entry((rule.clone(), path.clone(), pointer.clone()))
+                .or_insert_with(|| Entry {
+                    rule,
+                    path,
+                    pointer,
+                    operations: Vec::new(),
+                    count: 0,
+                });
+            match op {
+                Some(op) => e.operations.push(op),
+                None => e.count += 1,
+            }
+        }
+    }
+    let mut findings: Vec<Entry> = nodes.into_values().collect();
+    for e in &mut findings {
+        e.operations.sort();
     }
     Baseline {
         version: VERSION,
-        findings: counts
-            .into_iter()
-            .map(|((rule, path, pointer), count)| Entry {
-                rule,
-                path,
-                pointer,
-                count,
-            })
-            .collect(),
+        findings,
     }
 }
 
-/// Renders a baseline as pretty JSON.
+/// Renders a baseline as pretty JSON (sorted, one operation a line, final newline).
 pub fn render(b: &Baseline) -> String {
     let mut s = serde_json::to_string_pretty(b).expect("serialisable");
     s.push('\n');
     s
 }
 
-/// Reads a baseline file.
+/// Reads a baseline file. Errors (one sentence, starting with the path): unreadable,
+/// not JSON of this shape, or another format version; a format-1 or unversioned file
+/// is refused with the command that records it again (`--write-baseline`).
 pub fn read(path: &Path) -> Result<Baseline, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let b: Baseline =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    if b.version != VERSION {
-        return Err(format!(
-            "{}: baseline version {} is not supported (expected {VERSION})",
-            path.display(),
-            b.version
-        ));
+    let shown = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{shown}: {e}"))?;
+    let again = format!(
+        "record it again with `retrylint check --write-baseline {shown}` (after checking \
+         that today's findings are the ones to accept)"
+    );
+    match value.get("version").map(|v| v.as_u64()) {
+        Some(Some(v)) if v == u64::from(VERSION) => {}
+        Some(Some(v)) if v < u64::from(VERSION) => {
+            return Err(format!(
+                "{shown}: baseline format {v} keys a finding shared by several operations \
+                 once, so it cannot tell a new operation from a recorded one; {again}"
+            ))
+        }
+        None => {
+            return Err(format!(
+                "{shown}: the baseline has no format `version` (a format before 2), so it \
+                 cannot tell a new operation from a recorded one; {again}"
+            ))
+        }
+        Some(_) => {
+            return Err(format!(
+                "{shown}: baseline format {} is not supported (this retrylint reads format \
+                 {VERSION}); {again}",
+                value["version"]
+            ))
+        }
+    }
+    let mut b: Baseline = serde_json::from_value(value).map_err(|e| format!("{shown}: {e}"))?;
+    // A file written or edited on Windows may use `\`; keys always use `/`.
+    for e in &mut b.findings {
+        e.path = e.path.replace('\\', "/");
     }
     Ok(b)
 }
 
-/// Keeps the findings the baseline does not account for (in order).
+fn counts(b: &Baseline) -> HashMap<Key, usize> {
+    let mut left: HashMap<Key, usize> = HashMap::new();
+    for e in &b.findings {
+        let key = |op: Option<String>| (e.rule.clone(), e.path.clone(), e.pointer.clone(), op);
+        if e.count > 0 {
+            *left.entry(key(None)).or_default() += e.count;
+        }
+        for op in &e.operations {
+            *left.entry(key(Some(op.clone()))).or_default() += 1;
+        }
+    }
+    left
+}
+
+/// Keeps the findings the baseline does not account for (in order). A finding is
+/// accounted for when every one of its keys (one per operation) still has a count
+/// left; it then uses one of each. A finding with any new key is kept whole (run
+/// under [`split`], a grouped finding holds only new operations by then).
 pub fn filter_new(diags: Vec<Diagnostic>, baseline: &Baseline, root: &Path) -> Vec<Diagnostic> {
-    let mut left: BTreeMap<(String, String, String), usize> = baseline
-        .findings
-        .iter()
-        .map(|e| ((e.rule.clone(), e.path.clone(), e.pointer.clone()), e.count))
-        .collect();
+    let mut left = counts(baseline);
     diags
         .into_iter()
-        .filter(|d| match left.get_mut(&key(d, root)) {
-            Some(n) if *n > 0 => {
-                *n -= 1;
-                false
+        .filter(|d| {
+            let keys = keys(d, root);
+            if !keys.iter().all(|k| left.get(k).is_some_and(|n| *n > 0)) {
+                return true;
             }
-            _ => true,
+            for k in &keys {
+                if let Some(n) = left.get_mut(k) {
+                    *n -= 1;
+                }
+            }
+            false
         })
         .collect()
+}
+
+/// What the baseline records, for the grouping ([`Partition`]).
+struct Known {
+    root: PathBuf,
+    keys: HashSet<(String, String, String, String)>,
+}
+
+impl Partition for Known {
+    fn is_known(&self, rule: &str, primary: &Location, operation: &str) -> bool {
+        self.keys.contains(&(
+            rule.to_string(),
+            root_relative(primary, &self.root),
+            primary.pointer.clone(),
+            operation.to_string(),
+        ))
+    }
+}
+
+/// The baseline's view for the rules (`CheckOptions::split`), paths relative to
+/// `root` (the same root [`filter_new`] is given).
+pub fn split(baseline: &Baseline, root: &Path) -> Split {
+    let keys = counts(baseline)
+        .into_keys()
+        .filter_map(|(rule, path, pointer, op)| Some((rule, path, pointer, op?)))
+        .collect();
+    Split(Arc::new(Known {
+        root: root.to_path_buf(),
+        keys,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::Label;
+    use crate::rules::rl201_unprotected_retry::META;
+    use crate::source::SourceFile;
+
+    fn file(root: &Path, name: &str) -> Arc<SourceFile> {
+        Arc::new(SourceFile::new(root.join(name), name.to_string(), "x: 1\n"))
+    }
+
+    fn finding(root: &Path, name: &str, pointer: &str, ops: &[&str]) -> Diagnostic {
+        let location = Location {
+            file: file(root, name),
+            span: 0..1,
+            pointer: pointer.to_string(),
+        };
+        let mut d = Diagnostic::new(&META, "m", location, "l");
+        d = d.with_operations(ops.iter().map(|s| s.to_string()));
+        d
+    }
+
+    fn root() -> PathBuf {
+        PathBuf::from("/project")
+    }
+
+    #[test]
+    fn identical_findings_are_hidden_and_counted() {
+        let r = root();
+        let old = vec![
+            finding(&r, "p.yaml", "/defaults/retry", &["POST /a", "POST /b"]),
+            finding(&r, "p.yaml", "", &[]),
+            finding(&r, "p.yaml", "", &[]),
+        ];
+        let b = of(&old, &r);
+        assert!(filter_new(old.clone(), &b, &r).is_empty());
+        // A third finding without operation at the same key is new.
+        let mut more = old.clone();
+        more.push(finding(&r, "p.yaml", "", &[]));
+        assert_eq!(filter_new(more, &b, &r).len(), 1);
+    }
+
+    #[test]
+    fn a_new_operation_at_a_recorded_node_is_new() {
+        let r = root();
+        let b = of(
+            &[finding(&r, "p.yaml", "/defaults/retry", &["POST /a"])],
+            &r,
+        );
+        let now = vec![finding(&r, "p.yaml", "/defaults/retry", &["POST /b"])];
+        assert_eq!(filter_new(now, &b, &r).len(), 1);
+        // And the split tells the rules which hit is which.
+        let s = split(&b, &r);
+        let at = finding(&r, "p.yaml", "/defaults/retry", &[])
+            .primary
+            .location;
+        assert!(s.0.is_known("RL201", &at, "POST /a"));
+        assert!(!s.0.is_known("RL201", &at, "POST /b"));
+        assert!(!s.0.is_known("RL306", &at, "POST /a"));
+    }
+
+    #[test]
+    fn another_file_or_layer_is_new() {
+        let r = root();
+        let b = of(
+            &[finding(&r, "client.yaml", "/defaults/retry", &["POST /a"])],
+            &r,
+        );
+        // The same node in a new layer's policy file.
+        let layer = finding(&r, "gateway.yaml", "/defaults/retry", &["POST /a"]);
+        assert_eq!(filter_new(vec![layer], &b, &r).len(), 1);
+        // A new label in another file: the operation is new to the finding.
+        let mut d = finding(
+            &r,
+            "client.yaml",
+            "/defaults/retry",
+            &["POST /a", "POST /b"],
+        );
+        d.labels.push(Label {
+            location: Location {
+                file: file(&r, "other/openapi.yaml"),
+                span: 0..1,
+                pointer: "/paths/~1b/post".into(),
+            },
+            message: "retried operation".into(),
+        });
+        assert_eq!(filter_new(vec![d], &b, &r).len(), 1);
+    }
+
+    #[test]
+    fn format_is_sorted_and_versioned() {
+        let r = root();
+        let b = of(
+            &[
+                finding(&r, "z.yaml", "/x", &["POST /b", "GET /a"]),
+                finding(&r, "a.yaml", "", &[]),
+            ],
+            &r,
+        );
+        let text = render(&b);
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["version"], 2);
+        assert_eq!(v["findings"][0]["path"], "a.yaml");
+        assert_eq!(v["findings"][0]["count"], 1);
+        assert!(v["findings"][0].get("operations").is_none());
+        assert_eq!(v["findings"][1]["operations"][0], "GET /a");
+        assert!(v["findings"][1].get("count").is_none());
+    }
+
+    #[test]
+    fn old_formats_are_refused_naming_write_baseline() {
+        let dir = std::env::temp_dir().join(format!("retrylint-baseline-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, text) in [
+            ("v1.json", r#"{"version": 1, "findings": []}"#),
+            ("none.json", r#"{"findings": []}"#),
+            ("v9.json", r#"{"version": 9, "findings": []}"#),
+        ] {
+            let p = dir.join(name);
+            std::fs::write(&p, text).unwrap();
+            let e = read(&p).unwrap_err();
+            assert!(e.contains("--write-baseline"), "{e}");
+        }
+        let p = dir.join("win.json");
+        std::fs::write(
+            &p,
+            r#"{"version": 2, "findings": [{"rule": "RL201", "path": "api\\p.yaml", "pointer": "", "count": 1}]}"#,
+        )
+        .unwrap();
+        assert_eq!(read(&p).unwrap().findings[0].path, "api/p.yaml");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -55,8 +55,21 @@ pub fn check(args: &CheckArgs) -> u8 {
         related: true,
         ..CheckOptions::default()
     };
-    let mut outcome = crate::timing::phase("check", || run(&options));
     let root = crate::check::report_root(&options);
+    // The baseline is read before the run: the rules split grouped findings by it.
+    let baseline = match args.baseline.as_deref().map(crate::baseline::read) {
+        None => None,
+        Some(Ok(b)) => Some(b),
+        Some(Err(e)) => {
+            eprintln!("retrylint: cannot use the baseline {e}");
+            return EXIT_ERROR;
+        }
+    };
+    let options = CheckOptions {
+        split: baseline.as_ref().map(|b| crate::baseline::split(b, &root)),
+        ..options
+    };
+    let mut outcome = crate::timing::phase("check", || run(&options));
     if let Some(path) = &args.write_baseline {
         let b = crate::baseline::of(&outcome.diagnostics, &root);
         if let Err(e) = std::fs::write(path, crate::baseline::render(&b)) {
@@ -67,20 +80,9 @@ pub fn check(args: &CheckArgs) -> u8 {
             return EXIT_ERROR;
         }
     }
-    if let Some(path) = &args.baseline {
-        match crate::baseline::read(path) {
-            Ok(b) => {
-                outcome.diagnostics = crate::baseline::filter_new(
-                    std::mem::take(&mut outcome.diagnostics),
-                    &b,
-                    &root,
-                );
-            }
-            Err(e) => {
-                eprintln!("retrylint: cannot read the baseline {e}");
-                return EXIT_ERROR;
-            }
-        }
+    if let Some(b) = &baseline {
+        outcome.diagnostics =
+            crate::baseline::filter_new(std::mem::take(&mut outcome.diagnostics), b, &root);
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let text = crate::timing::phase("report", || match args.format {

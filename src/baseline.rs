@@ -7,12 +7,15 @@
 //! (one `defaults` value shared by several) is keyed once per operation (`METHOD
 //! /path`): an operation that joins a recorded finding later is new, and the finding
 //! reported for it names only the new operations (the rules build it from the new
-//! hits alone, see [`crate::rules::grouping::Split`]). Each key keeps a count: a
-//! baseline with two findings at one key absorbs two, and a third is new.
+//! hits alone, see [`crate::rules::grouping::Split`]). The other files a finding has
+//! labels in are recorded too: a label in a file the baseline did not list (a new
+//! layer's policy, operations in another spec) makes it new; fewer files do not. Each
+//! key keeps a count: a baseline with two findings at one key absorbs two, and a third
+//! is new.
 //!
 //! File format ([`VERSION`] 2): `{"version": 2, "findings": [entry...]}`, entries
-//! sorted by rule, path and pointer, each
-//! `{"rule", "path", "pointer", "operations"?: [sorted, repeats kept], "count"?}` where
+//! sorted by rule, path, pointer and label files, each `{"rule", "path", "pointer",
+//! "label_files"?: [...], "operations"?: [sorted, repeats kept], "count"?}` where
 //! `count` counts the findings about no operation. Format 1 (and unversioned files)
 //! recorded one count per node without its operations, so it cannot be split into
 //! operations and is refused: record the baseline again.
@@ -21,22 +24,27 @@ use crate::diagnostic::{Diagnostic, Location};
 use crate::report::root_relative;
 use crate::rules::grouping::{Partition, Split};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The file format version.
 pub const VERSION: u32 = 2;
 
-/// The findings of one rule at one node.
+/// The findings of one rule at one node, with labels in the same other files.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     /// Rule code (`RL201`).
     pub rule: String,
-    /// Path relative to the project root, `/`-separated.
+    /// Path of the primary location, relative to the project root, `/`-separated.
     pub path: String,
     /// JSON Pointer (RFC 6901) of the primary node, `""` for the document or no node.
     pub pointer: String,
+    /// The other files the findings have labels in (the specs of their operations,
+    /// other layers' policies), sorted. A finding whose labels reach a file not listed
+    /// here (a new layer, a new file of operations) is new; one with fewer is not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub label_files: Vec<String>,
     /// The operations (`METHOD /path`) of the findings here, sorted; an operation
     /// appears once per finding about it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -55,55 +63,65 @@ fn is_zero(n: &usize) -> bool {
 pub struct Baseline {
     /// Format version ([`VERSION`]).
     pub version: u32,
-    /// Entries, sorted by rule, path and pointer.
+    /// Entries, sorted by rule, path, pointer and label files.
     pub findings: Vec<Entry>,
 }
 
-/// One key: rule, path, pointer, operation (`None` for a finding about none).
-type Key = (String, String, String, Option<String>);
+/// Where a finding is: rule, primary path, primary pointer.
+type Node = (String, String, String);
 
-/// The keys of a finding: one per operation, or one without operation.
-fn keys(d: &Diagnostic, root: &Path) -> Vec<Key> {
-    let rule = d.code.to_string();
+/// A finding's identity: its node, the other files it has labels in, and one key per
+/// operation (`None` for a finding about none).
+struct Identity {
+    node: Node,
+    label_files: BTreeSet<String>,
+    operations: Vec<Option<String>>,
+}
+
+fn identity(d: &Diagnostic, root: &Path) -> Identity {
     let path = root_relative(&d.primary.location, root);
-    let pointer = d.primary.location.pointer.clone();
-    if d.operations.is_empty() {
-        return vec![(rule, path, pointer, None)];
-    }
-    d.operations
+    let label_files = d
+        .labels
         .iter()
-        .map(|op| {
-            (
-                rule.clone(),
-                path.clone(),
-                pointer.clone(),
-                Some(op.clone()),
-            )
-        })
-        .collect()
+        .map(|l| root_relative(&l.location, root))
+        .filter(|f| *f != path)
+        .collect();
+    let operations = if d.operations.is_empty() {
+        vec![None]
+    } else {
+        d.operations.iter().cloned().map(Some).collect()
+    };
+    Identity {
+        node: (d.code.to_string(), path, d.primary.location.pointer.clone()),
+        label_files,
+        operations,
+    }
 }
 
 /// The baseline of `diags` (paths relative to `root`).
 pub fn of(diags: &[Diagnostic], root: &Path) -> Baseline {
-    let mut nodes: BTreeMap<(String, String, String), Entry> = BTreeMap::new();
+    let mut entries: BTreeMap<(Node, BTreeSet<String>), Entry> = BTreeMap::new();
     for d in diags {
-        for (rule, path, pointer, op) in keys(d, root) {
-            let e = nodes
-                .entry((rule.clone(), path.clone(), pointer.clone()))
-                .or_insert_with(|| Entry {
-                    rule,
-                    path,
-                    pointer,
-                    operations: Vec::new(),
-                    count: 0,
-                });
+        let id = identity(d, root);
+        let (rule, path, pointer) = id.node.clone();
+        let e = entries
+            .entry((id.node, id.label_files.clone()))
+            .or_insert_with(|| Entry {
+                rule,
+                path,
+                pointer,
+                label_files: id.label_files.into_iter().collect(),
+                operations: Vec::new(),
+                count: 0,
+            });
+        for op in id.operations {
             match op {
                 Some(op) => e.operations.push(op),
                 None => e.count += 1,
             }
         }
     }
-    let mut findings: Vec<Entry> = nodes.into_values().collect();
+    let mut findings: Vec<Entry> = entries.into_values().collect();
     for e in &mut findings {
         e.operations.sort();
     }
@@ -158,40 +176,63 @@ pub fn read(path: &Path) -> Result<Baseline, String> {
     // A file written or edited on Windows may use `\`; keys always use `/`.
     for e in &mut b.findings {
         e.path = e.path.replace('\\', "/");
+        for f in &mut e.label_files {
+            *f = f.replace('\\', "/");
+        }
     }
     Ok(b)
 }
 
-fn counts(b: &Baseline) -> HashMap<Key, usize> {
-    let mut left: HashMap<Key, usize> = HashMap::new();
+/// What is left to absorb at one node: per entry, its label files and counts per
+/// operation key.
+type Left = HashMap<Node, Vec<(BTreeSet<String>, HashMap<Option<String>, usize>)>>;
+
+fn counts(b: &Baseline) -> Left {
+    let mut left: Left = HashMap::new();
     for e in &b.findings {
-        let key = |op: Option<String>| (e.rule.clone(), e.path.clone(), e.pointer.clone(), op);
+        let mut n: HashMap<Option<String>, usize> = HashMap::new();
         if e.count > 0 {
-            *left.entry(key(None)).or_default() += e.count;
+            n.insert(None, e.count);
         }
         for op in &e.operations {
-            *left.entry(key(Some(op.clone()))).or_default() += 1;
+            *n.entry(Some(op.clone())).or_default() += 1;
         }
+        left.entry((e.rule.clone(), e.path.clone(), e.pointer.clone()))
+            .or_default()
+            .push((e.label_files.iter().cloned().collect(), n));
     }
     left
 }
 
 /// Keeps the findings the baseline does not account for (in order). A finding is
-/// accounted for when every one of its keys (one per operation) still has a count
-/// left; it then uses one of each. A finding with any new key is kept whole (run
-/// under [`split`], a grouped finding holds only new operations by then).
+/// accounted for when each of its operations (or, about none, the finding itself)
+/// still has a count left in an entry of its node whose label files include all of
+/// the finding's; it then uses one of each. A finding with anything new is kept
+/// whole: run the rules under [`split`] and a grouped finding holds only new
+/// operations by then.
 pub fn filter_new(diags: Vec<Diagnostic>, baseline: &Baseline, root: &Path) -> Vec<Diagnostic> {
     let mut left = counts(baseline);
     diags
         .into_iter()
         .filter(|d| {
-            let keys = keys(d, root);
-            if !keys.iter().all(|k| left.get(k).is_some_and(|n| *n > 0)) {
+            let id = identity(d, root);
+            let Some(entries) = left.get_mut(&id.node) else {
                 return true;
+            };
+            // Which entry absorbs each operation key, decided before any is used.
+            let mut picks = Vec::with_capacity(id.operations.len());
+            for op in &id.operations {
+                let pick = entries.iter().position(|(files, n)| {
+                    id.label_files.is_subset(files) && n.get(op).is_some_and(|c| *c > 0)
+                });
+                match pick {
+                    Some(i) => picks.push(i),
+                    None => return true,
+                }
             }
-            for k in &keys {
-                if let Some(n) = left.get_mut(k) {
-                    *n -= 1;
+            for (op, i) in id.operations.iter().zip(picks) {
+                if let Some(c) = entries[i].1.get_mut(op) {
+                    *c -= 1;
                 }
             }
             false
@@ -217,11 +258,22 @@ impl Partition for Known {
 }
 
 /// The baseline's view for the rules (`CheckOptions::split`), paths relative to
-/// `root` (the same root [`filter_new`] is given).
+/// `root` (the same root [`filter_new`] is given): a hit is known when the baseline
+/// records its rule, node and operation.
 pub fn split(baseline: &Baseline, root: &Path) -> Split {
-    let keys = counts(baseline)
-        .into_keys()
-        .filter_map(|(rule, path, pointer, op)| Some((rule, path, pointer, op?)))
+    let keys = baseline
+        .findings
+        .iter()
+        .flat_map(|e| {
+            e.operations.iter().map(|op| {
+                (
+                    e.rule.clone(),
+                    e.path.clone(),
+                    e.pointer.clone(),
+                    op.clone(),
+                )
+            })
+        })
         .collect();
     Split(Arc::new(Known {
         root: root.to_path_buf(),
@@ -290,32 +342,46 @@ mod tests {
         assert!(!s.0.is_known("RL306", &at, "POST /a"));
     }
 
+    fn label_in(mut d: Diagnostic, r: &Path, name: &str) -> Diagnostic {
+        d.labels.push(Label {
+            location: Location {
+                file: file(r, name),
+                span: 0..1,
+                pointer: "/x".into(),
+            },
+            message: "m".into(),
+        });
+        d
+    }
+
     #[test]
-    fn another_file_or_layer_is_new() {
+    fn a_new_layer_file_is_new() {
         let r = root();
         let b = of(
             &[finding(&r, "client.yaml", "/defaults/retry", &["POST /a"])],
             &r,
         );
-        // The same node in a new layer's policy file.
+        // The same node and operation in a new layer's policy file.
         let layer = finding(&r, "gateway.yaml", "/defaults/retry", &["POST /a"]);
         assert_eq!(filter_new(vec![layer], &b, &r).len(), 1);
-        // A new label in another file: the operation is new to the finding.
-        let mut d = finding(
-            &r,
-            "client.yaml",
-            "/defaults/retry",
-            &["POST /a", "POST /b"],
-        );
-        d.labels.push(Label {
-            location: Location {
-                file: file(&r, "other/openapi.yaml"),
-                span: 0..1,
-                pointer: "/paths/~1b/post".into(),
-            },
-            message: "retried operation".into(),
-        });
-        assert_eq!(filter_new(vec![d], &b, &r).len(), 1);
+    }
+
+    #[test]
+    fn a_new_label_in_another_file_is_new_and_fewer_files_are_not() {
+        let r = root();
+        let d = || finding(&r, "client.yaml", "/defaults/attempts", &["GET /a"]);
+        let b = of(&[label_in(d(), &r, "gateway.yaml")], &r);
+        assert_eq!(b.findings[0].label_files, vec!["gateway.yaml".to_string()]);
+        // The same label again (same file, any line): hidden.
+        assert!(filter_new(vec![label_in(d(), &r, "gateway.yaml")], &b, &r).is_empty());
+        // A label in the primary's own file changes nothing.
+        let own = label_in(label_in(d(), &r, "gateway.yaml"), &r, "client.yaml");
+        assert!(filter_new(vec![own], &b, &r).is_empty());
+        // A third layer's policy joins: new.
+        let three = label_in(label_in(d(), &r, "gateway.yaml"), &r, "mesh.yaml");
+        assert_eq!(filter_new(vec![three], &b, &r).len(), 1);
+        // A layer removed: still the recorded finding.
+        assert!(filter_new(vec![d()], &b, &r).is_empty());
     }
 
     #[test]

@@ -283,3 +283,89 @@ fn new_users_of_a_shared_component_are_reported_even_with_the_same_message() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every rule fixture with a finding over several operations: drop one operation from
+/// the baseline and the run reports exactly that operation, in one finding of the same
+/// rule, and nothing else. (Checks that each rule's finding is keyed at the node its
+/// grouping splits on.)
+#[test]
+fn every_grouped_finding_splits_off_exactly_the_unrecorded_operation() {
+    let mut tried = 0;
+    let rules = repo().join("fixtures/rules");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&rules)
+        .unwrap()
+        .flat_map(|r| std::fs::read_dir(r.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    // And the shop spec under one-line `defaults` that get many rules wrong at once,
+    // so most rules' findings cover several operations.
+    for (i, defaults) in BAD_DEFAULTS.iter().enumerate() {
+        let dir =
+            std::env::temp_dir().join(format!("retrylint-bl-defaults-{i}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let shop = repo().join("fixtures/examples/shop");
+        std::fs::copy(shop.join("openapi.yaml"), dir.join("openapi.yaml")).unwrap();
+        std::fs::write(
+            dir.join("retry-policy.yaml"),
+            format!("version: 1\nspec: openapi.yaml\ndefaults: {defaults}\n"),
+        )
+        .unwrap();
+        dirs.push(dir);
+    }
+    let mut codes = std::collections::BTreeSet::new();
+    for dir in dirs {
+        let root = std::fs::canonicalize(&dir).unwrap();
+        let all = check_against(&root, None);
+        let full = baseline::of(&all, &root);
+        for d in all.iter().filter(|d| d.operations.len() > 1) {
+            tried += 1;
+            codes.insert(d.code);
+            let dropped = d.operations.last().unwrap().clone();
+            let mut b = full.clone();
+            let path = retrylint::report::root_relative(&d.primary.location, &root);
+            let entry = b
+                .findings
+                .iter_mut()
+                .find(|e| {
+                    e.rule == d.code
+                        && e.path == path
+                        && e.pointer == d.primary.location.pointer
+                        && e.operations.contains(&dropped)
+                })
+                .unwrap();
+            let at = entry.operations.iter().position(|o| *o == dropped).unwrap();
+            entry.operations.remove(at);
+            let new = check_against(&root, Some(&b));
+            assert_eq!(
+                summary(&new),
+                [(d.code.to_string(), vec![dropped.clone()])],
+                "{}: {} without {dropped}",
+                dir.display(),
+                d.code
+            );
+        }
+    }
+    // The rules seen grouped (so a rule that stops grouping is noticed here).
+    assert!(
+        codes.len() >= 18,
+        "{tried} grouped findings, rules {codes:?}"
+    );
+    for (i, _) in BAD_DEFAULTS.iter().enumerate() {
+        let dir =
+            std::env::temp_dir().join(format!("retrylint-bl-defaults-{i}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// One-line `defaults` over every operation of the shop spec, each wrong in several
+/// ways (with the rule fixtures: 37 grouped findings of 20 rules when written).
+const BAD_DEFAULTS: &[&str] = &[
+    "{retry: true, effect: non-idempotent, attempts: 10, backoff: {base: 100ms, cap: 1s}, retry_on: [503, 409, 429], on_unknown_result: resend}",
+    "{retry: true, attempts: 3, deadline: 3s, attempt_timeout: 2s, backoff: {base: 100ms, cap: 1s, jitter: full}, retry_on: [transport, 429], retry_after: {honor: true, max: 30s, on_invalid: stop}}",
+    "{retry: true, effect: non-idempotent, idempotency_key: {header: X-Request-Id, retention: 1s, scope: per-client, on_payload_mismatch: reject, on_concurrent: reject}, on_unknown_result: replay-key, attempts: 3, deadline: 1m, backoff: {base: 200ms, cap: 2s, jitter: full}, retry_on: [transport]}",
+    "{retry: true, effect: non-idempotent, status_endpoint: 'GET /nope', on_unknown_result: check-status, attempts: 0, deadline: 10ms, backoff: {base: 1s, cap: 2s, jitter: full}, retry_on: [transport]}",
+    "{retry: true, effect: idempotent, attempts: 3, deadline: 5s, backoff: {base: 100ms, cap: 1s, jitter: full}, retry_on: [transport, 400]}",
+];

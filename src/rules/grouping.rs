@@ -143,7 +143,10 @@ pub trait Partition: Send + Sync {
 /// A baseline's view for the grouping: while a rule runs under [`Split::run`], hits the
 /// baseline records and new hits of one node form separate findings, so the finding
 /// that survives the baseline names only the new operations (its message, help and
-/// labels are built from the new hits alone). Without a split nothing changes.
+/// labels are built from the new hits alone). Without a split nothing changes. The
+/// split only shapes findings; the baseline filter decides what is hidden, so a wrong
+/// answer (a rule keying its finding at another node than it groups on) never hides a
+/// finding, it only lets the reported one name recorded operations too.
 #[derive(Clone)]
 pub struct Split(pub Arc<dyn Partition>);
 

@@ -211,8 +211,24 @@ fn counts(b: &Baseline) -> Left {
 /// whole: run the rules under [`split`] and a grouped finding holds only new
 /// operations by then.
 pub fn filter_new(diags: Vec<Diagnostic>, baseline: &Baseline, root: &Path) -> Vec<Diagnostic> {
+    filter(diags, baseline, root).new
+}
+
+/// What [`filter`] keeps and what the baseline recorded that no longer occurs.
+#[derive(Debug)]
+pub struct Filtered {
+    /// The findings the baseline does not account for, in order.
+    pub new: Vec<Diagnostic>,
+    /// Recorded findings (operation keys and counts) that did not occur: fixed since,
+    /// or outside the files of this run. A fixed finding left in the baseline would
+    /// hide the same finding coming back, so a full run says to record it again.
+    pub stale: usize,
+}
+
+/// [`filter_new`], also counting what the baseline recorded that did not occur.
+pub fn filter(diags: Vec<Diagnostic>, baseline: &Baseline, root: &Path) -> Filtered {
     let mut left = counts(baseline);
-    diags
+    let new = diags
         .into_iter()
         .filter(|d| {
             let id = identity(d, root);
@@ -237,7 +253,9 @@ pub fn filter_new(diags: Vec<Diagnostic>, baseline: &Baseline, root: &Path) -> V
             }
             false
         })
-        .collect()
+        .collect();
+    let stale = left.values().flatten().flat_map(|(_, n)| n.values()).sum();
+    Filtered { new, stale }
 }
 
 /// What the baseline records, for the grouping ([`Partition`]).
@@ -321,6 +339,15 @@ mod tests {
         let mut more = old.clone();
         more.push(finding(&r, "p.yaml", "", &[]));
         assert_eq!(filter_new(more, &b, &r).len(), 1);
+        // One operation fixed: one recorded finding is stale.
+        let fixed = vec![
+            finding(&r, "p.yaml", "/defaults/retry", &["POST /a"]),
+            finding(&r, "p.yaml", "", &[]),
+            finding(&r, "p.yaml", "", &[]),
+        ];
+        let f = filter(fixed, &b, &r);
+        assert!(f.new.is_empty());
+        assert_eq!(f.stale, 1);
     }
 
     #[test]

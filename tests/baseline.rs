@@ -129,6 +129,27 @@ fn case40_ci_flow_reports_only_the_new_operation() {
     .unwrap();
     let (code, out, err) = retrylint(&dir, &["check", "--baseline", "base.json"]);
     assert_eq!(code, 0, "{out}{err}");
+    assert!(!err.contains("no longer occur"), "{err}");
+
+    // `POST /payments` is removed again: clean, and the two recorded findings that no
+    // longer occur are named on stderr (left in, they would hide their return).
+    std::fs::copy(
+        case40("before").join("openapi.yaml"),
+        dir.join("openapi.yaml"),
+    )
+    .unwrap();
+    let (code, out, err) = retrylint(&dir, &["check", "--baseline", "base.json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("2 finding(s) recorded in the baseline base.json no longer occur")
+            && err.contains("--write-baseline base.json"),
+        "{err}"
+    );
+    // A run over named files sees part of the project: no such note.
+    let args = ["check", "--baseline", "base.json", "openapi.yaml"];
+    let (code, _, err) = retrylint(&dir, &args);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("no longer occur"), "{err}");
 
     // A baseline of the previous format (no operations) is refused: exit 2, and the
     // message says how to record it again.

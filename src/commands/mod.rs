@@ -80,9 +80,21 @@ pub fn check(args: &CheckArgs) -> u8 {
             return EXIT_ERROR;
         }
     }
-    if let Some(b) = &baseline {
-        outcome.diagnostics =
-            crate::baseline::filter_new(std::mem::take(&mut outcome.diagnostics), b, &root);
+    if let (Some(b), Some(path)) = (&baseline, &args.baseline) {
+        let filtered = crate::baseline::filter(std::mem::take(&mut outcome.diagnostics), b, &root);
+        outcome.diagnostics = filtered.new;
+        // Named files see only part of the project: what did not occur may lie outside.
+        let whole_project = args.paths.iter().all(|p| p.is_dir()) && args.policies.is_empty();
+        if filtered.stale > 0 && whole_project {
+            eprintln!(
+                "retrylint: {} finding(s) recorded in the baseline {} no longer occur; record \
+                 it again with `retrylint check --write-baseline {}` so they cannot come back \
+                 unnoticed",
+                filtered.stale,
+                path.display(),
+                path.display()
+            );
+        }
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let text = crate::timing::phase("report", || match args.format {

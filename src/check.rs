@@ -42,6 +42,9 @@ pub struct CheckOptions {
     /// documents a given policy governs and the policies governing a given document
     /// (so a pre-commit run over some files finds what a full run finds for them).
     pub related: bool,
+    /// A baseline's view (`--baseline`): grouped findings split into what the baseline
+    /// records and what is new, so the new part names only new operations.
+    pub split: Option<crate::rules::grouping::Split>,
 }
 
 /// What a check found.
@@ -183,7 +186,9 @@ pub fn run_full(options: &CheckOptions) -> (Analyzed, Vec<Diagnostic>) {
         analysis: &analyzed.analysis,
         thresholds: &options.thresholds,
     };
-    diagnostics.extend(crate::timing::phase("rules", || rules::run_checks(&ctx)));
+    diagnostics.extend(crate::timing::phase("rules", || {
+        rules::run_checks_split(&ctx, options.split.as_ref())
+    }));
     crate::timing::phase("sort", || sort_and_dedup(&mut diagnostics));
     let applied = crate::timing::phase("suppress", || {
         let suppressions = suppress::collect(&analyzed.documents, &analyzed.analysis);

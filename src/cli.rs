@@ -138,8 +138,10 @@ pub struct CheckArgs {
     /// (human format; standard error for the other formats).
     #[arg(long)]
     pub show_suppressed: bool,
-    /// Report only findings not recorded in this baseline file (keyed by rule, file
-    /// and JSON Pointer, so moved lines do not make old findings new).
+    /// Report only findings not recorded in this baseline file (keyed by rule, file,
+    /// JSON Pointer and operation, so moved lines do not make old findings new and a
+    /// new operation joining a recorded finding is reported). A file of an older
+    /// format is refused (exit 2): record it again with --write-baseline.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// Record the current findings as a baseline in FILE (the report is still printed).

@@ -166,7 +166,9 @@ fn house_style(text: String) -> String {
 }
 
 /// Sorts diagnostics by file, position and code and drops exact repeats (the same
-/// finding reached through two root documents).
+/// finding reached through two root documents). Findings about different operations
+/// are never repeats, even when their messages agree ("shared by 2 operations"): a
+/// baseline splits one node's finding into recorded and new operations.
 pub fn sort_and_dedup(diags: &mut Vec<Diagnostic>) {
     diags.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     diags.dedup_by(|a, b| {
@@ -174,5 +176,6 @@ pub fn sort_and_dedup(diags: &mut Vec<Diagnostic>) {
             && a.message == b.message
             && a.primary.location.file.path == b.primary.location.file.path
             && a.primary.location.span == b.primary.location.span
+            && a.operations == b.operations
     });
 }

@@ -55,8 +55,21 @@ pub fn check(args: &CheckArgs) -> u8 {
         related: true,
         ..CheckOptions::default()
     };
-    let mut outcome = crate::timing::phase("check", || run(&options));
     let root = crate::check::report_root(&options);
+    // The baseline is read before the run: the rules split grouped findings by it.
+    let baseline = match args.baseline.as_deref().map(crate::baseline::read) {
+        None => None,
+        Some(Ok(b)) => Some(b),
+        Some(Err(e)) => {
+            eprintln!("retrylint: cannot use the baseline {e}");
+            return EXIT_ERROR;
+        }
+    };
+    let options = CheckOptions {
+        split: baseline.as_ref().map(|b| crate::baseline::split(b, &root)),
+        ..options
+    };
+    let mut outcome = crate::timing::phase("check", || run(&options));
     if let Some(path) = &args.write_baseline {
         let b = crate::baseline::of(&outcome.diagnostics, &root);
         if let Err(e) = std::fs::write(path, crate::baseline::render(&b)) {
@@ -67,19 +80,20 @@ pub fn check(args: &CheckArgs) -> u8 {
             return EXIT_ERROR;
         }
     }
-    if let Some(path) = &args.baseline {
-        match crate::baseline::read(path) {
-            Ok(b) => {
-                outcome.diagnostics = crate::baseline::filter_new(
-                    std::mem::take(&mut outcome.diagnostics),
-                    &b,
-                    &root,
-                );
-            }
-            Err(e) => {
-                eprintln!("retrylint: cannot read the baseline {e}");
-                return EXIT_ERROR;
-            }
+    if let (Some(b), Some(path)) = (&baseline, &args.baseline) {
+        let filtered = crate::baseline::filter(std::mem::take(&mut outcome.diagnostics), b, &root);
+        outcome.diagnostics = filtered.new;
+        // Named files see only part of the project: what did not occur may lie outside.
+        let whole_project = args.paths.iter().all(|p| p.is_dir()) && args.policies.is_empty();
+        if filtered.stale > 0 && whole_project {
+            eprintln!(
+                "retrylint: {} finding(s) recorded in the baseline {} no longer occur; record \
+                 it again with `retrylint check --write-baseline {}` so they cannot come back \
+                 unnoticed",
+                filtered.stale,
+                path.display(),
+                path.display()
+            );
         }
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();

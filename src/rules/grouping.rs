@@ -21,8 +21,10 @@ use crate::policy::model::Layer;
 use crate::rules::{Context, RuleMeta};
 use crate::source::refs::At;
 use crate::source::tree::NodeId;
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Every (operation, its OpenAPI operation, one of its layers), in operation then
 /// layer order.
@@ -101,7 +103,11 @@ impl<'a, T> ByNode<'a, T> {
 
     /// Like [`ByNode::add`], but hits share a group only when `discriminator` agrees
     /// too.
-    fn add_keyed(&mut self, primary: &At, discriminator: String, op: &'a Operation, data: T) {
+    fn add_keyed(&mut self, primary: &At, mut discriminator: String, op: &'a Operation, data: T) {
+        if is_known(primary, op) {
+            // Known and new hits never share a finding (see [`Split`]).
+            discriminator.push_str("\u{0}known");
+        }
         let (path, node) = primary.key();
         let key = (path, node, discriminator);
         self.groups
@@ -124,6 +130,60 @@ impl<'a, T> ByNode<'a, T> {
             .filter_map(|k| self.groups.remove(k))
             .collect()
     }
+}
+
+/// Which hits a baseline already records: `is_known(rule, primary, operation)` with the
+/// primary node's location and the operation as `METHOD /path`.
+pub trait Partition: Send + Sync {
+    /// True when the baseline records a finding of `rule` at `primary` about
+    /// `operation`.
+    fn is_known(&self, rule: &str, primary: &Location, operation: &str) -> bool;
+}
+
+/// A baseline's view for the grouping: while a rule runs under [`Split::run`], hits the
+/// baseline records and new hits of one node form separate findings, so the finding
+/// that survives the baseline names only the new operations (its message, help and
+/// labels are built from the new hits alone). Without a split nothing changes. The
+/// split only shapes findings; the baseline filter decides what is hidden, so a wrong
+/// answer (a rule keying its finding at another node than it groups on) never hides a
+/// finding, it only lets the reported one name recorded operations too.
+#[derive(Clone)]
+pub struct Split(pub Arc<dyn Partition>);
+
+impl std::fmt::Debug for Split {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Split")
+    }
+}
+
+thread_local! {
+    /// The rule running on this thread and the split it runs under.
+    static SPLIT: RefCell<Option<(&'static str, Split)>> = const { RefCell::new(None) };
+}
+
+impl Split {
+    /// Runs `f` (one rule's check, `rule` its code) under `split`, restoring whatever
+    /// was set before (rayon may run another rule's check nested on this thread).
+    pub fn run<R>(split: Option<&Split>, rule: &'static str, f: impl FnOnce() -> R) -> R {
+        let Some(split) = split else { return f() };
+        let before = SPLIT.with(|s| s.replace(Some((rule, split.clone()))));
+        struct Restore(Option<(&'static str, Split)>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                let before = self.0.take();
+                SPLIT.with(|s| *s.borrow_mut() = before);
+            }
+        }
+        let _restore = Restore(before);
+        f()
+    }
+}
+
+fn is_known(primary: &At, op: &Operation) -> bool {
+    SPLIT.with(|s| match &*s.borrow() {
+        Some((rule, split)) => split.0.is_known(rule, &primary.location(), &op.display()),
+        None => false,
+    })
 }
 
 /// One problem found on one operation in one layer.

@@ -314,10 +314,19 @@ pub fn find(code_or_name: &str) -> Option<&'static Rule> {
 /// Runs every check over the context, the rules in parallel; the findings come out
 /// in registry order, as if run one after another.
 pub fn run_checks(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    run_checks_split(ctx, None)
+}
+
+/// [`run_checks`], each rule under `split` (a baseline's view, see
+/// [`grouping::Split`]): a grouped finding never mixes operations the baseline records
+/// with new ones.
+pub fn run_checks_split(ctx: &Context<'_>, split: Option<&grouping::Split>) -> Vec<Diagnostic> {
     use rayon::prelude::*;
     REGISTRY
         .par_iter()
         .filter_map(|r| Some((r.meta.code, r.check?)))
-        .flat_map_iter(|(code, check)| crate::timing::detail(code, || check(ctx)))
+        .flat_map_iter(|(code, check)| {
+            crate::timing::detail(code, || grouping::Split::run(split, code, || check(ctx)))
+        })
         .collect()
 }

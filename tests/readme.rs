@@ -89,7 +89,10 @@ fn binary_args(command: &str, at: &str) -> Option<Vec<String>> {
         // packages: they are checked to exist and be executable, and run by .ci/run.
         [script, ..] if script.starts_with("scripts/") => {
             let path = repo().join(script);
-            assert!(is_executable(&path), "{at}: `{script}` is not an executable file");
+            assert!(
+                is_executable(&path),
+                "{at}: `{script}` is not an executable file"
+            );
             return None;
         }
         _ => panic!("{at}: `{command}` is in a runnable block but is not a retrylint command"),
@@ -101,7 +104,8 @@ fn is_executable(path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        path.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     }
     #[cfg(not(unix))]
     {
@@ -111,7 +115,11 @@ fn is_executable(path: &Path) -> bool {
 
 fn claims(doc: &Path) -> Vec<Claim> {
     let text = std::fs::read_to_string(doc).expect("document reads");
-    let name = doc.strip_prefix(repo()).unwrap_or(doc).display().to_string();
+    let name = doc
+        .strip_prefix(repo())
+        .unwrap_or(doc)
+        .display()
+        .to_string();
     let mut out = Vec::new();
     for block in blocks(&text) {
         if block.info == "sh" {
@@ -128,7 +136,12 @@ fn claims(doc: &Path) -> Vec<Claim> {
                     continue;
                 }
                 if let Some(args) = binary_args(&command, &at) {
-                    out.push(Claim { at, args, exit, output: None });
+                    out.push(Claim {
+                        at,
+                        args,
+                        exit,
+                        output: None,
+                    });
                 }
             }
             continue;
@@ -148,7 +161,12 @@ fn claims(doc: &Path) -> Vec<Claim> {
                 .map(|l| l.trim_end())
                 .collect();
             i += 1 + shown.len();
-            out.push(Claim { at, args, exit, output: Some(shown.join("\n")) });
+            out.push(Claim {
+                at,
+                args,
+                exit,
+                output: Some(shown.join("\n")),
+            });
         }
     }
     out
@@ -206,7 +224,10 @@ fn every_runnable_command_in_the_docs_runs_as_shown() {
             }
         }
     }
-    assert!(count >= 5, "found only {count} runnable commands: is the convention still used?");
+    assert!(
+        count >= 5,
+        "found only {count} runnable commands: is the convention still used?"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 

@@ -178,7 +178,7 @@ impl EffectivePolicy {
     }
 
     /// The key header when it can de-duplicate: named, and not a correlation header
-    /// such as `X-Request-ID` (which only links attempts in logs; RL206, domain brief).
+    /// such as `X-Request-ID` (which only links attempts in logs; RL206, docs/domain.md).
     pub fn dedup_key_header(&self) -> Option<&Field<String>> {
         self.key_header().filter(|h| {
             !crate::rules::rl206_request_id_as_idempotency_key::is_correlation_header(&h.value)

@@ -172,7 +172,7 @@ pub enum PlanFormat {
 /// Arguments of `plan`. Times are milliseconds on one clock (epoch ms).
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example (the domain brief's worked example):\n  retrylint plan --method POST --status 503 --attempt 2 --now-ms 1000 --deadline-ms 3000 --idempotency-key --format json"
+    after_help = "Example (the worked example of docs/domain.md):\n  retrylint plan --method POST --status 503 --attempt 2 --now-ms 1000 --deadline-ms 3000 --idempotency-key --format json"
 )]
 pub struct PlanArgs {
     /// HTTP method token (case-sensitive, RFC 9110).

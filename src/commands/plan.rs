@@ -1,4 +1,4 @@
-//! `retrylint plan`: the reference decision function of the domain brief, on flags or
+//! `retrylint plan`: the reference decision function of docs/domain.md, on flags or
 //! on JSON input (one object, or an array answered as JSON Lines).
 
 use crate::cli::PlanArgs;

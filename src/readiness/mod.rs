@@ -1,5 +1,5 @@
 //! The per-endpoint readiness matrix: for every operation, its answers to the four
-//! readiness questions of the domain brief, the findings on it, and a verdict.
+//! readiness questions of docs/domain.md, the findings on it, and a verdict.
 //!
 //! Verdict (issue "readiness matrix"): `not-ready` when the operation has an error or
 //! warning finding, or is retried with one of the four answers missing; `ready` when

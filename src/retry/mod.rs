@@ -1,6 +1,6 @@
 //! Pure retry domain logic: no files, no I/O, no dependency on other modules.
 //!
-//! - [`decide`]: the reference decision function of the domain brief
+//! - [`decide`]: the reference decision function of docs/domain.md
 //!   (domain.md), exactly: inputs, defaults, order of checks, reason names.
 //! - [`decide_policy`]: the same decision with inputs from an effective retry
 //!   policy (domain.md "The policy-mode decision", policy-format.md).

@@ -47,7 +47,7 @@ pub mod rl503_invalid_retry_after_schema;
 pub mod rl504_idempotency_key_errors_undocumented;
 pub mod rl505_accepted_without_status_location;
 
-/// Which readiness question a rule serves (domain brief, "Readiness: the four
+/// Which readiness question a rule serves (docs/domain.md, "Readiness: the four
 /// questions"), or `Input` for rules about reading the files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -20,7 +20,7 @@ use crate::openapi::model::{Document, Operation};
 use crate::policy::duration::Millis;
 use crate::policy::model::*;
 use crate::policy::parse::parse_x_retry;
-use crate::policy::selector::{Rank, Selector};
+use crate::policy::selector::{did_you_mean, Candidate, Rank, Selector};
 use crate::rules::{rl005_invalid_policy, rl006_unknown_operation};
 use crate::source::refs::{normalize, At};
 use std::collections::HashSet;
@@ -439,6 +439,23 @@ fn effective(
     }
 }
 
+/// The operations of the documents `governed`, in document order, as selector
+/// candidates (for "did you mean").
+pub fn governed_candidates<'d>(
+    documents: &'d [Document],
+    governed: &[usize],
+) -> Vec<Candidate<'d>> {
+    governed
+        .iter()
+        .flat_map(|&d| documents[d].operations.iter())
+        .map(|op| Candidate {
+            method: &op.method,
+            path: &op.path,
+            operation_id: op.operation_id.as_deref(),
+        })
+        .collect()
+}
+
 fn matches_op(sel: &Selector, op: &Operation) -> bool {
     sel.matches(&op.method, &op.path, op.operation_id.as_deref())
 }
@@ -701,15 +718,20 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        let candidates = governed_candidates(documents, &governs[p]);
         for (i, e) in pf.operations.iter().enumerate() {
             if e.selector.is_some() && !entry_matched[p][i] {
+                let help = match did_you_mean(&e.text, &candidates) {
+                    Some(s) => format!("did you mean `{s}`? Fix the selector, or remove the entry"),
+                    None => "fix the method or path (path templates match `{name}` segments whatever the name), or remove the entry".to_string(),
+                };
                 diags.push(
                     rl006_unknown_operation::diagnostic(
                         &e.at,
                         format!("selector `{}` matches no operation in {scope}", e.text),
                         "matches no operation",
                     )
-                    .with_help("fix the method or path (path templates match `{name}` segments whatever the name), or remove the entry"),
+                    .with_help(help),
                 );
             }
         }
@@ -737,7 +759,15 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                         ),
                         "no such operation",
                     )
-                    .with_help("name an existing safe operation (`GET /path` or its operationId)"),
+                    .with_help(
+                        match did_you_mean(&se.value.to_string(), &candidates) {
+                            Some(s) => format!("did you mean `{s}`?"),
+                            None => {
+                                "name an existing safe operation (`GET /path` or its operationId)"
+                                    .to_string()
+                            }
+                        },
+                    ),
                 );
             }
         }

@@ -152,9 +152,26 @@ pub struct EffectivePolicy {
     pub retry_on: Option<Field<Vec<Spanned<Signal>>>>,
     /// `retry_after`.
     pub retry_after: EffectiveRetryAfter,
+    /// Misspelled keys of every mapping that applies (most specific first): what
+    /// the author meant to set. See [`EffectivePolicy::is_misspelled`].
+    pub misspelled: Vec<Misspelled>,
 }
 
 impl EffectivePolicy {
+    /// True when `key` (a dotted path such as `attempts` or `backoff.jitter`), or the
+    /// mapping holding it (`backoff`), is misspelled in a mapping that applies to
+    /// this operation. A rule that reports "`key` is missing" skips the operation
+    /// then: the typo is reported once, as the unknown key (RL005), not again as a
+    /// missing setting on every operation it would have covered.
+    pub fn is_misspelled(&self, key: &str) -> bool {
+        self.misspelled.iter().any(|m| {
+            m.intended == key
+                || key
+                    .strip_prefix(m.intended.as_str())
+                    .is_some_and(|rest| rest.starts_with('.'))
+        })
+    }
+
     /// Retried: `retry` true, `retry_on` not empty, `attempts` absent or above 1.
     pub fn is_retried(&self) -> bool {
         self.retry.value
@@ -436,6 +453,10 @@ fn effective(
         backoff,
         retry_on: pick(sources, |s| s.retry_on.as_ref()),
         retry_after,
+        misspelled: sources
+            .iter()
+            .flat_map(|(_, s)| s.misspelled.iter().cloned())
+            .collect(),
     }
 }
 
@@ -671,7 +692,10 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                         }
                     }
                 }
-                if eff.retry.value && eff.retry_on.as_ref().is_none_or(|r| r.value.is_empty()) {
+                if eff.retry.value
+                    && eff.retry_on.as_ref().is_none_or(|r| r.value.is_empty())
+                    && !(eff.retry_on.is_none() && eff.is_misspelled("retry_on"))
+                {
                     let at = eff.retry.at.clone().expect("retry true has a node");
                     if reported_nodes.insert((at.doc.file.path.clone(), at.node.0)) {
                         let mut d = rl005_invalid_policy::diagnostic(

@@ -824,7 +824,7 @@ fn inline_x_retry_is_parsed_strictly() {
     let ws = workspace();
     let spec = ws.load_text(
         Path::new("inline/xr/openapi.yaml"),
-        "openapi: 3.0.3\nx-retry:\n  layer: edge\npaths:\n  /a:\n    post:\n      x-retry:\n        retry: true\n        retry_on: ['429', 5XX]\n        deadlin: 2s\n",
+        "openapi: 3.0.3\nx-retry:\n  layer: edge\npaths:\n  /a:\n    post:\n      x-retry:\n        retry: true\n        retry_on: ['429', 5XX]\n        attemps: 2\n",
     );
     let docs = vec![document(spec)];
     let (analysis, diags) = join(&docs, &[]);
@@ -843,7 +843,7 @@ fn inline_x_retry_is_parsed_strictly() {
             (
                 "RL005",
                 (10, 9),
-                Some("did you mean `deadline`?".to_string())
+                Some("did you mean `attempts`?".to_string())
             ),
         ]
     );
@@ -868,6 +868,13 @@ fn inline_x_retry_is_parsed_strictly() {
     });
     assert_eq!(found.len(), 1);
     assert_eq!(line_col(&found[0]), (8, 9));
+    // The misspelt `attempts` is the RL005 above, not also an RL302.
+    let found = retrylint::rules::rl302_invalid_attempts::check(&Context {
+        documents: &docs,
+        analysis: &analysis,
+        thresholds: &t,
+    });
+    assert!(found.is_empty(), "{found:?}");
 }
 
 // ---------------------------------------------------------------- misspelled keys

@@ -529,3 +529,21 @@ fn plan_accepts_a_leap_second() {
         r#"{"retry":true,"delayMs":1000,"backoffMs":100}"#
     );
 }
+
+#[test]
+fn plan_reads_a_spec_outside_the_policy_folder() {
+    // Was: "matches no operation" (only the policy's own folder was read).
+    let (code, out, err) = retrylint(&[
+        "plan",
+        "--policy",
+        "fixtures/plan/outside/policies/catalog.retry-policy.yaml",
+        "--operation",
+        "listCatalog",
+        "--signal",
+        "503",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(r#""retry":true"#), "{out}");
+}

@@ -5,7 +5,7 @@ use crate::analysis::{governed_candidates, EffectivePolicy};
 use crate::check::{analyze, Analyzed, CheckOptions};
 use crate::policy::model::Layer;
 use crate::policy::selector::{did_you_mean, Selector};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The effective policy of the operation `selector` on `layer` (default client), as
 /// joined from `policy` and the OpenAPI documents it governs. Errors are sentences
@@ -22,17 +22,42 @@ pub fn effective_for(
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    let run = |paths: Vec<PathBuf>| {
+        analyze(&CheckOptions {
+            paths,
+            policies: vec![policy.to_path_buf()],
+            explicit_policies_only: true,
+            ..CheckOptions::default()
+        })
+    };
+    let mut analyzed = run(vec![dir.to_path_buf()]);
+    // A `spec:` outside the policy's folder (`../api/openapi.yaml`) is not reached by
+    // the walk: read those documents too.
+    let outside: Vec<PathBuf> = analyzed
+        .analysis
+        .policies
+        .iter()
+        .filter(|p| same_file(&p.doc.file.path, policy))
+        .flat_map(|p| p.spec.iter().map(|s| dir.join(&s.value)))
+        .filter(|target| {
+            target.is_file()
+                && !analyzed
+                    .documents
+                    .iter()
+                    .any(|d| same_file(&d.doc.file.path, target))
+        })
+        .collect();
+    if !outside.is_empty() {
+        let mut paths = vec![dir.to_path_buf()];
+        paths.extend(outside);
+        analyzed = run(paths);
+    }
     let Analyzed {
         documents,
         analysis,
         diagnostics,
         ..
-    } = analyze(&CheckOptions {
-        paths: vec![dir.to_path_buf()],
-        policies: vec![policy.to_path_buf()],
-        explicit_policies_only: true,
-        ..CheckOptions::default()
-    });
+    } = analyzed;
     if let Some(d) = diagnostics
         .iter()
         .find(|d| d.code == "RL001" || d.code == "RL005")

@@ -20,7 +20,7 @@ use crate::openapi::model::{Document, Operation};
 use crate::policy::duration::Millis;
 use crate::policy::model::*;
 use crate::policy::parse::parse_x_retry;
-use crate::policy::selector::{Rank, Selector};
+use crate::policy::selector::{did_you_mean, Candidate, Rank, Selector};
 use crate::rules::{rl005_invalid_policy, rl006_unknown_operation};
 use crate::source::refs::{normalize, At};
 use std::collections::HashSet;
@@ -152,9 +152,26 @@ pub struct EffectivePolicy {
     pub retry_on: Option<Field<Vec<Spanned<Signal>>>>,
     /// `retry_after`.
     pub retry_after: EffectiveRetryAfter,
+    /// Misspelled keys of every mapping that applies (most specific first): what
+    /// the author meant to set. See [`EffectivePolicy::is_misspelled`].
+    pub misspelled: Vec<Misspelled>,
 }
 
 impl EffectivePolicy {
+    /// True when `key` (a dotted path such as `attempts` or `backoff.jitter`), or the
+    /// mapping holding it (`backoff`), is misspelled in a mapping that applies to
+    /// this operation. A rule that reports "`key` is missing" skips the operation
+    /// then: the typo is reported once, as the unknown key (RL005), not again as a
+    /// missing setting on every operation it would have covered.
+    pub fn is_misspelled(&self, key: &str) -> bool {
+        self.misspelled.iter().any(|m| {
+            m.intended == key
+                || key
+                    .strip_prefix(m.intended.as_str())
+                    .is_some_and(|rest| rest.starts_with('.'))
+        })
+    }
+
     /// Retried: `retry` true, `retry_on` not empty, `attempts` absent or above 1.
     pub fn is_retried(&self) -> bool {
         self.retry.value
@@ -436,7 +453,28 @@ fn effective(
         backoff,
         retry_on: pick(sources, |s| s.retry_on.as_ref()),
         retry_after,
+        misspelled: sources
+            .iter()
+            .flat_map(|(_, s)| s.misspelled.iter().cloned())
+            .collect(),
     }
+}
+
+/// The operations of the documents `governed`, in document order, as selector
+/// candidates (for "did you mean").
+pub fn governed_candidates<'d>(
+    documents: &'d [Document],
+    governed: &[usize],
+) -> Vec<Candidate<'d>> {
+    governed
+        .iter()
+        .flat_map(|&d| documents[d].operations.iter())
+        .map(|op| Candidate {
+            method: &op.method,
+            path: &op.path,
+            operation_id: op.operation_id.as_deref(),
+        })
+        .collect()
 }
 
 fn matches_op(sel: &Selector, op: &Operation) -> bool {
@@ -654,7 +692,10 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                         }
                     }
                 }
-                if eff.retry.value && eff.retry_on.as_ref().is_none_or(|r| r.value.is_empty()) {
+                if eff.retry.value
+                    && eff.retry_on.as_ref().is_none_or(|r| r.value.is_empty())
+                    && !(eff.retry_on.is_none() && eff.is_misspelled("retry_on"))
+                {
                     let at = eff.retry.at.clone().expect("retry true has a node");
                     if reported_nodes.insert((at.doc.file.path.clone(), at.node.0)) {
                         let mut d = rl005_invalid_policy::diagnostic(
@@ -701,15 +742,20 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        let candidates = governed_candidates(documents, &governs[p]);
         for (i, e) in pf.operations.iter().enumerate() {
             if e.selector.is_some() && !entry_matched[p][i] {
+                let help = match did_you_mean(&e.text, &candidates) {
+                    Some(s) => format!("did you mean `{s}`? Fix the selector, or remove the entry"),
+                    None => "fix the method or path (path templates match `{name}` segments whatever the name), or remove the entry".to_string(),
+                };
                 diags.push(
                     rl006_unknown_operation::diagnostic(
                         &e.at,
                         format!("selector `{}` matches no operation in {scope}", e.text),
                         "matches no operation",
                     )
-                    .with_help("fix the method or path (path templates match `{name}` segments whatever the name), or remove the entry"),
+                    .with_help(help),
                 );
             }
         }
@@ -737,7 +783,15 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                         ),
                         "no such operation",
                     )
-                    .with_help("name an existing safe operation (`GET /path` or its operationId)"),
+                    .with_help(
+                        match did_you_mean(&se.value.to_string(), &candidates) {
+                            Some(s) => format!("did you mean `{s}`?"),
+                            None => {
+                                "name an existing safe operation (`GET /path` or its operationId)"
+                                    .to_string()
+                            }
+                        },
+                    ),
                 );
             }
         }

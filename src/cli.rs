@@ -175,23 +175,28 @@ pub enum PlanFormat {
     after_help = "Example (the worked example of docs/domain.md):\n  retrylint plan --method POST --status 503 --attempt 2 --now-ms 1000 --deadline-ms 3000 --idempotency-key --format json"
 )]
 pub struct PlanArgs {
-    /// HTTP method token (case-sensitive, RFC 9110).
-    #[arg(long)]
+    /// HTTP method token (case-sensitive, RFC 9110). Required without --input or
+    /// --policy.
+    #[arg(long, required_unless_present_any = ["input", "policy"])]
     pub method: Option<String>,
-    /// HTTP status of the failed attempt.
-    #[arg(long)]
+    /// HTTP status of the failed attempt. Required without --transport-error,
+    /// --input or --policy.
+    #[arg(long, required_unless_present_any = ["transport_error", "input", "policy"])]
     pub status: Option<u16>,
     /// The attempt failed with a transport error (timeout, reset, refused).
     #[arg(long)]
     pub transport_error: bool,
-    /// 0-based index of the retry being planned (0 = first retry).
-    #[arg(long, allow_negative_numbers = true)]
+    /// 0-based index of the retry being planned (0 = first retry). Required without
+    /// --input or --policy (policy mode: default 0).
+    #[arg(long, allow_negative_numbers = true, required_unless_present_any = ["input", "policy"])]
     pub attempt: Option<f64>,
-    /// Now, in epoch ms.
-    #[arg(long, allow_negative_numbers = true)]
+    /// Now, in epoch ms. Required without --input or --policy. Policy mode: the
+    /// clock an HTTP-date Retry-After is measured from [default: the current time].
+    #[arg(long, allow_negative_numbers = true, required_unless_present_any = ["input", "policy"])]
     pub now_ms: Option<f64>,
-    /// Deadline of the whole operation, in epoch ms.
-    #[arg(long, allow_negative_numbers = true)]
+    /// Deadline of the whole operation, in epoch ms. Required without --input or
+    /// --policy.
+    #[arg(long, allow_negative_numbers = true, required_unless_present_any = ["input", "policy"])]
     pub deadline_ms: Option<f64>,
     /// Backoff base in ms [default: 100].
     #[arg(long, allow_negative_numbers = true)]
@@ -208,7 +213,8 @@ pub struct PlanArgs {
     /// Retry-After already in ms.
     #[arg(long, allow_negative_numbers = true, conflicts_with = "retry_after")]
     pub retry_after_ms: Option<f64>,
-    /// Raw Retry-After header value (delay-seconds or HTTP-date, relative to --now-ms).
+    /// Raw Retry-After header value (delay-seconds or HTTP-date, relative to --now-ms;
+    /// a date in the past means no extra wait).
     #[arg(long, allow_hyphen_values = true)]
     pub retry_after: Option<String>,
     /// An idempotency key protects the operation.
@@ -221,8 +227,9 @@ pub struct PlanArgs {
     /// answered as JSON Lines.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["method", "status", "attempt"])]
     pub input: Option<PathBuf>,
-    /// Policy mode: decide with this retry-policy file's effective settings.
-    #[arg(long, value_name = "FILE", requires = "operation")]
+    /// Policy mode: decide with this retry-policy file's effective settings (needs
+    /// --operation and --signal).
+    #[arg(long, value_name = "FILE", requires = "operation", requires = "signal")]
     pub policy: Option<PathBuf>,
     /// Policy mode: the operation (`"POST /orders"` or an operationId).
     #[arg(long, value_name = "SELECTOR", requires = "policy")]

@@ -7,21 +7,18 @@ use crate::policy::model::UnknownResult;
 use crate::retry::{EffectivePolicyView, RetryAfterPolicy};
 
 /// The decision view of one effective policy. A policy that is not retried
-/// (`retry: false`) gets an empty `retry_on`, so every signal is `not-transient`.
+/// (`retry: false`) answers every signal with `not-retried`.
 pub fn decision_view(p: &EffectivePolicy) -> EffectivePolicyView {
-    let retried = p.retry.value;
     EffectivePolicyView {
+        retry: p.retry.value,
         effect: p.effect.value,
         idempotency_key: p.dedup_key_header().is_some(),
         check_status: p.checks_status(),
-        retry_on: if retried {
-            p.retry_on
-                .as_ref()
-                .map(|r| r.value.iter().map(|s| s.value).collect())
-                .unwrap_or_default()
-        } else {
-            Vec::new()
-        },
+        retry_on: p
+            .retry_on
+            .as_ref()
+            .map(|r| r.value.iter().map(|s| s.value).collect())
+            .unwrap_or_default(),
         attempts: p
             .attempts
             .as_ref()

@@ -232,3 +232,63 @@ fn case19_retry_after_values() {
     assert!(f.iter().all(|(_, _, op)| op == "GET /search"), "{f:?}");
     assert_eq!(found(&o, ISSUE2), vec![]);
 }
+
+/// `retrylint plan` in `fixtures/cases/`: (exit code, stdout, stderr).
+fn plan_in_cases(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_retrylint"))
+        .arg("plan")
+        .args(args)
+        .current_dir(repo().join("fixtures/cases"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn case29_retry_after_past_date_means_no_extra_wait() {
+    let case = |extra: &[&str]| {
+        let mut args = vec![
+            "--policy",
+            "29-retry-after-past-date.retry-policy.yaml",
+            "--operation",
+            "listReports",
+            "--signal",
+            "503",
+            "--attempt",
+            "0",
+            "--elapsed",
+            "1s",
+            "--retry-after",
+            "Wed, 21 Oct 2015 07:28:00 GMT",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let (code, out, err) = plan_in_cases(&args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).expect("one JSON line")
+    };
+    // Without --now-ms the clock is the real time: the 2015 date is past, so the
+    // delay is the policy's own full-jitter backoff for attempt 0 (base 200ms).
+    for seed in ["0", "1", "2", "3", "4", "5", "6", "7"] {
+        let v = case(&["--seed", seed]);
+        assert_eq!(v["retry"], true, "{v}");
+        assert_eq!(v["backoffMs"], 200, "{v}");
+        let delay = v["delayMs"].as_f64().expect("a delay");
+        assert!((0.0..=200.0).contains(&delay), "{v}");
+    }
+    // --now-ms is the clock when given: 3 s before the date, the date is waited for
+    // (plus jitter); from 1970 it lies beyond the policy's 60 s `max`.
+    const OCT_21_2015: i64 = 1_445_412_480_000;
+    let before = (OCT_21_2015 - 3000).to_string();
+    let v = case(&["--now-ms", &before]);
+    let delay = v["delayMs"].as_f64().expect("a delay");
+    assert!((3000.0..=3200.0).contains(&delay), "{v}");
+    let v = case(&["--now-ms", "0"]);
+    assert_eq!(v["reason"], "retry-after-exceeds-max", "{v}");
+}

@@ -231,3 +231,319 @@ fn devices_named_on_the_command_line_are_rl001() {
         assert!(out.contains("not a regular file"), "{device}: {out}");
     }
 }
+
+/// `retrylint ARGS` run in `dir` (relative to the repository).
+fn retrylint_in(dir: &str, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_retrylint"))
+        .args(args)
+        .current_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn plan_without_required_inputs_names_the_missing_flags() {
+    // Was: exit 0 with `stop: invalid-attempt`.
+    let (code, out, err) = retrylint(&["plan", "--method", "GET", "--status", "503"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.is_empty(), "{out}");
+    for flag in ["--attempt", "--now-ms", "--deadline-ms"] {
+        assert!(err.contains(flag), "{flag} not named: {err}");
+    }
+    assert!(!err.contains("\n  --method"), "given, not missing: {err}");
+    // Neither a status nor a transport error.
+    let (code, _, err) = retrylint(&[
+        "plan",
+        "--method",
+        "GET",
+        "--attempt",
+        "0",
+        "--now-ms",
+        "0",
+        "--deadline-ms",
+        "100",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--status"), "{err}");
+    // Policy mode needs a signal.
+    let (code, _, err) = retrylint(&[
+        "plan",
+        "--policy",
+        "fixtures/simulate/full.retry-policy.yaml",
+        "--operation",
+        "getReport",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--signal"), "{err}");
+    // --help says which inputs are required.
+    let (_, help, _) = retrylint(&["plan", "--help"]);
+    assert!(
+        help.contains("Required without --input or --policy"),
+        "{help}"
+    );
+}
+
+#[test]
+fn plan_answers_not_retried_for_retry_false() {
+    let (code, out, err) = retrylint_in(
+        "fixtures/plan/sibling",
+        &[
+            "plan",
+            "--policy",
+            "catalog.retry-policy.yaml",
+            "--operation",
+            "createDeployment",
+            "--signal",
+            "503",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), r#"{"retry":false,"reason":"not-retried"}"#);
+}
+
+#[test]
+fn plan_and_simulate_resolve_among_the_governed_documents_only() {
+    // `old/catalog.yaml` beside the policy also has `GET /catalog`; the policy's
+    // `spec:` names `api/catalog.yaml` only.
+    let (code, out, err) = retrylint_in(
+        "fixtures/plan/sibling",
+        &[
+            "simulate",
+            "--policy",
+            "catalog.retry-policy.yaml",
+            "--operation",
+            "GET /catalog",
+            "--clients",
+            "10",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("GET /catalog (client layer), 10 clients"),
+        "{out}"
+    );
+    let (code, out, err) = retrylint(&[
+        "plan",
+        "--policy",
+        "fixtures/plan/sibling/catalog.retry-policy.yaml",
+        "--operation",
+        "GET /catalog",
+        "--signal",
+        "503",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(r#""retry":true"#), "{out}");
+}
+
+#[test]
+fn an_ambiguous_selector_names_the_files() {
+    for command in [
+        &[
+            "simulate",
+            "--policy",
+            "catalog.retry-policy.yaml",
+            "--operation",
+            "GET /catalog",
+        ][..],
+        &[
+            "plan",
+            "--policy",
+            "catalog.retry-policy.yaml",
+            "--operation",
+            "GET /catalog",
+            "--signal",
+            "503",
+        ][..],
+    ] {
+        let (code, out, err) = retrylint_in("fixtures/plan/two-catalogs", command);
+        assert_eq!(code, 2, "{out}");
+        assert!(
+            err.contains("`GET /catalog` matches 2 operations (GET /catalog in `a/catalog.yaml`, GET /catalog in `b/catalog.yaml`)"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn unknown_selectors_get_a_did_you_mean_in_plan_and_simulate() {
+    let cases = [
+        ("CreateDeployment", "createDeployment"),
+        ("POST /transfer", "POST /transfers"),
+        ("GET /reports", "GET /reports/"),
+        ("GET /catalog/", "GET /catalog"),
+    ];
+    for (given, meant) in cases {
+        let (code, _, err) = retrylint_in(
+            "fixtures/plan/sibling",
+            &[
+                "simulate",
+                "--policy",
+                "catalog.retry-policy.yaml",
+                "--operation",
+                given,
+            ],
+        );
+        assert_eq!(code, 2);
+        assert!(
+            err.contains(&format!("did you mean `{meant}`?")),
+            "{given}: {err}"
+        );
+        assert!(err.contains("(`api/catalog.yaml`)"), "{err}");
+        let (code, _, err) = retrylint_in(
+            "fixtures/plan/sibling",
+            &[
+                "plan",
+                "--policy",
+                "catalog.retry-policy.yaml",
+                "--operation",
+                given,
+                "--signal",
+                "503",
+            ],
+        );
+        assert_eq!(code, 2);
+        assert!(
+            err.contains(&format!("did you mean `{meant}`?")),
+            "{given}: {err}"
+        );
+    }
+    let (_, _, err) = retrylint_in(
+        "fixtures/plan/sibling",
+        &[
+            "simulate",
+            "--policy",
+            "catalog.retry-policy.yaml",
+            "--operation",
+            "deleteEverything",
+        ],
+    );
+    assert!(!err.contains("did you mean"), "{err}");
+}
+
+/// `(code, message, help)` of every finding of `check --format json PATH`.
+fn json_findings(path: &str) -> Vec<(String, String, String)> {
+    let (_, out, err) = retrylint(&["check", path, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    v["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            let s = |k: &str| d[k].as_str().unwrap_or_default().to_string();
+            (s("code"), s("message"), s("help"))
+        })
+        .collect()
+}
+
+#[test]
+fn rl006_says_did_you_mean() {
+    let found = json_findings("fixtures/policy/did-you-mean");
+    let rl006: Vec<(&str, &str)> = found
+        .iter()
+        .filter(|(c, _, _)| c == "RL006")
+        .map(|(_, m, h)| (m.as_str(), h.as_str()))
+        .collect();
+    let expect = [
+        ("CreateDeployment", Some("createDeployment")),
+        ("POST /transfer", Some("POST /transfers")),
+        ("GET /reports", Some("GET /reports/")),
+        ("GET /catalog/", Some("GET /catalog")),
+        ("deleteEverything", None),
+    ];
+    assert_eq!(rl006.len(), expect.len(), "{found:?}");
+    for ((message, help), (selector, meant)) in rl006.iter().zip(expect) {
+        assert!(
+            message.starts_with(&format!("selector `{selector}` matches no operation")),
+            "{message}"
+        );
+        match meant {
+            Some(m) => assert!(help.starts_with(&format!("did you mean `{m}`?")), "{help}"),
+            None => assert!(!help.contains("did you mean"), "{help}"),
+        }
+    }
+}
+
+#[test]
+fn a_misspelled_key_is_reported_once_not_on_every_operation() {
+    let found = json_findings("fixtures/policy/typo-cascade");
+    let codes: Vec<&str> = found.iter().map(|(c, _, _)| c.as_str()).collect();
+    // One RL005 per typo (9), with its "did you mean".
+    let typos: Vec<&str> = found
+        .iter()
+        .filter(|(c, _, _)| c == "RL005")
+        .map(|(_, m, _)| m.as_str())
+        .collect();
+    assert_eq!(typos.len(), 9, "{found:?}");
+    for (_, m, h) in found.iter().filter(|(c, _, _)| c == "RL005") {
+        assert!(m.starts_with("unknown key"), "{m}");
+        assert!(h.starts_with("did you mean"), "{h}");
+    }
+    // Nothing that only follows from the misspelled keys being missing: attempts
+    // (RL302), deadline (RL301), backoff.jitter (RL305), retry_after (RL306),
+    // retry_after.on_invalid (RL307), on_unknown_result (RL401), the key header
+    // (RL201), on_concurrent (RL203), effect (RL101).
+    for code in [
+        "RL101", "RL201", "RL203", "RL301", "RL302", "RL305", "RL306", "RL307", "RL401",
+    ] {
+        assert!(!codes.contains(&code), "{code} cascaded: {found:?}");
+    }
+    // A finding that does not follow from a typo stays: two layers retry (RL311).
+    assert!(codes.contains(&"RL311"), "{found:?}");
+    assert_eq!(codes.len(), 10, "{found:?}");
+}
+
+#[test]
+fn plan_accepts_a_leap_second() {
+    // 23:59:60 is read as the next day's 00:00:00 (Unix time has no leap seconds):
+    // 1 s after now (23:59:59).
+    let (code, out, err) = retrylint(&[
+        "plan",
+        "--method",
+        "GET",
+        "--status",
+        "503",
+        "--attempt",
+        "0",
+        "--now-ms",
+        "1483228799000",
+        "--deadline-ms",
+        "1483228900000",
+        "--retry-after",
+        "Sat, 31 Dec 2016 23:59:60 GMT",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.trim(),
+        r#"{"retry":true,"delayMs":1000,"backoffMs":100}"#
+    );
+}
+
+#[test]
+fn plan_reads_a_spec_outside_the_policy_folder() {
+    // Was: "matches no operation" (only the policy's own folder was read).
+    let (code, out, err) = retrylint(&[
+        "plan",
+        "--policy",
+        "fixtures/plan/outside/policies/catalog.retry-policy.yaml",
+        "--operation",
+        "listCatalog",
+        "--signal",
+        "503",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(r#""retry":true"#), "{out}");
+}

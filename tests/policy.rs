@@ -824,7 +824,7 @@ fn inline_x_retry_is_parsed_strictly() {
     let ws = workspace();
     let spec = ws.load_text(
         Path::new("inline/xr/openapi.yaml"),
-        "openapi: 3.0.3\nx-retry:\n  layer: edge\npaths:\n  /a:\n    post:\n      x-retry:\n        retry: true\n        retry_on: ['429', 5XX]\n        deadlin: 2s\n",
+        "openapi: 3.0.3\nx-retry:\n  layer: edge\npaths:\n  /a:\n    post:\n      x-retry:\n        retry: true\n        retry_on: ['429', 5XX]\n        attemps: 2\n",
     );
     let docs = vec![document(spec)];
     let (analysis, diags) = join(&docs, &[]);
@@ -843,7 +843,7 @@ fn inline_x_retry_is_parsed_strictly() {
             (
                 "RL005",
                 (10, 9),
-                Some("did you mean `deadline`?".to_string())
+                Some("did you mean `attempts`?".to_string())
             ),
         ]
     );
@@ -868,4 +868,57 @@ fn inline_x_retry_is_parsed_strictly() {
     });
     assert_eq!(found.len(), 1);
     assert_eq!(line_col(&found[0]), (8, 9));
+    // The misspelt `attempts` is the RL005 above, not also an RL302.
+    let found = retrylint::rules::rl302_invalid_attempts::check(&Context {
+        documents: &docs,
+        analysis: &analysis,
+        thresholds: &t,
+    });
+    assert!(found.is_empty(), "{found:?}");
+}
+
+// ---------------------------------------------------------------- misspelled keys
+
+#[test]
+fn the_parser_records_what_a_misspelled_key_meant() {
+    let (p, diags) = parse_text(
+        "version: 1\ndefaults:\n  attemps: 3\n  backof: {base: 1s}\n  retry_after: {honor: true, maxx: 2s}\n  idempotency_key: {haeder: K}\n  totally_unknown: 1\n  ignore: [{rule: RL301, reasn: x}]\n",
+    );
+    let p = p.expect("parses");
+    let d = p.defaults.expect("defaults");
+    let meant: Vec<&str> = d.misspelled.iter().map(|m| m.intended.as_str()).collect();
+    // `backof` is the mapping; `totally_unknown` has no "did you mean"; a typo in an
+    // `ignore` item belongs to no setting.
+    assert_eq!(
+        meant,
+        [
+            "attempts",
+            "backoff",
+            "retry_after.max",
+            "idempotency_key.header"
+        ]
+    );
+    // Each is reported once, at the unknown key.
+    assert_eq!(only(&diags, "RL005").len(), 6, "{diags:?}");
+    let at = &d.misspelled[0].at;
+    let lc = at.doc.file.line_col(at.location().span.start);
+    assert_eq!((lc.line, lc.column), (3, 3));
+}
+
+#[test]
+fn a_misspelled_mapping_covers_its_keys() {
+    let r = run(
+        &["fixtures/policy/typo-cascade/openapi.yaml"],
+        &["fixtures/policy/typo-cascade/typo-cascade.retry-policy.yaml"],
+    );
+    let eff = r.analysis.operations[0]
+        .layer(Layer::Client)
+        .expect("client layer");
+    assert!(eff.is_misspelled("attempts"));
+    assert!(eff.is_misspelled("backoff.jitter"));
+    assert!(!eff.is_misspelled("backoff"));
+    assert!(!eff.is_misspelled("backoff.base"));
+    assert!(!eff.is_misspelled("attempts_total"));
+    assert!(!eff.is_misspelled("retry_on"));
+    assert!(r.docs.len() == 1 && r.join_diags.is_empty());
 }

@@ -390,6 +390,7 @@ fn every_stop_reason_has_a_name() {
     assert_eq!(
         names,
         [
+            "not-retried",
             "unknown-result",
             "not-transient",
             "invalid-attempt",
@@ -544,6 +545,7 @@ fn huge_retry_after_digit_strings_never_panic() {
 
 fn policy(jitter: Jitter) -> EffectivePolicyView {
     EffectivePolicyView {
+        retry: true,
         effect: Effect::Idempotent,
         retry_on: vec![
             RetryOnEntry::Transport,
@@ -796,6 +798,32 @@ fn policy_connect_failure_makes_post_repeatable_timeout_does_not() {
 }
 
 #[test]
+fn policy_not_retried_comes_first() {
+    // `retry: false` answers `not-retried` whatever the signal, even one that
+    // `retry_on` lists and on an operation that is not repeatable.
+    let p = EffectivePolicyView {
+        retry: false,
+        ..policy(Jitter::Full)
+    };
+    for signal in [Signal::Status(503), Signal::Timeout, Signal::Status(400)] {
+        assert_eq!(
+            run(&p, &input(signal, 0), 0.5),
+            stop(StopReason::NotRetried),
+            "{signal:?}"
+        );
+    }
+    let post = EffectivePolicyView {
+        effect: Effect::NonIdempotent,
+        ..p
+    };
+    assert_eq!(
+        run(&post, &input(Signal::Timeout, 0), 0.5),
+        stop(StopReason::NotRetried)
+    );
+    assert!(!EffectivePolicyView::default().retry);
+}
+
+#[test]
 fn policy_order_and_counting() {
     // not in retry_on
     let mut p = policy(Jitter::Full);
@@ -912,6 +940,7 @@ fn policy_rng_is_drawn_once_and_only_when_needed() {
 
 fn sim(jitter: Jitter, clients: u32, retry_after: Option<&str>, seed: u64) -> SimulationReport {
     let policy = EffectivePolicyView {
+        retry: true,
         effect: Effect::Idempotent,
         retry_on: vec![RetryOnEntry::Transport, RetryOnEntry::Status(503)],
         attempts: Some(10),

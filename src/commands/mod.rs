@@ -268,6 +268,17 @@ fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), String
     }
 }
 
+/// The current time in epoch ms (the one clock of the tool). Only the commands read
+/// it: the decision functions take "now" as an input, so they stay reproducible.
+/// `plan --policy` uses it unless `--now-ms` is given; `simulate` starts its t = 0
+/// at it, so an HTTP-date Retry-After is measured from the real present (a past
+/// date then means no extra wait, RFC 9110 §10.2.3), never from 1970.
+fn wall_clock_epoch_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_millis() as f64)
+}
+
 /// `plan --policy FILE --operation SELECTOR`: the policy-mode decision.
 fn plan_policy(args: &PlanArgs, policy: &std::path::Path, operation: &str) -> u8 {
     use crate::policy::duration::parse_duration;
@@ -303,7 +314,7 @@ fn plan_policy(args: &PlanArgs, policy: &std::path::Path, operation: &str) -> u8
             attempt,
             elapsed_ms,
             retry_after: args.retry_after.as_deref(),
-            now_epoch_ms: args.now_ms.unwrap_or(0.0),
+            now_epoch_ms: args.now_ms.unwrap_or_else(wall_clock_epoch_ms),
             previous_ms: args.previous_ms,
         },
         &mut || rng.next_unit(),
@@ -341,7 +352,7 @@ pub fn simulate(args: &SimulateArgs) -> u8 {
         clients: args.clients,
         outage_ms,
         retry_after,
-        start_epoch_ms: 0.0,
+        start_epoch_ms: wall_clock_epoch_ms(),
         seed: args.seed,
         policy: crate::policy_view::decision_view(&effective),
     };

@@ -153,6 +153,19 @@ pub struct Suppression {
     pub reason: Option<Spanned<String>>,
 }
 
+/// An unknown key of a settings mapping whose "did you mean" names a known key
+/// (`attemps` for `attempts`). The unknown key is reported once (RL005); rules that
+/// report "`intended` is missing" consult this so they do not report it again.
+#[derive(Debug, Clone)]
+pub struct Misspelled {
+    /// The key meant, as a dotted path from the settings mapping: `attempts`,
+    /// `backoff` (the mapping itself), `backoff.jitter`, `retry_after.max`,
+    /// `idempotency_key.header`, ...
+    pub intended: String,
+    /// The unknown key's node.
+    pub at: At,
+}
+
 /// Operation settings as written in one mapping: an `operations` entry, `defaults`,
 /// or an inline `x-retry`. Absent keys are `None`.
 #[derive(Debug, Clone)]
@@ -185,6 +198,9 @@ pub struct Settings {
     pub retry_after: Option<RetryAfterSettings>,
     /// `ignore:` inside the entry.
     pub ignore: Vec<Suppression>,
+    /// Misspelled keys of this mapping and of its `backoff`, `retry_after` and
+    /// `idempotency_key` mappings.
+    pub misspelled: Vec<Misspelled>,
 }
 
 impl Settings {
@@ -205,6 +221,7 @@ impl Settings {
             retry_on: None,
             retry_after: None,
             ignore: Vec::new(),
+            misspelled: Vec::new(),
         }
     }
 }

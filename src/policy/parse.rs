@@ -365,6 +365,9 @@ impl<'a> Parser<'a> {
 
     fn settings(&mut self, map: NodeId, allow_layer: bool) -> Settings {
         let mut s = Settings::empty(self.at(map));
+        let typos_from = self.0.misspelled.len();
+        // Nested mappings whose misspelled keys belong to these settings.
+        let mut nested: Vec<(NodeId, &'static str)> = vec![(map, "")];
         let mut keys: Vec<&str> = SETTINGS_KEYS.to_vec();
         if allow_layer {
             keys.push("layer");
@@ -391,6 +394,7 @@ impl<'a> Parser<'a> {
                 }
                 "idempotency_key" => {
                     if self.expect_map(v, "`idempotency_key`") {
+                        nested.push((v, "idempotency_key."));
                         s.idempotency_key = Some(self.key_settings(v));
                     }
                 }
@@ -433,12 +437,14 @@ impl<'a> Parser<'a> {
                 }
                 "backoff" => {
                     if self.expect_map(v, "`backoff`") {
+                        nested.push((v, "backoff."));
                         s.backoff = Some(self.backoff(v));
                     }
                 }
                 "retry_on" => s.retry_on = self.signals(v),
                 "retry_after" => {
                     if self.expect_map(v, "`retry_after`") {
+                        nested.push((v, "retry_after."));
                         s.retry_after = Some(self.retry_after(v));
                     }
                 }
@@ -446,6 +452,16 @@ impl<'a> Parser<'a> {
                 _ => unreachable!("filtered by known_entries"),
             }
         }
+        s.misspelled = self.0.misspelled[typos_from..]
+            .iter()
+            .filter_map(|m| {
+                let (_, prefix) = nested.iter().find(|(node, _)| *node == m.map)?;
+                Some(Misspelled {
+                    intended: format!("{prefix}{}", m.intended),
+                    at: self.at(m.key),
+                })
+            })
+            .collect();
         s
     }
 

@@ -235,6 +235,99 @@ impl Selector {
     }
 }
 
+/// An operation as a selector can name it: its method key (any case), path
+/// template and operationId.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Candidate<'a> {
+    /// Method key as written in the document (`post`).
+    pub method: &'a str,
+    /// Path template (`/orders/{id}`).
+    pub path: &'a str,
+    /// `operationId`, if declared.
+    pub operation_id: Option<&'a str>,
+}
+
+/// "Did you mean": the selector (as it would be written) of the operation that
+/// `text`, a selector matching none of `candidates`, most likely meant. In order:
+///
+/// 1. an operationId that differs only in case (`CreateDeployment` for
+///    `createDeployment`);
+/// 2. for `METHOD /path`, the same method and path with a trailing slash added or
+///    removed;
+/// 3. the closest operationId (for an operationId selector) or `METHOD /path` (for
+///    a path selector; template parameter names are ignored, `{id}` is `{orderId}`),
+///    by Damerau-Levenshtein distance over the text, case-insensitively, at most
+///    `clamp(len / 6, 1, 3)` edits.
+///
+/// Ties go to the first candidate in the given order. `None` for wildcard selectors
+/// (they name a group, not one operation), for selectors that do not parse, and
+/// when nothing is close.
+pub fn did_you_mean(text: &str, candidates: &[Candidate<'_>]) -> Option<String> {
+    let selector = Selector::parse(text).ok()?;
+    if selector.is_wildcard() {
+        return None;
+    }
+    let max_edits = (text.chars().count() / 6).clamp(1, 3);
+    let closest = |wanted: &str, options: &mut dyn Iterator<Item = (String, String)>| {
+        let wanted = wanted.to_lowercase();
+        options
+            .map(|(key, shown)| {
+                (
+                    strsim::damerau_levenshtein(&wanted, &key.to_lowercase()),
+                    shown,
+                )
+            })
+            .filter(|(d, _)| *d <= max_edits)
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, shown)| shown)
+    };
+    match &selector {
+        Selector::OperationId(id) => {
+            let ids = || candidates.iter().filter_map(|c| c.operation_id);
+            if let Some(same) = ids().find(|c| c.eq_ignore_ascii_case(id)) {
+                return Some(same.to_string());
+            }
+            closest(id, &mut ids().map(|c| (c.to_string(), c.to_string())))
+        }
+        Selector::Path { method, .. } => {
+            let (_, path) = text.split_once(' ')?;
+            let same_method = |c: &&Candidate<'_>| {
+                method
+                    .as_deref()
+                    .is_none_or(|m| m.eq_ignore_ascii_case(c.method))
+            };
+            let toggled = match path.strip_suffix('/') {
+                Some(p) if !p.is_empty() => p.to_string(),
+                Some(_) => return None,
+                None => format!("{path}/"),
+            };
+            let method_text = method.as_deref().unwrap_or("*");
+            if let Some(c) = candidates
+                .iter()
+                .filter(same_method)
+                .find(|c| c.path == toggled)
+            {
+                return Some(format!("{method_text} {}", c.path));
+            }
+            let wanted = selector.to_string();
+            closest(
+                &wanted,
+                &mut candidates.iter().map(|c| {
+                    let normalized: Vec<String> = split_path(c.path)
+                        .iter()
+                        .map(|seg| normalize_template(seg))
+                        .collect();
+                    let m = c.method.to_ascii_uppercase();
+                    (
+                        format!("{m} /{}", normalized.join("/")),
+                        format!("{m} {}", c.path),
+                    )
+                }),
+            )
+        }
+    }
+}
+
 fn match_segments(pattern: &[Segment], path: &[&str]) -> bool {
     match pattern.split_first() {
         None => path.is_empty(),
@@ -275,5 +368,78 @@ impl fmt::Display for Selector {
                 Ok(())
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OPS: &[Candidate<'static>] = &[
+        Candidate {
+            method: "post",
+            path: "/deployments",
+            operation_id: Some("createDeployment"),
+        },
+        Candidate {
+            method: "post",
+            path: "/transfers",
+            operation_id: Some("createTransfer"),
+        },
+        Candidate {
+            method: "get",
+            path: "/orders/{orderId}",
+            operation_id: None,
+        },
+        Candidate {
+            method: "get",
+            path: "/catalog/",
+            operation_id: Some("listCatalog"),
+        },
+    ];
+
+    fn dym(text: &str) -> Option<String> {
+        did_you_mean(text, OPS)
+    }
+
+    #[test]
+    fn operation_id_case_first() {
+        assert_eq!(dym("CreateDeployment").as_deref(), Some("createDeployment"));
+        assert_eq!(dym("CREATETRANSFER").as_deref(), Some("createTransfer"));
+    }
+
+    #[test]
+    fn operation_id_by_edit_distance() {
+        assert_eq!(dym("createDeploymnet").as_deref(), Some("createDeployment"));
+        assert_eq!(dym("listCatalogs").as_deref(), Some("listCatalog"));
+        assert_eq!(dym("deleteEverything"), None);
+    }
+
+    #[test]
+    fn trailing_slash_either_way() {
+        assert_eq!(dym("GET /catalog").as_deref(), Some("GET /catalog/"));
+        assert_eq!(dym("POST /transfers/").as_deref(), Some("POST /transfers"));
+        // The slash toggle keeps the selector's method; another method is an edit.
+        assert_eq!(dym("* /catalog").as_deref(), Some("* /catalog/"));
+    }
+
+    #[test]
+    fn path_by_edit_distance_ignoring_parameter_names() {
+        assert_eq!(dym("POST /transfer").as_deref(), Some("POST /transfers"));
+        assert_eq!(
+            dym("GET /order/{id}").as_deref(),
+            Some("GET /orders/{orderId}")
+        );
+        assert_eq!(dym("PUT /transfers").as_deref(), Some("POST /transfers"));
+        assert_eq!(dym("DELETE /accounts/{id}/keys"), None);
+    }
+
+    #[test]
+    fn wildcards_and_bad_selectors_get_none() {
+        assert_eq!(dym("POST /transfer/*"), None);
+        assert_eq!(dym("* /**"), None);
+        assert_eq!(dym("post /transfers"), None);
+        assert_eq!(dym("POST /"), None);
+        assert_eq!(did_you_mean("createTransfer", &[]), None);
     }
 }

@@ -12,6 +12,9 @@ use super::backoff::bound_ms;
 /// Why a retry decision stops (kebab-case names of domain.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StopReason {
+    /// `not-retried` (policy mode only): the policy does not retry the operation
+    /// (`retry: false`, or no `retry` at all).
+    NotRetried,
     /// `unknown-result`: the operation is not repeatable (no idempotent method,
     /// no idempotency key, no status endpoint); a repeat could duplicate it.
     UnknownResult,
@@ -37,7 +40,8 @@ pub enum StopReason {
 
 impl StopReason {
     /// Every reason, in the order of the checks that produce them.
-    pub const ALL: [StopReason; 8] = [
+    pub const ALL: [StopReason; 9] = [
+        StopReason::NotRetried,
         StopReason::UnknownResult,
         StopReason::NotTransient,
         StopReason::InvalidAttempt,
@@ -51,6 +55,7 @@ impl StopReason {
     /// The kebab-case name of domain.md, e.g. `unknown-result`.
     pub fn as_str(self) -> &'static str {
         match self {
+            StopReason::NotRetried => "not-retried",
             StopReason::UnknownResult => "unknown-result",
             StopReason::NotTransient => "not-transient",
             StopReason::InvalidAttempt => "invalid-attempt",

@@ -34,6 +34,9 @@ pub struct RetryAfterPolicy {
 /// reading: "no jitter (`none` or absent)").
 #[derive(Debug, Clone, PartialEq)]
 pub struct EffectivePolicyView {
+    /// `retry`: the policy retries the operation at all. `false` (the built-in
+    /// default) answers every signal with `not-retried`.
+    pub retry: bool,
     /// Effective `effect` (declared, or from the method via [`Effect::from_method`]).
     pub effect: Effect,
     /// An idempotency key is sent (`idempotency_key` is configured).
@@ -61,10 +64,11 @@ pub struct EffectivePolicyView {
 }
 
 impl Default for EffectivePolicyView {
-    /// Everything absent except the built-in default `multiplier: 2`; effect
-    /// `non-idempotent`, nothing retried.
+    /// Everything absent except the built-in defaults `retry: false` and
+    /// `multiplier: 2`; effect `non-idempotent`, nothing retried.
     fn default() -> Self {
         EffectivePolicyView {
+            retry: false,
             effect: Effect::NonIdempotent,
             idempotency_key: false,
             check_status: false,
@@ -112,8 +116,11 @@ pub(crate) enum ObservedRetryAfter {
 
 /// The policy-mode decision (domain.md "The policy-mode decision"); all times ms.
 ///
-/// Same order of checks as [`decide`](super::decide), with these meanings:
+/// Same order of checks as [`decide`](super::decide), after one of its own, with
+/// these meanings:
 ///
+/// 0. `retry` false: `not-retried` (the policy never retries this operation,
+///    whatever the signal).
 /// 1. repeatable = `effect` safe or idempotent, OR an idempotency key, OR a status
 ///    endpoint (`check_status`), OR the signal proves the request was never
 ///    processed (`connect-failure`, `refused-stream`); else `unknown-result`.
@@ -189,6 +196,10 @@ pub(crate) fn decide_observed(
     rng: &mut impl FnMut() -> f64,
 ) -> Decision {
     use Decision::Stop;
+    // 0. retried at all
+    if !policy.retry {
+        return Stop(StopReason::NotRetried);
+    }
     // 1. eligibility
     let repeatable = policy.effect.is_repeatable()
         || policy.idempotency_key

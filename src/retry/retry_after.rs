@@ -12,6 +12,12 @@
 //! parsed here, its year resolved against the given clock, and the result
 //! re-checked by `httpdate` as an IMF-fixdate (ranges and the day name).
 //!
+//! A leap second (`23:59:60`, which the HTTP-date grammar allows: RFC 9110 §5.6.7
+//! gives `time-of-day` the range `00:00:00 - 23:59:60`) is rejected by
+//! `httpdate`; it is read here as
+//! `23:59:59` plus one second, i.e. the first instant of the next day (Unix time
+//! has no leap seconds). Second `60` at any other time of day is invalid.
+//!
 //! Known limitation inherited from `httpdate`: dates before 1970 or after 9999
 //! are rejected as invalid, and the day name must match the date.
 
@@ -96,7 +102,8 @@ pub fn parse_retry_after(value: &str) -> Result<RetryAfter, RetryAfterError> {
 /// obsolete RFC 850 form (`Wednesday, 21-Oct-15 07:28:00 GMT`) whose two-digit
 /// year is resolved per RFC 9110 §5.6.7 against the year of `now_epoch_ms`
 /// (a year more than 50 years in the future belongs to the previous century;
-/// compared by calendar year), and the asctime form (`Wed Oct 21 07:28:00 2015`).
+/// compared by calendar year), and the asctime form (`Wed Oct 21 07:28:00 2015`),
+/// each also with a leap second `23:59:60` (read as the next day's `00:00:00`).
 /// Everything else is invalid: `-5`, `1.5`, `1m0s`, `2015-10-21T07:28:00Z`, empty.
 /// Never panics.
 pub fn parse_retry_after_at(value: &str, now_epoch_ms: f64) -> Result<RetryAfter, RetryAfterError> {
@@ -110,19 +117,36 @@ pub fn parse_retry_after_at(value: &str, now_epoch_ms: f64) -> Result<RetryAfter
         });
         return Ok(RetryAfter::DelaySeconds(secs));
     }
-    let time = if let Some(imf) = rfc850_to_imf(v, now_epoch_ms) {
+    let (text, leap_ms) = match without_leap_second(v) {
+        Some(t) => (t, 1000),
+        None => (v.to_string(), 0),
+    };
+    let time = if let Some(imf) = rfc850_to_imf(&text, now_epoch_ms) {
         httpdate::parse_http_date(&imf)
     } else {
-        httpdate::parse_http_date(v)
+        httpdate::parse_http_date(&text)
     }
     .map_err(|_| RetryAfterError::Malformed)?;
     let ms = time
         .duration_since(UNIX_EPOCH)
         .map_err(|_| RetryAfterError::Malformed)?
         .as_millis();
-    Ok(RetryAfter::HttpDate(
-        i64::try_from(ms).map_err(|_| RetryAfterError::Malformed)?,
-    ))
+    let ms = i64::try_from(ms).map_err(|_| RetryAfterError::Malformed)?;
+    Ok(RetryAfter::HttpDate(ms + leap_ms))
+}
+
+/// The date text with a leap second `23:59:60` written as `23:59:59` (the caller
+/// adds the second back), or `None` when the text holds no leap second. The time
+/// of day is the one `HH:MM:SS` token of all three HTTP-date forms, delimited by
+/// spaces.
+fn without_leap_second(v: &str) -> Option<String> {
+    let at = v.find(" 23:59:60")?;
+    let end = at + " 23:59:60".len();
+    // The token must end there (a space follows in all three forms).
+    if v.as_bytes().get(end) != Some(&b' ') {
+        return None;
+    }
+    Some(format!("{} 23:59:59{}", &v[..at], &v[end..]))
 }
 
 /// Converts a raw Retry-After header value (e.g. from `--retry-after VALUE`) into
@@ -288,6 +312,38 @@ mod tests {
         assert!(httpdate::parse_http_date("Tuesday, 21-Oct-70 07:28:00 GMT").is_err());
         // Wrong day name for the resolved year is rejected.
         assert!(parse_retry_after_at("Monday, 21-Oct-15 07:28:00 GMT", NOW_2025).is_err());
+    }
+
+    #[test]
+    fn leap_second_is_the_next_day_start() {
+        // 2016-12-31T23:59:60Z, the last leap second; Unix time reads it as
+        // 2017-01-01T00:00:00Z.
+        const NEW_YEAR_2017: i64 = 1_483_228_800_000;
+        let p = |v: &str| parse_retry_after_at(v, NOW_2025);
+        assert_eq!(
+            p("Sat, 31 Dec 2016 23:59:60 GMT"),
+            Ok(RetryAfter::HttpDate(NEW_YEAR_2017))
+        );
+        assert_eq!(
+            p("Saturday, 31-Dec-16 23:59:60 GMT"),
+            Ok(RetryAfter::HttpDate(NEW_YEAR_2017))
+        );
+        assert_eq!(
+            p("Sat Dec 31 23:59:60 2016"),
+            Ok(RetryAfter::HttpDate(NEW_YEAR_2017))
+        );
+        assert_eq!(
+            p("Sat, 31 Dec 2016 23:59:59 GMT"),
+            Ok(RetryAfter::HttpDate(NEW_YEAR_2017 - 1000))
+        );
+        // Second 60 is a leap second only at 23:59; elsewhere it is out of range.
+        for bad in [
+            "Sat, 31 Dec 2016 12:00:60 GMT",
+            "Sat, 31 Dec 2016 23:59:61 GMT",
+            "Sat, 31 Dec 2016 23:59:60GMT",
+        ] {
+            assert_eq!(p(bad), Err(RetryAfterError::Malformed), "{bad}");
+        }
     }
 
     #[test]

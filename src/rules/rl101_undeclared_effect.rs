@@ -26,6 +26,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     for (_, op, eff) in layers(ctx) {
         if !eff.is_retried()
             || eff.effect.source != Source::BuiltIn
+            || eff.is_misspelled("effect")
             || Effect::from_openapi_method(&op.method) != Effect::NonIdempotent
         {
             continue;

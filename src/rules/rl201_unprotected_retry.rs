@@ -26,7 +26,12 @@ pub const META: RuleMeta = RuleMeta {
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut out = Collector::new();
     for (_, op, eff) in retried_layers(ctx) {
-        if !eff.is_non_idempotent() || eff.is_protected() {
+        // A misspelled key header (`idempotency_key.haeder`, `idempotency_kye`) is
+        // reported once as the unknown key, not again here.
+        if !eff.is_non_idempotent()
+            || eff.is_protected()
+            || (eff.key_header().is_none() && eff.is_misspelled("idempotency_key.header"))
+        {
             continue;
         }
         let signals = eff.unsafe_signals();

@@ -42,17 +42,15 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         let key = &eff.idempotency_key;
         let Some(key_at) = &key.at else { continue };
         let mut absent = Vec::new();
-        if key.retention.is_none() {
-            absent.push("retention");
-        }
-        if key.scope.is_none() {
-            absent.push("scope");
-        }
-        if key.on_payload_mismatch.is_none() {
-            absent.push("on_payload_mismatch");
-        }
-        if key.on_concurrent.is_none() {
-            absent.push("on_concurrent");
+        for (name, is_absent) in [
+            ("retention", key.retention.is_none()),
+            ("scope", key.scope.is_none()),
+            ("on_payload_mismatch", key.on_payload_mismatch.is_none()),
+            ("on_concurrent", key.on_concurrent.is_none()),
+        ] {
+            if is_absent && !eff.is_misspelled(&format!("idempotency_key.{name}")) {
+                absent.push(name);
+            }
         }
         if !absent.is_empty() {
             missing.add(key_at, op, (eff.layer, absent));

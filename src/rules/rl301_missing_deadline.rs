@@ -21,7 +21,7 @@ pub const META: RuleMeta = RuleMeta {
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut out = Collector::new();
     for (_, op, eff) in retried_layers(ctx) {
-        if eff.deadline.is_some() {
+        if eff.deadline.is_some() || eff.is_misspelled("deadline") {
             continue;
         }
         out.extend(Hit::retried_without(

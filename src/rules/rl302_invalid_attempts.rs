@@ -40,7 +40,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                     op,
                 ));
             }
-            None if eff.is_retried() => {
+            None if eff.is_retried() && !eff.is_misspelled("attempts") => {
                 out.extend(Hit::retried_without(
                     &META,
                     eff,

@@ -29,6 +29,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         let layer = layer_phrase(eff.layer);
         let hit = match &eff.backoff.jitter {
             Some(j) if j.value != Jitter::None => continue,
+            None if eff.is_misspelled("backoff.jitter") => continue,
             Some(j) => {
                 let Some(at) = &j.at else { continue };
                 Hit::new(

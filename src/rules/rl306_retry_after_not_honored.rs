@@ -43,7 +43,9 @@ fn what(signal: Signal, code: u16) -> String {
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut out = Collector::new();
     for (_, op, eff) in retried_layers(ctx) {
-        if eff.retry_after.honor.as_ref().is_some_and(|h| h.value) {
+        if eff.retry_after.honor.as_ref().is_some_and(|h| h.value)
+            || (eff.retry_after.honor.is_none() && eff.is_misspelled("retry_after.honor"))
+        {
             continue;
         }
         let Some(retry_on) = &eff.retry_on else {

@@ -42,15 +42,17 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             continue;
         }
         let layer = layer_phrase(eff.layer);
+        let no_max = ra.max.is_none() && !eff.is_misspelled("retry_after.max");
+        let no_on_invalid = ra.on_invalid.is_none() && !eff.is_misspelled("retry_after.on_invalid");
         let mut missing = Vec::new();
-        if ra.max.is_none() {
+        if no_max {
             missing.push("`retry_after.max`");
         }
-        if ra.on_invalid.is_none() {
+        if no_on_invalid {
             missing.push("`retry_after.on_invalid`");
         }
         if let (false, Some(at)) = (missing.is_empty(), &honor.at) {
-            let (why, help) = match (ra.max.is_none(), ra.on_invalid.is_none()) {
+            let (why, help) = match (no_max, no_on_invalid) {
                 (true, true) => (
                     "a huge or malformed value is waited for or handled by chance",
                     "add `max` (at most the `deadline`) and `on_invalid: backoff` or `stop` to `retry_after`",

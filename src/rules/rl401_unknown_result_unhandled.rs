@@ -21,7 +21,11 @@ pub const META: RuleMeta = RuleMeta {
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut groups = ByNode::new();
     for (_, op, eff) in layers(ctx) {
-        if !eff.is_retried() || !eff.is_non_idempotent() || eff.on_unknown_result.is_some() {
+        if !eff.is_retried()
+            || !eff.is_non_idempotent()
+            || eff.on_unknown_result.is_some()
+            || eff.is_misspelled("on_unknown_result")
+        {
             continue;
         }
         let Some(at) = eff.retry_origin() else {

@@ -44,6 +44,21 @@ pub struct StrictReader<'a> {
     pub rule: &'static RuleMeta,
     /// Findings so far.
     pub diags: Vec<Diagnostic>,
+    /// Unknown keys whose "did you mean" names a known key, in reading order: what
+    /// the author most likely meant to set (see [`Misspelling`]).
+    pub misspelled: Vec<Misspelling>,
+}
+
+/// An unknown key with a "did you mean": readers use it to tell "`K` is missing"
+/// apart from "`K` is misspelled" (the typo is reported once, as the unknown key).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Misspelling {
+    /// The mapping holding the unknown key.
+    pub map: NodeId,
+    /// The unknown key's node.
+    pub key: NodeId,
+    /// The known key the "did you mean" names.
+    pub intended: &'static str,
 }
 
 impl<'a> StrictReader<'a> {
@@ -54,6 +69,7 @@ impl<'a> StrictReader<'a> {
             tree,
             rule,
             diags: Vec::new(),
+            misspelled: Vec::new(),
         }
     }
 
@@ -92,12 +108,12 @@ impl<'a> StrictReader<'a> {
         }
     }
 
-    /// Reports every key of `map` not in `allowed` (with "did you mean"); returns the
-    /// known entries.
+    /// Reports every key of `map` not in `allowed` (with "did you mean", also recorded
+    /// in [`StrictReader::misspelled`]); returns the known entries.
     pub fn known_entries(
         &mut self,
         map: NodeId,
-        allowed: &[&str],
+        allowed: &[&'static str],
         what: &str,
     ) -> Vec<(String, NodeId)> {
         let mut out = Vec::new();
@@ -115,7 +131,15 @@ impl<'a> StrictReader<'a> {
                 out.push((name, v));
                 continue;
             }
-            let help = suggest(&name, allowed)
+            let intended = suggest(&name, allowed);
+            if let Some(intended) = intended {
+                self.misspelled.push(Misspelling {
+                    map,
+                    key: k,
+                    intended,
+                });
+            }
+            let help = intended
                 .map(|s| format!("did you mean `{s}`?"))
                 .unwrap_or_else(|| {
                     let keys: Vec<String> = allowed.iter().map(|k| format!("`{k}`")).collect();

@@ -10,8 +10,8 @@
 //!   long, run by `.ci/run`) are only checked to name an executable script.
 //! - a transcript: a `$ retrylint ARGS` line in any fenced block, followed by the
 //!   output it shows (up to the next `$ ` line or the end of the block). The
-//!   command runs as above and its standard output must equal the lines shown
-//!   (trailing white space ignored). `# exit N` works here too.
+//!   command runs as above and its standard output, then its standard error, must
+//!   equal the lines shown (trailing white space ignored). `# exit N` works here too.
 //!
 //! Blocks marked anything else (`yaml`, `text`, no marker without `$ `) are examples
 //! of files or syntax and are not run.
@@ -211,7 +211,12 @@ fn every_runnable_command_in_the_docs_runs_as_shown() {
                 continue;
             }
             if let Some(shown) = &claim.output {
-                let got = String::from_utf8_lossy(&out.stdout);
+                // What a terminal shows: standard output, then standard error.
+                let got = format!(
+                    "{}{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                );
                 let got: Vec<&str> = got.lines().map(str::trim_end).collect();
                 let got = got.join("\n");
                 if got.trim_end() != shown.trim_end() {

@@ -190,8 +190,9 @@ fn canonical(p: &Path) -> PathBuf {
 /// - for an OpenAPI document, the policies under the project root that govern it
 ///   (one whose `spec:` names it, wherever it is, or one without `spec:` in its
 ///   directory or a parent), from a [`ProjectIndex`] built once per root;
-/// - for any other named file (a `$ref` fragment such as a shared `responses.yaml`),
-///   the OpenAPI documents under the project root whose `$ref` closure includes it.
+/// - for every named file that is not a policy (a `$ref` fragment such as a shared
+///   `responses.yaml`, or a document whose components others use), the OpenAPI
+///   documents under the project root whose `$ref` closure includes it.
 ///
 /// Repeated until nothing new is found, so the policies of the documents found come
 /// too (other layers), and the documents those policies govern.
@@ -205,7 +206,7 @@ pub fn with_related(
         candidates.iter().filter(|c| c.explicit).cloned().collect();
     let mut out = candidates;
     let mut indexes: HashMap<PathBuf, ProjectIndex> = HashMap::new();
-    // Named files that are neither a document nor a policy, by project root.
+    // Named files other than policies (possible `$ref` targets), by project root.
     let mut fragments: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
     let mut add = |path: PathBuf,
                    kind: NameKind,
@@ -252,13 +253,20 @@ pub fn with_related(
                 continue;
             }
             let bound = crate::check::project_root(&abs, root);
+            if c.explicit {
+                // Any named file may be reached through `$ref` (a fragment, or a
+                // document whose components other documents use).
+                fragments
+                    .entry(bound.clone())
+                    .or_default()
+                    .push(abs.clone());
+            }
             if !openapi {
-                fragments.entry(bound).or_default().push(abs);
                 continue;
             }
-            let index = indexes
-                .entry(bound)
-                .or_insert_with_key(|bound| ProjectIndex::build(bound, ws));
+            let index = indexes.entry(bound).or_insert_with_key(|bound| {
+                crate::timing::detail("project index", || ProjectIndex::build(bound, ws))
+            });
             for p in index.policies_governing(&abs) {
                 add(p, NameKind::Policy, &mut out, &mut queue);
             }
@@ -267,10 +275,13 @@ pub fn with_related(
             break;
         }
         for (bound, targets) in std::mem::take(&mut fragments) {
-            let index = indexes
-                .entry(bound)
-                .or_insert_with_key(|bound| ProjectIndex::build(bound, ws));
-            for d in index.documents_referring(&targets, ws) {
+            let index = indexes.entry(bound).or_insert_with_key(|bound| {
+                crate::timing::detail("project index", || ProjectIndex::build(bound, ws))
+            });
+            let found = crate::timing::detail("documents reaching named files", || {
+                index.documents_referring(&targets, ws)
+            });
+            for d in found {
                 add(d.path, d.kind, &mut out, &mut queue);
             }
         }

@@ -172,8 +172,12 @@ fn a_named_ref_fragment_rechecks_the_documents_that_reach_it() {
     // Reached directly by api/ and through shared/components.yaml by billing/.
     let named = check(&repo, &["shared/responses.yaml"]);
     assert_eq!(named.documents, 2, "api/ and billing/, not unrelated/");
+    let rl501: Vec<_> = codes(&named)
+        .into_iter()
+        .filter(|(code, ..)| *code == "RL501")
+        .collect();
     assert_eq!(
-        codes(&named),
+        rl501,
         [(
             "RL501",
             "shared/responses.yaml".to_string(),
@@ -194,16 +198,34 @@ fn a_named_ref_fragment_rechecks_the_documents_that_reach_it() {
 }
 
 #[test]
+fn a_named_document_rechecks_the_documents_that_use_its_components() {
+    let repo = repo_of(&["named-files/ref-fragment"]);
+    // api/openapi.yaml uses catalog/openapi.yaml's `Busy` response: the RL502 in
+    // catalog/ is about `GET /orders` of api/.
+    let named = check(&repo, &["catalog/openapi.yaml"]);
+    assert_eq!(named.documents, 2, "catalog/ and api/");
+    assert!(
+        codes(&named).contains(&(
+            "RL502",
+            "catalog/openapi.yaml".to_string(),
+            vec!["GET /orders".to_string()]
+        )),
+        "{:#?}",
+        codes(&named)
+    );
+}
+
+#[test]
 fn a_named_configuration_rechecks_the_whole_project() {
     let repo = repo_of(&["named-files/ref-fragment"]);
     let full = check(&repo, &["."]);
     let named = check(&repo, &[".retrylint.yaml"]);
-    assert_eq!(full.documents, 3);
+    assert_eq!(full.documents, 4);
     assert_eq!(named.documents, full.documents);
     assert_eq!(codes(&named), codes(&full));
     // From a subfolder's file list too: the configuration stands for its project.
     let named = check(&repo, &["api/openapi.yaml", ".retrylint.yaml"]);
-    assert_eq!(named.documents, 3);
+    assert_eq!(named.documents, 4);
 }
 
 #[test]

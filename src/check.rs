@@ -129,6 +129,22 @@ fn declares_openapi(text: &str) -> bool {
         || head.contains("\"swagger\"")
 }
 
+/// A named configuration file (`.retrylint.yaml`) changes what every file of its
+/// project reports, so it stands for its whole project: it is replaced by the
+/// project root, which is walked as `retrylint check ROOT` would walk it.
+fn named_configs_to_projects(paths: Vec<PathBuf>, root: Option<&Path>) -> Vec<PathBuf> {
+    paths
+        .into_iter()
+        .map(|p| {
+            if p.file_name().is_some_and(|n| n == crate::config::FILE_NAME) && p.is_file() {
+                project_root(&p, root)
+            } else {
+                p
+            }
+        })
+        .collect()
+}
+
 /// Everything up to the rules: the documents, the joined model and the findings
 /// made while loading and joining.
 #[derive(Debug)]
@@ -219,6 +235,11 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         vec![PathBuf::from(".")]
     } else {
         options.paths.clone()
+    };
+    let paths = if options.related {
+        named_configs_to_projects(paths, options.root.as_deref())
+    } else {
+        paths
     };
     let ws = Workspace::new(cwd.clone(), options.limits);
     let (mut candidates, walk_problems) =

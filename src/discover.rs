@@ -3,6 +3,10 @@
 //! Content-based recognition (a top-level `openapi` or `swagger` key) happens after
 //! loading; a file that is neither is skipped without a finding.
 
+mod project_index;
+
+pub use project_index::ProjectIndex;
+
 use crate::source::loader::{Loaded, Workspace};
 use crate::source::refs::normalize;
 use crate::source::tree::Kind;
@@ -180,12 +184,18 @@ fn canonical(p: &Path) -> PathBuf {
 }
 
 /// Adds the files related to the file arguments among `candidates`, as a full run
-/// from the project root would read them: for a policy, the OpenAPI documents it
-/// governs (its `spec:` paths, relative to it; without `spec:`, the documents in its
-/// directory and below); for an OpenAPI document, the policies that govern it, found
-/// in its directory and each parent up to the project root (a policy whose `spec:`
-/// names it, or one without `spec:`). Repeated until nothing new is found, so the
-/// policies of the documents a policy governs come too (other layers).
+/// from the project root would read them:
+/// - for a policy, the OpenAPI documents it governs (its `spec:` paths, relative to
+///   it; without `spec:`, the documents in its directory and below);
+/// - for an OpenAPI document, the policies under the project root that govern it
+///   (one whose `spec:` names it, wherever it is, or one without `spec:` in its
+///   directory or a parent), from a [`ProjectIndex`] built once per root;
+/// - for every named file that is not a policy (a `$ref` fragment such as a shared
+///   `responses.yaml`, or a document whose components others use), the OpenAPI
+///   documents under the project root whose `$ref` closure includes it.
+///
+/// Repeated until nothing new is found, so the policies of the documents found come
+/// too (other layers), and the documents those policies govern.
 pub fn with_related(
     candidates: Vec<Candidate>,
     ws: &Workspace,
@@ -195,7 +205,9 @@ pub fn with_related(
     let mut queue: VecDeque<Candidate> =
         candidates.iter().filter(|c| c.explicit).cloned().collect();
     let mut out = candidates;
-    let mut dirs_listed: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+    let mut indexes: HashMap<PathBuf, ProjectIndex> = HashMap::new();
+    // Named files other than policies (possible `$ref` targets), by project root.
+    let mut fragments: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
     let mut add = |path: PathBuf,
                    kind: NameKind,
                    out: &mut Vec<Candidate>,
@@ -210,61 +222,68 @@ pub fn with_related(
             queue.push_back(c);
         }
     };
-    while let Some(c) = queue.pop_front() {
-        if !c.path.is_file() {
-            continue;
-        }
-        let doc = ws.load(&c.path);
-        let abs = canonical(&c.path);
-        let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
-        if c.kind == NameKind::Policy {
-            let specs = spec_paths(&doc);
-            if specs.is_empty() {
-                let (found, _) = discover(std::slice::from_ref(&dir), &[]);
-                for f in found.into_iter().filter(|f| f.kind != NameKind::Policy) {
-                    add(f.path, f.kind, &mut out, &mut queue);
-                }
-            } else {
-                for s in specs {
-                    let p = normalize(&dir.join(s));
-                    if p.is_file() {
-                        let kind = name_kind(&p).unwrap_or(NameKind::SpecLike);
-                        add(p, kind, &mut out, &mut queue);
+    loop {
+        while let Some(c) = queue.pop_front() {
+            if !c.path.is_file() {
+                continue;
+            }
+            let doc = ws.load(&c.path);
+            let abs = canonical(&c.path);
+            let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
+            if c.kind == NameKind::Policy {
+                let specs = spec_paths(&doc);
+                if specs.is_empty() {
+                    let (found, _) = discover(std::slice::from_ref(&dir), &[]);
+                    for f in found.into_iter().filter(|f| f.kind != NameKind::Policy) {
+                        add(f.path, f.kind, &mut out, &mut queue);
+                    }
+                } else {
+                    for s in specs {
+                        let p = normalize(&dir.join(s));
+                        if p.is_file() {
+                            let kind = name_kind(&p).unwrap_or(NameKind::SpecLike);
+                            add(p, kind, &mut out, &mut queue);
+                        }
                     }
                 }
+                continue;
             }
-            continue;
-        }
-        if !is_openapi(&doc) {
-            continue;
-        }
-        let bound = crate::check::project_root(&abs, root);
-        let mut cur = Some(dir.as_path());
-        while let Some(d) = cur {
-            let policies = dirs_listed.entry(d.to_path_buf()).or_insert_with(|| {
-                let mut v: Vec<PathBuf> = std::fs::read_dir(d)
-                    .into_iter()
-                    .flatten()
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.is_file() && name_kind(p) == Some(NameKind::Policy))
-                    .collect();
-                v.sort();
-                v
+            let openapi = is_openapi(&doc);
+            if !openapi && !c.explicit {
+                continue;
+            }
+            let bound = crate::check::project_root(&abs, root);
+            if c.explicit {
+                // Any named file may be reached through `$ref` (a fragment, or a
+                // document whose components other documents use).
+                fragments
+                    .entry(bound.clone())
+                    .or_default()
+                    .push(abs.clone());
+            }
+            if !openapi {
+                continue;
+            }
+            let index = indexes.entry(bound).or_insert_with_key(|bound| {
+                crate::timing::detail("project index", || ProjectIndex::build(bound, ws))
             });
-            for p in policies.clone() {
-                let pdoc = ws.load(&p);
-                let specs = spec_paths(&pdoc);
-                let governs =
-                    specs.is_empty() || specs.iter().any(|s| canonical(&d.join(s)) == abs);
-                if governs {
-                    add(p, NameKind::Policy, &mut out, &mut queue);
-                }
+            for p in index.policies_governing(&abs) {
+                add(p, NameKind::Policy, &mut out, &mut queue);
             }
-            if d == bound || !d.starts_with(&bound) {
-                break;
+        }
+        if fragments.is_empty() {
+            break;
+        }
+        for (bound, targets) in std::mem::take(&mut fragments) {
+            let index = indexes.entry(bound).or_insert_with_key(|bound| {
+                crate::timing::detail("project index", || ProjectIndex::build(bound, ws))
+            });
+            let found = crate::timing::detail("documents reaching named files", || {
+                index.documents_referring(&targets, ws)
+            });
+            for d in found {
+                add(d.path, d.kind, &mut out, &mut queue);
             }
-            cur = d.parent();
         }
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));

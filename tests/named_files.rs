@@ -1,0 +1,336 @@
+//! Runs over named files (as pre-commit makes them, from the repository root) see
+//! what a full run sees: a policy anywhere under the project root that governs a
+//! named document (case 41), the documents that reach a named `$ref` fragment, and
+//! the whole project for a named `.retrylint.yaml`. Each layout is copied into a
+//! temporary git repository, whose work tree is the project root.
+
+use retrylint::check::{run, CheckOptions, CheckOutcome};
+use retrylint::diagnostic::{Diagnostic, Label};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// A temporary git repository holding copies of fixture files and folders; removed
+/// on drop.
+struct Repo {
+    dir: PathBuf,
+}
+
+impl Drop for Repo {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn copy_into(from: &Path, to: &Path) {
+    if from.is_dir() {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for e in std::fs::read_dir(from).expect("read_dir") {
+            let e = e.expect("entry");
+            copy_into(&e.path(), &to.join(e.file_name()));
+        }
+    } else {
+        std::fs::copy(from, to).expect("copy");
+    }
+}
+
+/// A git repository whose root holds the contents of each fixture folder, or each
+/// fixture file, of `parts` (relative to `fixtures/`).
+fn repo_of(parts: &[&str]) -> Repo {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "retrylint-named-files-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let dir = std::fs::canonicalize(&dir).expect("canonical");
+    for part in parts {
+        let from = fixtures().join(part);
+        if from.is_dir() {
+            copy_into(&from, &dir);
+        } else {
+            copy_into(&from, &dir.join(from.file_name().expect("name")));
+        }
+    }
+    let status = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&dir)
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git init failed");
+    Repo { dir }
+}
+
+/// `retrylint check PATHS...` run from the repository root (as pre-commit runs it).
+fn check(repo: &Repo, paths: &[&str]) -> CheckOutcome {
+    run(&CheckOptions {
+        paths: paths.iter().map(|p| repo.dir.join(p)).collect(),
+        cwd: Some(repo.dir.clone()),
+        related: true,
+        ..CheckOptions::default()
+    })
+}
+
+fn at(label: &Label) -> String {
+    let l = &label.location;
+    let lc = l.file.line_col(l.span.start);
+    format!("{}:{}:{}", l.file.display, lc.line, lc.column)
+}
+
+/// One entry per finding and label (the primary one included):
+/// `(code, primary position, label position)`. A finding grouped over operations of
+/// several documents splits into the labels of each, so a run over some of them can
+/// be compared with the full run.
+fn entries(diagnostics: &[Diagnostic]) -> BTreeSet<(String, String, String)> {
+    diagnostics
+        .iter()
+        .flat_map(|d| {
+            let primary = at(&d.primary);
+            std::iter::once(&d.primary)
+                .chain(&d.labels)
+                .map(move |l| (d.code.to_string(), primary.clone(), at(l)))
+        })
+        .collect()
+}
+
+fn codes(outcome: &CheckOutcome) -> Vec<(&str, String, Vec<String>)> {
+    outcome
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let l = &d.primary.location;
+            (d.code, l.file.display.clone(), d.operations.clone())
+        })
+        .collect()
+}
+
+#[test]
+fn case_41_policy_outside_the_folder_chain_is_found_from_the_named_spec() {
+    let repo = repo_of(&["cases/41-policy-outside-folder-chain"]);
+    let named = check(&repo, &["api/openapi.yaml"]);
+    assert_eq!(named.policies, 1, "the mesh policy in deploy/istio is read");
+    let rl201: Vec<_> = named
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "RL201")
+        .collect();
+    assert_eq!(rl201.len(), 1, "{:#?}", codes(&named));
+    assert_eq!(rl201[0].operations, ["POST /refunds"]);
+    assert_eq!(
+        rl201[0].primary.location.file.display,
+        "deploy/istio/mesh.retry-policy.yaml"
+    );
+    let full = check(&repo, &["."]);
+    assert_eq!(entries(&named.diagnostics), entries(&full.diagnostics));
+}
+
+#[test]
+fn case_41_through_the_binary_as_pre_commit_runs_it() {
+    let repo = repo_of(&["cases/41-policy-outside-folder-chain"]);
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_retrylint"))
+            .args(["check", "--format", "json"])
+            .args(args)
+            .current_dir(&repo.dir)
+            .output()
+            .expect("runs");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let found: Vec<(String, String, String)> = json["diagnostics"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .map(|d| {
+                (
+                    d["code"].as_str().unwrap_or("").to_string(),
+                    d["path"].as_str().unwrap_or("").to_string(),
+                    d["operation"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        (out.status.code(), found)
+    };
+    let (status, named) = run(&["api/openapi.yaml"]);
+    assert_eq!(status, Some(1));
+    assert!(named.contains(&(
+        "RL201".to_string(),
+        "deploy/istio/mesh.retry-policy.yaml".to_string(),
+        "POST /refunds".to_string()
+    )));
+    assert_eq!(run(&["."]), (Some(1), named));
+}
+
+#[test]
+fn a_named_ref_fragment_rechecks_the_documents_that_reach_it() {
+    let repo = repo_of(&["named-files/ref-fragment"]);
+    // Reached directly by api/ and through shared/components.yaml by billing/.
+    let named = check(&repo, &["shared/responses.yaml"]);
+    assert_eq!(named.documents, 2, "api/ and billing/, not unrelated/");
+    let rl501: Vec<_> = codes(&named)
+        .into_iter()
+        .filter(|(code, ..)| *code == "RL501")
+        .collect();
+    assert_eq!(
+        rl501,
+        [(
+            "RL501",
+            "shared/responses.yaml".to_string(),
+            vec!["GET /orders".to_string(), "GET /invoices".to_string()]
+        )]
+    );
+    // Only billing/ reaches components.yaml.
+    let named = check(&repo, &["shared/components.yaml"]);
+    assert_eq!(named.documents, 1);
+    assert_eq!(
+        codes(&named),
+        [(
+            "RL501",
+            "shared/responses.yaml".to_string(),
+            vec!["GET /invoices".to_string()]
+        )]
+    );
+}
+
+#[test]
+fn a_named_document_rechecks_the_documents_that_use_its_components() {
+    let repo = repo_of(&["named-files/ref-fragment"]);
+    // api/openapi.yaml uses catalog/openapi.yaml's `Busy` response: the RL502 in
+    // catalog/ is about `GET /orders` of api/.
+    let named = check(&repo, &["catalog/openapi.yaml"]);
+    assert_eq!(named.documents, 2, "catalog/ and api/");
+    assert!(
+        codes(&named).contains(&(
+            "RL502",
+            "catalog/openapi.yaml".to_string(),
+            vec!["GET /orders".to_string()]
+        )),
+        "{:#?}",
+        codes(&named)
+    );
+}
+
+#[test]
+fn a_named_configuration_rechecks_the_whole_project() {
+    let repo = repo_of(&["named-files/ref-fragment"]);
+    let full = check(&repo, &["."]);
+    let named = check(&repo, &[".retrylint.yaml"]);
+    assert_eq!(full.documents, 4);
+    assert_eq!(named.documents, full.documents);
+    assert_eq!(codes(&named), codes(&full));
+    // From a subfolder's file list too: the configuration stands for its project.
+    let named = check(&repo, &["api/openapi.yaml", ".retrylint.yaml"]);
+    assert_eq!(named.documents, 4);
+}
+
+#[test]
+fn spec_names_are_read_by_content_and_unrelated_yaml_is_skipped() {
+    let repo = repo_of(&["named-files/odd-names"]);
+    let named = check(
+        &repo,
+        &[
+            "api.yaml",
+            "spec3.yaml",
+            "petstore.json",
+            "OpenAPI.yaml",
+            "docker-compose.yml",
+        ],
+    );
+    assert_eq!(named.documents, 4);
+    assert_eq!(named.skipped, ["docker-compose.yml"]);
+    assert!(!named.could_not_lint);
+    let only_unrelated = check(&repo, &["docker-compose.yml"]);
+    assert_eq!(only_unrelated.documents, 0);
+    assert!(only_unrelated.diagnostics.is_empty());
+}
+
+/// Every file of each layout, named alone, gives the findings the full run gives
+/// for it: nothing the full run does not report, and every label the full run puts
+/// in that file.
+#[test]
+fn each_named_file_run_agrees_with_the_full_run() {
+    let layouts: &[&[&str]] = &[
+        &["cases/41-policy-outside-folder-chain"],
+        &["named-files/ref-fragment"],
+        &["named-files/odd-names"],
+        &[
+            "cases/05-relative-external-refs.yaml",
+            "cases/05-relative-external-refs",
+        ],
+        &[
+            "cases/20-post-retry-no-idempotency.yaml",
+            "cases/20-post-retry-no-idempotency.retry-policy.yaml",
+        ],
+    ];
+    for parts in layouts {
+        let repo = repo_of(parts);
+        let full = entries(&check(&repo, &["."]).diagnostics);
+        assert!(!full.is_empty(), "{parts:?}: the layout has findings");
+        let mut files = Vec::new();
+        list_files(&repo.dir, &repo.dir, &mut files);
+        assert!(files.len() >= 2, "{parts:?}");
+        for file in &files {
+            let named = entries(&check(&repo, &[file]).diagnostics);
+            let extra: Vec<_> = named.difference(&full).collect();
+            assert!(
+                extra.is_empty(),
+                "{parts:?} {file}: not in the full run: {extra:#?}"
+            );
+            let missed: Vec<_> = full
+                .iter()
+                .filter(|(_, _, label)| label.starts_with(&format!("{file}:")))
+                .filter(|e| !named.contains(*e))
+                .collect();
+            assert!(missed.is_empty(), "{parts:?} {file}: missed: {missed:#?}");
+        }
+    }
+}
+
+/// The files of a repository (relative, `/`-separated), `.git` left out.
+fn list_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("read_dir")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.file_name().is_some_and(|n| n == ".git") {
+            continue;
+        }
+        if p.is_dir() {
+            list_files(root, &p, out);
+        } else {
+            let rel = p.strip_prefix(root).expect("inside");
+            out.push(rel.to_string_lossy().replace('\\', "/"));
+        }
+    }
+}
+
+#[test]
+fn the_hook_matches_files_by_type() {
+    let text = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml"),
+    )
+    .expect("hook file");
+    let hooks: serde_json::Value = serde_yaml::from_str(&text).expect("yaml");
+    let hook = &hooks[0];
+    assert_eq!(hook["id"], "retrylint");
+    assert!(
+        hook.get("files").is_none(),
+        "a name pattern skips specs with other names"
+    );
+    let types: Vec<&str> = hook["types_or"]
+        .as_array()
+        .expect("types_or")
+        .iter()
+        .filter_map(|t| t.as_str())
+        .collect();
+    for t in ["yaml", "json"] {
+        assert!(types.contains(&t), "{t} missing from {types:?}");
+    }
+}

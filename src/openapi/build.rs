@@ -1,5 +1,5 @@
 //! Builds the endpoint [`Document`] from a located tree, following `$ref`s through the
-//! [`Resolver`], and the whole-file input checks (RL002, RL003, RL004, RL011) over the
+//! [`Resolver`], and the whole-file input checks (RL002, RL003, RL004, RL011, RL014) over the
 //! root file and every file reached through `$ref`s.
 //!
 //! Model elements point at their definitions (the resolved node), never at the line
@@ -13,7 +13,7 @@ use crate::openapi::model::{
 use crate::rules::{
     rl001_invalid_syntax, rl002_duplicate_key, rl003_unresolved_ref, rl004_ref_cycle,
     rl007_unsupported_document, rl009_duplicate_parameter, rl011_ref_siblings_ignored,
-    rl012_invalid_status_key,
+    rl012_invalid_status_key, rl014_multiple_documents,
 };
 use crate::source::loader::Loaded;
 use crate::source::pointer::parse_ref;
@@ -169,6 +169,10 @@ pub fn lint_document(
             for file in files {
                 diags.extend(rl002_duplicate_key::check_file(&file));
                 diags.extend(rl011_ref_siblings_ignored::check_file(&file, d.version));
+                diags.extend(rl014_multiple_documents::check_file(
+                    &file,
+                    rl014_multiple_documents::Role::OpenApi,
+                ));
             }
         }
         None => diags.extend(rl002_duplicate_key::check_file(doc)),

@@ -157,3 +157,363 @@ fn a_stream_reads_every_document_with_its_span() {
     assert!(Tree::parse_stream(Arc::from("a: 1\n---\nb: [\n")).is_err());
     assert_eq!(Tree::parse_stream(Arc::from("")).unwrap().len(), 0);
 }
+
+#[test]
+fn case33_multi_document() {
+    let o = check_case(&["33-multi-document"]);
+    assert_eq!(
+        findings(&o),
+        vec![
+            (
+                "RL504".to_string(),
+                "33-multi-document/openapi.yaml:10:5".to_string()
+            ),
+            (
+                "RL014".to_string(),
+                "33-multi-document/openapi.yaml:20:1".to_string()
+            ),
+        ]
+    );
+    let rl014 = o.diagnostics.iter().find(|d| d.code == "RL014").unwrap();
+    assert_eq!(rl014.severity, retrylint::diagnostic::Severity::Warning);
+    assert!(
+        rl014
+            .message
+            .contains("an OpenAPI description is one document")
+            && rl014.message.contains("the first was read"),
+        "{}",
+        rl014.message
+    );
+    // The first document is the one linted: its operation has the key (RL504).
+    assert_eq!(o.documents, 1);
+    assert_eq!(o.policies, 1);
+    assert!(!o.could_not_lint);
+}
+
+const ORDERS: &str = "openapi: 3.0.3\ninfo: {title: Orders, version: '1'}\npaths: {}\n";
+
+#[test]
+fn a_syntax_error_in_a_later_document_cannot_be_linted() {
+    let s = Scratch::new(
+        "later-syntax",
+        &[(
+            "openapi.yaml",
+            &format!("{ORDERS}---\nopenapi: 3.0.3\npaths: {{/a: [\n"),
+        )],
+    );
+    let o = s.check();
+    assert_eq!(codes(&o), vec!["RL001"]);
+    // In the second document (line 6), at the unclosed bracket.
+    assert_eq!(findings(&o)[0].1, "openapi.yaml:6:13");
+    assert!(o.could_not_lint);
+}
+
+#[test]
+fn a_policy_with_two_documents_is_rl014_and_its_first_is_read() {
+    let policy = "version: 1\nspec: openapi.yaml\ndefaults: {retry: false}\n---\nversion: 1\nspec: openapi.yaml\noperations: {nothing: {retry: false}}\n";
+    let s = Scratch::new(
+        "policy-stream",
+        &[("openapi.yaml", ORDERS), ("retry-policy.yaml", policy)],
+    );
+    let o = s.check();
+    // The second document's unknown selector would be RL006: it is not read.
+    assert_eq!(
+        findings(&o),
+        vec![("RL014".to_string(), "retry-policy.yaml:4:1".to_string())]
+    );
+    assert!(o.diagnostics[0]
+        .message
+        .contains("a retry policy is one document"));
+}
+
+#[test]
+fn single_documents_with_markers_are_no_stream() {
+    let s = Scratch::new(
+        "markers",
+        &[
+            ("a/openapi.yaml", &format!("---\n{ORDERS}")),
+            ("b/openapi.yaml", &format!("# head\n---\n{ORDERS}...\n")),
+            ("c/openapi.yaml", &format!("{ORDERS}---\n")),
+            (
+                "d/openapi.yaml",
+                &format!("{ORDERS}--- # nothing\n# more\n"),
+            ),
+        ],
+    );
+    let o = s.check();
+    assert_eq!(findings(&o), vec![]);
+    assert_eq!(o.documents, 4);
+}
+
+#[test]
+fn a_ref_target_with_two_documents_is_rl014() {
+    let spec = "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        '200': {$ref: 'responses.yaml#/Ok'}\n";
+    let s = Scratch::new(
+        "ref-stream",
+        &[
+            ("openapi.yaml", spec),
+            (
+                "responses.yaml",
+                "Ok: {description: ok}\n---\nOk: {description: other}\n",
+            ),
+        ],
+    );
+    let o = s.check();
+    assert_eq!(
+        findings(&o),
+        vec![("RL014".to_string(), "responses.yaml:2:1".to_string())]
+    );
+}
+
+// ---- OpenAPI 3.1 references ---------------------------------------------------
+
+#[test]
+fn case38_oas31_schema_id() {
+    let o = check_case(&["38-oas31-schema-id.yaml"]);
+    assert_eq!(findings(&o), vec![]);
+    assert_eq!(o.documents, 1);
+    assert!(!o.could_not_lint);
+}
+
+/// A 3.1 spec whose 429 `Retry-After` header schema is `$ref: REF`, with `schemas`
+/// (YAML, indented under `components.schemas`).
+fn spec31(version: &str, reference: &str, schemas: &str) -> String {
+    format!(
+        "openapi: {version}
+info: {{title: Quotas, version: '1'}}
+paths:
+  /quotas:
+    get:
+      operationId: getQuota
+      responses:
+        '200': {{description: ok}}
+        '429':
+          description: slow down
+          headers:
+            Retry-After:
+              schema:
+                $ref: '{reference}'
+components:
+  schemas:
+{schemas}"
+    )
+}
+
+/// A schema that RL503 reports (RFC 3339 is not an HTTP-date), so a finding at it
+/// proves the `$ref` reached it.
+const BAD_DATE: &str = "type: string, format: date-time";
+
+fn rl003_messages(o: &CheckOutcome) -> Vec<(String, String)> {
+    o.diagnostics
+        .iter()
+        .filter(|d| d.code == "RL003")
+        .map(|d| (d.message.clone(), d.help.clone().unwrap_or_default()))
+        .collect()
+}
+
+#[test]
+fn anchor_refs_resolve_in_31() {
+    for (reference, schemas) in [
+        (
+            "#retry-date",
+            format!("    Date: {{$anchor: retry-date, {BAD_DATE}}}\n"),
+        ),
+        (
+            "#retry-date",
+            format!("    Date: {{$dynamicAnchor: retry-date, {BAD_DATE}}}\n"),
+        ),
+        // An anchor inside an embedded resource is named through that resource.
+        (
+            "https://schemas.example.test/http#date",
+            format!(
+                "    Http:\n      $id: 'https://schemas.example.test/http'\n      $defs:\n        date: {{$anchor: date, {BAD_DATE}}}\n"
+            ),
+        ),
+        // A JSON Pointer fragment is relative to the resource the URI names.
+        (
+            "https://schemas.example.test/http#/$defs/date",
+            format!(
+                "    Http:\n      $id: 'https://schemas.example.test/http'\n      $defs:\n        date: {{{BAD_DATE}}}\n"
+            ),
+        ),
+        // A relative `$id` resolves against the enclosing one.
+        (
+            "https://schemas.example.test/http/date",
+            format!(
+                "    Http:\n      $id: 'https://schemas.example.test/http/'\n      $defs:\n        date: {{$id: date, {BAD_DATE}}}\n"
+            ),
+        ),
+    ] {
+        let s = Scratch::new("anchors", &[("openapi.yaml", &spec31("3.1.0", reference, &schemas))]);
+        let o = s.check();
+        assert_eq!(codes(&o), vec!["RL503"], "{reference}: {:?}", findings(&o));
+    }
+}
+
+#[test]
+fn relative_refs_inside_an_id_resolve_against_it() {
+    let schemas = format!(
+        "    Wrapper:\n      $id: 'https://schemas.example.test/http/retry-after'\n      oneOf:\n        - $ref: 'date'\n        - $ref: '#/$defs/also'\n      $defs:\n        also: {{type: integer}}\n    Date:\n      $id: 'https://schemas.example.test/http/date'\n      {BAD_DATE_BLOCK}\n",
+        BAD_DATE_BLOCK = "type: string"
+    );
+    let s = Scratch::new(
+        "relative-in-id",
+        &[(
+            "openapi.yaml",
+            &spec31(
+                "3.1.0",
+                "https://schemas.example.test/http/retry-after",
+                &schemas,
+            ),
+        )],
+    );
+    let o = s.check();
+    assert_eq!(findings(&o), vec![]);
+    // A local pointer that names nothing in the `$id`-ed resource is still read
+    // against the file, as tools without `$id` support read it.
+    let schemas = "    Wrapper:\n      $id: 'https://schemas.example.test/w'\n      oneOf:\n        - $ref: '#/components/schemas/Plain'\n    Plain: {type: integer}\n";
+    let s = Scratch::new(
+        "pointer-in-id",
+        &[(
+            "openapi.yaml",
+            &spec31("3.1.1", "https://schemas.example.test/w", schemas),
+        )],
+    );
+    assert_eq!(findings(&s.check()), vec![]);
+}
+
+#[test]
+fn an_unresolvable_anchor_is_still_rl003() {
+    let schemas = "    Delay: {$anchor: delay, type: integer}\n";
+    for reference in ["#no-such-anchor", "https://schemas.example.test/x#delay"] {
+        let s = Scratch::new(
+            "bad-anchor",
+            &[("openapi.yaml", &spec31("3.1.0", reference, schemas))],
+        );
+        let o = s.check();
+        assert_eq!(codes(&o), vec!["RL003"], "{reference}");
+    }
+    // An anchor of another resource is not in scope.
+    let schemas = "    Http:\n      $id: 'https://schemas.example.test/http'\n      $defs:\n        d: {$anchor: delay, type: integer}\n";
+    let s = Scratch::new(
+        "foreign-anchor",
+        &[("openapi.yaml", &spec31("3.1.0", "#delay", schemas))],
+    );
+    let o = s.check();
+    assert_eq!(codes(&o), vec!["RL003"]);
+    assert!(
+        rl003_messages(&o)[0].0.contains("no `$anchor` `delay`"),
+        "{:?}",
+        rl003_messages(&o)
+    );
+}
+
+#[test]
+fn an_unknown_absolute_id_stays_rl003_without_vendoring_advice_for_a_near_miss() {
+    let schemas = "    Delay:\n      $id: 'https://schemas.example.test/http/delay-seconds'\n      type: integer\n";
+    let s = Scratch::new(
+        "near-miss",
+        &[(
+            "openapi.yaml",
+            &spec31(
+                "3.1.0",
+                "https://schemas.example.test/http/delay-second",
+                schemas,
+            ),
+        )],
+    );
+    let o = s.check();
+    assert_eq!(codes(&o), vec!["RL003"]);
+    let (message, help) = &rl003_messages(&o)[0];
+    assert!(message.contains("names no schema `$id`"), "{message}");
+    assert!(
+        help.contains("did you mean the `$id` `https://schemas.example.test/http/delay-seconds`"),
+        "{help}"
+    );
+    assert!(!help.to_lowercase().contains("vendor"), "{help}");
+    // A relative ref made remote by its `$id` is reported even where the model does
+    // not need it.
+    let schemas = "    Wrapper:\n      $id: 'https://schemas.example.test/http/retry-after'\n      oneOf:\n        - $ref: 'delay-secs'\n    Delay:\n      $id: 'https://schemas.example.test/http/delay-seconds'\n      type: integer\n";
+    let s = Scratch::new(
+        "relative-miss",
+        &[(
+            "openapi.yaml",
+            &spec31(
+                "3.1.0",
+                "https://schemas.example.test/http/delay-seconds",
+                schemas,
+            ),
+        )],
+    );
+    let o = s.check();
+    assert_eq!(
+        findings(&o),
+        vec![("RL003".to_string(), "openapi.yaml:20:11".to_string())]
+    );
+    assert!(rl003_messages(&o)[0]
+        .0
+        .contains("resolves to `https://schemas.example.test/http/delay-secs`"));
+}
+
+#[test]
+fn ids_mean_nothing_in_30() {
+    let schemas = "    Delay:\n      $id: 'https://schemas.example.test/http/delay-seconds'\n      type: integer\n";
+    let s = Scratch::new(
+        "ids-in-30",
+        &[(
+            "openapi.yaml",
+            &spec31(
+                "3.0.3",
+                "https://schemas.example.test/http/delay-seconds",
+                schemas,
+            ),
+        )],
+    );
+    let o = s.check();
+    assert!(codes(&o).contains(&"RL003"), "{:?}", findings(&o));
+    let (_, help) = &rl003_messages(&o)[0];
+    assert!(help.contains("vendor"), "{help}");
+}
+
+#[test]
+fn case38_refs_land_on_the_schemas_with_those_ids() {
+    use retrylint::source::loader::{Limits, Workspace};
+    use retrylint::source::refs::{At, Resolver};
+    use retrylint::source::tree::Kind;
+    let dir = repo().join("fixtures/cases");
+    let ws = Workspace::new(dir.clone(), Limits::default());
+    let doc = ws.load(&dir.join("38-oas31-schema-id.yaml"));
+    let resolver = Resolver::new(&ws, &dir);
+    let (model, diags) = retrylint::openapi::lint_document(&resolver, &doc);
+    assert!(model.is_some() && diags.is_empty(), "{diags:?}");
+    let tree = doc.tree.as_ref().unwrap();
+    let targets: Vec<(String, String)> = tree
+        .all_nodes()
+        .filter(|&n| tree.kind(n) == Kind::Map)
+        .filter_map(|n| tree.get(n, "$ref"))
+        .map(|r| {
+            let to = resolver.target(&At::new(&doc, r)).expect("resolves");
+            (
+                tree.scalar(r).unwrap().to_string(),
+                to.tree().unwrap().pointer(to.node),
+            )
+        })
+        .collect();
+    assert_eq!(
+        targets,
+        vec![
+            (
+                "https://schemas.example.test/http/delay-seconds".to_string(),
+                "/components/schemas/DelaySeconds".to_string()
+            ),
+            (
+                "https://schemas.example.test/http/retry-after".to_string(),
+                "/components/schemas/RetryAfter".to_string()
+            ),
+            (
+                "delay-seconds".to_string(),
+                "/components/schemas/DelaySeconds".to_string()
+            ),
+        ]
+    );
+}

@@ -552,7 +552,13 @@ impl Tree {
 
     /// Follows a decoded JSON Pointer (list of reference tokens) from the root.
     pub fn lookup(&self, tokens: &[String]) -> Option<NodeId> {
-        let mut cur = self.root?;
+        self.lookup_from(self.root?, tokens)
+    }
+
+    /// Follows a decoded JSON Pointer from `start` (the root of an embedded schema
+    /// resource, JSON Schema 2020-12 section 9.2.1).
+    pub fn lookup_from(&self, start: NodeId, tokens: &[String]) -> Option<NodeId> {
+        let mut cur = start;
         for token in tokens {
             cur = match self.kind(cur) {
                 Kind::Map => self.get(cur, token)?,

@@ -7,7 +7,8 @@
 //! and `$dynamicAnchor` name a plain-name fragment within their resource; for static
 //! resolution a dynamic anchor is an anchor), 9.1.1 (the initial base URI is the
 //! document's retrieval URI: here the file's `file:` URI) and 9.2 (embedded
-//! resources); OpenAPI 3.1.0 section 4.8.24.1 ("Relative References in URIs").
+//! resources); OpenAPI 3.1.0, "Relative References in URIs" (Schema Objects use the
+//! nearest parent `$id` as base URI).
 //! Reference resolution (RFC 3986 section 5.2) and normalisation (6.2.2) are
 //! `fluent-uri`'s; IRIs (RFC 3987) are accepted, so non-ASCII `$id`s work.
 

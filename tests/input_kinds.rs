@@ -517,3 +517,29 @@ fn case38_refs_land_on_the_schemas_with_those_ids() {
         ]
     );
 }
+
+#[test]
+fn anchor_cycles_end_and_odd_ids_never_panic() {
+    // `$ref` to its own anchor: a cycle (RL004), found at once.
+    let schemas = "    Loop: {$anchor: loop, $ref: '#loop'}\n";
+    let s = Scratch::new("anchor-cycle", &[("openapi.yaml", &spec31("3.1.0", "#loop", schemas))]);
+    let o = s.check();
+    assert!(codes(&o).contains(&"RL004"), "{:?}", findings(&o));
+    // Ids and refs that are no URI references, or name odd things: findings at most.
+    let schemas = "    A: {$id: ':::', type: integer}\n    B: {$id: 'http://[::1', type: integer}\n    C: {$id: '#', type: integer}\n    D: {$id: 'urn:example:d', $defs: {x: {type: integer}}}\n    E: {$id: 'file:///etc/', oneOf: [{$ref: 'passwd'}]}\n    F: {oneOf: [{$ref: '#%ZZ'}, {$ref: 'urn:example:d#/$defs/x'}, {$ref: 'urn:example:d#/$defs/nope'}]}\n";
+    for reference in [
+        "urn:example:d#/$defs/x",
+        "http://[::1",
+        "#",
+        "%",
+        "file:///etc/passwd",
+    ] {
+        let s = Scratch::new("odd-ids", &[("openapi.yaml", &spec31("3.1.0", reference, schemas))]);
+        let o = s.check();
+        assert!(
+            codes(&o).iter().all(|c| ["RL003", "RL004"].contains(c)),
+            "{reference}: {:?}",
+            findings(&o)
+        );
+    }
+}

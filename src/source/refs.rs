@@ -330,8 +330,11 @@ impl<'w> Resolver<'w> {
         entry: &Arc<Loaded>,
     ) -> Option<Result<At, RefProblem>> {
         let index = self.id_index(&ref_at.doc)?;
-        let absolute = schema_ids::has_scheme(text);
-        let plain_name = parse_ref(text).plain_name_fragment;
+        // Cheap tests first: most refs are `#/...` pointers in files without `$id`.
+        let absolute = text.contains(':') && schema_ids::has_scheme(text);
+        let plain_name = text
+            .split_once('#')
+            .is_some_and(|(_, f)| !f.is_empty() && !f.starts_with('/'));
         let base = if index.has_ids() {
             index.base_of(tree, tree.parent(ref_at.node))
         } else {

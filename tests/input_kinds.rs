@@ -224,6 +224,15 @@ fn a_policy_with_two_documents_is_rl014_and_its_first_is_read() {
     assert!(o.diagnostics[0]
         .message
         .contains("a retry policy is one document"));
+    // A syntax error in the policy's second document: RL001, cannot lint.
+    let broken = "version: 1\nspec: openapi.yaml\n---\noperations: {a: [\n";
+    let s = Scratch::new(
+        "policy-stream-syntax",
+        &[("openapi.yaml", ORDERS), ("retry-policy.yaml", broken)],
+    );
+    let o = s.check();
+    assert_eq!(codes(&o), vec!["RL001"]);
+    assert!(o.could_not_lint);
 }
 
 #[test]
@@ -522,7 +531,10 @@ fn case38_refs_land_on_the_schemas_with_those_ids() {
 fn anchor_cycles_end_and_odd_ids_never_panic() {
     // `$ref` to its own anchor: a cycle (RL004), found at once.
     let schemas = "    Loop: {$anchor: loop, $ref: '#loop'}\n";
-    let s = Scratch::new("anchor-cycle", &[("openapi.yaml", &spec31("3.1.0", "#loop", schemas))]);
+    let s = Scratch::new(
+        "anchor-cycle",
+        &[("openapi.yaml", &spec31("3.1.0", "#loop", schemas))],
+    );
     let o = s.check();
     assert!(codes(&o).contains(&"RL004"), "{:?}", findings(&o));
     // Ids and refs that are no URI references, or name odd things: findings at most.
@@ -534,7 +546,10 @@ fn anchor_cycles_end_and_odd_ids_never_panic() {
         "%",
         "file:///etc/passwd",
     ] {
-        let s = Scratch::new("odd-ids", &[("openapi.yaml", &spec31("3.1.0", reference, schemas))]);
+        let s = Scratch::new(
+            "odd-ids",
+            &[("openapi.yaml", &spec31("3.1.0", reference, schemas))],
+        );
         let o = s.check();
         assert!(
             codes(&o).iter().all(|c| ["RL003", "RL004"].contains(c)),

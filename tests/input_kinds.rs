@@ -100,6 +100,8 @@ fn a_second_document_is_recorded_where_its_marker_is() {
     assert_eq!(later_starts("a: 1\n...\nb: 2\n"), vec![(3, 1)]);
     // A scalar is content.
     assert_eq!(later_starts("a: 1\n--- two\n"), vec![(2, 1)]);
+    // JSON documents in a YAML stream (the JSON fast path gives way to the YAML one).
+    assert_eq!(later_starts("{\"a\": 1}\n---\n{\"b\": 2}\n"), vec![(2, 1)]);
 }
 
 #[test]

@@ -287,11 +287,11 @@ mod tests {
 
     #[test]
     fn file_uris_round_trip() {
-        let p = Path::new("/tmp/team apis/orders #2 50% ü.yaml");
+        let p = Path::new("/srv/team apis/orders #2 50% ü.yaml");
         let uri = file_uri(p);
         assert_eq!(
             uri,
-            "file:///tmp/team%20apis/orders%20%232%2050%25%20ü.yaml"
+            "file:///srv/team%20apis/orders%20%232%2050%25%20ü.yaml"
         );
         assert_eq!(file_path(&uri).unwrap(), p);
         assert_eq!(file_path("https://x/y"), None);

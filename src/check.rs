@@ -308,6 +308,10 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
     }
     for doc in &policy_files {
         diags.extend(rules::rl002_duplicate_key::check_file(doc));
+        diags.extend(rules::rl014_multiple_documents::check_file(
+            doc,
+            rules::rl014_multiple_documents::Role::Policy,
+        ));
     }
 
     // Model: documents built in parallel, each with its own resolver (its memo and

@@ -1,5 +1,5 @@
 //! Builds the endpoint [`Document`] from a located tree, following `$ref`s through the
-//! [`Resolver`], and the whole-file input checks (RL002, RL003, RL004, RL011) over the
+//! [`Resolver`], and the whole-file input checks (RL002, RL003, RL004, RL011, RL014) over the
 //! root file and every file reached through `$ref`s.
 //!
 //! Model elements point at their definitions (the resolved node), never at the line
@@ -13,7 +13,7 @@ use crate::openapi::model::{
 use crate::rules::{
     rl001_invalid_syntax, rl002_duplicate_key, rl003_unresolved_ref, rl004_ref_cycle,
     rl007_unsupported_document, rl009_duplicate_parameter, rl011_ref_siblings_ignored,
-    rl012_invalid_status_key,
+    rl012_invalid_status_key, rl014_multiple_documents,
 };
 use crate::source::loader::Loaded;
 use crate::source::pointer::parse_ref;
@@ -105,6 +105,10 @@ pub fn build_document(
         Ok(None) => return (None, Vec::new()),
         Err(d) => return (None, vec![*d]),
     };
+    if version == SpecVersion::OpenApi31 {
+        // Schema Objects are JSON Schema 2020-12: refs may name a `$id` or `$anchor`.
+        resolver.enable_schema_ids(doc);
+    }
     let mut b = Builder {
         resolver,
         version,
@@ -169,6 +173,10 @@ pub fn lint_document(
             for file in files {
                 diags.extend(rl002_duplicate_key::check_file(&file));
                 diags.extend(rl011_ref_siblings_ignored::check_file(&file, d.version));
+                diags.extend(rl014_multiple_documents::check_file(
+                    &file,
+                    rl014_multiple_documents::Role::OpenApi,
+                ));
             }
         }
         None => diags.extend(rl002_duplicate_key::check_file(doc)),
@@ -196,7 +204,8 @@ pub fn reached_files(resolver: &Resolver, doc: &Arc<Loaded>) -> Vec<Arc<Loaded>>
 
 /// Checks every `$ref` string in the root file and in every file reached from it
 /// (each file once): RL003 when the target is missing, cannot be read or leaves the
-/// root (`http(s)` refs are not reported here), RL004 for ref-only cycles (one
+/// root (`http(s)` refs are not reported here, unless a 3.1 relative ref became one
+/// through an enclosing `$id`), RL004 for ref-only cycles (one
 /// finding per cycle). Scans the arena, never the alias-expanded tree.
 pub fn check_all_refs(resolver: &Resolver, doc: &Arc<Loaded>) -> Vec<Diagnostic> {
     scan_refs(resolver, doc).1
@@ -239,7 +248,10 @@ fn scan_refs(resolver: &Resolver, doc: &Arc<Loaded>) -> (Vec<Arc<Loaded>>, Vec<D
                         diags.push(ref_problem_diagnostic(&p));
                     }
                 }
-                Err(RefProblem::Remote { .. }) => {}
+                // A remote ref is reported where the model needs it; a relative ref
+                // that an enclosing `$id` made remote was meant for this document.
+                Err(RefProblem::Remote { unknown_id, .. })
+                    if !unknown_id.as_ref().is_some_and(|u| u.relative) => {}
                 Err(p @ RefProblem::BadFile { .. }) => {
                     diags.push(ref_problem_diagnostic(&p));
                     if let Some(target) = target_file(resolver, &ref_at) {

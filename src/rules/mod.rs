@@ -19,6 +19,8 @@ pub mod rl010_unused_suppression;
 pub mod rl011_ref_siblings_ignored;
 pub mod rl012_invalid_status_key;
 pub mod rl013_suppression_without_reason;
+pub mod rl014_multiple_documents;
+pub mod rl015_equivalent_paths;
 pub mod rl101_undeclared_effect;
 pub mod rl102_unsafe_method_with_side_effects;
 pub mod rl201_unprotected_retry;
@@ -193,6 +195,14 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         meta: &rl013_suppression_without_reason::META,
         check: None,
+    },
+    Rule {
+        meta: &rl014_multiple_documents::META,
+        check: None,
+    },
+    Rule {
+        meta: &rl015_equivalent_paths::META,
+        check: Some(rl015_equivalent_paths::check),
     },
     Rule {
         meta: &rl101_undeclared_effect::META,

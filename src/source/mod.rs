@@ -4,11 +4,13 @@
 //! offset 0 is the first character a user sees) and knows how to turn a byte offset
 //! into a 1-based line and column. Columns count Unicode scalar values (a tab counts
 //! one); CRLF, LF and a lone CR each end one line. The [`tree`] module parses the text
-//! into a located tree; [`refs`] resolves `$ref`s across files.
+//! into a located tree; [`refs`] resolves `$ref`s across files, with
+//! [`schema_ids`] for the `$id`s and anchors of OpenAPI 3.1 schemas.
 
 pub mod loader;
 pub mod pointer;
 pub mod refs;
+pub mod schema_ids;
 pub mod strict;
 pub mod tree;
 

@@ -5,14 +5,21 @@
 //! (offline by design), and chains are followed iteratively with cycle detection, so
 //! `P -> P` and `R2 -> R3 -> R2` end at once. Results are memoised per ref node and
 //! never copy a subtree: a resolved ref is just (file, node id).
+//!
+//! In OpenAPI 3.1 documents ([`Resolver::enable_schema_ids`]) a `$ref` is a URI
+//! reference resolved per JSON Schema 2020-12: against the base URI of its position
+//! (the nearest enclosing `$id`, else the file's `file:` URI), naming a schema
+//! resource by its `$id` (in the referring file or the document) and a node within
+//! it by a JSON Pointer or an `$anchor` fragment ([`super::schema_ids`]).
 
 use super::loader::{LoadError, Loaded, Workspace};
 use super::pointer::parse_ref;
+use super::schema_ids::{self, IdIndex};
 use super::tree::{Kind, NodeId, Tree};
 use crate::diagnostic::Location;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A node in some loaded file.
 #[derive(Debug, Clone)]
@@ -110,6 +117,9 @@ pub enum RefProblem {
     Remote {
         /// The `$ref` string node.
         at: At,
+        /// OpenAPI 3.1: the absolute URI the ref resolved to, which no schema `$id`
+        /// of the document set names. `None` in 2.0 and 3.0, which have no `$id`.
+        unknown_id: Option<UnknownId>,
     },
     /// The target file exists but could not be loaded.
     BadFile {
@@ -130,6 +140,19 @@ pub enum RefProblem {
     },
 }
 
+/// An OpenAPI 3.1 `$ref` whose absolute URI names no schema `$id` of the document
+/// set (the referring file and the document being linted).
+#[derive(Debug, Clone)]
+pub struct UnknownId {
+    /// The absolute URI (without fragment) the ref resolved to.
+    pub uri: String,
+    /// True when the ref was a relative reference, resolved against the `$id` of an
+    /// enclosing schema: meant for a schema of the document, so always reported.
+    pub relative: bool,
+    /// The `$id` of the document set closest to `uri`, for a "did you mean".
+    pub closest: Option<String>,
+}
+
 type Key = (PathBuf, u32);
 
 /// A pointer look-up: the file's `Loaded` address and the pointer's tokens.
@@ -145,6 +168,11 @@ pub struct Resolver<'w> {
     /// by the workspace cache) and pointer tokens: specs refer to the same few
     /// components many times, and a look-up scans each mapping on its way.
     lookups: Mutex<HashMap<LookupKey, Option<NodeId>>>,
+    /// OpenAPI 3.1: the document being linted, whose schema `$id`s refs may name;
+    /// unset, refs are file paths and JSON Pointers only.
+    schema_ids: OnceLock<Arc<Loaded>>,
+    /// The `$id` index of each file, built on first need.
+    id_indexes: Mutex<HashMap<PathBuf, Arc<IdIndex>>>,
 }
 
 impl<'w> Resolver<'w> {
@@ -155,7 +183,16 @@ impl<'w> Resolver<'w> {
             root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             memo: Mutex::new(HashMap::new()),
             lookups: Mutex::new(HashMap::new()),
+            schema_ids: OnceLock::new(),
+            id_indexes: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Resolves refs per JSON Schema 2020-12 from now on (OpenAPI 3.1): `entry` is
+    /// the document being linted, whose `$id`s every file's refs may name. Call it
+    /// before the first look-up; later calls are ignored.
+    pub fn enable_schema_ids(&self, entry: &Arc<Loaded>) {
+        let _ = self.schema_ids.set(entry.clone());
     }
 
     /// The workspace files are loaded from.
@@ -253,9 +290,179 @@ impl<'w> Resolver<'w> {
             }
         };
         let text = tree.scalar(ref_at.node).unwrap_or("");
+        if let Some(entry) = self.schema_ids.get() {
+            if let Some(found) = self.target_by_uri(ref_at, tree, text, entry) {
+                return found;
+            }
+        }
+        self.target_by_path(ref_at, text)
+    }
+
+    /// The `$id` index of a loaded file (built once).
+    fn id_index(&self, doc: &Arc<Loaded>) -> Option<Arc<IdIndex>> {
+        let tree = doc.tree.as_ref().ok()?;
+        let key = doc.file.path.clone();
+        if let Some(hit) = self.id_indexes.lock().expect("ids").get(&key) {
+            return Some(hit.clone());
+        }
+        let index = Arc::new(IdIndex::build(tree, &doc.file.path));
+        Some(
+            self.id_indexes
+                .lock()
+                .expect("ids")
+                .entry(key)
+                .or_insert(index)
+                .clone(),
+        )
+    }
+
+    /// The OpenAPI 3.1 reading of a ref (JSON Schema 2020-12): `None` when it reads
+    /// as it would as a file path and JSON Pointer (no scheme, no enclosing `$id`, a
+    /// pointer fragment), so ordinary refs keep their one code path.
+    ///
+    /// A relative ref inside an `$id`-ed schema that names nothing there is also
+    /// tried as a path relative to the file, as tools without `$id` support read it.
+    fn target_by_uri(
+        &self,
+        ref_at: &At,
+        tree: &Tree,
+        text: &str,
+        entry: &Arc<Loaded>,
+    ) -> Option<Result<At, RefProblem>> {
+        let index = self.id_index(&ref_at.doc)?;
+        // Cheap tests first: most refs are `#/...` pointers in files without `$id`.
+        let absolute = text.contains(':') && schema_ids::has_scheme(text);
+        let plain_name = text
+            .split_once('#')
+            .is_some_and(|(_, f)| !f.is_empty() && !f.starts_with('/'));
+        let base = if index.has_ids() {
+            index.base_of(tree, tree.parent(ref_at.node))
+        } else {
+            index.file_uri()
+        };
+        let inside_id = base != index.file_uri();
+        if !absolute && !inside_id && !plain_name {
+            return None;
+        }
+        let (uri, fragment) = schema_ids::resolve(base, text)?;
+        let found = self
+            .resource(ref_at, &index, entry, &uri)
+            .and_then(|found| match found {
+                Some((doc, index, node)) => {
+                    self.within_resource(ref_at, text, doc, &index, &uri, node, fragment)
+                }
+                None => Err(RefProblem::Remote {
+                    at: ref_at.clone(),
+                    unknown_id: Some(UnknownId {
+                        closest: self.closest_id(&index, entry, &uri),
+                        uri,
+                        relative: !absolute,
+                    }),
+                }),
+            });
+        if found.is_err() && inside_id && !absolute {
+            if let Ok(at) = self.target_by_path(ref_at, text) {
+                return Some(Ok(at));
+            }
+        }
+        Some(found)
+    }
+
+    /// The file, its index and node of the schema resource `uri`: an `$id` of the
+    /// referring file or of the entry document, or a `file:` URI (read like a
+    /// relative file ref). `Ok(None)` when no resource of the set has that URI.
+    #[allow(clippy::type_complexity)]
+    fn resource(
+        &self,
+        ref_at: &At,
+        index: &Arc<IdIndex>,
+        entry: &Arc<Loaded>,
+        uri: &str,
+    ) -> Result<Option<(Arc<Loaded>, Arc<IdIndex>, NodeId)>, RefProblem> {
+        let doc = &ref_at.doc;
+        if let Some(node) = doc.tree.as_ref().ok().and_then(|t| index.resource(t, uri)) {
+            return Ok(Some((doc.clone(), index.clone(), node)));
+        }
+        if let (Some(entry_index), Ok(tree)) = (self.id_index(entry), &entry.tree) {
+            if let Some(node) = entry_index.resource(tree, uri) {
+                return Ok(Some((entry.clone(), entry_index, node)));
+            }
+        }
+        let Some(path) = schema_ids::file_path(uri) else {
+            return Ok(None);
+        };
+        let file = self.load_file(ref_at, &path, &path.display().to_string())?;
+        let file_index = self.id_index(&file).unwrap_or_default();
+        let node = file
+            .tree
+            .as_ref()
+            .ok()
+            .and_then(|t| t.root())
+            .ok_or_else(|| RefProblem::Missing {
+                at: ref_at.clone(),
+                reason: format!("file `{}` is empty", path.display()),
+            })?;
+        Ok(Some((file, file_index, node)))
+    }
+
+    /// The node a fragment names within the resource `uri` rooted at `node`: the
+    /// resource itself, a JSON Pointer from it, or an `$anchor` of it.
+    #[allow(clippy::too_many_arguments)]
+    fn within_resource(
+        &self,
+        ref_at: &At,
+        text: &str,
+        doc: Arc<Loaded>,
+        index: &IdIndex,
+        uri: &str,
+        node: NodeId,
+        fragment: Option<String>,
+    ) -> Result<At, RefProblem> {
+        let tree = doc.tree.as_ref().expect("an indexed file has a tree");
+        let fragment = fragment.unwrap_or_default();
+        if fragment.is_empty() {
+            return Ok(At { doc, node });
+        }
+        let found = match schema_ids::pointer_tokens(&fragment) {
+            Some(tokens) => tree
+                .lookup_from(node, &tokens)
+                .ok_or_else(|| format!("`{text}` points to nothing")),
+            None => {
+                let name = schema_ids::plain_name(&fragment);
+                index
+                    .anchor(uri, &name)
+                    .ok_or_else(|| format!("no `$anchor` `{name}` in `{uri}`"))
+            }
+        };
+        match found {
+            Ok(node) => Ok(At { doc, node }),
+            Err(reason) => Err(RefProblem::Missing {
+                at: ref_at.clone(),
+                reason,
+            }),
+        }
+    }
+
+    /// The `$id` of the document set nearest to `uri` (a few edits away), if any.
+    fn closest_id(&self, index: &IdIndex, entry: &Arc<Loaded>, uri: &str) -> Option<String> {
+        let entry_index = self.id_index(entry);
+        let ids = index.ids().chain(entry_index.iter().flat_map(|i| i.ids()));
+        let limit = (uri.chars().count() / 8).max(2);
+        ids.map(|id| (strsim::levenshtein(id, uri), id))
+            .filter(|&(d, _)| d <= limit)
+            .min()
+            .map(|(_, id)| id.to_string())
+    }
+
+    /// A ref read as a relative file path and a JSON Pointer (2.0, 3.0, and 3.1 refs
+    /// outside `$id`-ed schemas).
+    fn target_by_path(&self, ref_at: &At, text: &str) -> Result<At, RefProblem> {
         let target = parse_ref(text);
         if target.remote {
-            return Err(RefProblem::Remote { at: ref_at.clone() });
+            return Err(RefProblem::Remote {
+                at: ref_at.clone(),
+                unknown_id: None,
+            });
         }
         let doc = if target.file.is_empty() {
             ref_at.doc.clone()
@@ -267,39 +474,9 @@ impl<'w> Resolver<'w> {
                 .parent()
                 .map(Path::to_path_buf)
                 .unwrap_or_default();
-            let joined = normalize(&base.join(&target.file));
-            if !joined.starts_with(&self.root) {
-                return Err(RefProblem::OutsideRoot {
-                    at: ref_at.clone(),
-                    target: joined,
-                });
-            }
-            let canonical = match std::fs::canonicalize(&joined) {
-                Ok(c) => c,
-                Err(_) => {
-                    return Err(RefProblem::Missing {
-                        at: ref_at.clone(),
-                        reason: format!("file `{}` does not exist", target.file),
-                    })
-                }
-            };
-            // A symlink inside the root may still point outside it.
-            if !canonical.starts_with(&self.root) {
-                return Err(RefProblem::OutsideRoot {
-                    at: ref_at.clone(),
-                    target: canonical,
-                });
-            }
-            let doc = self.ws.load(&canonical);
-            if let Err(e) = &doc.tree {
-                return Err(RefProblem::BadFile {
-                    at: ref_at.clone(),
-                    error: e.clone(),
-                });
-            }
-            doc
+            self.load_file(ref_at, &base.join(&target.file), &target.file)?
         };
-        let tree = doc.tree.as_ref().expect("checked above");
+        let tree = doc.tree.as_ref().expect("checked by load_file");
         if target.plain_name_fragment {
             return Err(RefProblem::Missing {
                 at: ref_at.clone(),
@@ -330,6 +507,45 @@ impl<'w> Resolver<'w> {
                 reason: format!("`{text}` points to nothing"),
             }),
         }
+    }
+
+    /// Loads the file a ref names (`path`, absolute; `shown` as written in the ref),
+    /// confined to the project root; the referring file itself when it is that file.
+    fn load_file(&self, ref_at: &At, path: &Path, shown: &str) -> Result<Arc<Loaded>, RefProblem> {
+        let joined = normalize(path);
+        if joined == ref_at.doc.file.path {
+            return Ok(ref_at.doc.clone());
+        }
+        if !joined.starts_with(&self.root) {
+            return Err(RefProblem::OutsideRoot {
+                at: ref_at.clone(),
+                target: joined,
+            });
+        }
+        let canonical = match std::fs::canonicalize(&joined) {
+            Ok(c) => c,
+            Err(_) => {
+                return Err(RefProblem::Missing {
+                    at: ref_at.clone(),
+                    reason: format!("file `{shown}` does not exist"),
+                })
+            }
+        };
+        // A symlink inside the root may still point outside it.
+        if !canonical.starts_with(&self.root) {
+            return Err(RefProblem::OutsideRoot {
+                at: ref_at.clone(),
+                target: canonical,
+            });
+        }
+        let doc = self.ws.load(&canonical);
+        if let Err(e) = &doc.tree {
+            return Err(RefProblem::BadFile {
+                at: ref_at.clone(),
+                error: e.clone(),
+            });
+        }
+        Ok(doc)
     }
 }
 

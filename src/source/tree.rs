@@ -97,6 +97,20 @@ pub struct Tree {
     duplicates: Vec<Duplicate>,
     json: bool,
     aliases: bool,
+    /// Byte span of this document in the stream (its `---` marker included).
+    document: Range<usize>,
+    /// Where each later non-empty document of the stream starts ([`Tree::parse`]).
+    later_documents: Vec<Range<usize>>,
+}
+
+/// Which documents of a YAML stream the builder keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// The first non-empty document; later ones are parsed (so a syntax error
+    /// anywhere is still an error) and only their starts are recorded.
+    First,
+    /// Every non-empty document, each as its own tree.
+    All,
 }
 
 /// Deepest nesting of collections the parser accepts (block and flow alike); deeper
@@ -107,8 +121,14 @@ pub const MAX_NESTING: usize = 255;
 const MAX_MERGE_DEPTH: usize = 32;
 
 impl Tree {
-    /// Parses YAML 1.2 or JSON text into a located tree. Only the first document of a
-    /// stream is kept. Errors carry the byte offset of the first problem.
+    /// Parses YAML 1.2 or JSON text into a located tree of its first document.
+    ///
+    /// A YAML stream is parsed to its end, so a syntax error in any document is an
+    /// error; the nodes of later documents are not built, only where each starts is
+    /// kept ([`Tree::later_documents`]). Empty documents (a lone `---` at the start, a
+    /// trailing `---` with nothing after it, only comments) are no documents, and
+    /// `...` end markers end a document without starting one. Errors carry the byte
+    /// offset of the first problem.
     ///
     /// Text whose first non-blank character is `{` or `[` is first read by the JSON
     /// tokenizer, which builds the same tree as the YAML path at a fraction of the
@@ -117,17 +137,34 @@ impl Tree {
     pub fn parse(text: Arc<str>) -> Result<Tree, SyntaxError> {
         let mut tree = match Tree::parse_json(&text) {
             Some(Ok(tree)) => tree,
-            _ => Tree::parse_yaml(&text)?,
+            _ => Tree::parse_yaml(&text, Keep::First)?
+                .pop()
+                .unwrap_or_default(),
         };
         tree.text = text;
         Ok(tree)
+    }
+
+    /// Parses a YAML stream (YAML 1.2 section 9.2) into one tree per non-empty
+    /// document, in order, each with its [`Tree::document_span`]. For files that are
+    /// streams by design (Kubernetes manifests); an OpenAPI description or a policy
+    /// is one document and is read with [`Tree::parse`]. JSON text is one document.
+    pub fn parse_stream(text: Arc<str>) -> Result<Vec<Tree>, SyntaxError> {
+        let mut trees = match Tree::parse_json(&text) {
+            Some(Ok(tree)) => vec![tree],
+            _ => Tree::parse_yaml(&text, Keep::All)?,
+        };
+        for tree in &mut trees {
+            tree.text = text.clone();
+        }
+        Ok(trees)
     }
 
     /// The YAML path. JSON (and YAML double-quoted scalars) allow C1 control
     /// characters (U+0080..U+009F) unescaped; the YAML parser rejects them, so a copy
     /// with each replaced by a printable character of the same UTF-8 length is parsed
     /// instead, and every span still points into the original text.
-    fn parse_yaml(text: &str) -> Result<Tree, SyntaxError> {
+    fn parse_yaml(text: &str, keep: Keep) -> Result<Vec<Tree>, SyntaxError> {
         let has_c1 = text
             .as_bytes()
             .windows(2)
@@ -143,9 +180,9 @@ impl Tree {
                     }
                 })
                 .collect();
-            Builder::new(&parsed).build()
+            Builder::new(&parsed).build(keep)
         } else {
-            Builder::new(text).build()
+            Builder::new(text).build(keep)
         }
     }
 
@@ -163,8 +200,32 @@ impl Tree {
         builder.tree.nodes.reserve(text.len() / 12);
         Some(json::build(&mut builder).map(|()| {
             builder.tree.json = true;
+            builder.tree.document = 0..text.len();
             builder.tree
         }))
+    }
+
+    /// Byte span of this document in its file: from its `---` marker (or its first
+    /// character when it has none) to its end (its `...` marker included).
+    pub fn document_span(&self) -> Range<usize> {
+        self.document.clone()
+    }
+
+    /// Where each later non-empty document of the stream starts, after the one this
+    /// tree holds: the span of its `---` marker (empty, at its first character, for
+    /// a bare document after a `...`). Empty for a single document and for trees
+    /// from [`Tree::parse_stream`].
+    pub fn later_documents(&self) -> &[Range<usize>] {
+        &self.later_documents
+    }
+
+    /// True when the document holds nothing: no node, or only the empty null of a
+    /// `---` with nothing after it.
+    fn is_empty_document(&self) -> bool {
+        match self.root {
+            None => true,
+            Some(r) => self.kind(r) == Kind::Null && self.span(r).is_empty(),
+        }
     }
 
     /// True when the document uses an alias (`*name`): some node is reachable by more
@@ -491,7 +552,13 @@ impl Tree {
 
     /// Follows a decoded JSON Pointer (list of reference tokens) from the root.
     pub fn lookup(&self, tokens: &[String]) -> Option<NodeId> {
-        let mut cur = self.root?;
+        self.lookup_from(self.root?, tokens)
+    }
+
+    /// Follows a decoded JSON Pointer from `start` (the root of an embedded schema
+    /// resource, JSON Schema 2020-12 section 9.2.1).
+    pub fn lookup_from(&self, start: NodeId, tokens: &[String]) -> Option<NodeId> {
+        let mut cur = start;
         for token in tokens {
             cur = match self.kind(cur) {
                 Kind::Map => self.get(cur, token)?,
@@ -718,13 +785,23 @@ impl<'t> Builder<'t> {
         id
     }
 
-    fn build(mut self) -> Result<Tree, SyntaxError> {
+    /// Reads the YAML event stream. With [`Keep::First`], the first non-empty
+    /// document (or the empty one when there is no other) is built and the rest are
+    /// only parsed, their starts recorded; with [`Keep::All`], each non-empty
+    /// document becomes a tree of its own.
+    fn build(mut self, keep: Keep) -> Result<Vec<Tree>, SyntaxError> {
         let options = granit_parser::options! {
             emit_comments: false,
             simple_key_max_lookahead: 16 * 1024,
         };
         let mut parser = Parser::new_from_str_with_options(self.text, options);
-        let mut documents = 0;
+        let mut done: Vec<Tree> = Vec::new();
+        // `Keep::First`: the first non-empty document is complete; later documents
+        // are parsed without building nodes.
+        let mut skipping = false;
+        // A later document whose first node (which tells whether it is empty) is
+        // still to come: where it starts.
+        let mut unseen: Option<Range<usize>> = None;
         loop {
             let next = match parser.next() {
                 None => break,
@@ -751,15 +828,39 @@ impl<'t> Builder<'t> {
             })?;
             let range = span.byte_range().unwrap_or(0..0);
             let (start, end) = (range.start as u32, range.end as u32);
+            if skipping {
+                match event {
+                    Event::DocumentStart(..) => unseen = Some(range),
+                    Event::Scalar(_, ScalarStyle::Plain, ..) if range.is_empty() => unseen = None,
+                    Event::Scalar(..)
+                    | Event::Alias(_)
+                    | Event::MappingStart(..)
+                    | Event::SequenceStart(..) => {
+                        if let Some(marker) = unseen.take() {
+                            self.tree.later_documents.push(marker);
+                        }
+                    }
+                    _ => {}
+                }
+                continue;
+            }
             match event {
                 Event::DocumentStart(..) => {
-                    documents += 1;
-                    if documents > 1 {
-                        break;
+                    // An empty document before this one is no document: start over.
+                    if self.tree.root.is_some() {
+                        self.tree = Tree::default();
                     }
+                    self.anchors.clear();
+                    self.tree.document = range.start..range.end;
                 }
                 Event::DocumentEnd => {
-                    break;
+                    self.tree.document.end = self.tree.document.end.max(range.end);
+                    if !self.tree.is_empty_document() {
+                        match keep {
+                            Keep::First => skipping = true,
+                            Keep::All => done.push(std::mem::take(&mut self.tree)),
+                        }
+                    }
                 }
                 Event::Scalar(value, style, anchor, tag) => {
                     let plain = style == ScalarStyle::Plain;
@@ -822,7 +923,11 @@ impl<'t> Builder<'t> {
                 _ => {}
             }
         }
-        Ok(self.tree)
+        match keep {
+            Keep::First => done.push(self.tree),
+            Keep::All => {}
+        }
+        Ok(done)
     }
 
     fn close_seq(&mut self, end: u32) {

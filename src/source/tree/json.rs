@@ -348,7 +348,7 @@ fn escape(bytes: &[u8], i: usize, out: &mut String) -> Result<usize, SyntaxError
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Builder, Kind, NodeId, Tree};
+    use super::super::{Builder, Keep, Kind, NodeId, Tree};
     use std::sync::Arc;
 
     fn json(text: &str) -> Result<Tree, super::SyntaxError> {
@@ -358,7 +358,11 @@ mod tests {
     }
 
     fn yaml(text: &str) -> Tree {
-        let mut tree = Builder::new(text).build().expect("YAML parses");
+        let mut tree = Builder::new(text)
+            .build(Keep::First)
+            .expect("YAML parses")
+            .pop()
+            .expect("one document");
         tree.text = Arc::from(text);
         tree
     }

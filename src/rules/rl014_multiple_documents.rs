@@ -1,0 +1,63 @@
+//! RL014 multiple-documents: a spec or policy file holds more than one YAML document.
+//! The first document is read; the finding points at the second `---`. Empty
+//! documents, `...` end markers and a trailing `---` are no documents (see
+//! [`crate::source::tree::Tree::parse`]). Files that are streams by design
+//! (Kubernetes manifests) are read with `Tree::parse_stream` and never get this.
+
+use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::rules::{Question, RuleMeta};
+use crate::source::loader::Loaded;
+use std::sync::Arc;
+
+/// Rule metadata.
+pub const META: RuleMeta = RuleMeta {
+    code: "RL014",
+    name: "multiple-documents",
+    severity: Severity::Warning,
+    question: Question::Input,
+    summary: "a spec or policy file holds more than one YAML document; the first is linted",
+};
+
+/// What kind of file holds the stream, for the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// An OpenAPI document given or found (or a file it reaches through `$ref`).
+    OpenApi,
+    /// A retry-policy file.
+    Policy,
+}
+
+/// The finding for a file whose tree has later documents; `None` for one document
+/// (or no tree).
+pub fn check_file(doc: &Arc<Loaded>, role: Role) -> Option<Diagnostic> {
+    let tree = doc.tree.as_ref().ok()?;
+    let later = tree.later_documents();
+    let second = later.first()?;
+    let what = match role {
+        Role::OpenApi => "an OpenAPI description is one document",
+        Role::Policy => "a retry policy is one document",
+    };
+    let count = later.len() + 1;
+    let at = |span: &std::ops::Range<usize>| Location {
+        file: doc.file.clone(),
+        span: span.clone(),
+        pointer: String::new(),
+    };
+    let mut d = Diagnostic::new(
+        &META,
+        format!(
+            "`{}` holds {count} YAML documents, but {what}: the first was read and the other {} ignored.",
+            doc.file.display,
+            if count == 2 { "one is" } else { "ones are" }
+        ),
+        at(second),
+        "second document",
+    )
+    .with_help(
+        "Keep one document per file: move the others to files of their own, or delete them.",
+    );
+    for span in later.iter().skip(1).take(9) {
+        d = d.with_label(at(span), "another document");
+    }
+    Some(d)
+}

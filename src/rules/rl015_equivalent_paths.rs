@@ -1,0 +1,133 @@
+//! RL015 equivalent-paths: two templated paths of one document differ only in the
+//! names of their path parameters (`/carts/{id}/checkout`, `/carts/{cartId}/checkout`).
+//! OpenAPI 3.x (Paths Object) forbids them as identical; a request matches both, and a
+//! policy selector binds to one of them arbitrarily. One finding per set of equivalent
+//! paths, at the second in document order, labelling the others. A trailing slash
+//! makes a different path.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::openapi::model::Document;
+use crate::rules::{Context, Question, RuleMeta};
+use crate::source::refs::At;
+use crate::source::tree::{Kind, NodeId};
+use std::collections::HashMap;
+
+/// Rule metadata.
+pub const META: RuleMeta = RuleMeta {
+    code: "RL015",
+    name: "equivalent-paths",
+    severity: Severity::Warning,
+    question: Question::Input,
+    summary: "two templated paths differ only in parameter names (OpenAPI forbids them)",
+};
+
+/// The path with every template expression (`{name}`) emptied to `{}`; `None` when
+/// it has no template (two equal plain paths are a repeated key, RL002's).
+pub fn shape(path: &str) -> Option<String> {
+    let mut out = String::with_capacity(path.len());
+    let mut templated = false;
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        out.push_str(&rest[..=open]);
+        out.push('}');
+        templated = true;
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    templated.then_some(out)
+}
+
+/// Checks the `paths` keys of every document.
+pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    ctx.documents.iter().flat_map(check_document).collect()
+}
+
+fn check_document(document: &Document) -> Vec<Diagnostic> {
+    let Ok(tree) = &document.doc.tree else {
+        return Vec::new();
+    };
+    let Some(paths) = tree.root().and_then(|r| tree.get(r, "paths")) else {
+        return Vec::new();
+    };
+    if tree.kind(paths) != Kind::Map {
+        return Vec::new();
+    }
+    // Path keys by shape, in document order.
+    let mut groups: Vec<Vec<(NodeId, &str)>> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (k, _) in tree.entries(paths) {
+        let Some(path) = tree.scalar(k) else { continue };
+        if path.starts_with("x-") {
+            continue;
+        }
+        let Some(shape) = shape(path) else { continue };
+        let i = *index.entry(shape).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[i].push((k, path));
+    }
+    groups
+        .into_iter()
+        .filter(|g| g.len() > 1)
+        .map(|g| diagnostic(document, &g))
+        .collect()
+}
+
+fn diagnostic(document: &Document, group: &[(NodeId, &str)]) -> Diagnostic {
+    let at = |id: NodeId| At::new(&document.doc, id).value_location();
+    let names: Vec<String> = group.iter().map(|(_, p)| format!("`{p}`")).collect();
+    let listed = match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    };
+    let (second, _) = group[1];
+    let mut d = Diagnostic::new(
+        &META,
+        format!(
+            "The paths {listed} differ only in the names of their path parameters, which OpenAPI forbids: a request matches each, and a policy selector binds to one of them arbitrarily."
+        ),
+        at(second),
+        "equivalent path",
+    )
+    .with_help("Keep one of these path templates, with one parameter name, and move the operations of the others under it.");
+    for (i, &(id, _)) in group.iter().enumerate() {
+        if i != 1 {
+            d = d.with_label(at(id), "equivalent path");
+        }
+    }
+    let paths: Vec<&str> = group.iter().map(|(_, p)| *p).collect();
+    let operations = document
+        .operations
+        .iter()
+        .filter(|op| paths.contains(&op.path.as_str()))
+        .map(|op| op.display());
+    d.with_operations(operations)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shape;
+
+    #[test]
+    fn shapes() {
+        assert_eq!(
+            shape("/carts/{id}/checkout").as_deref(),
+            Some("/carts/{}/checkout")
+        );
+        assert_eq!(
+            shape("/carts/{cartId}/checkout"),
+            shape("/carts/{id}/checkout")
+        );
+        assert_ne!(shape("/carts/{id}/"), shape("/carts/{id}"));
+        assert_eq!(
+            shape("/files/{name}.{ext}").as_deref(),
+            Some("/files/{}.{}")
+        );
+        assert_eq!(shape("/carts"), None);
+        assert_eq!(shape("/carts/{unclosed").as_deref(), None);
+    }
+}

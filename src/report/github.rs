@@ -15,9 +15,7 @@ use std::path::{Path, PathBuf};
 /// environment variable, canonicalised) when set and not empty, else the project root.
 pub fn base(github_workspace: Option<&std::ffi::OsStr>, project_root: &Path) -> PathBuf {
     match github_workspace {
-        Some(w) if !w.is_empty() => {
-            std::fs::canonicalize(w).unwrap_or_else(|_| PathBuf::from(w))
-        }
+        Some(w) if !w.is_empty() => std::fs::canonicalize(w).unwrap_or_else(|_| PathBuf::from(w)),
         _ => project_root.to_path_buf(),
     }
 }

@@ -141,7 +141,6 @@ fn tags(meta: &crate::rules::RuleMeta) -> Vec<&'static str> {
     vec![meta.question.as_str()]
 }
 
-
 /// A rendered SARIF log and what it left out.
 #[derive(Debug, Clone)]
 pub struct Sarif {
@@ -193,14 +192,19 @@ fn message_text(d: &Diagnostic, max_related: usize) -> String {
     if total > max_related {
         let more = total - max_related;
         if d.operations.len() == total {
+            let (ops, verb) = if more == 1 {
+                ("operation", "shares")
+            } else {
+                ("operations", "share")
+            };
             text.push_str(&format!(
                 " {max_related} of the {total} operations are listed as related locations; \
-                 {more} more share this finding (`--format json` lists them all)."
+                 {more} more {ops} {verb} this finding (`--format json` lists all {total})."
             ));
         } else {
             text.push_str(&format!(
-                " {max_related} of {total} related locations are listed; {more} more are \
-                 left out (`--format json` lists them all)."
+                " {max_related} of {total} related locations are listed (`--format json` \
+                 lists all {total})."
             ));
         }
     }
@@ -346,36 +350,18 @@ pub fn emit(diags: &[Diagnostic], root: &Path, limits: &Limits) -> Sarif {
 
     // Drop the last kept (least severe) results until the gzipped log fits.
     let mut keep = selection.kept.len();
+    // The gzipped size of the log without results (rules and notes), once measured.
+    let mut empty_size: Option<u64> = None;
     loop {
-        let kept = &selection.kept[..keep];
-        let mut notes = fixed_notes.clone();
-        let truncated = kept
-            .iter()
-            .filter(|&&i| diags[i].labels.len() > limits.related_locations_per_result)
-            .count();
-        if truncated > 0 {
-            let (who, whose) = if truncated == 1 {
-                ("1 result keeps".to_string(), "its message says")
-            } else {
-                (format!("{truncated} results keep"), "each message says")
-            };
-            notes.push(format!(
-                "{who} only {} related locations (GitHub code scanning's limit per result); \
-                 {whose} how many more there are.",
-                limits.related_locations_per_result
-            ));
-        }
-        let over_size = &selection.kept[keep..];
-        if !over_size.is_empty() {
-            notes.push(format!(
-                "Left out {} more ({}), the least severe, so the file stays within GitHub code \
-                 scanning's upload limit of {} bytes gzipped (`--format json` lists them all).",
-                plural(over_size.len(), "result"),
-                tally(diags, over_size.iter().copied()),
-                limits.gzip_bytes
-            ));
-        }
-        let text = assemble(&results, kept, &rule_of, &descriptors, list_all, &notes);
+        let notes = notes_for(diags, &selection, keep, &fixed_notes, limits);
+        let text = assemble(
+            &results,
+            &selection.kept[..keep],
+            &rule_of,
+            &descriptors,
+            list_all,
+            &notes,
+        );
         let size = gzip_len(text.as_bytes());
         if size <= limits.gzip_bytes || keep == 0 {
             return Sarif {
@@ -383,11 +369,56 @@ pub fn emit(diags: &[Diagnostic], root: &Path, limits: &Limits) -> Sarif {
                 omitted: notes,
             };
         }
-        // Shrink in proportion, with a margin: the size is close to linear in the
-        // number of results.
-        let estimate = (keep as f64 * limits.gzip_bytes as f64 / size as f64 * 0.98) as usize;
+        // The size is close to linear in the number of results: a fixed part (rules,
+        // notes) plus about the same per result. Aim just under the limit.
+        let fixed = *empty_size.get_or_insert_with(|| {
+            let notes = notes_for(diags, &selection, 0, &fixed_notes, limits);
+            let empty = assemble(&results, &[], &rule_of, &descriptors, list_all, &notes);
+            gzip_len(empty.as_bytes())
+        });
+        let room = limits.gzip_bytes.saturating_sub(fixed) as f64;
+        let per_result = size.saturating_sub(fixed).max(1) as f64 / keep as f64;
+        let estimate = (room / per_result * 0.99) as usize;
         keep = estimate.min(keep - 1);
     }
+}
+
+/// The notes for a run that keeps the first `keep` of the selected results.
+fn notes_for(
+    diags: &[Diagnostic],
+    selection: &Selection,
+    keep: usize,
+    fixed_notes: &[String],
+    limits: &Limits,
+) -> Vec<String> {
+    let mut notes = fixed_notes.to_vec();
+    let truncated = selection.kept[..keep]
+        .iter()
+        .filter(|&&i| diags[i].labels.len() > limits.related_locations_per_result)
+        .count();
+    if truncated > 0 {
+        let (who, whose) = if truncated == 1 {
+            ("1 result keeps".to_string(), "its message says")
+        } else {
+            (format!("{truncated} results keep"), "each message says")
+        };
+        notes.push(format!(
+            "{who} only {} related locations (GitHub code scanning's limit per result); \
+             {whose} how many more there are.",
+            limits.related_locations_per_result
+        ));
+    }
+    let over_size = &selection.kept[keep..];
+    if !over_size.is_empty() {
+        notes.push(format!(
+            "Left out {} more ({}), the least severe, so the file stays within GitHub code \
+             scanning's upload limit of {} bytes gzipped (`--format json` lists them all).",
+            plural(over_size.len(), "result"),
+            tally(diags, over_size.iter().copied()),
+            limits.gzip_bytes
+        ));
+    }
+    notes
 }
 
 /// Serialises one log holding the results at `kept` (in output order).
@@ -423,8 +454,7 @@ fn assemble(
         for &i in &in_order {
             if let Some(v) = &results[i] {
                 let mut v = v.clone();
-                if let Some(pos) = rule_of[i].and_then(|r| listed.iter().position(|&l| l == r))
-                {
+                if let Some(pos) = rule_of[i].and_then(|r| listed.iter().position(|&l| l == r)) {
                     v["ruleIndex"] = json!(pos);
                 }
                 with_index.push(v);
@@ -458,4 +488,297 @@ fn assemble(
     let mut s = serde_json::to_string_pretty(&log).expect("serialisable");
     s.push('\n');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::Diagnostic;
+    use crate::source::SourceFile;
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    fn meta(code: &str) -> &'static crate::rules::RuleMeta {
+        REGISTRY.iter().find(|r| r.meta.code == code).unwrap().meta
+    }
+
+    fn file() -> Arc<SourceFile> {
+        let text = "openapi: 3.0.3\n".repeat(40);
+        Arc::new(SourceFile::new(
+            PathBuf::from("/project/api/openapi.yaml"),
+            "api/openapi.yaml".to_string(),
+            &text,
+        ))
+    }
+
+    fn at(file: &Arc<SourceFile>, line: usize) -> Location {
+        let start = (line - 1) * 15;
+        Location {
+            file: file.clone(),
+            span: start..start + 7,
+            pointer: format!("/line{line}"),
+        }
+    }
+
+    /// Findings in output order with the given severities (`e`, `w`, `i`).
+    fn findings(severities: &str) -> Vec<Diagnostic> {
+        let f = file();
+        severities
+            .chars()
+            .enumerate()
+            .map(|(n, s)| {
+                let code = match s {
+                    'e' => "RL201",
+                    'w' => "RL501",
+                    _ => "RL504",
+                };
+                Diagnostic::new(meta(code), format!("finding {n}"), at(&f, n + 1), "here")
+                    .with_help("fix it")
+            })
+            .collect()
+    }
+
+    fn parse(s: &Sarif) -> Value {
+        serde_json::from_str(&s.text).unwrap()
+    }
+
+    fn messages(v: &Value) -> Vec<String> {
+        v["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["message"]["text"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    fn notifications(v: &Value) -> Vec<String> {
+        v["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|n| n["message"]["text"].as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn root() -> PathBuf {
+        PathBuf::from("/project")
+    }
+
+    #[test]
+    fn within_the_limits_nothing_is_left_out() {
+        let diags = findings("iewie");
+        let s = emit(&diags, &root(), &Limits::GITHUB);
+        assert!(s.omitted.is_empty());
+        let v = parse(&s);
+        assert_eq!(messages(&v).len(), 5);
+        assert_eq!(v["runs"][0]["invocations"][0]["executionSuccessful"], true);
+        assert!(notifications(&v).is_empty());
+    }
+
+    #[test]
+    fn over_the_result_limit_the_most_severe_are_kept_in_output_order() {
+        let diags = findings("iewiei");
+        let limits = Limits {
+            results_per_run: 3,
+            ..Limits::GITHUB
+        };
+        let s = emit(&diags, &root(), &limits);
+        let v = parse(&s);
+        // Errors 1 and 4, then the warning 2; kept in output order.
+        assert_eq!(
+            messages(&v)
+                .iter()
+                .map(|m| m.split('.').next().unwrap().to_string())
+                .collect::<Vec<_>>(),
+            ["Finding 1", "Finding 2", "Finding 4"]
+        );
+        assert_eq!(v["runs"][0]["invocations"][0]["executionSuccessful"], true);
+        assert_eq!(s.omitted.len(), 1, "{:?}", s.omitted);
+        assert!(
+            s.omitted[0].starts_with("Left out 3 of 6 results (0 errors, 0 warnings, 3 infos)"),
+            "{}",
+            s.omitted[0]
+        );
+        assert_eq!(notifications(&v), s.omitted);
+        // Fingerprints do not depend on what was left out.
+        let all = parse(&emit(&diags, &root(), &Limits::GITHUB));
+        let print = |v: &Value, i: usize| {
+            v["runs"][0]["results"][i]["partialFingerprints"][FINGERPRINT_KEY].clone()
+        };
+        assert_eq!(print(&v, 0), print(&all, 1));
+        assert_eq!(print(&v, 2), print(&all, 4));
+    }
+
+    #[test]
+    fn equal_severities_keep_the_first_in_output_order() {
+        let diags = findings("wwww");
+        let limits = Limits {
+            results_per_run: 2,
+            ..Limits::GITHUB
+        };
+        let v = parse(&emit(&diags, &root(), &limits));
+        let m = messages(&v);
+        assert!(m[0].starts_with("Finding 0.") && m[1].starts_with("Finding 1."));
+    }
+
+    #[test]
+    fn related_locations_are_cut_and_the_message_says_how_many_more() {
+        let f = file();
+        let mut d = Diagnostic::new(meta("RL501"), "shared", at(&f, 1), "here");
+        let ops: Vec<String> = (0..5).map(|i| format!("GET /items{i}")).collect();
+        for i in 0..5 {
+            d = d.with_label(at(&f, i + 2), format!("used by `{}`", ops[i]));
+        }
+        let d = d.with_operations(ops).with_help("declare it");
+        let limits = Limits {
+            related_locations_per_result: 2,
+            ..Limits::GITHUB
+        };
+        let s = emit(std::slice::from_ref(&d), &root(), &limits);
+        let v = parse(&s);
+        let r = &v["runs"][0]["results"][0];
+        let related = r["relatedLocations"].as_array().unwrap();
+        assert_eq!(related.len(), 2);
+        assert_eq!(related[1]["id"], 2);
+        assert_eq!(related[1]["message"]["text"], "used by `GET /items1`");
+        assert_eq!(
+            r["message"]["text"],
+            "Shared. 2 of the 5 operations are listed as related locations; 3 more operations \
+             share this finding (`--format json` lists all 5). Help: Declare it."
+        );
+        assert_eq!(
+            s.omitted,
+            [
+                "1 result keeps only 2 related locations (GitHub code scanning's limit per \
+              result); its message says how many more there are."
+            ]
+        );
+        // Labels that are not one per operation are counted as locations.
+        let d2 = Diagnostic::new(meta("RL501"), "other", at(&f, 1), "here")
+            .with_label(at(&f, 2), "a")
+            .with_label(at(&f, 3), "b")
+            .with_label(at(&f, 4), "c");
+        let v = parse(&emit(&[d2], &root(), &limits));
+        assert_eq!(
+            v["runs"][0]["results"][0]["message"]["text"],
+            "Other. 2 of 3 related locations are listed (`--format json` lists all 3)."
+        );
+    }
+
+    #[test]
+    fn over_the_rule_limit_only_the_rules_of_kept_results_are_listed() {
+        let diags = findings("iwe");
+        let limits = Limits {
+            rules_per_run: 2,
+            ..Limits::GITHUB
+        };
+        let s = emit(&diags, &root(), &limits);
+        let v = parse(&s);
+        let rules = v["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+        assert_eq!(rules.len(), 2);
+        let results = v["runs"][0]["results"].as_array().unwrap();
+        assert_eq!(results.len(), 2);
+        for r in results {
+            let i = r["ruleIndex"].as_u64().unwrap() as usize;
+            assert_eq!(rules[i]["id"], r["ruleId"]);
+        }
+        assert!(results.iter().all(|r| r["ruleId"] != "RL504"));
+        assert!(
+            s.omitted[0].starts_with("Left out 1 result (0 errors, 0 warnings, 1 info)"),
+            "{:?}",
+            s.omitted
+        );
+    }
+
+    #[test]
+    fn tags_are_cut_to_the_limit() {
+        let limits = Limits {
+            tags_per_rule: 0,
+            ..Limits::GITHUB
+        };
+        let s = emit(&[], &root(), &limits);
+        let v = parse(&s);
+        let rules = v["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+        assert!(rules
+            .iter()
+            .all(|r| r["properties"]["tags"].as_array().unwrap().is_empty()));
+        assert_eq!(
+            s.omitted,
+            [format!(
+                "{} rules list only the first 0 tags (GitHub code scanning accepts at most 0 per rule).",
+                REGISTRY.len()
+            )]
+        );
+    }
+
+    #[test]
+    fn over_the_gzip_limit_the_least_severe_are_dropped_until_it_fits() {
+        // Messages that do not compress away.
+        let f = file();
+        let diags: Vec<Diagnostic> = (0..300)
+            .map(|n| {
+                let code = ["RL504", "RL501", "RL201"][n % 3];
+                let noise: String = (0..40)
+                    .map(|k| format!("{:x}", crate::report::fnv1a64(&[n as u8, k], n as u64)))
+                    .collect();
+                Diagnostic::new(meta(code), format!("finding {n} {noise}"), at(&f, 1), "x")
+            })
+            .collect();
+        let full = emit(&diags, &root(), &Limits::GITHUB);
+        let full_size = gzip_len(full.text.as_bytes());
+        let empty_size = gzip_len(emit(&[], &root(), &Limits::GITHUB).text.as_bytes());
+        // Room for about three quarters of the results.
+        let limits = Limits {
+            gzip_bytes: empty_size + (full_size - empty_size) * 3 / 4,
+            ..Limits::GITHUB
+        };
+        let s = emit(&diags, &root(), &limits);
+        assert!(gzip_len(s.text.as_bytes()) <= limits.gzip_bytes);
+        let v = parse(&s);
+        let results = v["runs"][0]["results"].as_array().unwrap();
+        assert!(
+            results.len() < 300 && results.len() > 200,
+            "{}",
+            results.len()
+        );
+        // Every error and warning is kept; only infos went.
+        let count = |level: &str| results.iter().filter(|r| r["level"] == level).count();
+        assert_eq!((count("error"), count("warning")), (100, 100));
+        assert_eq!(s.omitted.len(), 1);
+        assert!(
+            s.omitted[0].contains("infos), the least severe, so the file stays within"),
+            "{}",
+            s.omitted[0]
+        );
+        assert_eq!(notifications(&v), s.omitted);
+    }
+
+    #[test]
+    fn uris_are_percent_encoded_rfc3986_references() {
+        assert_eq!(
+            uri_path(Path::new("26-sarif-uri/team apis/orders #2 50% ü.yaml")),
+            "26-sarif-uri/team%20apis/orders%20%232%2050%25%20%C3%BC.yaml"
+        );
+        assert_eq!(
+            uri_path(Path::new("a-b_c.d~e/f?g[h]:i@j+k")),
+            "a-b_c.d~e/f%3Fg%5Bh%5D%3Ai%40j%2Bk"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let raw = std::ffi::OsStr::from_bytes(b"x\xff.yaml");
+            assert_eq!(uri_path(Path::new(raw)), "x%FF.yaml");
+        }
+        assert_eq!(
+            artifact_location(Path::new("/project/a b/c.yaml"), Path::new("/project")),
+            json!({"uri": "a%20b/c.yaml", "uriBaseId": "%SRCROOT%"})
+        );
+        #[cfg(unix)]
+        assert_eq!(
+            artifact_location(Path::new("/elsewhere/c #1.yaml"), Path::new("/project")),
+            json!({"uri": "file:///elsewhere/c%20%231.yaml"})
+        );
+    }
 }

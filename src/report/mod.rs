@@ -91,8 +91,9 @@ pub fn message_and_help(d: &Diagnostic) -> String {
     text
 }
 
-/// A file's path relative to the project root, `/`-separated (the display path when
-/// the file is outside the root).
+/// A file's path relative to `root` (the project root; for `--format github` the
+/// workspace), `/`-separated and not escaped (the display path when the file is
+/// outside `root`).
 pub fn root_relative(loc: &Location, root: &Path) -> String {
     match loc.file.path.strip_prefix(root) {
         Ok(rel) => rel

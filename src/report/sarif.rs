@@ -628,8 +628,8 @@ mod tests {
         let f = file();
         let mut d = Diagnostic::new(meta("RL501"), "shared", at(&f, 1), "here");
         let ops: Vec<String> = (0..5).map(|i| format!("GET /items{i}")).collect();
-        for i in 0..5 {
-            d = d.with_label(at(&f, i + 2), format!("used by `{}`", ops[i]));
+        for (i, op) in ops.iter().enumerate() {
+            d = d.with_label(at(&f, i + 2), format!("used by `{op}`"));
         }
         let d = d.with_operations(ops).with_help("declare it");
         let limits = Limits {
@@ -655,6 +655,15 @@ mod tests {
               result); its message says how many more there are."
             ]
         );
+        let four = Limits {
+            related_locations_per_result: 4,
+            ..Limits::GITHUB
+        };
+        let v = parse(&emit(std::slice::from_ref(&d), &root(), &four));
+        assert!(v["runs"][0]["results"][0]["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("; 1 more operation shares this finding"));
         // Labels that are not one per operation are counted as locations.
         let d2 = Diagnostic::new(meta("RL501"), "other", at(&f, 1), "here")
             .with_label(at(&f, 2), "a")

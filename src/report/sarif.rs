@@ -252,8 +252,8 @@ fn result(d: &Diagnostic, fingerprint: &str, root: &Path, limits: &Limits) -> Va
     result
 }
 
-/// Which findings a run holds: those in `keep_order` that fit the result and rule
-/// limits, in keep order, and the registry rules listed.
+/// Which findings a run holds: those in keep order (most severe first) that fit the
+/// results-per-run and rules-per-run limits, and those left out for each.
 struct Selection {
     /// Indices into the diagnostics, most severe first.
     kept: Vec<usize>,
@@ -411,7 +411,7 @@ fn notes_for(
     let over_size = &selection.kept[keep..];
     if !over_size.is_empty() {
         notes.push(format!(
-            "Left out {} more ({}), the least severe, so the file stays within GitHub code \
+            "Left out {} ({}), the least severe, so the file stays within GitHub code \
              scanning's upload limit of {} bytes gzipped (`--format json` lists them all).",
             plural(over_size.len(), "result"),
             tally(diags, over_size.iter().copied()),

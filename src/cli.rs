@@ -51,17 +51,21 @@ pub struct CompletionsArgs {
 /// Output formats of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// Annotated source excerpts for people.
+    /// Annotated source excerpts for people; paths relative to the current directory.
     Human,
-    /// `{"version": 1, "diagnostics": [...]}` for machines.
+    /// `{"version": 1, "diagnostics": [...]}` for machines; paths relative to the
+    /// current directory.
     Json,
-    /// SARIF 2.1.0 (GitHub code scanning); URIs relative to the project root.
+    /// SARIF 2.1.0 (GitHub code scanning); percent-encoded URIs relative to the project
+    /// root; within GitHub's upload limits.
     Sarif,
-    /// GitHub Actions workflow commands (`::error file=...::message`).
+    /// GitHub Actions workflow commands (`::error file=...::message`); paths relative
+    /// to `GITHUB_WORKSPACE` when set, else the project root.
     Github,
-    /// JUnit XML: a test case per operation (or file), a failure per finding.
+    /// JUnit XML: a test case per operation (or file), a failure per finding; paths
+    /// relative to the current directory.
     Junit,
-    /// GitLab Code Quality JSON.
+    /// GitLab Code Quality JSON; paths relative to the project root.
     Gitlab,
 }
 

@@ -112,7 +112,7 @@ fn sarif_format() {
 #[test]
 fn github_format() {
     let outcome = shop();
-    let text = github::render(&outcome.diagnostics);
+    let text = github::render(&outcome.diagnostics, &repo());
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), outcome.diagnostics.len());
     for (l, d) in lines.iter().zip(&outcome.diagnostics) {

@@ -99,8 +99,18 @@ pub fn check(args: &CheckArgs) -> u8 {
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let text = crate::timing::phase("report", || match args.format {
         Format::Json => report::json::render(&outcome.diagnostics),
-        Format::Sarif => report::sarif::render(&outcome.diagnostics, &root),
-        Format::Github => report::github::render(&outcome.diagnostics),
+        Format::Sarif => {
+            let sarif = report::sarif::emit(&outcome.diagnostics, &root, &Default::default());
+            for note in &sarif.omitted {
+                eprintln!("retrylint: SARIF output: {note}");
+            }
+            sarif.text
+        }
+        Format::Github => {
+            let workspace = std::env::var_os("GITHUB_WORKSPACE");
+            let base = report::github::base(workspace.as_deref(), &root);
+            report::github::render(&outcome.diagnostics, &base)
+        }
         Format::Junit => report::junit::render(&outcome.diagnostics),
         Format::Gitlab => report::gitlab::render(&outcome.diagnostics, &root),
         Format::Human => {

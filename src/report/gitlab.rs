@@ -2,10 +2,11 @@
 //!
 //! Severity: error -> `major`, warning -> `minor`, info -> `info` (`critical` and
 //! `blocker` are left to configuration of the MR widget, never emitted). Paths are
-//! relative to the project root; `fingerprint` is the one SARIF uses (rule, file,
-//! JSON Pointer), so it is stable when lines move.
+//! relative to the project root (plain, not percent-encoded); `fingerprint` is the one
+//! SARIF uses (rule, file, JSON Pointer), so it is stable when lines move. The
+//! `description` is the message and the help as sentences: `Message. Help: Do this.`
 
-use super::{fingerprints, root_relative};
+use super::{fingerprints, message_and_help, root_relative};
 use crate::diagnostic::{Diagnostic, Severity};
 use serde::Serialize;
 use std::path::Path;
@@ -13,7 +14,7 @@ use std::path::Path;
 /// One Code Quality issue.
 #[derive(Debug, Serialize)]
 pub struct Issue {
-    /// The message (and help).
+    /// The message and the help: `Message. Help: Do this.`
     pub description: String,
     /// `RL201 unprotected-retry`.
     pub check_name: String,
@@ -62,10 +63,7 @@ pub fn issues(diags: &[Diagnostic], root: &Path) -> Vec<Issue> {
             let start = loc.file.line_col(loc.span.start);
             let end = loc.file.line_col(loc.span.end);
             Issue {
-                description: match &d.help {
-                    Some(h) => format!("{} {}", d.message, h),
-                    None => d.message.clone(),
-                },
+                description: message_and_help(d),
                 check_name: format!("{} {}", d.code, d.name),
                 fingerprint,
                 severity: severity(d.severity),

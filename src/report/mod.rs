@@ -7,6 +7,7 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod sarif;
+pub mod sarif_limits;
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
 use std::collections::HashMap;
@@ -26,6 +27,11 @@ pub struct Counts {
 impl Counts {
     /// Counts the diagnostics by severity.
     pub fn of(diags: &[Diagnostic]) -> Counts {
+        Counts::of_iter(diags)
+    }
+
+    /// Counts the diagnostics by severity.
+    pub fn of_iter<'a>(diags: impl IntoIterator<Item = &'a Diagnostic>) -> Counts {
         let mut c = Counts::default();
         for d in diags {
             match d.severity {
@@ -59,8 +65,35 @@ pub fn summary_line(diags: &[Diagnostic], documents: usize, policies: usize) -> 
     )
 }
 
-/// A file's path relative to the project root, `/`-separated (the display path when
-/// the file is outside the root).
+/// Capitalised, ending with a period: messages and help are written as clauses
+/// (rustc's style), SARIF and GitLab show them as sentences.
+pub fn sentence(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .take(1)
+        .flat_map(char::to_uppercase)
+        .chain(s.chars().skip(1))
+        .collect();
+    if !out.ends_with(['.', '?', '!']) {
+        out.push('.');
+    }
+    out
+}
+
+/// The message and the help as sentences, `Message. Help: Do this.` (the help part
+/// only when there is one).
+pub fn message_and_help(d: &Diagnostic) -> String {
+    let mut text = sentence(&d.message);
+    if let Some(h) = &d.help {
+        text.push_str(" Help: ");
+        text.push_str(&sentence(h));
+    }
+    text
+}
+
+/// A file's path relative to `root` (the project root; for `--format github` the
+/// workspace), `/`-separated and not escaped (the display path when the file is
+/// outside `root`).
 pub fn root_relative(loc: &Location, root: &Path) -> String {
     match loc.file.path.strip_prefix(root) {
         Ok(rel) => rel

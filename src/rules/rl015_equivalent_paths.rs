@@ -1,9 +1,10 @@
 //! RL015 equivalent-paths: two templated paths of one document differ only in the
 //! names of their path parameters (`/carts/{id}/checkout`, `/carts/{cartId}/checkout`).
 //! OpenAPI 3.x (Paths Object) forbids them as identical; a request matches both, and a
-//! policy selector binds to one of them arbitrarily. One finding per set of equivalent
-//! paths, at the second in document order, labelling the others. A trailing slash
-//! makes a different path.
+//! policy selector binds to one of them arbitrarily. One finding per path that repeats
+//! an earlier one (in document order), at that path, labelling the earlier ones; its
+//! operations are that path's (the ones to move), so a baseline that records it still
+//! reports a path added later. A trailing slash makes a different path.
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::openapi::model::Document;
@@ -71,63 +72,41 @@ fn check_document(document: &Document) -> Vec<Diagnostic> {
         groups[i].push((k, path));
     }
     groups
-        .into_iter()
+        .iter()
         .filter(|g| g.len() > 1)
-        .map(|g| diagnostic(document, &g))
+        .flat_map(|g| (1..g.len()).map(move |i| diagnostic(document, &g[..i], g[i])))
         .collect()
 }
 
-fn diagnostic(document: &Document, group: &[(NodeId, &str)]) -> Diagnostic {
+/// The finding for `repeat`, a path equivalent to each of `earlier`.
+fn diagnostic(
+    document: &Document,
+    earlier: &[(NodeId, &str)],
+    repeat: (NodeId, &str),
+) -> Diagnostic {
     let at = |id: NodeId| At::new(&document.doc, id).value_location();
-    let names: Vec<String> = group.iter().map(|(_, p)| format!("`{p}`")).collect();
+    let names: Vec<String> = earlier.iter().map(|(_, p)| format!("`{p}`")).collect();
     let listed = match names.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => names.join(""),
     };
-    let (second, _) = group[1];
+    let (id, path) = repeat;
     let mut d = Diagnostic::new(
         &META,
         format!(
-            "The paths {listed} differ only in the names of their path parameters, which OpenAPI forbids: a request matches each, and a policy selector binds to one of them arbitrarily."
+            "The path `{path}` differs from {listed} only in the names of its path parameters, which OpenAPI forbids: a request matches each, and a policy selector binds to one of them arbitrarily."
         ),
-        at(second),
+        at(id),
         "equivalent path",
     )
     .with_help("Keep one of these path templates, with one parameter name, and move the operations of the others under it.");
-    for (i, &(id, _)) in group.iter().enumerate() {
-        if i != 1 {
-            d = d.with_label(at(id), "equivalent path");
-        }
+    for &(earlier_id, _) in earlier {
+        d = d.with_label(at(earlier_id), "equivalent earlier path");
     }
-    let paths: Vec<&str> = group.iter().map(|(_, p)| *p).collect();
     let operations = document
         .operations
         .iter()
-        .filter(|op| paths.contains(&op.path.as_str()))
+        .filter(|op| op.path == path)
         .map(|op| op.display());
     d.with_operations(operations)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::shape;
-
-    #[test]
-    fn shapes() {
-        assert_eq!(
-            shape("/carts/{id}/checkout").as_deref(),
-            Some("/carts/{}/checkout")
-        );
-        assert_eq!(
-            shape("/carts/{cartId}/checkout"),
-            shape("/carts/{id}/checkout")
-        );
-        assert_ne!(shape("/carts/{id}/"), shape("/carts/{id}"));
-        assert_eq!(
-            shape("/files/{name}.{ext}").as_deref(),
-            Some("/files/{}.{}")
-        );
-        assert_eq!(shape("/carts"), None);
-        assert_eq!(shape("/carts/{unclosed").as_deref(), None);
-    }
 }

@@ -72,17 +72,27 @@ pub fn check(args: &CheckArgs) -> u8 {
     let mut outcome = crate::timing::phase("check", || run(&options));
     if let Some(path) = &args.write_baseline {
         let b = crate::baseline::of(&outcome.diagnostics, &root);
-        if let Err(e) = std::fs::write(path, crate::baseline::render(&b)) {
-            eprintln!(
-                "retrylint: cannot write the baseline {}: {e}",
-                path.display()
-            );
+        if let Err(e) = write_file(path, &crate::baseline::render(&b)) {
+            eprintln!("retrylint: cannot write the baseline {e}");
             return EXIT_ERROR;
         }
+        eprintln!(
+            "retrylint: recorded {} finding(s) in the baseline {}",
+            outcome.diagnostics.len(),
+            path.display()
+        );
     }
     if let (Some(b), Some(path)) = (&baseline, &args.baseline) {
+        let before = outcome.diagnostics.len();
         let filtered = crate::baseline::filter(std::mem::take(&mut outcome.diagnostics), b, &root);
         outcome.diagnostics = filtered.new;
+        let hidden = before - outcome.diagnostics.len();
+        if hidden > 0 {
+            eprintln!(
+                "retrylint: the baseline {} hid {hidden} finding(s) recorded earlier",
+                path.display()
+            );
+        }
         // Named files see only part of the project: what did not occur may lie outside.
         let whole_project = args.paths.iter().all(|p| p.is_dir()) && args.policies.is_empty();
         if filtered.stale > 0 && whole_project {
@@ -148,6 +158,11 @@ pub fn check(args: &CheckArgs) -> u8 {
     }
     if outcome.could_not_lint {
         return EXIT_ERROR;
+    }
+    // Recording a baseline adopts today's findings: the run that records them passes
+    // (PHPStan's --generate-baseline and ESLint's suppressions do the same).
+    if args.write_baseline.is_some() {
+        return 0;
     }
     let threshold = match args.fail_on {
         Some(FailOn::Error) => Some(Severity::Error),
@@ -269,9 +284,19 @@ fn fail(message: impl std::fmt::Display) -> u8 {
 }
 
 /// Writes a report to `--output FILE`, or to standard output without one.
+/// Writes `text` to `path`, creating its missing parent folders (`--output
+/// reports/retrylint.sarif` in a fresh checkout). Errors name the path.
+fn write_file(path: &std::path::Path, text: &str) -> Result<(), String> {
+    let named = |e: std::io::Error| format!("{}: {e}", path.display());
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(named)?;
+    }
+    std::fs::write(path, text).map_err(named)
+}
+
 fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), String> {
     match path {
-        Some(path) => std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display())),
+        Some(path) => write_file(path, text),
         None => std::io::stdout()
             .write_all(text.as_bytes())
             .map_err(|e| e.to_string()),

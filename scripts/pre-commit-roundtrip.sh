@@ -17,8 +17,9 @@
 # environment. `pre-commit try-repo` keeps its environments in a temporary store, so
 # it rebuilt the tool on every call (about 8 minutes in all); a config file with a
 # fixed `rev` and one PRE_COMMIT_HOME build it once (`pre-commit install-hooks`), and
-# cargo's target directory is kept in target/pre-commit-roundtrip (CARGO_TARGET_DIR
-# overrides) so a second run of this script reuses the build. The script prints the
+# cargo uses this checkout's target/ (CARGO_TARGET_DIR overrides), so the release
+# dependencies that `cargo build --release` already built are reused: only the
+# retrylint crate of pre-commit's clone is compiled, and a second run reuses that too. The script prints the
 # time of the build and of everything after it.
 # Needs PyPI, so .ci/run calls it, never `cargo test`.
 set -euo pipefail
@@ -45,7 +46,7 @@ python3 -m venv "$WORK/venv"
 "$WORK/venv/bin/pip" install --quiet --disable-pip-version-check pre-commit
 PRE_COMMIT="$WORK/venv/bin/pre-commit"
 export PRE_COMMIT_HOME="$WORK/cache"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$SOURCE/target/pre-commit-roundtrip}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$SOURCE/target}"
 "$PRE_COMMIT" --version
 
 T="$WORK/api"

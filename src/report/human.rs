@@ -88,7 +88,7 @@ impl SourceCode for Windowed {
         if let Some(w) = self
             .windows
             .iter()
-            .find(|w| w.from <= start && end <= w.to())
+            .find(|w| w.line0 == first_line && w.from <= start && end <= w.to())
         {
             return Ok(Box::new(MietteSpanContents::new_named(
                 file.display.clone(),

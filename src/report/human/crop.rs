@@ -185,7 +185,11 @@ mod tests {
 
     #[test]
     fn a_long_line_is_cropped_with_marks() {
-        let text = format!("{{\"a\": \"{}\", \"é\": 1, \"b\": \"{}\"}}\n", "x".repeat(500), "y".repeat(500));
+        let text = format!(
+            "{{\"a\": \"{}\", \"é\": 1, \"b\": \"{}\"}}\n",
+            "x".repeat(500),
+            "y".repeat(500)
+        );
         let f = file(&text);
         let at = text.find("\"é\"").unwrap();
         let span = fit(&f, at..text.len());

@@ -180,7 +180,7 @@ mod tests {
     fn short_lines_are_left_alone() {
         let f = file("a: 1\nb: 2\n");
         assert_eq!(fit(&f, 0..9), 0..9);
-        assert!(windows(&f, &[0..1]).is_empty());
+        assert!(windows(&f, std::slice::from_ref(&(0..1))).is_empty());
     }
 
     #[test]
@@ -194,7 +194,7 @@ mod tests {
         let at = text.find("\"é\"").unwrap();
         let span = fit(&f, at..text.len());
         assert!(span.len() <= MAX_LABEL);
-        let w = windows(&f, &[span.clone()]);
+        let w = windows(&f, std::slice::from_ref(&span));
         assert_eq!(w.len(), 1);
         let shown = std::str::from_utf8(&w[0].bytes).unwrap();
         assert!(shown.starts_with('…') && shown.ends_with('…'), "{shown}");

@@ -117,7 +117,9 @@ write_policy() { # spec file
 }
 
 work=$(mktemp -d)
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+# Copies share their files' inodes with the originals (hard links): only their own
+# directories are ever made writable, never a file (that would change the original).
+trap 'find "$work" -type d -exec chmod u+w {} + 2>/dev/null; rm -rf "$work"' EXIT
 
 # The policy must be valid, or the policy set tests nothing: one run on a small spec
 # must report grouped findings at the policy and no RL005 (invalid policy).
@@ -145,7 +147,7 @@ for dir in "${args[@]}" "${npm_dirs[@]}"; do
   copy="$work/policy$n/$(basename "$dir")"
   mkdir -p "$(dirname "$copy")"
   cp -al "$dir" "$copy" 2>/dev/null || cp -r "$dir" "$copy"
-  chmod -R u+w "$copy"
+  find "$copy" -type d -exec chmod u+w {} +
   specs_in "$copy" | while IFS= read -r -d '' f; do
     write_policy "$f"
     printf 'policy\t%s\n' "$f"

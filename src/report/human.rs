@@ -32,13 +32,28 @@ impl Default for HumanOptions {
     }
 }
 
-/// Longest line shown whole in a snippet, in bytes; longer lines are clipped.
-const MAX_SHOWN_LINE: usize = 400;
+mod crop;
+
+/// Most labels shown for one finding (its primary label included); the rest are
+/// counted in an "and N more" note (`--format json` lists them all).
+pub const MAX_LABELS: usize = 20;
 
 /// A source that hands miette only the lines around a span, found with the file's
-/// line index: rendering stays cheap on a 50 MB spec with many findings.
+/// line index: rendering stays cheap on a 50 MB spec with many findings. Lines longer
+/// than [`crop::MAX_SHOWN_LINE`] are shown only through the windows of [`crop`].
 #[derive(Debug)]
-struct Windowed(Arc<SourceFile>);
+struct Windowed {
+    file: Arc<SourceFile>,
+    windows: Vec<crop::Window>,
+}
+
+impl Windowed {
+    /// A source for labels already shortened with [`crop::fit`].
+    fn new(file: Arc<SourceFile>, spans: &[std::ops::Range<usize>]) -> Windowed {
+        let windows = crop::windows(&file, spans);
+        Windowed { file, windows }
+    }
+}
 
 impl SourceCode for Windowed {
     fn read_span<'a>(
@@ -47,42 +62,15 @@ impl SourceCode for Windowed {
         before: usize,
         after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let file = &self.0;
+        let file = &self.file;
         let text = file.text.as_bytes();
         let start = span.offset();
         let end = start + span.len();
         if end > text.len() {
             return Err(MietteError::OutOfBounds);
         }
-        let first_line = file.line_col(start).line as usize - 1;
-        let last_line = file.line_col(end.saturating_sub(1).max(start)).line as usize - 1;
-        // A very long line (minified JSON: one 50 MB line) is clipped to a few
-        // hundred bytes around the span, so the report stays small.
-        let line_from = file.line_start(first_line);
-        let line_to = file.line_start(first_line + 1);
-        if first_line == last_line && line_to - line_from > MAX_SHOWN_LINE {
-            let mut from = start.saturating_sub(MAX_SHOWN_LINE / 2).max(line_from);
-            while !file.text.is_char_boundary(from) {
-                from -= 1;
-            }
-            let mut to = (end + MAX_SHOWN_LINE / 2).min(line_to).max(end);
-            while to > end && matches!(text[to - 1], b'\n' | b'\r') {
-                to -= 1;
-            }
-            while !file.text.is_char_boundary(to) {
-                to += 1;
-            }
-            let data = &text[from..to];
-            let column = file.line_col(from).column as usize - 1;
-            return Ok(Box::new(MietteSpanContents::new_named(
-                file.display.clone(),
-                data,
-                SourceSpan::new(from.into(), data.len()),
-                first_line,
-                column,
-                1,
-            )));
-        }
+        let first_line = crop::line_of(file, start);
+        let last_line = crop::line_of(file, end.saturating_sub(1).max(start));
         // Without context (how miette asks for the header's `file:line:col`), the
         // contents start at the span itself, so the header shows its real column.
         if before == 0 && after == 0 {
@@ -96,8 +84,35 @@ impl SourceCode for Windowed {
                 last_line - first_line + 1,
             )));
         }
-        let from_line = first_line.saturating_sub(before);
-        let to_line = (last_line + after + 1).min(file.line_count());
+        // A span on a long line: its window, never the line.
+        if let Some(w) = self
+            .windows
+            .iter()
+            .find(|w| w.line0 == first_line && w.from <= start && end <= w.to())
+        {
+            return Ok(Box::new(MietteSpanContents::new_named(
+                file.display.clone(),
+                &w.bytes,
+                SourceSpan::new(w.from.into(), w.bytes.len()),
+                w.line0,
+                w.column0,
+                1,
+            )));
+        }
+        // Anything else touching a long line (miette merging two labels' excerpts
+        // across one) is refused: miette then shows the excerpts apart.
+        if (first_line..=last_line).any(|l| crop::is_long(file, l)) {
+            return Err(MietteError::OutOfBounds);
+        }
+        // Context lines that are long are left out.
+        let mut from_line = first_line.saturating_sub(before);
+        while from_line < first_line && crop::is_long(file, from_line) {
+            from_line += 1;
+        }
+        let mut to_line = (last_line + after + 1).min(file.line_count());
+        while to_line > last_line + 1 && crop::is_long(file, to_line - 1) {
+            to_line -= 1;
+        }
         let from = file.line_start(from_line);
         let mut to = file.line_start(to_line);
         // Drop the final line break so miette does not show an empty line.
@@ -173,57 +188,103 @@ fn miette_severity(s: Severity) -> miette::Severity {
     }
 }
 
-fn labeled(label: &Label, primary: bool) -> LabeledSpan {
-    let span = &label.location.span;
-    let text = (!label.message.is_empty()).then(|| label.message.clone());
-    LabeledSpan::new_with_span(text, SourceSpan::new(span.start.into(), span.len()))
-        .tap_primary(primary)
+/// One file's labels of a finding, before rendering: fitted spans, texts, primary.
+struct Part {
+    file: Arc<SourceFile>,
+    labels: Vec<(std::ops::Range<usize>, Option<String>, bool)>,
 }
 
-trait TapPrimary {
-    fn tap_primary(self, primary: bool) -> Self;
+impl Part {
+    fn push(&mut self, label: &Label, primary: bool) {
+        let span = crop::fit(&self.file, label.location.span.clone());
+        let text = (!label.message.is_empty()).then(|| label.message.clone());
+        self.labels.push((span, text, primary));
+    }
+
+    fn into_rendered(self, message: String) -> (Windowed, Vec<LabeledSpan>, String) {
+        let spans: Vec<_> = self.labels.iter().map(|(s, _, _)| s.clone()).collect();
+        let labels = self
+            .labels
+            .into_iter()
+            .map(|(span, text, primary)| {
+                let span = SourceSpan::new(span.start.into(), span.len());
+                if primary {
+                    LabeledSpan::new_primary_with_span(text, span)
+                } else {
+                    LabeledSpan::new_with_span(text, span)
+                }
+            })
+            .collect();
+        (Windowed::new(self.file, &spans), labels, message)
+    }
 }
 
-impl TapPrimary for LabeledSpan {
-    fn tap_primary(self, primary: bool) -> Self {
-        if primary {
-            LabeledSpan::new_primary_with_span(self.label().map(str::to_string), *self.inner())
-        } else {
-            self
-        }
+fn note(message: String, source: Windowed, labels: Vec<LabeledSpan>) -> Rendered {
+    Rendered {
+        message,
+        code: None,
+        severity: miette::Severity::Advice,
+        help: None,
+        source,
+        labels,
+        related: Vec::new(),
     }
 }
 
 fn to_rendered(d: &Diagnostic) -> Rendered {
     let file = d.primary.location.file.clone();
-    let mut labels = vec![labeled(&d.primary, true)];
-    let mut related: Vec<Rendered> = Vec::new();
-    for l in &d.labels {
+    let mut main = Part {
+        file: file.clone(),
+        labels: Vec::new(),
+    };
+    main.push(&d.primary, true);
+    let mut others: Vec<Part> = Vec::new();
+    let shown = d.labels.len().min(MAX_LABELS - 1);
+    for l in &d.labels[..shown] {
         if Arc::ptr_eq(&l.location.file, &file) || l.location.file.path == file.path {
-            labels.push(labeled(l, false));
-        } else if let Some(r) = related
+            main.push(l, false);
+        } else if let Some(p) = others
             .iter_mut()
-            .find(|r| r.source.0.path == l.location.file.path)
+            .find(|p| p.file.path == l.location.file.path)
         {
-            r.labels.push(labeled(l, false));
+            p.push(l, false);
         } else {
-            related.push(Rendered {
-                message: format!("see {}", l.location.file.display),
-                code: None,
-                severity: miette::Severity::Advice,
-                help: None,
-                source: Windowed(l.location.file.clone()),
-                labels: vec![labeled(l, false)],
-                related: Vec::new(),
-            });
+            let mut p = Part {
+                file: l.location.file.clone(),
+                labels: Vec::new(),
+            };
+            p.push(l, false);
+            others.push(p);
         }
     }
+    let mut related: Vec<Rendered> = others
+        .into_iter()
+        .map(|p| {
+            let message = format!("see {}", p.file.display);
+            let (source, labels, message) = p.into_rendered(message);
+            note(message, source, labels)
+        })
+        .collect();
+    let hidden = d.labels.len() - shown;
+    if hidden > 0 {
+        let what = if d.operations.len() > 1 {
+            "operations"
+        } else {
+            "places"
+        };
+        related.push(note(
+            format!("and {hidden} more {what} (`--format json` lists every one)"),
+            Windowed::new(file.clone(), &[]),
+            Vec::new(),
+        ));
+    }
+    let (source, labels, message) = main.into_rendered(d.message.clone());
     Rendered {
-        message: d.message.clone(),
+        message,
         code: Some(format!("{} {}", d.code, d.name)),
         severity: miette_severity(d.severity),
         help: d.help.clone(),
-        source: Windowed(file),
+        source,
         labels,
         related,
     }

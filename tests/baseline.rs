@@ -7,7 +7,8 @@ use retrylint::baseline;
 use retrylint::check::{run, CheckOptions, CheckOutcome};
 use retrylint::diagnostic::Diagnostic;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -39,17 +40,7 @@ fn copy_files(from: &Path, to: &Path) {
 
 /// Runs the binary in `dir`: (exit code, stdout, stderr).
 fn retrylint(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_retrylint"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::retrylint_in(dir, args)
 }
 
 /// `(code, operations)` of each finding in a JSON report.

@@ -4,6 +4,8 @@
 use retrylint::check::{run, CheckOptions, CheckOutcome};
 use std::path::PathBuf;
 
+mod common;
+
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -235,18 +237,10 @@ fn case19_retry_after_values() {
 
 /// `retrylint plan` in `fixtures/cases/`: (exit code, stdout, stderr).
 fn plan_in_cases(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_retrylint"))
-        .arg("plan")
-        .args(args)
-        .current_dir(repo().join("fixtures/cases"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let args: Vec<&str> = std::iter::once("plan")
+        .chain(args.iter().copied())
+        .collect();
+    common::retrylint_in(&repo().join("fixtures/cases"), &args)
 }
 
 #[test]

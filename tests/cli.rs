@@ -1,19 +1,10 @@
 //! The binary as users run it: exit codes, `plan` and `simulate`.
 
-use std::process::Command;
+mod common;
 
+/// `retrylint ARGS` run in the repository.
 fn retrylint(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_retrylint"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::retrylint_in(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), args)
 }
 
 #[test]
@@ -234,16 +225,9 @@ fn devices_named_on_the_command_line_are_rl001() {
 
 /// `retrylint ARGS` run in `dir` (relative to the repository).
 fn retrylint_in(dir: &str, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_retrylint"))
-        .args(args)
-        .current_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    common::retrylint_in(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir),
+        args,
     )
 }
 

@@ -1,0 +1,22 @@
+//! What the integration tests share: running the built binary as users do.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Runs `retrylint ARGS` in `dir` with colour off and no `GITHUB_WORKSPACE` (so the
+/// paths of every format are those of a local run): (exit code, stdout, stderr).
+#[allow(dead_code)] // each test crate uses what it needs of this module
+pub fn retrylint_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_retrylint"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_WORKSPACE")
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

@@ -54,7 +54,6 @@ GITHUB=$CACHE/octokit/package/generated/api.github.com.json
 GITHUB_YAML=$CACHE/api.github.com.yaml
 GRAPH=$DIRECTORY/microsoft.com/graph-beta.json
 STRIPE=$ROOT/../shared/corpus/specs/stripe-openapi--openapi-spec3.yaml
-[ -f "$STRIPE" ] || STRIPE=/work/shared/corpus/specs/stripe-openapi--openapi-spec3.yaml
 
 [ "${NO_BUILD:-0}" = 1 ] || cargo build --release --quiet --bin retrylint --example bare_parse --example to_yaml
 [ -f "$GITHUB_YAML" ] || "$TARGET/release/examples/to_yaml" "$GITHUB" "$GITHUB_YAML"
@@ -66,7 +65,7 @@ done
 if [ -n "$COMPARE" ]; then
   differ=0; files=0
   list=$(mktemp)
-  { find "$ROOT/../shared/corpus/specs" /work/shared/corpus/specs -maxdepth 1 -type f 2>/dev/null
+  { find "$ROOT/../shared/corpus/specs" -maxdepth 1 -type f 2>/dev/null
     echo "$GITHUB"; echo "$GITHUB_YAML"; } | sort -u >"$list"
   while IFS= read -r f; do
     files=$((files + 1))

@@ -253,13 +253,13 @@ mod tests {
     fn relative_paths() {
         let r = |p: &str, b: &str| relative_to(Path::new(p), Path::new(b));
         assert_eq!(
-            r("/work/main/a.yaml", "/work/main"),
+            r("/repo/main/a.yaml", "/repo/main"),
             PathBuf::from("a.yaml")
         );
         assert_eq!(
-            r("/work/shared/x/a.yaml", "/work/main"),
+            r("/repo/shared/x/a.yaml", "/repo/main"),
             PathBuf::from("../shared/x/a.yaml")
         );
-        assert_eq!(r("/etc/passwd", "/work/main"), PathBuf::from("/etc/passwd"));
+        assert_eq!(r("/etc/passwd", "/repo/main"), PathBuf::from("/etc/passwd"));
     }
 }

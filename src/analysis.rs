@@ -160,9 +160,10 @@ pub struct EffectivePolicy {
 impl EffectivePolicy {
     /// True when `key` (a dotted path such as `attempts` or `backoff.jitter`), or the
     /// mapping holding it (`backoff`), is misspelled in a mapping that applies to
-    /// this operation. A rule that reports "`key` is missing" skips the operation
-    /// then: the typo is reported once, as the unknown key (RL005), not again as a
-    /// missing setting on every operation it would have covered.
+    /// this operation, or has a value there that was rejected (see [`Misspelled`]).
+    /// A rule that reports "`key` is missing" skips the operation then: the typo or
+    /// bad value is reported once (RL005), not again as a missing setting on every
+    /// operation it would have covered.
     pub fn is_misspelled(&self, key: &str) -> bool {
         self.misspelled.iter().any(|m| {
             m.intended == key

@@ -211,8 +211,8 @@ pub struct PlanArgs {
     /// Maximum retries [default: 3].
     #[arg(long, allow_negative_numbers = true)]
     pub max_attempts: Option<f64>,
-    /// Random unit in [0, 1] [default: 0.5].
-    #[arg(long, allow_negative_numbers = true)]
+    /// Random unit in [0, 1] [default: 0.5]; outside it is a usage error (exit 2).
+    #[arg(long, allow_negative_numbers = true, value_parser = unit_interval)]
     pub random_unit: Option<f64>,
     /// Retry-After already in ms.
     #[arg(long, allow_negative_numbers = true, conflicts_with = "retry_after")]
@@ -339,4 +339,19 @@ pub struct ReadinessArgs {
     /// Write the matrix to FILE instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// Parses `--random-unit`: a number in [0, 1], the domain of the random unit of the
+/// reference decision function (docs/domain.md; 1 gives the full backoff). NaN,
+/// infinities and numbers outside are rejected, so clap exits 2 naming the flag.
+pub fn unit_interval(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("`{text}` is outside [0, 1]"))
+    }
 }

@@ -486,6 +486,137 @@ fn a_misspelled_key_is_reported_once_not_on_every_operation() {
     assert_eq!(codes.len(), 10, "{found:?}");
 }
 
+/// RL005 messages and the codes of every finding of the fixture directory `path`.
+fn rl005_and_codes(path: &str) -> (Vec<String>, Vec<String>) {
+    let found = json_findings(path);
+    let rl005 = found
+        .iter()
+        .filter(|(c, _, _)| c == "RL005")
+        .map(|(_, m, _)| m.clone())
+        .collect();
+    (rl005, found.into_iter().map(|(c, _, _)| c).collect())
+}
+
+#[test]
+fn a_rejected_value_is_reported_once_not_as_a_missing_key() {
+    // `attempts: 3.0`, `deadline: 5S`: one RL005 each, no "retried without
+    // `attempts`" (RL302) or "without a `deadline`" (RL301).
+    let (rl005, codes) = rl005_and_codes("fixtures/policy/value-cascade");
+    assert_eq!(rl005.len(), 2, "{rl005:?}");
+    assert!(
+        rl005[0].starts_with("`attempts` must be an integer"),
+        "{rl005:?}"
+    );
+    assert!(
+        rl005[1].starts_with("`deadline` `5S` is not a valid duration"),
+        "{rl005:?}"
+    );
+    for code in ["RL301", "RL302"] {
+        assert!(
+            !codes.contains(&code.to_string()),
+            "{code} cascaded: {codes:?}"
+        );
+    }
+    // Findings that do not follow from the bad values stay.
+    assert!(codes.contains(&"RL201".to_string()), "{codes:?}");
+}
+
+#[test]
+fn a_retry_on_of_only_rejected_signals_is_not_also_empty() {
+    // `retry_on: ["5xx "]`: one RL005 (the signal), not also "`retry_on` is empty".
+    let (rl005, codes) = rl005_and_codes("fixtures/policy/value-cascade-signal");
+    assert_eq!(rl005, ["unknown signal `5xx ` in `retry_on`"], "{codes:?}");
+    assert_eq!(codes, ["RL005"]);
+}
+
+#[test]
+fn a_truly_absent_key_is_still_reported() {
+    // The same policy without `attempts` and `deadline`: RL301 and RL302 stay.
+    let (rl005, codes) = rl005_and_codes("fixtures/policy/value-cascade-absent");
+    assert!(rl005.is_empty(), "{rl005:?}");
+    for code in ["RL301", "RL302"] {
+        assert!(
+            codes.contains(&code.to_string()),
+            "{code} missing: {codes:?}"
+        );
+    }
+}
+
+#[test]
+fn plan_rejects_a_random_unit_outside_the_unit_interval() {
+    let args = |u: &str| {
+        [
+            "plan",
+            "--method",
+            "GET",
+            "--status",
+            "503",
+            "--attempt",
+            "0",
+            "--now-ms",
+            "0",
+            "--deadline-ms",
+            "10000",
+            "--random-unit",
+        ]
+        .into_iter()
+        .map(str::to_string)
+        .chain([u.to_string()])
+        .collect::<Vec<_>>()
+    };
+    for bad in ["1.5", "-0.1", "NaN", "inf", "x"] {
+        let a = args(bad);
+        let (code, out, err) = retrylint(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(code, 2, "{bad}: {out}{err}");
+        assert!(err.contains("--random-unit"), "{bad}: {err}");
+        assert!(out.is_empty(), "{bad}: {out}");
+    }
+    // Both ends of [0, 1] are in the domain (docs/domain.md): full jitter at 1.
+    for (good, delay) in [("0", "0"), ("1", "100")] {
+        let a = args(good);
+        let (code, out, err) = retrylint(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!((code, err.as_str()), (0, ""), "{good}");
+        assert_eq!(
+            out.trim(),
+            format!("retry after {delay} ms (backoff bound 100 ms)")
+        );
+    }
+}
+
+#[test]
+fn plan_says_a_lowercase_method_is_another_method() {
+    let run = |m: &str| {
+        retrylint(&[
+            "plan",
+            "--method",
+            m,
+            "--status",
+            "503",
+            "--attempt",
+            "0",
+            "--now-ms",
+            "0",
+            "--deadline-ms",
+            "10000",
+        ])
+    };
+    // Case-sensitive (RFC 9110 §9.1): `get` is not `GET`, decided as it is, and said.
+    let (code, out, err) = run("get");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "stop: unknown-result");
+    assert!(
+        err.contains("`get` is not a registered method token")
+            && err.contains("RFC 9110 §9.1")
+            && err.contains("did you mean `GET`?"),
+        "{err}"
+    );
+    // A standard token, or an extension token with no standard spelling: no note.
+    for m in ["GET", "POST", "PROPFIND", "frobnicate"] {
+        let (code, _, err) = run(m);
+        assert_eq!((code, err.as_str()), (0, ""), "{m}");
+    }
+}
+
 #[test]
 fn plan_accepts_a_leap_second() {
     // 23:59:60 is read as the next day's 00:00:00 (Unix time has no leap seconds):

@@ -922,3 +922,28 @@ fn a_misspelled_mapping_covers_its_keys() {
     assert!(!eff.is_misspelled("retry_on"));
     assert!(r.docs.len() == 1 && r.join_diags.is_empty());
 }
+
+#[test]
+fn a_rejected_value_counts_as_misspelled_for_its_key() {
+    let r = run(
+        &["fixtures/policy/value-cascade/openapi.yaml"],
+        &["fixtures/policy/value-cascade/retry-policy.yaml"],
+    );
+    let eff = r.analysis.operations[0]
+        .layer(Layer::Client)
+        .expect("client layer");
+    assert!(eff.attempts.is_none() && eff.deadline.is_none());
+    assert!(eff.is_misspelled("attempts") && eff.is_misspelled("deadline"));
+    assert!(!eff.is_misspelled("retry_on") && !eff.is_misspelled("backoff.jitter"));
+
+    // A list whose every signal was rejected is rejected, not an empty `retry_on`.
+    let r = run(
+        &["fixtures/policy/value-cascade-signal/openapi.yaml"],
+        &["fixtures/policy/value-cascade-signal/retry-policy.yaml"],
+    );
+    let eff = r.analysis.operations[0]
+        .layer(Layer::Client)
+        .expect("client layer");
+    assert!(eff.retry_on.is_none() && eff.is_misspelled("retry_on"));
+    assert!(!eff.is_misspelled("attempts"));
+}

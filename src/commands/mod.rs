@@ -270,6 +270,9 @@ pub fn plan(args: &PlanArgs) -> u8 {
             }
         };
     }
+    if let Some(note) = args.method.as_deref().and_then(plan::method_note) {
+        eprintln!("retrylint: note: {note}");
+    }
     let decision = crate::retry::decide(&plan::input_from_args(args));
     match args.format {
         PlanFormat::Json => println!("{}", plan::decision_json(&decision)),

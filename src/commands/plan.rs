@@ -32,6 +32,27 @@ pub fn input_from_args(args: &PlanArgs) -> DecisionInput {
     }
 }
 
+/// Method tokens with a standard definition: RFC 9110 §9.3 and PATCH (RFC 5789).
+pub const STANDARD_METHODS: [&str; 9] = [
+    "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
+];
+
+/// A usage note when `method` is a standard method in the wrong case (`get`): method
+/// tokens are case-sensitive (RFC 9110 §9.1), so `get` is another, unknown method
+/// (decided as non-idempotent), which is kept but said. `None` for any other token.
+pub fn method_note(method: &str) -> Option<String> {
+    if STANDARD_METHODS.contains(&method) {
+        return None;
+    }
+    let upper = method.to_ascii_uppercase();
+    STANDARD_METHODS.contains(&upper.as_str()).then(|| {
+        format!(
+            "`{method}` is not a registered method token; methods are case-sensitive \
+             (RFC 9110 §9.1): did you mean `{upper}`?"
+        )
+    })
+}
+
 /// A raw Retry-After relative to `now_ms` (an absent or non-finite now counts as 0
 /// for the date arithmetic; the decision still reports the bad `now`).
 fn raw_retry_after_ms(raw: &str, now_ms: Option<f64>) -> f64 {

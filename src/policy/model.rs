@@ -154,15 +154,16 @@ pub struct Suppression {
 }
 
 /// An unknown key of a settings mapping whose "did you mean" names a known key
-/// (`attemps` for `attempts`). The unknown key is reported once (RL005); rules that
-/// report "`intended` is missing" consult this so they do not report it again.
+/// (`attemps` for `attempts`), or a known key whose value was rejected (`attempts:
+/// 3.0`, `deadline: 5S`, `retry_on: ["5xx "]`). Either is reported once (RL005); rules
+/// that report "`intended` is missing" consult this so they do not report it again.
 #[derive(Debug, Clone)]
 pub struct Misspelled {
     /// The key meant, as a dotted path from the settings mapping: `attempts`,
     /// `backoff` (the mapping itself), `backoff.jitter`, `retry_after.max`,
     /// `idempotency_key.header`, ...
     pub intended: String,
-    /// The unknown key's node.
+    /// The unknown key's node, or the key node of the rejected value.
     pub at: At,
 }
 

@@ -366,6 +366,7 @@ impl<'a> Parser<'a> {
     fn settings(&mut self, map: NodeId, allow_layer: bool) -> Settings {
         let mut s = Settings::empty(self.at(map));
         let typos_from = self.0.misspelled.len();
+        let rejected_from = self.0.rejected.len();
         // Nested mappings whose misspelled keys belong to these settings.
         let mut nested: Vec<(NodeId, &'static str)> = vec![(map, "")];
         let mut keys: Vec<&str> = SETTINGS_KEYS.to_vec();
@@ -462,6 +463,25 @@ impl<'a> Parser<'a> {
                 })
             })
             .collect();
+        // A key whose value was rejected (RL005 at the value) counts as misspelled:
+        // the bad value is reported once, not again as "`K` is missing" downstream.
+        let maps: Vec<NodeId> = nested.iter().map(|(node, _)| *node).collect();
+        for &node in &self.0.rejected[rejected_from..] {
+            let Some((map, key)) = self.rejected_entry(node, &maps) else {
+                continue;
+            };
+            let (_, prefix) = nested.iter().find(|(n, _)| *n == map).expect("in maps");
+            let Some(name) = self.tree.scalar(key) else {
+                continue;
+            };
+            let intended = format!("{prefix}{name}");
+            if !s.misspelled.iter().any(|m| m.intended == intended) {
+                s.misspelled.push(Misspelled {
+                    intended,
+                    at: self.at(key),
+                });
+            }
+        }
         s
     }
 
@@ -567,10 +587,16 @@ impl<'a> Parser<'a> {
             return None;
         }
         let mut out = Vec::new();
-        for &item in self.tree.items(node) {
+        let items = self.tree.items(node);
+        for &item in items {
             if let Some(sig) = self.signal(item) {
                 out.push(self.spanned(sig, item));
             }
+        }
+        if out.is_empty() && !items.is_empty() {
+            // Every signal was rejected (each an RL005 already): the list is rejected
+            // like a bad scalar, not read as a deliberately empty `retry_on: []`.
+            return None;
         }
         Some(self.spanned(out, node))
     }

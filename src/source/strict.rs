@@ -47,6 +47,9 @@ pub struct StrictReader<'a> {
     /// Unknown keys whose "did you mean" names a known key, in reading order: what
     /// the author most likely meant to set (see [`Misspelling`]).
     pub misspelled: Vec<Misspelling>,
+    /// The node of every finding so far, in reading order: a value found here was
+    /// rejected (see [`StrictReader::rejected_entry`]).
+    pub rejected: Vec<NodeId>,
 }
 
 /// An unknown key with a "did you mean": readers use it to tell "`K` is missing"
@@ -70,6 +73,7 @@ impl<'a> StrictReader<'a> {
             rule,
             diags: Vec::new(),
             misspelled: Vec::new(),
+            rejected: Vec::new(),
         }
     }
 
@@ -78,13 +82,45 @@ impl<'a> StrictReader<'a> {
         At::new(self.doc, node)
     }
 
-    /// Records a finding at `node`.
+    /// Records a finding at `node` (and `node` in [`StrictReader::rejected`]).
     pub fn err(&mut self, node: NodeId, message: String, label: &str, help: Option<String>) {
+        self.rejected.push(node);
         let mut d = Diagnostic::new(self.rule, message, self.at(node).location(), label);
         if let Some(h) = help {
             d = d.with_help(h);
         }
         self.diags.push(d);
+    }
+
+    /// The entry of one of `maps` whose value holds the rejected `node`: `(map, key
+    /// node)` of the nearest such entry (`retry_on` for a bad signal inside it;
+    /// `jitter` in `backoff`, not `backoff`, when both maps are given). `None` for a
+    /// node that is a key (an unknown key, even deep inside the value, is at most a
+    /// [`Misspelling`], not a bad value) or that lies outside every map.
+    pub fn rejected_entry(&self, node: NodeId, maps: &[NodeId]) -> Option<(NodeId, NodeId)> {
+        let is_key = |n: NodeId| {
+            self.tree
+                .parent(n)
+                .is_some_and(|map| self.tree.raw_entries(map).iter().any(|(k, _)| *k == n))
+        };
+        if is_key(node) {
+            return None;
+        }
+        let mut value = node;
+        // Bounded: a tree's parent chain ends at its root (aliases included).
+        for _ in 0..self.tree.len() {
+            let parent = self.tree.parent(value)?;
+            if maps.contains(&parent) {
+                return self
+                    .tree
+                    .raw_entries(parent)
+                    .iter()
+                    .find(|(_, v)| *v == value)
+                    .map(|(k, _)| (parent, *k));
+            }
+            value = parent;
+        }
+        None
     }
 
     /// "`what` must be `expected`, found a string".

@@ -205,6 +205,12 @@ pub fn read(path: &Path) -> Result<Baseline, String> {
         for f in &mut e.label_files {
             *f = f.replace('\\', "/");
         }
+        // The document part of `spec.yaml#METHOD /path` (a path has no `#`).
+        for op in &mut e.operations {
+            if let Some((doc, name)) = op.rsplit_once('#') {
+                *op = format!("{}#{name}", doc.replace('\\', "/"));
+            }
+        }
     }
     Ok(b)
 }
@@ -347,9 +353,9 @@ mod tests {
             span: 0..1,
             pointer: pointer.to_string(),
         };
-        let mut d = Diagnostic::new(&META, "m", location, "l");
-        d = d.with_operations(ops.iter().map(|s| s.to_string()));
-        d
+        let d = Diagnostic::new(&META, "m", location, "l");
+        let spec = file(root, "openapi.yaml");
+        d.with_operations_in(ops.iter().map(|s| (Some(spec.clone()), s.to_string())))
     }
 
     fn root() -> PathBuf {
@@ -395,9 +401,13 @@ mod tests {
         let at = finding(&r, "p.yaml", "/defaults/retry", &[])
             .primary
             .location;
-        assert!(s.0.is_known("RL201", &at, "POST /a"));
-        assert!(!s.0.is_known("RL201", &at, "POST /b"));
-        assert!(!s.0.is_known("RL306", &at, "POST /a"));
+        let spec = file(&r, "openapi.yaml");
+        assert_eq!(b.findings[0].operations, ["openapi.yaml#POST /a"]);
+        assert!(s.0.is_known("RL201", &at, &spec, "POST /a"));
+        assert!(!s.0.is_known("RL201", &at, &spec, "POST /b"));
+        assert!(!s.0.is_known("RL306", &at, &spec, "POST /a"));
+        // The same name in another spec is another operation.
+        assert!(!s.0.is_known("RL201", &at, &file(&r, "b.yaml"), "POST /a"));
     }
 
     fn label_in(mut d: Diagnostic, r: &Path, name: &str) -> Diagnostic {
@@ -454,11 +464,11 @@ mod tests {
         );
         let text = render(&b);
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(v["version"], 2);
+        assert_eq!(v["version"], 3);
         assert_eq!(v["findings"][0]["path"], "a.yaml");
         assert_eq!(v["findings"][0]["count"], 1);
         assert!(v["findings"][0].get("operations").is_none());
-        assert_eq!(v["findings"][1]["operations"][0], "GET /a");
+        assert_eq!(v["findings"][1]["operations"][0], "openapi.yaml#GET /a");
         assert!(v["findings"][1].get("count").is_none());
     }
 
@@ -469,6 +479,7 @@ mod tests {
         for (name, text) in [
             ("v1.json", r#"{"version": 1, "findings": []}"#),
             ("none.json", r#"{"findings": []}"#),
+            ("v2.json", r#"{"version": 2, "findings": []}"#),
             ("v9.json", r#"{"version": 9, "findings": []}"#),
         ] {
             let p = dir.join(name);
@@ -479,10 +490,12 @@ mod tests {
         let p = dir.join("win.json");
         std::fs::write(
             &p,
-            r#"{"version": 2, "findings": [{"rule": "RL201", "path": "api\\p.yaml", "pointer": "", "count": 1}]}"#,
+            r#"{"version": 3, "findings": [{"rule": "RL201", "path": "api\\p.yaml", "pointer": "", "operations": ["api\\o.yaml#GET /a"]}]}"#,
         )
         .unwrap();
-        assert_eq!(read(&p).unwrap().findings[0].path, "api/p.yaml");
+        let read = read(&p).unwrap();
+        assert_eq!(read.findings[0].path, "api/p.yaml");
+        assert_eq!(read.findings[0].operations, ["api/o.yaml#GET /a"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

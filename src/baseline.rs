@@ -25,8 +25,8 @@
 
 use crate::diagnostic::{Diagnostic, Location};
 use crate::report::{root_relative, root_relative_file};
-use crate::source::SourceFile;
 use crate::rules::grouping::{Partition, Split};
+use crate::source::SourceFile;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};

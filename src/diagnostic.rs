@@ -215,9 +215,12 @@ pub fn sort_and_dedup(diags: &mut Vec<Diagnostic>) {
             && a.primary.location.file.path == b.primary.location.file.path
             && a.primary.location.span == b.primary.location.span
             && a.operations == b.operations
-            && a.operation_documents.iter().map(|d| d.as_ref().map(|d| &d.path)).eq(b
-                .operation_documents
+            && a.operation_documents
                 .iter()
-                .map(|d| d.as_ref().map(|d| &d.path)))
+                .map(|d| d.as_ref().map(|d| &d.path))
+                .eq(b
+                    .operation_documents
+                    .iter()
+                    .map(|d| d.as_ref().map(|d| &d.path)))
     });
 }

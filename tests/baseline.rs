@@ -244,7 +244,11 @@ fn operations_of_two_specs_with_one_name_stay_two() {
     assert_eq!(found.len(), 1, "{out}");
     assert_eq!(
         found[0].1,
-        ["a.yaml#POST /orders", "POST /refunds", "b.yaml#POST /orders"],
+        [
+            "a.yaml#POST /orders",
+            "POST /refunds",
+            "b.yaml#POST /orders"
+        ],
         "{out}"
     );
     // Readiness: two rows that say which spec they are in.
@@ -260,7 +264,11 @@ fn operations_of_two_specs_with_one_name_stay_two() {
     let b = record(&dir);
     assert_eq!(
         b.findings[0].operations,
-        ["a.yaml#POST /orders", "b.yaml#POST /orders", "b.yaml#POST /refunds"]
+        [
+            "a.yaml#POST /orders",
+            "b.yaml#POST /orders",
+            "b.yaml#POST /refunds"
+        ]
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

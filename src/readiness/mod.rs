@@ -194,8 +194,7 @@ fn concerns(d: &Diagnostic, op: &Operation, display: &str) -> bool {
         doc.as_ref()
             .is_none_or(|doc| doc.path == op.key.doc.file.path)
     };
-    if d
-        .operations
+    if d.operations
         .iter()
         .zip(&d.operation_documents)
         .any(|(o, doc)| o == display && same_document(doc))

@@ -10,9 +10,9 @@ pub mod sarif;
 pub mod sarif_limits;
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::source::SourceFile;
 use std::collections::HashMap;
 use std::path::Path;
-use crate::source::SourceFile;
 
 /// Counts per severity, for the summary line.
 #[derive(Debug, Default, Clone, Copy, serde::Serialize)]

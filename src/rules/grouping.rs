@@ -20,8 +20,8 @@ use crate::openapi::model::{Operation, Response};
 use crate::policy::model::Layer;
 use crate::rules::{Context, RuleMeta};
 use crate::source::refs::At;
-use crate::source::SourceFile;
 use crate::source::tree::NodeId;
+use crate::source::SourceFile;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -189,12 +189,11 @@ impl Split {
 
 fn is_known(primary: &At, op: &Operation) -> bool {
     SPLIT.with(|s| match &*s.borrow() {
-        Some((rule, split)) => split.0.is_known(
-            rule,
-            &primary.location(),
-            &op.key.doc.file,
-            &op.display(),
-        ),
+        Some((rule, split)) => {
+            split
+                .0
+                .is_known(rule, &primary.location(), &op.key.doc.file, &op.display())
+        }
         None => false,
     })
 }

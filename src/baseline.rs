@@ -4,8 +4,9 @@
 //! A finding is keyed by rule, file (relative to the project root, `/`-separated) and
 //! the JSON Pointer of its primary node, never by line or message, so edits that move
 //! lines or reword a message do not make old findings new. A finding about operations
-//! (one `defaults` value shared by several) is keyed once per operation (`METHOD
-//! /path`): an operation that joins a recorded finding later is new, and the finding
+//! (one `defaults` value shared by several) is keyed once per operation, by its
+//! OpenAPI document (relative to the project root) and `METHOD /path`
+//! (`openapi/b.yaml#POST /orders`), so two specs' `POST /orders` are two keys: an operation that joins a recorded finding later is new, and the finding
 //! reported for it names only the new operations (the rules build it from the new
 //! hits alone, see [`crate::rules::grouping::Split`]). The other files a finding has
 //! labels in are recorded too: a label in a file the baseline did not list (a new
@@ -13,23 +14,26 @@
 //! key keeps a count: a baseline with two findings at one key absorbs two, and a third
 //! is new.
 //!
-//! File format ([`VERSION`] 2): `{"version": 2, "findings": [entry...]}`, entries
+//! File format ([`VERSION`] 3): `{"version": 3, "findings": [entry...]}`, entries
 //! sorted by rule, path, pointer and label files, each `{"rule", "path", "pointer",
 //! "label_files"?: [...], "operations"?: [sorted, repeats kept], "count"?}` where
 //! `count` counts the findings about no operation. Format 1 (and unversioned files)
 //! recorded one count per node without its operations, so it cannot be split into
-//! operations and is refused: record the baseline again.
+//! operations; format 2 keyed an operation by `METHOD /path` alone, so a new
+//! `POST /orders` in a second spec passed for the first spec's. Both are refused:
+//! record the baseline again.
 
 use crate::diagnostic::{Diagnostic, Location};
-use crate::report::root_relative;
+use crate::report::{root_relative, root_relative_file};
 use crate::rules::grouping::{Partition, Split};
+use crate::source::SourceFile;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The file format version.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// The findings of one rule at one node, with labels in the same other files.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,8 +49,10 @@ pub struct Entry {
     /// here (a new layer, a new file of operations) is new; one with fewer is not.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub label_files: Vec<String>,
-    /// The operations (`METHOD /path`) of the findings here, sorted; an operation
-    /// appears once per finding about it.
+    /// The operations of the findings here (`spec.yaml#METHOD /path`: the OpenAPI
+    /// document relative to the project root, `#`, the operation; a bare `METHOD
+    /// /path` for a finding that names no document), sorted; an operation appears
+    /// once per finding about it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub operations: Vec<String>,
     /// Findings here about no operation.
@@ -89,12 +95,25 @@ fn identity(d: &Diagnostic, root: &Path) -> Identity {
     let operations = if d.operations.is_empty() {
         vec![None]
     } else {
-        d.operations.iter().cloned().map(Some).collect()
+        d.operations
+            .iter()
+            .zip(&d.operation_documents)
+            .map(|(op, doc)| Some(operation_key(doc.as_deref(), op, root)))
+            .collect()
     };
     Identity {
         node: (d.code.to_string(), path, d.primary.location.pointer.clone()),
         label_files,
         operations,
+    }
+}
+
+/// An operation's key: `spec.yaml#METHOD /path` (document relative to `root`), or
+/// the bare `METHOD /path` when the finding names no document.
+fn operation_key(document: Option<&SourceFile>, operation: &str, root: &Path) -> String {
+    match document {
+        Some(doc) => format!("{}#{operation}", root_relative_file(doc, root)),
+        None => operation.to_string(),
     }
 }
 
@@ -152,6 +171,13 @@ pub fn read(path: &Path) -> Result<Baseline, String> {
     );
     match value.get("version").map(|v| v.as_u64()) {
         Some(Some(v)) if v == u64::from(VERSION) => {}
+        Some(Some(2)) => {
+            return Err(format!(
+                "{shown}: baseline format 2 keys an operation by `METHOD /path` without its \
+                 OpenAPI document, so it cannot tell two specs' operations of one name \
+                 apart; {again}"
+            ))
+        }
         Some(Some(v)) if v < u64::from(VERSION) => {
             return Err(format!(
                 "{shown}: baseline format {v} keys a finding shared by several operations \
@@ -178,6 +204,12 @@ pub fn read(path: &Path) -> Result<Baseline, String> {
         e.path = e.path.replace('\\', "/");
         for f in &mut e.label_files {
             *f = f.replace('\\', "/");
+        }
+        // The document part of `spec.yaml#METHOD /path` (a path has no `#`).
+        for op in &mut e.operations {
+            if let Some((doc, name)) = op.rsplit_once('#') {
+                *op = format!("{}#{name}", doc.replace('\\', "/"));
+            }
         }
     }
     Ok(b)
@@ -265,12 +297,18 @@ struct Known {
 }
 
 impl Partition for Known {
-    fn is_known(&self, rule: &str, primary: &Location, operation: &str) -> bool {
+    fn is_known(
+        &self,
+        rule: &str,
+        primary: &Location,
+        document: &SourceFile,
+        operation: &str,
+    ) -> bool {
         self.keys.contains(&(
             rule.to_string(),
             root_relative(primary, &self.root),
             primary.pointer.clone(),
-            operation.to_string(),
+            operation_key(Some(document), operation, &self.root),
         ))
     }
 }
@@ -304,7 +342,6 @@ mod tests {
     use super::*;
     use crate::diagnostic::Label;
     use crate::rules::rl201_unprotected_retry::META;
-    use crate::source::SourceFile;
 
     fn file(root: &Path, name: &str) -> Arc<SourceFile> {
         Arc::new(SourceFile::new(root.join(name), name.to_string(), "x: 1\n"))
@@ -316,9 +353,9 @@ mod tests {
             span: 0..1,
             pointer: pointer.to_string(),
         };
-        let mut d = Diagnostic::new(&META, "m", location, "l");
-        d = d.with_operations(ops.iter().map(|s| s.to_string()));
-        d
+        let d = Diagnostic::new(&META, "m", location, "l");
+        let spec = file(root, "openapi.yaml");
+        d.with_operations_in(ops.iter().map(|s| (Some(spec.clone()), s.to_string())))
     }
 
     fn root() -> PathBuf {
@@ -364,9 +401,13 @@ mod tests {
         let at = finding(&r, "p.yaml", "/defaults/retry", &[])
             .primary
             .location;
-        assert!(s.0.is_known("RL201", &at, "POST /a"));
-        assert!(!s.0.is_known("RL201", &at, "POST /b"));
-        assert!(!s.0.is_known("RL306", &at, "POST /a"));
+        let spec = file(&r, "openapi.yaml");
+        assert_eq!(b.findings[0].operations, ["openapi.yaml#POST /a"]);
+        assert!(s.0.is_known("RL201", &at, &spec, "POST /a"));
+        assert!(!s.0.is_known("RL201", &at, &spec, "POST /b"));
+        assert!(!s.0.is_known("RL306", &at, &spec, "POST /a"));
+        // The same name in another spec is another operation.
+        assert!(!s.0.is_known("RL201", &at, &file(&r, "b.yaml"), "POST /a"));
     }
 
     fn label_in(mut d: Diagnostic, r: &Path, name: &str) -> Diagnostic {
@@ -423,11 +464,11 @@ mod tests {
         );
         let text = render(&b);
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(v["version"], 2);
+        assert_eq!(v["version"], 3);
         assert_eq!(v["findings"][0]["path"], "a.yaml");
         assert_eq!(v["findings"][0]["count"], 1);
         assert!(v["findings"][0].get("operations").is_none());
-        assert_eq!(v["findings"][1]["operations"][0], "GET /a");
+        assert_eq!(v["findings"][1]["operations"][0], "openapi.yaml#GET /a");
         assert!(v["findings"][1].get("count").is_none());
     }
 
@@ -438,6 +479,7 @@ mod tests {
         for (name, text) in [
             ("v1.json", r#"{"version": 1, "findings": []}"#),
             ("none.json", r#"{"findings": []}"#),
+            ("v2.json", r#"{"version": 2, "findings": []}"#),
             ("v9.json", r#"{"version": 9, "findings": []}"#),
         ] {
             let p = dir.join(name);
@@ -448,10 +490,12 @@ mod tests {
         let p = dir.join("win.json");
         std::fs::write(
             &p,
-            r#"{"version": 2, "findings": [{"rule": "RL201", "path": "api\\p.yaml", "pointer": "", "count": 1}]}"#,
+            r#"{"version": 3, "findings": [{"rule": "RL201", "path": "api\\p.yaml", "pointer": "", "operations": ["api\\o.yaml#GET /a"]}]}"#,
         )
         .unwrap();
-        assert_eq!(read(&p).unwrap().findings[0].path, "api/p.yaml");
+        let read = read(&p).unwrap();
+        assert_eq!(read.findings[0].path, "api/p.yaml");
+        assert_eq!(read.findings[0].operations, ["api/o.yaml#GET /a"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

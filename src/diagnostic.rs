@@ -72,10 +72,14 @@ pub struct Diagnostic {
     /// The operation the finding is about (`METHOD /path`) when it concerns exactly
     /// one; the JSON format's `operation` field.
     pub operation: Option<String>,
-    /// Every operation the finding concerns (`METHOD /path`), in order, each once: a
-    /// finding at a shared `defaults` value lists every operation it covers. Used by
-    /// suppressions and the readiness matrix.
+    /// Every operation the finding concerns (`METHOD /path`), in order, each once per
+    /// document: a finding at a shared `defaults` value lists every operation it
+    /// covers, and two specs' `POST /orders` are two entries. Used by suppressions,
+    /// the readiness matrix and baselines.
     pub operations: Vec<String>,
+    /// The OpenAPI document of each of [`Diagnostic::operations`] (same length, same
+    /// order); `None` where the rule did not say ([`Diagnostic::with_operations`]).
+    pub operation_documents: Vec<Option<Arc<SourceFile>>>,
 }
 
 impl Diagnostic {
@@ -99,6 +103,7 @@ impl Diagnostic {
             help: None,
             operation: None,
             operations: Vec::new(),
+            operation_documents: Vec::new(),
         }
     }
 
@@ -122,15 +127,30 @@ impl Diagnostic {
         self.with_operations([operation.into()])
     }
 
-    /// Sets the operations (`METHOD /path`) the finding concerns (repeats dropped);
-    /// [`Diagnostic::operation`] is set when there is exactly one.
-    pub fn with_operations(mut self, operations: impl IntoIterator<Item = String>) -> Diagnostic {
+    /// Sets the operations (`METHOD /path`) the finding concerns, in no particular
+    /// document (repeats dropped); [`Diagnostic::operation`] is set when there is
+    /// exactly one.
+    pub fn with_operations(self, operations: impl IntoIterator<Item = String>) -> Diagnostic {
+        self.with_operations_in(operations.into_iter().map(|op| (None, op)))
+    }
+
+    /// Sets the operations the finding concerns, each with its OpenAPI document
+    /// (repeats of the same document and `METHOD /path` dropped; the same name in two
+    /// documents is two operations); [`Diagnostic::operation`] is set when there is
+    /// exactly one.
+    pub fn with_operations_in(
+        mut self,
+        operations: impl IntoIterator<Item = (Option<Arc<SourceFile>>, String)>,
+    ) -> Diagnostic {
         self.operations.clear();
+        self.operation_documents.clear();
         // A set beside the list: thousands of operations can share one finding.
         let mut seen = std::collections::HashSet::new();
-        for op in operations {
-            if seen.insert(op.clone()) {
+        for (doc, op) in operations {
+            let path = doc.as_ref().map(|d| d.path.clone());
+            if seen.insert((path, op.clone())) {
                 self.operations.push(op);
+                self.operation_documents.push(doc);
             }
         }
         self.operation = match self.operations.as_slice() {
@@ -138,6 +158,24 @@ impl Diagnostic {
             _ => None,
         };
         self
+    }
+
+    /// The operations as shown to a reader: `METHOD /path`, or `file#METHOD /path`
+    /// (the document's display path) where two operations of the finding share a
+    /// name, so two specs' `POST /orders` never read as one.
+    pub fn operations_shown(&self) -> Vec<String> {
+        let mut names = std::collections::HashMap::new();
+        for op in &self.operations {
+            *names.entry(op.as_str()).or_insert(0usize) += 1;
+        }
+        self.operations
+            .iter()
+            .zip(&self.operation_documents)
+            .map(|(op, doc)| match doc {
+                Some(doc) if names[op.as_str()] > 1 => format!("{}#{op}", doc.display),
+                _ => op.clone(),
+            })
+            .collect()
     }
 
     /// Sort key: file, offset, code, message (deterministic output).
@@ -177,5 +215,12 @@ pub fn sort_and_dedup(diags: &mut Vec<Diagnostic>) {
             && a.primary.location.file.path == b.primary.location.file.path
             && a.primary.location.span == b.primary.location.span
             && a.operations == b.operations
+            && a.operation_documents
+                .iter()
+                .map(|d| d.as_ref().map(|d| &d.path))
+                .eq(b
+                    .operation_documents
+                    .iter()
+                    .map(|d| d.as_ref().map(|d| &d.path)))
     });
 }

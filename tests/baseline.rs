@@ -77,7 +77,7 @@ fn case40_ci_flow_reports_only_the_new_operation() {
     );
     std::fs::rename(dir.join("ci/base.json"), dir.join("base.json")).unwrap();
     let written = std::fs::read_to_string(dir.join("base.json")).unwrap();
-    assert!(written.contains("\"version\": 2"), "{written}");
+    assert!(written.contains("\"version\": 3"), "{written}");
     assert!(written.contains("POST /orders"), "{written}");
     // Check against it: clean.
     let (code, out, err) = retrylint(&dir, &["check", "--baseline", "base.json"]);
@@ -164,6 +164,112 @@ fn case40_ci_flow_reports_only_the_new_operation() {
     assert!(out.is_empty(), "{out}");
     assert!(err.contains("--write-baseline old.json"), "{err}");
     assert!(err.contains("format 1"), "{err}");
+    // Format 2 (operations without their document) is refused the same way.
+    std::fs::write(
+        dir.join("old.json"),
+        r#"{"version": 2, "findings": [{"rule": "RL201", "path": "retry-policy.yaml", "pointer": "/defaults/retry_on", "operations": ["POST /orders"]}]}"#,
+    )
+    .unwrap();
+    let (code, _, err) = retrylint(&dir, &["check", "--baseline", "old.json"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("format 2"), "{err}");
+    assert!(err.contains("--write-baseline old.json"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const SPEC_A: &str = "openapi: 3.0.3\ninfo: {title: A, version: '1'}\npaths:\n  /orders:\n    post:\n      operationId: createOrder\n      responses:\n        '201': {description: created}\n";
+const SPEC_B: &str = "openapi: 3.0.3\ninfo: {title: B, version: '1'}\npaths:\n  /refunds:\n    post:\n      operationId: createRefund\n      responses:\n        '201': {description: created}\n";
+const ORDERS_B: &str = "  /orders:\n    post:\n      operationId: createOrderB\n      responses:\n        '201': {description: created}\n";
+
+/// Two specs under one policy whose defaults retry every operation unprotected (one
+/// grouped RL201); `b.yaml` has `POST /orders` too when `orders_in_b`.
+fn two_specs(name: &str, orders_in_b: bool) -> PathBuf {
+    let dir = scratch(name, &[]);
+    std::fs::write(dir.join("a.yaml"), SPEC_A).unwrap();
+    let b = if orders_in_b {
+        format!("{SPEC_B}{ORDERS_B}")
+    } else {
+        SPEC_B.to_string()
+    };
+    std::fs::write(dir.join("b.yaml"), b).unwrap();
+    std::fs::write(
+        dir.join("retry-policy.yaml"),
+        "version: 1\nspec: [a.yaml, b.yaml]\ndefaults:\n  retry: true\n  effect: non-idempotent\n  \
+         attempts: 3\n  deadline: 5s\n  backoff: {base: 100ms, cap: 1s, jitter: full}\n  \
+         retry_on: [timeout]\n  on_unknown_result: fail\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn a_new_operation_named_like_one_in_another_spec_is_reported() {
+    // Regression: the baseline keyed operations by `METHOD /path` alone, so a new
+    // `POST /orders` in b.yaml passed for a.yaml's recorded one (exit 0, "hid 1").
+    let dir = two_specs("same-name", false);
+    let (code, _, err) = retrylint(&dir, &["check", "--write-baseline", "base.json"]);
+    assert_eq!(code, 0, "{err}");
+    let written = std::fs::read_to_string(dir.join("base.json")).unwrap();
+    assert!(written.contains("\"a.yaml#POST /orders\""), "{written}");
+    std::fs::write(dir.join("b.yaml"), format!("{SPEC_B}{ORDERS_B}")).unwrap();
+    let (code, out, err) = retrylint(
+        &dir,
+        &["check", "--baseline", "base.json", "--format", "json"],
+    );
+    assert_eq!(code, 1, "{out}\n{err}");
+    let found = json_findings(&out);
+    assert_eq!(found.len(), 1, "{out}");
+    assert_eq!(found[0].0, "RL201");
+    assert_eq!(found[0].1, ["POST /orders"], "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let labels = v["diagnostics"][0]["labels"].as_array().unwrap();
+    assert!(
+        labels.iter().any(|l| l["path"] == "b.yaml"),
+        "the new operation is b.yaml's: {out}"
+    );
+    assert!(
+        labels.iter().all(|l| l["path"] != "a.yaml"),
+        "a.yaml's recorded operation is not reported: {out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn operations_of_two_specs_with_one_name_stay_two() {
+    let dir = two_specs("two-names", true);
+    // JSON: both `POST /orders` are listed, each with its document.
+    let (code, out, _) = retrylint(&dir, &["check", "--format", "json"]);
+    assert_eq!(code, 1, "{out}");
+    let found = json_findings(&out);
+    assert_eq!(found.len(), 1, "{out}");
+    assert_eq!(
+        found[0].1,
+        [
+            "a.yaml#POST /orders",
+            "POST /refunds",
+            "b.yaml#POST /orders"
+        ],
+        "{out}"
+    );
+    // Readiness: two rows that say which spec they are in.
+    let (_, table, err) = retrylint(&dir, &["readiness"]);
+    let rows: Vec<&str> = table
+        .lines()
+        .filter(|l| l.contains("POST /orders"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{table}{err}");
+    assert!(rows[0].starts_with("a.yaml#POST /orders "), "{table}");
+    assert!(rows[1].starts_with("b.yaml#POST /orders "), "{table}");
+    // The baseline records both, one key each.
+    let b = record(&dir);
+    assert_eq!(
+        b.findings[0].operations,
+        [
+            "a.yaml#POST /orders",
+            "b.yaml#POST /orders",
+            "b.yaml#POST /refunds"
+        ]
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -346,6 +452,11 @@ fn every_grouped_finding_splits_off_exactly_the_unrecorded_operation() {
             tried += 1;
             codes.insert(d.code);
             let dropped = d.operations.last().unwrap().clone();
+            let document = d.operation_documents.last().unwrap().as_ref().unwrap();
+            let key = format!(
+                "{}#{dropped}",
+                retrylint::report::root_relative_file(document, &root)
+            );
             let mut b = full.clone();
             let path = retrylint::report::root_relative(&d.primary.location, &root);
             let entry = b
@@ -355,10 +466,10 @@ fn every_grouped_finding_splits_off_exactly_the_unrecorded_operation() {
                     e.rule == d.code
                         && e.path == path
                         && e.pointer == d.primary.location.pointer
-                        && e.operations.contains(&dropped)
+                        && e.operations.contains(&key)
                 })
                 .unwrap();
-            let at = entry.operations.iter().position(|o| *o == dropped).unwrap();
+            let at = entry.operations.iter().position(|o| *o == key).unwrap();
             entry.operations.remove(at);
             let new = check_against(&root, Some(&b));
             assert_eq!(

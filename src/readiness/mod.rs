@@ -187,9 +187,18 @@ fn declared_key(op: &Operation, policy_headers: &[&str]) -> Option<KeyHeader> {
 }
 
 /// True when a diagnostic concerns `op`: it names the operation among its
-/// operations, or one of its locations is the operation's method key.
+/// operations (in `op`'s document, when it says which), or one of its locations is
+/// the operation's method key.
 fn concerns(d: &Diagnostic, op: &Operation, display: &str) -> bool {
-    if d.operations.iter().any(|o| o == display) {
+    let same_document = |doc: &Option<std::sync::Arc<crate::source::SourceFile>>| {
+        doc.as_ref()
+            .is_none_or(|doc| doc.path == op.key.doc.file.path)
+    };
+    if d.operations
+        .iter()
+        .zip(&d.operation_documents)
+        .any(|(o, doc)| o == display && same_document(doc))
+    {
         return true;
     }
     let key = op.key.location();

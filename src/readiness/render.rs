@@ -11,8 +11,25 @@ fn ms(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_string(), crate::policy::duration::format_millis)
 }
 
-/// The cells of one row, in column order.
-fn cells(r: &Row) -> Vec<String> {
+/// Each row's operation as shown: `METHOD /path`, or `file#METHOD /path` where two
+/// rows (operations of two documents) would otherwise read the same.
+fn operation_names(m: &Matrix) -> Vec<String> {
+    let name = |r: &Row| format!("{} {}", r.method, r.path);
+    let mut counts = std::collections::HashMap::new();
+    for r in &m.operations {
+        *counts.entry(name(r)).or_insert(0usize) += 1;
+    }
+    m.operations
+        .iter()
+        .map(|r| match counts[&name(r)] {
+            1 => name(r),
+            _ => format!("{}#{}", r.file, name(r)),
+        })
+        .collect()
+}
+
+/// The cells of one row, in column order (`operation`: its name as shown).
+fn cells(r: &Row, operation: String) -> Vec<String> {
     let effect = if r.effect_declared {
         format!("{} (declared)", r.effect)
     } else {
@@ -43,7 +60,7 @@ fn cells(r: &Row) -> Vec<String> {
         (None, false) => "-".to_string(),
     };
     vec![
-        format!("{} {}", r.method, r.path),
+        operation,
         effect,
         safety,
         budget,
@@ -77,7 +94,12 @@ fn summary(m: &Matrix) -> String {
 
 /// Aligned plain-text table with a summary line.
 pub fn table(m: &Matrix) -> String {
-    let rows: Vec<Vec<String>> = m.operations.iter().map(cells).collect();
+    let rows: Vec<Vec<String>> = m
+        .operations
+        .iter()
+        .zip(operation_names(m))
+        .map(|(r, name)| cells(r, name))
+        .collect();
     let mut widths: Vec<usize> = HEADERS.iter().map(|h| h.chars().count()).collect();
     for r in &rows {
         for (i, c) in r.iter().enumerate() {
@@ -117,8 +139,8 @@ pub fn markdown(m: &Matrix) -> String {
         HEADERS.join(" | "),
         "---|".repeat(HEADERS.len())
     );
-    for r in &m.operations {
-        let mut c = cells(r);
+    for (r, name) in m.operations.iter().zip(operation_names(m)) {
+        let mut c = cells(r, name);
         c[0] = format!("`{}`", c[0]);
         out.push_str(&format!(
             "| {} |\n",

@@ -71,7 +71,8 @@ pub struct JsonDiagnostic {
     pub help: Option<String>,
     /// `METHOD /path` the finding is about, when it concerns exactly one operation.
     pub operation: Option<String>,
-    /// Every `METHOD /path` the finding concerns (a shared `defaults` value: several).
+    /// Every `METHOD /path` the finding concerns (a shared `defaults` value: several);
+    /// `file#METHOD /path` where two of them, in two documents, share a name.
     pub operations: Vec<String>,
     /// Primary location.
     #[serde(flatten)]
@@ -104,7 +105,7 @@ pub fn report(diags: &[Diagnostic]) -> JsonReport {
                 message: d.message.clone(),
                 help: d.help.clone(),
                 operation: d.operation.clone(),
-                operations: d.operations.clone(),
+                operations: d.operations_shown(),
                 location: JsonLocation::of(&d.primary.location),
                 label: d.primary.message.clone(),
                 labels: d

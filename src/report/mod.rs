@@ -10,6 +10,7 @@ pub mod sarif;
 pub mod sarif_limits;
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::source::SourceFile;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -95,13 +96,19 @@ pub fn message_and_help(d: &Diagnostic) -> String {
 /// workspace), `/`-separated and not escaped (the display path when the file is
 /// outside `root`).
 pub fn root_relative(loc: &Location, root: &Path) -> String {
-    match loc.file.path.strip_prefix(root) {
+    root_relative_file(&loc.file, root)
+}
+
+/// [`root_relative`] for a whole file: its path relative to `root`, `/`-separated,
+/// else its display path.
+pub fn root_relative_file(file: &SourceFile, root: &Path) -> String {
+    match file.path.strip_prefix(root) {
         Ok(rel) => rel
             .components()
             .map(|c| c.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
             .join("/"),
-        Err(_) => loc.file.display.clone(),
+        Err(_) => file.display.clone(),
     }
 }
 

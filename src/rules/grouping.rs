@@ -21,6 +21,7 @@ use crate::policy::model::Layer;
 use crate::rules::{Context, RuleMeta};
 use crate::source::refs::At;
 use crate::source::tree::NodeId;
+use crate::source::SourceFile;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -132,12 +133,19 @@ impl<'a, T> ByNode<'a, T> {
     }
 }
 
-/// Which hits a baseline already records: `is_known(rule, primary, operation)` with the
-/// primary node's location and the operation as `METHOD /path`.
+/// Which hits a baseline already records: `is_known(rule, primary, document,
+/// operation)` with the primary node's location, the operation's OpenAPI document and
+/// the operation as `METHOD /path`.
 pub trait Partition: Send + Sync {
     /// True when the baseline records a finding of `rule` at `primary` about
     /// `operation`.
-    fn is_known(&self, rule: &str, primary: &Location, operation: &str) -> bool;
+    fn is_known(
+        &self,
+        rule: &str,
+        primary: &Location,
+        document: &SourceFile,
+        operation: &str,
+    ) -> bool;
 }
 
 /// A baseline's view for the grouping: while a rule runs under [`Split::run`], hits the
@@ -181,7 +189,11 @@ impl Split {
 
 fn is_known(primary: &At, op: &Operation) -> bool {
     SPLIT.with(|s| match &*s.borrow() {
-        Some((rule, split)) => split.0.is_known(rule, &primary.location(), &op.display()),
+        Some((rule, split)) => {
+            split
+                .0
+                .is_known(rule, &primary.location(), &op.key.doc.file, &op.display())
+        }
         None => false,
     })
 }
@@ -458,7 +470,10 @@ pub fn label_operations(
 /// Records every operation the finding concerns ([`Diagnostic::operations`]);
 /// [`Diagnostic::operation`] is set when there is exactly one.
 pub fn name_operations(d: Diagnostic, ops: &[&Operation]) -> Diagnostic {
-    d.with_operations(ops.iter().map(|op| op.display()))
+    d.with_operations_in(
+        ops.iter()
+            .map(|op| (Some(op.key.doc.file.clone()), op.display())),
+    )
 }
 
 /// For a spec node (a response, a header schema): labels every operation that uses

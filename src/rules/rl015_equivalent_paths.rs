@@ -107,6 +107,6 @@ fn diagnostic(
         .operations
         .iter()
         .filter(|op| op.path == path)
-        .map(|op| op.display());
-    d.with_operations(operations)
+        .map(|op| (Some(op.key.doc.file.clone()), op.display()));
+    d.with_operations_in(operations)
 }

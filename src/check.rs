@@ -201,9 +201,10 @@ fn spec_targets_not_openapi(
             }
         };
         out.push(
-            rules::rl005_invalid_policy::diagnostic(
-                &s.at,
+            Diagnostic::new(
+                &rules::rl005_invalid_policy::META,
                 format!("`spec` names `{}`, {why}", s.value),
+                s.at.value_location(),
                 "not one OpenAPI description",
             )
             .with_help("point `spec` at a file that is one OpenAPI description (a top-level `openapi` or `swagger` key), relative to the policy file"),

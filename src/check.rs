@@ -9,9 +9,10 @@ use crate::policy;
 use crate::rules::{self, Context, Thresholds};
 use crate::source::loader::{Limits, LoadError, Loaded, Workspace};
 use crate::source::refs::Resolver;
-use crate::source::tree::Kind;
+use crate::source::tree::{Kind, Tree};
 use crate::suppress;
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -127,6 +128,89 @@ fn declares_openapi(text: &str) -> bool {
             .any(|p| l.starts_with(p))
     }) || head.contains("\"openapi\"")
         || head.contains("\"swagger\"")
+}
+
+/// For a file whose first YAML document is not an OpenAPI description: the first
+/// later document of its stream that is (its 0-based index among the non-empty
+/// documents, and its tree). `None` for one document, or when none is.
+fn later_openapi_document(doc: &Loaded) -> Option<(usize, Tree)> {
+    let tree = doc.tree.as_ref().ok()?;
+    if tree.later_documents().is_empty() {
+        return None;
+    }
+    Tree::parse_stream(doc.file.text.clone())
+        .ok()?
+        .into_iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, t)| {
+            t.root().is_some_and(|r| {
+                t.kind(r) == Kind::Map
+                    && (t.get(r, "openapi").is_some() || t.get(r, "swagger").is_some())
+            })
+        })
+}
+
+/// RL005 for each `spec:` path of `policy` that names an existing file which is not
+/// read as an OpenAPI description: unreadable or not parsable (the error itself is
+/// RL001 on the file), its first document without a top-level `openapi`/`swagger`,
+/// or a stream whose OpenAPI document is a later one. A missing file is RL005 from
+/// the join; a file that is an OpenAPI description but not part of this run (not
+/// named, filtered out) gets nothing.
+fn spec_targets_not_openapi(
+    policy: &crate::policy::model::PolicyFile,
+    documents: &[Document],
+    ws: &Workspace,
+    streams_read: &HashMap<PathBuf, usize>,
+) -> Vec<Diagnostic> {
+    let dir = policy.doc.file.path.parent().unwrap_or(Path::new(""));
+    let mut out = Vec::new();
+    for s in &policy.spec {
+        let joined = crate::source::refs::normalize(&dir.join(&s.value));
+        if !joined.is_file() {
+            continue;
+        }
+        let canonical = std::fs::canonicalize(&joined).unwrap_or_else(|_| joined.clone());
+        let why = if let Some(&index) = streams_read.get(&canonical) {
+            format!(
+                "whose first YAML document is not an OpenAPI description: the OpenAPI description is the {} document of the stream",
+                rules::rl014_multiple_documents::ordinal(index)
+            )
+        } else if documents
+            .iter()
+            .any(|d| d.doc.file.path == joined || d.doc.file.path == canonical)
+        {
+            continue;
+        } else {
+            let doc = ws.load(&joined);
+            match &doc.tree {
+                Err(e) => {
+                    let rl001 = rules::rl001_invalid_syntax::from_error(&doc, e);
+                    let why = format!("which could not be read: {}", rl001.message);
+                    out.push(rl001);
+                    why
+                }
+                Ok(_) if has_top_level_key(&doc, &["openapi", "swagger"]) => continue,
+                Ok(_) => match later_openapi_document(&doc) {
+                    Some((index, _)) => format!(
+                        "whose first YAML document is not an OpenAPI description: the OpenAPI description is the {} document of the stream",
+                        rules::rl014_multiple_documents::ordinal(index)
+                    ),
+                    None => "which is not an OpenAPI description (its first YAML document has no top-level `openapi` or `swagger`)".to_string(),
+                },
+            }
+        };
+        out.push(
+            Diagnostic::new(
+                &rules::rl005_invalid_policy::META,
+                format!("`spec` names `{}`, {why}", s.value),
+                s.at.value_location(),
+                "not one OpenAPI description",
+            )
+            .with_help("point `spec` at a file that is one OpenAPI description (a top-level `openapi` or `swagger` key), relative to the policy file"),
+        );
+    }
+    out
 }
 
 /// A named configuration file (`.retrylint.yaml`) changes what every file of its
@@ -272,6 +356,8 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
     let mut documents_in: Vec<(Arc<Loaded>, PathBuf)> = Vec::new();
     let mut policy_files: Vec<Arc<Loaded>> = Vec::new();
     let mut skipped = Vec::new();
+    // Streams read on a later document: canonical path -> index of that document.
+    let mut streams_read: HashMap<PathBuf, usize> = HashMap::new();
     for (cand, doc) in &loaded {
         let root_arg = paths
             .iter()
@@ -302,6 +388,25 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
                     doc.clone(),
                     project_root(&root_arg, options.root.as_deref()),
                 ));
+            }
+            // A stream whose first document is not OpenAPI but a later one is: a file
+            // named on the command line or like a spec is read on that document (with
+            // RL014); a walked file of another name is a stream by design (Kubernetes
+            // manifests) and is skipped below.
+            (Ok(_), kind) if cand.explicit || kind == NameKind::SpecLike => {
+                match later_openapi_document(doc) {
+                    Some((index, tree)) => {
+                        diags.extend(rules::rl014_multiple_documents::later_openapi_document(
+                            doc, index,
+                        ));
+                        streams_read.insert(doc.file.path.clone(), index);
+                        documents_in.push((
+                            ws.substitute(doc, tree),
+                            project_root(&root_arg, options.root.as_deref()),
+                        ));
+                    }
+                    None => skipped.push(doc.file.display.clone()),
+                }
             }
             (Ok(_), _) => skipped.push(doc.file.display.clone()),
         }
@@ -344,6 +449,9 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
     }
     let (analysis, d) = crate::timing::phase("join", || analysis::join(&documents, &policies));
     diags.extend(d);
+    for p in &policies {
+        diags.extend(spec_targets_not_openapi(p, &documents, &ws, &streams_read));
+    }
     Analyzed {
         documents,
         analysis,

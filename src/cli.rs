@@ -117,7 +117,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "RULES", value_delimiter = ',')]
     pub select: Vec<String>,
     /// Turn these rules off: codes, names or code prefixes (comma-separated or
-    /// repeated; overrides the configuration).
+    /// repeated; overrides the configuration). RL001 (a file that could not be read
+    /// or parsed, exit 2) is always reported.
     #[arg(long, value_name = "RULES", value_delimiter = ',')]
     pub ignore: Vec<String>,
     /// Colour in human output.

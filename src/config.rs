@@ -100,7 +100,9 @@ pub struct RuleLevels(pub BTreeMap<&'static str, Level>);
 
 impl RuleLevels {
     /// Applies the levels: drops findings of rules that are off, sets the severity of
-    /// the others.
+    /// the others. RL001 (a file that could not be read or parsed, exit 2) is never
+    /// dropped nor changed: the reason a run could not lint is always reported, as
+    /// ruff reports syntax errors whatever is selected.
     pub fn apply(&self, diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
         if self.0.is_empty() {
             return diags;
@@ -108,6 +110,7 @@ impl RuleLevels {
         diags
             .into_iter()
             .filter_map(|mut d| match self.0.get(d.code) {
+                _ if d.code == crate::rules::rl001_invalid_syntax::META.code => Some(d),
                 Some(Level::Off) => None,
                 Some(Level::Severity(s)) => {
                     d.severity = *s;
@@ -120,7 +123,8 @@ impl RuleLevels {
 
     /// True when the rule `code` is off.
     pub fn is_off(&self, code: &str) -> bool {
-        self.0.get(code) == Some(&Level::Off)
+        code != crate::rules::rl001_invalid_syntax::META.code
+            && self.0.get(code) == Some(&Level::Off)
     }
 }
 

@@ -49,14 +49,19 @@ pub struct WalkProblem {
     pub message: String,
 }
 
-/// Classifies a file name. `None` for files that are not YAML or JSON.
+/// Classifies a file name by its bytes, so a name that is not valid UTF-8
+/// (`orders-\xff.yaml`) is classified like any other (every marker looked for is
+/// ASCII). `None` for files that are not YAML or JSON.
 pub fn name_kind(path: &Path) -> Option<NameKind> {
-    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    let name = path.file_name()?.as_encoded_bytes().to_ascii_lowercase();
+    // Bytes that are not UTF-8 become U+FFFD: never part of a marker.
+    let name = String::from_utf8_lossy(&name);
+    let name: &str = &name;
     let ext = name.rsplit('.').next()?;
     if !matches!(ext, "yaml" | "yml" | "json") {
         return None;
     }
-    if matches!(name.as_str(), "retry-policy.yaml" | "retry-policy.yml")
+    if matches!(name, "retry-policy.yaml" | "retry-policy.yml")
         || name.ends_with(".retry-policy.yaml")
         || name.ends_with(".retry-policy.yml")
     {
@@ -304,5 +309,16 @@ mod tests {
         assert_eq!(k("shop.openapi.yaml"), Some(NameKind::SpecLike));
         assert_eq!(k("docker-compose.yml"), Some(NameKind::Other));
         assert_eq!(k("README.md"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn classifies_names_that_are_not_utf8() {
+        use std::os::unix::ffi::OsStrExt;
+        let k = |b: &[u8]| name_kind(Path::new(std::ffi::OsStr::from_bytes(b)));
+        assert_eq!(k(b"orders-\xff.yaml"), Some(NameKind::Other));
+        assert_eq!(k(b"\xfe.openapi.json"), Some(NameKind::SpecLike));
+        assert_eq!(k(b"a\xff.retry-policy.yml"), Some(NameKind::Policy));
+        assert_eq!(k(b"\xff.md"), None);
     }
 }

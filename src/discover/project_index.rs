@@ -122,11 +122,11 @@ fn canonical(p: &Path) -> PathBuf {
 /// The byte strings a `$ref` to `target` must contain: its file name as written, and
 /// percent-encoded when that differs (RFC 3986 §2.1).
 fn needles(target: &Path) -> Vec<Vec<u8>> {
-    let Some(name) = target.file_name().and_then(|n| n.to_str()) else {
+    let Some(name) = target.file_name() else {
         return Vec::new();
     };
-    let plain = name.as_bytes().to_vec();
-    let encoded = percent_encoding::utf8_percent_encode(name, percent_encoding::NON_ALPHANUMERIC)
+    let plain = name.as_encoded_bytes().to_vec();
+    let encoded = percent_encoding::percent_encode(&plain, percent_encoding::NON_ALPHANUMERIC)
         .to_string()
         // `.`, `-`, `_` and `~` are unreserved: never encoded in practice.
         .replace("%2E", ".")

@@ -124,6 +124,21 @@ impl Workspace {
         loaded
     }
 
+    /// Replaces the cached tree of `doc` (a file this workspace loaded) by `tree`,
+    /// another document of the same text (from [`Tree::parse_stream`]), so `$ref`s
+    /// into the file read that document too. Returns the new entry.
+    pub fn substitute(&self, doc: &Loaded, tree: Tree) -> Arc<Loaded> {
+        let loaded = Arc::new(Loaded {
+            file: doc.file.clone(),
+            tree: Ok(tree),
+        });
+        self.cache
+            .lock()
+            .expect("cache lock")
+            .insert(doc.file.path.clone(), loaded.clone());
+        loaded
+    }
+
     fn read(&self, canonical: &Path, given: &Path) -> Loaded {
         let display = self.display_path(if given.is_absolute() {
             canonical

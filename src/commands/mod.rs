@@ -71,7 +71,12 @@ pub fn check(args: &CheckArgs) -> u8 {
     };
     let mut outcome = crate::timing::phase("check", || run(&options));
     let mut inputs = std::mem::take(&mut outcome.inputs);
-    inputs.extend(config.path.iter().filter_map(|p| std::fs::canonicalize(p).ok()));
+    inputs.extend(
+        config
+            .path
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok()),
+    );
     if let Some(e) = args
         .write_baseline
         .as_deref()
@@ -500,7 +505,12 @@ pub fn readiness(args: &ReadinessArgs) -> u8 {
     };
     let (analyzed, diagnostics) = crate::check::run_full(&options);
     let mut inputs = analyzed.inputs.clone();
-    inputs.extend(config.path.iter().filter_map(|p| std::fs::canonicalize(p).ok()));
+    inputs.extend(
+        config
+            .path
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok()),
+    );
     if let Some(e) = args
         .output
         .as_deref()

@@ -52,7 +52,10 @@ pub fn mask(bytes: &mut [u8]) -> bool {
         let Some(chunk) = bytes.get(i..i + len) else {
             break;
         };
-        let Some(c) = std::str::from_utf8(chunk).ok().and_then(|s| s.chars().next()) else {
+        let Some(c) = std::str::from_utf8(chunk)
+            .ok()
+            .and_then(|s| s.chars().next())
+        else {
             break;
         };
         let crlf = c == '\r' && bytes.get(i + 1).is_none_or(|&n| n == b'\n');

@@ -229,7 +229,8 @@ struct Part {
 impl Part {
     fn push(&mut self, label: &Label, primary: bool) {
         let span = crop::fit(&self.file, label.location.span.clone());
-        let text = (!label.message.is_empty()).then(|| controls::escape(&label.message).into_owned());
+        let text =
+            (!label.message.is_empty()).then(|| controls::escape(&label.message).into_owned());
         self.labels.push((span, text, primary));
     }
 

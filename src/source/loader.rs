@@ -306,7 +306,10 @@ mod tests {
         use super::lexical_normal;
         use std::path::Path;
         let n = |p: &str| lexical_normal(Path::new(p)).to_string_lossy().into_owned();
-        assert_eq!(n("deploy/client/../../api/openapi.yaml"), "api/openapi.yaml");
+        assert_eq!(
+            n("deploy/client/../../api/openapi.yaml"),
+            "api/openapi.yaml"
+        );
         assert_eq!(n("./a/./b/../c.yaml"), "a/c.yaml");
         assert_eq!(n("../shared/x/../y.yaml"), "../shared/y.yaml");
         assert_eq!(n("a/../../b"), "../b");

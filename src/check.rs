@@ -63,6 +63,8 @@ pub struct CheckOutcome {
     pub could_not_lint: bool,
     /// Findings hidden by suppressions, with the reason (`--show-suppressed`).
     pub suppressed: Vec<suppress::Suppressed>,
+    /// Canonical paths of the files the run read as input (see [`Analyzed::inputs`]).
+    pub inputs: Vec<PathBuf>,
 }
 
 /// The project root for a path given on the command line: `--root`, else the nearest
@@ -248,6 +250,10 @@ pub struct Analyzed {
     /// Some file could not be read or parsed (set by [`run_full`] before rule levels
     /// apply, so turning RL001 off never hides it from the exit code).
     pub could_not_lint: bool,
+    /// Canonical paths of the files read as input: documents, policies, `$ref`
+    /// targets, files reported as unreadable; not the files skipped as neither
+    /// document nor policy. A report must never be written over one of them.
+    pub inputs: Vec<PathBuf>,
 }
 
 /// Runs the whole pipeline.
@@ -260,6 +266,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         policies,
         suppressed,
         could_not_lint,
+        inputs,
         ..
     } = analyzed;
     let count = documents.len();
@@ -273,6 +280,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         skipped,
         could_not_lint,
         suppressed,
+        inputs,
     }
 }
 
@@ -358,6 +366,7 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
     let mut skipped = Vec::new();
     // Streams read on a later document: canonical path -> index of that document.
     let mut streams_read: HashMap<PathBuf, usize> = HashMap::new();
+    let mut skipped_paths = std::collections::HashSet::new();
     for (cand, doc) in &loaded {
         let root_arg = paths
             .iter()
@@ -379,6 +388,7 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
                     diags.push(rules::rl001_invalid_syntax::from_error(doc, e));
                 } else {
                     skipped.push(doc.file.display.clone());
+                    skipped_paths.insert(doc.file.path.clone());
                 }
             }
             (Ok(_), NameKind::Policy) if options.explicit_policies_only && !cand.explicit => {}
@@ -405,10 +415,16 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
                             project_root(&root_arg, options.root.as_deref()),
                         ));
                     }
-                    None => skipped.push(doc.file.display.clone()),
+                    None => {
+                        skipped.push(doc.file.display.clone());
+                        skipped_paths.insert(doc.file.path.clone());
+                    }
                 }
             }
-            (Ok(_), _) => skipped.push(doc.file.display.clone()),
+            (Ok(_), _) => {
+                skipped.push(doc.file.display.clone());
+                skipped_paths.insert(doc.file.path.clone());
+            }
         }
     }
     for doc in &policy_files {
@@ -452,6 +468,12 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
     for p in &policies {
         diags.extend(spec_targets_not_openapi(p, &documents, &ws, &streams_read));
     }
+    // A skipped file is no input (an earlier report), unless a `$ref` reached it.
+    let inputs = ws
+        .loaded_paths()
+        .into_iter()
+        .filter(|p| !skipped_paths.contains(p) || ws.is_referenced(p))
+        .collect();
     Analyzed {
         documents,
         analysis,
@@ -460,5 +482,6 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         policies: policies.len(),
         suppressed: Vec::new(),
         could_not_lint: false,
+        inputs,
     }
 }

@@ -70,6 +70,33 @@ pub fn check(args: &CheckArgs) -> u8 {
         ..options
     };
     let mut outcome = crate::timing::phase("check", || run(&options));
+    let mut inputs = std::mem::take(&mut outcome.inputs);
+    inputs.extend(
+        config
+            .path
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok()),
+    );
+    if let Some(e) = args
+        .write_baseline
+        .as_deref()
+        .and_then(|p| overwrites_input("--write-baseline", p, &inputs))
+    {
+        return fail(e);
+    }
+    // `--output` must not replace the baseline either (`--write-baseline` may).
+    inputs.extend(
+        args.baseline
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok()),
+    );
+    if let Some(e) = args
+        .output
+        .as_deref()
+        .and_then(|p| overwrites_input("--output", p, &inputs))
+    {
+        return fail(e);
+    }
     if let Some(path) = &args.write_baseline {
         let b = crate::baseline::of(&outcome.diagnostics, &root);
         if let Err(e) = write_file(path, &crate::baseline::render(&b)) {
@@ -286,7 +313,26 @@ fn fail(message: impl std::fmt::Display) -> u8 {
     EXIT_ERROR
 }
 
-/// Writes a report to `--output FILE`, or to standard output without one.
+/// The message refusing `flag PATH` when `path` is one of `inputs` (canonical paths
+/// of the files the run read: specs, policies, `$ref` targets, the configuration):
+/// writing there would replace an input with a report. Paths are compared
+/// canonicalised, so `./x.yaml`, `a/../x.yaml` and symbolic links are caught; a path
+/// that does not exist yet is no input.
+fn overwrites_input(
+    flag: &str,
+    path: &std::path::Path,
+    inputs: &[std::path::PathBuf],
+) -> Option<String> {
+    let canonical = std::fs::canonicalize(path).ok()?;
+    inputs.contains(&canonical).then(|| {
+        format!(
+            "{flag} {} names a file this run reads as input; refusing to write over it \
+             (choose another path)",
+            path.display()
+        )
+    })
+}
+
 /// Writes `text` to `path`, creating its missing parent folders (`--output
 /// reports/retrylint.sarif` in a fresh checkout). Errors name the path.
 fn write_file(path: &std::path::Path, text: &str) -> Result<(), String> {
@@ -461,6 +507,20 @@ pub fn readiness(args: &ReadinessArgs) -> u8 {
         ..CheckOptions::default()
     };
     let (analyzed, diagnostics) = crate::check::run_full(&options);
+    let mut inputs = analyzed.inputs.clone();
+    inputs.extend(
+        config
+            .path
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok()),
+    );
+    if let Some(e) = args
+        .output
+        .as_deref()
+        .and_then(|p| overwrites_input("--output", p, &inputs))
+    {
+        return fail(e);
+    }
     let m = matrix(&analyzed, &diagnostics);
     let text = match args.format {
         ReadinessFormat::Table => render::table(&m),

@@ -7,7 +7,7 @@
 //! whatever the step's `working-directory`, so paths are relative to that (see
 //! [`base`]), never to the current directory.
 
-use super::root_relative;
+use super::{controls, root_relative};
 use crate::diagnostic::{Diagnostic, Severity};
 use std::path::{Path, PathBuf};
 
@@ -20,11 +20,14 @@ pub fn base(github_workspace: Option<&std::ffi::OsStr>, project_root: &Path) -> 
     }
 }
 
-/// Escapes the message part of a workflow command.
+/// Escapes the message part of a workflow command (other control characters too, as
+/// [`controls::escape`] writes them: the log is shown on terminals and web pages).
 pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
+    let s = s
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    controls::escape(&s).into_owned()
 }
 
 /// Escapes a property value of a workflow command.

@@ -6,7 +6,7 @@
 //! SARIF uses (rule, file, JSON Pointer), so it is stable when lines move. The
 //! `description` is the message and the help as sentences: `Message. Help: Do this.`
 
-use super::{fingerprints, message_and_help, root_relative};
+use super::{controls, fingerprints, message_and_help, root_relative};
 use crate::diagnostic::{Diagnostic, Severity};
 use serde::Serialize;
 use std::path::Path;
@@ -63,7 +63,7 @@ pub fn issues(diags: &[Diagnostic], root: &Path) -> Vec<Issue> {
             let start = loc.file.line_col(loc.span.start);
             let end = loc.file.line_col(loc.span.end);
             Issue {
-                description: message_and_help(d),
+                description: controls::escape(&message_and_help(d)).into_owned(),
                 check_name: format!("{} {}", d.code, d.name),
                 fingerprint,
                 severity: severity(d.severity),

@@ -5,6 +5,7 @@
 //! Plain mode (no colour, no hyperlinks, fixed width 100) is used when the output is
 //! not a terminal, under `NO_COLOR`, or with `--color never`; snapshots use it.
 
+use super::controls;
 use crate::diagnostic::{Diagnostic, Label, Severity};
 use crate::source::SourceFile;
 use miette::{
@@ -44,14 +45,45 @@ pub const MAX_LABELS: usize = 20;
 #[derive(Debug)]
 struct Windowed {
     file: Arc<SourceFile>,
+    /// What miette is shown of the file: its text with control characters masked
+    /// ([`controls::mask`], same byte length), or the text itself when it has none.
+    text: Arc<str>,
+    /// The file's name as shown, controls escaped.
+    name: String,
     windows: Vec<crop::Window>,
 }
 
 impl Windowed {
-    /// A source for labels already shortened with [`crop::fit`].
-    fn new(file: Arc<SourceFile>, spans: &[std::ops::Range<usize>]) -> Windowed {
-        let windows = crop::windows(&file, spans);
-        Windowed { file, windows }
+    /// A source for labels already shortened with [`crop::fit`]; `text` is the file's
+    /// text as [`Masked`] gives it.
+    fn new(file: Arc<SourceFile>, text: Arc<str>, spans: &[std::ops::Range<usize>]) -> Windowed {
+        let mut windows = crop::windows(&file, spans);
+        for w in &mut windows {
+            controls::mask(&mut w.bytes);
+        }
+        let name = controls::escape(&file.display).into_owned();
+        Windowed {
+            file,
+            text,
+            name,
+            windows,
+        }
+    }
+}
+
+/// The masked text of each file of a render, made once per file.
+#[derive(Default)]
+struct Masked(std::collections::HashMap<std::path::PathBuf, Arc<str>>);
+
+impl Masked {
+    fn text(&mut self, file: &SourceFile) -> Arc<str> {
+        self.0
+            .entry(file.path.clone())
+            .or_insert_with(|| match controls::masked(&file.text) {
+                Some(m) => Arc::from(m),
+                None => file.text.clone(),
+            })
+            .clone()
     }
 }
 
@@ -63,7 +95,7 @@ impl SourceCode for Windowed {
         after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
         let file = &self.file;
-        let text = file.text.as_bytes();
+        let text = self.text.as_bytes();
         let start = span.offset();
         let end = start + span.len();
         if end > text.len() {
@@ -76,7 +108,7 @@ impl SourceCode for Windowed {
         if before == 0 && after == 0 {
             let data = &text[start..end];
             return Ok(Box::new(MietteSpanContents::new_named(
-                file.display.clone(),
+                self.name.clone(),
                 data,
                 *span,
                 first_line,
@@ -91,7 +123,7 @@ impl SourceCode for Windowed {
             .find(|w| w.line0 == first_line && w.from <= start && end <= w.to())
         {
             return Ok(Box::new(MietteSpanContents::new_named(
-                file.display.clone(),
+                self.name.clone(),
                 &w.bytes,
                 SourceSpan::new(w.from.into(), w.bytes.len()),
                 w.line0,
@@ -121,7 +153,7 @@ impl SourceCode for Windowed {
         }
         let data = &text[from..to.max(end)];
         Ok(Box::new(MietteSpanContents::new_named(
-            file.display.clone(),
+            self.name.clone(),
             data,
             SourceSpan::new(from.into(), data.len()),
             from_line,
@@ -197,11 +229,16 @@ struct Part {
 impl Part {
     fn push(&mut self, label: &Label, primary: bool) {
         let span = crop::fit(&self.file, label.location.span.clone());
-        let text = (!label.message.is_empty()).then(|| label.message.clone());
+        let text =
+            (!label.message.is_empty()).then(|| controls::escape(&label.message).into_owned());
         self.labels.push((span, text, primary));
     }
 
-    fn into_rendered(self, message: String) -> (Windowed, Vec<LabeledSpan>, String) {
+    fn into_rendered(
+        self,
+        message: String,
+        masked: &mut Masked,
+    ) -> (Windowed, Vec<LabeledSpan>, String) {
         let spans: Vec<_> = self.labels.iter().map(|(s, _, _)| s.clone()).collect();
         let labels = self
             .labels
@@ -215,7 +252,8 @@ impl Part {
                 }
             })
             .collect();
-        (Windowed::new(self.file, &spans), labels, message)
+        let text = masked.text(&self.file);
+        (Windowed::new(self.file, text, &spans), labels, message)
     }
 }
 
@@ -231,7 +269,7 @@ fn note(message: String, source: Windowed, labels: Vec<LabeledSpan>) -> Rendered
     }
 }
 
-fn to_rendered(d: &Diagnostic) -> Rendered {
+fn to_rendered(d: &Diagnostic, masked: &mut Masked) -> Rendered {
     let file = d.primary.location.file.clone();
     let mut main = Part {
         file: file.clone(),
@@ -260,8 +298,8 @@ fn to_rendered(d: &Diagnostic) -> Rendered {
     let mut related: Vec<Rendered> = others
         .into_iter()
         .map(|p| {
-            let message = format!("see {}", p.file.display);
-            let (source, labels, message) = p.into_rendered(message);
+            let message = format!("see {}", controls::escape(&p.file.display));
+            let (source, labels, message) = p.into_rendered(message, masked);
             note(message, source, labels)
         })
         .collect();
@@ -274,16 +312,17 @@ fn to_rendered(d: &Diagnostic) -> Rendered {
         };
         related.push(note(
             format!("and {hidden} more {what} (`--format json` lists every one)"),
-            Windowed::new(file.clone(), &[]),
+            Windowed::new(file.clone(), masked.text(&file), &[]),
             Vec::new(),
         ));
     }
-    let (source, labels, message) = main.into_rendered(d.message.clone());
+    let message = controls::escape(&d.message).into_owned();
+    let (source, labels, message) = main.into_rendered(message, masked);
     Rendered {
         message,
         code: Some(format!("{} {}", d.code, d.name)),
         severity: miette_severity(d.severity),
-        help: d.help.clone(),
+        help: d.help.as_deref().map(|h| controls::escape(h).into_owned()),
         source,
         labels,
         related,
@@ -303,12 +342,16 @@ pub fn render(diags: &[Diagnostic], options: HumanOptions) -> String {
         .with_links(false)
         .with_context_lines(1);
     let mut out = String::new();
+    let mut masked = Masked::default();
     for d in diags {
-        let r = to_rendered(d);
+        let r = to_rendered(d, &mut masked);
         if handler.render_report(&mut out, &r).is_err() {
             out.push_str(&format!(
                 "{}: {} {}: {}\n",
-                d.primary.location.file.display, d.code, d.name, d.message
+                controls::escape(&d.primary.location.file.display),
+                d.code,
+                d.name,
+                controls::escape(&d.message)
             ));
         }
         out.push('\n');

@@ -1,6 +1,7 @@
 //! One emitter per output format, all over the same sorted diagnostic list. Line and
 //! column are computed here, never earlier.
 
+pub mod controls;
 pub mod github;
 pub mod gitlab;
 pub mod human;
@@ -170,14 +171,14 @@ pub fn suppressed_list(suppressed: &[crate::suppress::Suppressed]) -> String {
             "suppressed {} {} at {}:{}:{}: {}\n  by {}:{}:{}, reason: {}\n",
             d.code,
             d.name,
-            d.primary.location.file.display,
+            controls::escape(&d.primary.location.file.display),
             at.line,
             at.column,
-            d.message,
-            s.by.file.display,
+            controls::escape(&d.message),
+            controls::escape(&s.by.file.display),
             by.line,
             by.column,
-            s.reason
+            controls::escape(&s.reason)
         ));
     }
     out.push_str(&format!(

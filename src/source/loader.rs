@@ -60,6 +60,8 @@ pub struct Workspace {
     cwd: PathBuf,
     limits: Limits,
     cache: Mutex<HashMap<PathBuf, Arc<Loaded>>>,
+    /// Canonical paths loaded as `$ref` targets ([`Workspace::load_referenced`]).
+    referenced: Mutex<std::collections::HashSet<PathBuf>>,
 }
 
 impl Workspace {
@@ -69,6 +71,7 @@ impl Workspace {
             cwd,
             limits,
             cache: Mutex::new(HashMap::new()),
+            referenced: Mutex::new(std::collections::HashSet::new()),
         }
     }
 
@@ -83,15 +86,44 @@ impl Workspace {
     }
 
     /// How a path is shown: relative to the current directory when below it,
-    /// `/`-separated.
+    /// `/`-separated, with `.` and `..` components removed where the path lets them
+    /// go ([`lexical_normal`]; files are still opened by the path as given).
     pub fn display_path(&self, path: &Path) -> String {
-        let shown = relative_to(path, &self.cwd);
+        let shown = lexical_normal(&relative_to(path, &self.cwd));
         let s = shown.to_string_lossy().replace('\\', "/");
         if s.is_empty() {
             ".".to_string()
         } else {
             s
         }
+    }
+
+    /// The canonical paths of every file loaded so far (documents, policies, `$ref`
+    /// targets, and files read then skipped), in no particular order.
+    pub fn loaded_paths(&self) -> Vec<PathBuf> {
+        self.cache
+            .lock()
+            .expect("cache lock")
+            .keys()
+            .cloned()
+            .collect()
+    }
+
+    /// Whether the file at canonical `path` was loaded as a `$ref` target.
+    pub fn is_referenced(&self, path: &Path) -> bool {
+        self.referenced
+            .lock()
+            .expect("referenced lock")
+            .contains(path)
+    }
+
+    /// [`Workspace::load`] for a `$ref` target at canonical `path`, remembered as such.
+    pub fn load_referenced(&self, path: &Path) -> Arc<Loaded> {
+        self.referenced
+            .lock()
+            .expect("referenced lock")
+            .insert(path.to_path_buf());
+        self.load(path)
     }
 
     /// Loads (or returns the cached) file at `path`. Never panics: every failure is a
@@ -235,6 +267,29 @@ fn absolute(cwd: &Path, path: &Path) -> PathBuf {
 
 /// `path` relative to `base` (`../x/y` when they share an ancestor other than the
 /// file-system root), else `path` unchanged. Purely lexical.
+/// `path` without `.` components and with each `..` folded into the name before it
+/// (`deploy/client/../../api/x.yaml` is `api/x.yaml`); leading `..`s stay. Lexical
+/// only, for display: through a symbolic link `a/..` need not be where `a` lives.
+pub fn lexical_normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.last() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                // `/..` is `/`.
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(c),
+            },
+            other => out.push(other),
+        }
+    }
+    out.iter().map(|c| c.as_os_str()).collect()
+}
+
 fn relative_to(path: &Path, base: &Path) -> PathBuf {
     if let Ok(rest) = path.strip_prefix(base) {
         return rest.to_path_buf();
@@ -261,6 +316,21 @@ fn relative_to(path: &Path, base: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn display_paths_are_normalised_lexically() {
+        use super::lexical_normal;
+        use std::path::Path;
+        let n = |p: &str| lexical_normal(Path::new(p)).to_string_lossy().into_owned();
+        assert_eq!(
+            n("deploy/client/../../api/openapi.yaml"),
+            "api/openapi.yaml"
+        );
+        assert_eq!(n("./a/./b/../c.yaml"), "a/c.yaml");
+        assert_eq!(n("../shared/x/../y.yaml"), "../shared/y.yaml");
+        assert_eq!(n("a/../../b"), "../b");
+        assert_eq!(n("/x/../../y"), "/y");
+    }
+
     use super::relative_to;
     use std::path::{Path, PathBuf};
 

@@ -538,7 +538,7 @@ impl<'w> Resolver<'w> {
                 target: canonical,
             });
         }
-        let doc = self.ws.load(&canonical);
+        let doc = self.ws.load_referenced(&canonical);
         if let Err(e) = &doc.tree {
             return Err(RefProblem::BadFile {
                 at: ref_at.clone(),

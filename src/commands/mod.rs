@@ -70,13 +70,7 @@ pub fn check(args: &CheckArgs) -> u8 {
         ..options
     };
     let mut outcome = crate::timing::phase("check", || run(&options));
-    let mut inputs = std::mem::take(&mut outcome.inputs);
-    inputs.extend(
-        config
-            .path
-            .iter()
-            .filter_map(|p| std::fs::canonicalize(p).ok()),
-    );
+    let mut inputs = with_config_file(std::mem::take(&mut outcome.inputs), &config);
     if let Some(e) = args
         .write_baseline
         .as_deref()
@@ -313,6 +307,20 @@ fn fail(message: impl std::fmt::Display) -> u8 {
     EXIT_ERROR
 }
 
+/// The run's input files (canonical paths) and the configuration file it read.
+fn with_config_file(
+    mut inputs: Vec<std::path::PathBuf>,
+    config: &crate::config::Config,
+) -> Vec<std::path::PathBuf> {
+    inputs.extend(
+        config
+            .path
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok()),
+    );
+    inputs
+}
+
 /// The message refusing `flag PATH` when `path` is one of `inputs` (canonical paths
 /// of the files the run read: specs, policies, `$ref` targets, the configuration):
 /// writing there would replace an input with a report. Paths are compared
@@ -507,13 +515,7 @@ pub fn readiness(args: &ReadinessArgs) -> u8 {
         ..CheckOptions::default()
     };
     let (analyzed, diagnostics) = crate::check::run_full(&options);
-    let mut inputs = analyzed.inputs.clone();
-    inputs.extend(
-        config
-            .path
-            .iter()
-            .filter_map(|p| std::fs::canonicalize(p).ok()),
-    );
+    let inputs = with_config_file(analyzed.inputs.clone(), &config);
     if let Some(e) = args
         .output
         .as_deref()

@@ -10,6 +10,8 @@ use retrylint::source::tree::Kind;
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod common;
+
 fn faults() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/faults")
@@ -34,14 +36,7 @@ fn found(o: &CheckOutcome) -> Vec<(String, String)> {
     o.diagnostics
         .iter()
         .filter(|d| d.severity >= retrylint::diagnostic::Severity::Warning)
-        .map(|d| {
-            let l = &d.primary.location;
-            let lc = l.file.line_col(l.span.start);
-            (
-                d.code.to_string(),
-                format!("{}:{}:{}", l.file.display, lc.line, lc.column),
-            )
-        })
+        .map(common::code_at)
         .collect()
 }
 

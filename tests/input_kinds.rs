@@ -4,6 +4,8 @@
 
 use retrylint::check::{run, CheckOptions, CheckOutcome};
 use retrylint::source::tree::Tree;
+
+mod common;
 use retrylint::source::SourceFile;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -57,17 +59,7 @@ impl Drop for Scratch {
 
 /// `(code, "file:line:col")` of every finding.
 fn findings(o: &CheckOutcome) -> Vec<(String, String)> {
-    o.diagnostics
-        .iter()
-        .map(|d| {
-            let l = &d.primary.location;
-            let lc = l.file.line_col(l.span.start);
-            (
-                d.code.to_string(),
-                format!("{}:{}:{}", l.file.display, lc.line, lc.column),
-            )
-        })
-        .collect()
+    o.diagnostics.iter().map(common::code_at).collect()
 }
 
 fn codes(o: &CheckOutcome) -> Vec<&'static str> {

@@ -20,3 +20,14 @@ pub fn retrylint_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// `(code, "file:line:col")` of a finding's primary location (1-based, in characters).
+#[allow(dead_code)] // each test crate uses what it needs of this module
+pub fn code_at(d: &retrylint::diagnostic::Diagnostic) -> (String, String) {
+    let l = &d.primary.location;
+    let lc = l.file.line_col(l.span.start);
+    (
+        d.code.to_string(),
+        format!("{}:{}:{}", l.file.display, lc.line, lc.column),
+    )
+}

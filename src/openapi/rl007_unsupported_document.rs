@@ -1,18 +1,13 @@
 //! RL007 unsupported-document: an OpenAPI version other than 2.0, 3.0.x, 3.1.x, or a
 //! 3.1-only feature (webhooks) in a 3.0 document.
 
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Question, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::RuleMeta;
 use crate::source::refs::At;
 
-/// Rule metadata.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL007",
-    name: "unsupported-document",
-    severity: Severity::Error,
-    question: Question::Input,
-    summary: "an OpenAPI version other than 2.0, 3.0.x, 3.1.x; webhooks in a 3.0 document",
-};
+/// Rule metadata ([`catalog::UNSUPPORTED_DOCUMENT`]).
+pub const META: RuleMeta = catalog::UNSUPPORTED_DOCUMENT;
 
 /// An unsupported version; `at` is the version value node.
 pub fn unsupported_version(at: &At, key: &str, version: &str) -> Diagnostic {

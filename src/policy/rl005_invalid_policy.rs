@@ -3,18 +3,13 @@
 //! equally specific selectors for one operation, two policy files of one layer for one
 //! operation, `retry: true` without signals). Reported while parsing and joining.
 
-use super::{Question, RuleMeta};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::RuleMeta;
 use crate::source::refs::At;
 
-/// RL005.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL005",
-    name: "invalid-policy",
-    severity: Severity::Error,
-    question: Question::Input,
-    summary: "a retry policy does not follow the policy format",
-};
+/// Rule metadata ([`catalog::INVALID_POLICY`]).
+pub const META: RuleMeta = catalog::INVALID_POLICY;
 
 /// An RL005 finding at the offending node.
 pub fn diagnostic(at: &At, message: impl Into<String>, label: impl Into<String>) -> Diagnostic {

@@ -1,22 +1,17 @@
 //! RL011 ref-siblings-ignored: keys beside a `$ref` in a 2.0 or 3.0 document are
 //! ignored; in 3.1 only `summary` and `description` may stand beside it.
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::RuleMeta;
 use crate::openapi::model::SpecVersion;
-use crate::rules::{Question, RuleMeta};
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use crate::source::tree::Kind;
 use std::sync::Arc;
 
-/// Rule metadata.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL011",
-    name: "ref-siblings-ignored",
-    severity: Severity::Warning,
-    question: Question::Input,
-    summary: "keys beside a `$ref` that the document's OpenAPI version ignores",
-};
+/// Rule metadata ([`catalog::REF_SIBLINGS_IGNORED`]).
+pub const META: RuleMeta = catalog::REF_SIBLINGS_IGNORED;
 
 /// Scans one file's arena (aliases not expanded): one finding per ignored sibling
 /// key of every ref object.

@@ -1,18 +1,13 @@
 //! RL001 invalid-syntax: a file that must be read is not valid YAML/JSON (or cannot
 //! be read at all). Reported by the loading stage from a [`LoadError`].
 
-use crate::diagnostic::{Diagnostic, Location, Severity};
-use crate::rules::{Question, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::RuleMeta;
+use crate::diagnostic::{Diagnostic, Location};
 use crate::source::loader::{LoadError, Loaded};
 
-/// Rule metadata.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL001",
-    name: "invalid-syntax",
-    severity: Severity::Error,
-    question: Question::Input,
-    summary: "a file is not valid YAML/JSON; position of the first error",
-};
+/// Rule metadata ([`catalog::INVALID_SYNTAX`]).
+pub const META: RuleMeta = catalog::INVALID_SYNTAX;
 
 /// The finding for a file that has no tree; `None` when it loaded.
 pub fn diagnostic(loaded: &Loaded) -> Option<Diagnostic> {

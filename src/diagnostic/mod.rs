@@ -1,10 +1,16 @@
-//! The one diagnostic type every stage produces and every report format renders.
+//! The one diagnostic type every stage produces and every report format renders,
+//! with what it points at ([`SourceFile`]) and which rule it belongs to
+//! ([`catalog`]). The bottom of the pipeline: it depends on no other module.
 //!
 //! Locations are byte spans into a [`SourceFile`]; line and column are computed only
 //! by the report emitters.
 
-use crate::rules::RuleMeta;
-use crate::source::SourceFile;
+pub mod catalog;
+pub mod rule;
+pub mod source_file;
+
+pub use rule::{Question, RuleMeta};
+pub use source_file::{LineCol, SourceFile};
 use std::ops::Range;
 use std::sync::Arc;
 

@@ -15,13 +15,15 @@
 //! when something of that layer applies to it (a governing policy file or an inline
 //! `x-retry`); an operation nothing applies to has no layers.
 
+pub mod rl006_unknown_operation;
+
 use crate::diagnostic::Diagnostic;
 use crate::openapi::model::{Document, Operation};
 use crate::policy::duration::Millis;
 use crate::policy::model::*;
 use crate::policy::parse::parse_x_retry;
+use crate::policy::rl005_invalid_policy;
 use crate::policy::selector::{did_you_mean, Candidate, Rank, Selector};
-use crate::rules::{rl005_invalid_policy, rl006_unknown_operation};
 use crate::source::refs::{normalize, At};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -198,9 +200,8 @@ impl EffectivePolicy {
     /// The key header when it can de-duplicate: named, and not a correlation header
     /// such as `X-Request-ID` (which only links attempts in logs; RL206, docs/domain.md).
     pub fn dedup_key_header(&self) -> Option<&Field<String>> {
-        self.key_header().filter(|h| {
-            !crate::rules::rl206_request_id_as_idempotency_key::is_correlation_header(&h.value)
-        })
+        self.key_header()
+            .filter(|h| !crate::retry::is_correlation_header(&h.value))
     }
 
     /// True when a status endpoint is consulted: `on_unknown_result: check-status`

@@ -1,18 +1,13 @@
 //! RL004 ref-cycle: a chain of `$ref`s that never reaches a value. One finding per
 //! cycle, at the member that comes first (file, then offset), naming every member.
 
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Question, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::RuleMeta;
 use crate::source::refs::{At, RefProblem};
 
-/// Rule metadata.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL004",
-    name: "ref-cycle",
-    severity: Severity::Error,
-    question: Question::Input,
-    summary: "a chain of `$ref`s that never reaches a value",
-};
+/// Rule metadata ([`catalog::REF_CYCLE`]).
+pub const META: RuleMeta = catalog::REF_CYCLE;
 
 /// The finding for a cycle (`None` for other problems). The members are rotated to
 /// start at the first one in source order, so the same cycle reached from anywhere

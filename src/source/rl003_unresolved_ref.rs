@@ -3,18 +3,13 @@
 //! In OpenAPI 3.1 a remote URI that no schema `$id` names gets help that points at
 //! the `$id`s of the document, never at vendoring what is already there.
 
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Question, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::RuleMeta;
 use crate::source::refs::RefProblem;
 
-/// Rule metadata.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL003",
-    name: "unresolved-ref",
-    severity: Severity::Error,
-    question: Question::Input,
-    summary: "a local or relative-file `$ref` target does not exist or leaves the project root",
-};
+/// Rule metadata ([`catalog::UNRESOLVED_REF`]).
+pub const META: RuleMeta = catalog::UNRESOLVED_REF;
 
 /// The finding for a ref problem other than a cycle (`None` for [`RefProblem::Cycle`]).
 pub fn diagnostic(problem: &RefProblem) -> Option<Diagnostic> {

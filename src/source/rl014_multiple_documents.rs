@@ -9,19 +9,14 @@
 //! on that later document, and the finding ([`later_openapi_document`]) points at
 //! its `---`.
 
-use crate::diagnostic::{Diagnostic, Location, Severity};
-use crate::rules::{Question, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::RuleMeta;
+use crate::diagnostic::{Diagnostic, Location};
 use crate::source::loader::Loaded;
 use std::sync::Arc;
 
-/// Rule metadata.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL014",
-    name: "multiple-documents",
-    severity: Severity::Warning,
-    question: Question::Input,
-    summary: "a spec or policy file holds more than one YAML document; the first is linted",
-};
+/// Rule metadata ([`catalog::MULTIPLE_DOCUMENTS`]).
+pub const META: RuleMeta = catalog::MULTIPLE_DOCUMENTS;
 
 /// What kind of file holds the stream, for the message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,18 +1,13 @@
 //! RL012 invalid-status-key: a response key that is not a status code, an upper-case
 //! range (`4XX`) or `default`. A lower-case range is still read as its range.
 
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Question, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::RuleMeta;
 use crate::source::refs::At;
 
-/// Rule metadata.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL012",
-    name: "invalid-status-key",
-    severity: Severity::Warning,
-    question: Question::Input,
-    summary: "a response key that is not a status code, an upper-case range or `default`",
-};
+/// Rule metadata ([`catalog::INVALID_STATUS_KEY`]).
+pub const META: RuleMeta = catalog::INVALID_STATUS_KEY;
 
 /// The finding for the response key `key` (its key node); `range` when it is still
 /// read as a range (lower-case `5xx`).

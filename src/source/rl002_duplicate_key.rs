@@ -1,20 +1,15 @@
 //! RL002 duplicate-key: a mapping repeats a key. Every repetition is reported, with a
 //! label on the earlier occurrence; the model keeps the last occurrence.
 
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Question, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::RuleMeta;
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use std::sync::Arc;
 
-/// Rule metadata.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL002",
-    name: "duplicate-key",
-    severity: Severity::Error,
-    question: Question::Input,
-    summary: "a mapping repeats a key; labels both occurrences",
-};
+/// Rule metadata ([`catalog::DUPLICATE_KEY`]).
+pub const META: RuleMeta = catalog::DUPLICATE_KEY;
 
 /// Every repeated key of one loaded file (none when the file has no tree).
 pub fn check_file(doc: &Arc<Loaded>) -> Vec<Diagnostic> {

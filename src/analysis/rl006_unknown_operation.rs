@@ -2,18 +2,13 @@
 //! operation in the documents the policy governs. Reported while joining, at the
 //! selector key.
 
-use super::{Question, RuleMeta};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::RuleMeta;
 use crate::source::refs::At;
 
-/// RL006.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL006",
-    name: "unknown-operation",
-    severity: Severity::Error,
-    question: Question::Input,
-    summary: "a policy selector or status endpoint matches no operation",
-};
+/// Rule metadata ([`catalog::UNKNOWN_OPERATION`]).
+pub const META: RuleMeta = catalog::UNKNOWN_OPERATION;
 
 /// An RL006 finding at the selector (key of an `operations` entry, or the
 /// `status_endpoint` value).

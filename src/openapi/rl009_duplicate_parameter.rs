@@ -1,18 +1,13 @@
 //! RL009 duplicate-parameter: one operation's effective parameters hold two with the
 //! same location and name (header names compare case-insensitively).
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::RuleMeta;
 use crate::openapi::model::{Operation, Parameter};
-use crate::rules::{Question, RuleMeta};
 
-/// Rule metadata.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL009",
-    name: "duplicate-parameter",
-    severity: Severity::Warning,
-    question: Question::Input,
-    summary: "one operation's effective parameters hold two with the same location and name",
-};
+/// Rule metadata ([`catalog::DUPLICATE_PARAMETER`]).
+pub const META: RuleMeta = catalog::DUPLICATE_PARAMETER;
 
 /// True when two parameters are the same (same `in`, same name; header names
 /// case-insensitive).

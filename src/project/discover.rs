@@ -257,7 +257,7 @@ pub fn with_related(
             if !openapi && !c.explicit {
                 continue;
             }
-            let bound = crate::check::project_root(&abs, root);
+            let bound = super::project_root(&abs, root);
             if c.explicit {
                 // Any named file may be reached through `$ref` (a fragment, or a
                 // document whose components other documents use).

@@ -83,8 +83,8 @@ pub fn read_crate(src: &Path) -> Crate {
             continue;
         }
         let module = module_path(&parts);
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read {display}: {e}"));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {display}: {e}"));
         let ast = syn::parse_file(&text)
             .unwrap_or_else(|e| panic!("{display} does not parse with syn: {e}"));
         let mut refs = Vec::new();

@@ -24,23 +24,21 @@ use checker::{file_cycles, missing_modules, read_crate, table_problems, unlisted
 use checker::{upward_references, Crate, Layers, Violation};
 use std::path::PathBuf;
 
-/// Bottom to top. A module may use the modules on its own line to its left and every
-/// module on the lines above; nothing to its right or below.
-const LAYERS: &Layers = &[
+/// Bottom to top, one total order: a module may use the modules before it on its own
+/// line and every module on the lines above; nothing after it or below.
+#[rustfmt::skip]
+const LAYERS: &[(&str, &[&str])] = &[
     ("foundation", &["diagnostic", "timing", "deep_stack"]),
-    ("source", &["source"]),
-    ("domain", &["retry"]),
-    ("model", &["openapi", "policy", "import", "config"]),
-    ("workspace", &["workspace"]),
-    ("join", &["analysis"]),
-    ("rules", &["rules"]),
-    ("suppress", &["suppress"]),
-    ("pipeline", &["check"]),
-    (
-        "report",
-        &["report", "baseline", "readiness", "policy_view"],
-    ),
-    ("commands", &["cli", "commands"]),
+    ("source",     &["source"]),
+    ("domain",     &["retry"]),
+    ("model",      &["openapi", "policy", "import", "config"]),
+    ("workspace",  &["workspace"]),
+    ("join",       &["analysis"]),
+    ("rules",      &["rules"]),
+    ("suppress",   &["suppress"]),
+    ("pipeline",   &["check"]),
+    ("report",     &["report", "baseline", "readiness", "policy_view"]),
+    ("commands",   &["cli", "commands"]),
 ];
 
 fn repo() -> PathBuf {
@@ -51,10 +49,10 @@ fn fixture(name: &str) -> Crate {
     read_crate(&repo().join("fixtures/architecture").join(name).join("src"))
 }
 
-fn lines<T: ToString>(items: &[T]) -> String {
+fn lines<T: std::fmt::Display>(items: &[T]) -> String {
     items
         .iter()
-        .map(|i| format!("  {}", i.to_string()))
+        .map(|i| format!("  {i}"))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -108,50 +106,33 @@ fn found(krate: &Crate) -> Vec<(String, usize, String, String)> {
 
 #[test]
 fn an_upward_reference_is_caught() {
-    let krate = fixture("upward");
-    let expected = [
-        ("src/diagnostic.rs", 3, "diagnostic", "crate::timing::Clock"),
-        (
-            "src/openapi/build.rs",
-            6,
-            "openapi",
-            "crate::check::project_root",
-        ),
-        (
-            "src/openapi/build.rs",
-            9,
-            "openapi",
-            "crate::rules::Finding",
-        ),
-        ("src/policy/mod.rs", 3, "policy", "crate::config::Config"),
-        ("src/policy/mod.rs", 9, "policy", "crate::report::render"),
-        ("src/policy/mod.rs", 10, "policy", "crate::commands::run"),
-        ("src/source/loader.rs", 6, "source", "crate::rules::x"),
-        (
-            "src/source/loader.rs",
-            11,
-            "source",
-            "crate::analysis::join",
-        ),
-        (
-            "src/source/loader.rs",
-            16,
-            "source",
-            "crate::suppress::Set::describe",
-        ),
-        ("src/source/mod.rs", 5, "source", "crate::rules::Thing"),
-        ("src/source/mod.rs", 9, "source", "crate::report::json"),
+    #[rustfmt::skip]
+    const EXPECTED: &[(&str, usize, &str, &str)] = &[
+        ("src/diagnostic.rs",    3,  "diagnostic", "crate::timing::Clock"),           // `use`, same layer, later
+        ("src/openapi/build.rs", 6,  "openapi",    "crate::check::project_root"),     // path in a fn body
+        ("src/openapi/build.rs", 9,  "openapi",    "crate::rules::Finding"),          // in a generic argument
+        ("src/policy/mod.rs",    3,  "policy",     "crate::config::Config"),          // `use`, same layer, later
+        ("src/policy/mod.rs",    9,  "policy",     "crate::report::render"),          // inside `format!`
+        ("src/policy/mod.rs",    10, "policy",     "crate::commands::run"),           // expression path
+        ("src/source/loader.rs", 6,  "source",     "crate::rules::x"),                // `super::super::` from a nested file
+        ("src/source/loader.rs", 11, "source",     "crate::analysis::join"),          // `super::` ×3 in an inline `mod`
+        ("src/source/loader.rs", 16, "source",     "crate::suppress::Set::describe"), // inside `format!`
+        ("src/source/mod.rs",    5,  "source",     "crate::rules::Thing"),            // `use` in a `mod.rs`
+        ("src/source/mod.rs",    9,  "source",     "crate::report::json"),            // `super::` inside `vec!`
     ];
-    let expected: Vec<_> = expected
+    // Not reported: `lib.rs`, a doc link, a `#[cfg(test)] mod`, a `#[cfg(all(test, unix))]`
+    // fn, and `src/extras.rs` (not in the table: reported as such below).
+    let krate = fixture("upward");
+    let expected: Vec<_> = EXPECTED
         .iter()
         .map(|&(f, l, m, t)| (f.to_string(), l, m.to_string(), t.to_string()))
         .collect();
     assert_eq!(found(&krate), expected);
 
     // The message names the layers.
-    let first = upward_references(&krate, LAYERS)[1].to_string();
+    let message = upward_references(&krate, LAYERS)[1].to_string();
     assert_eq!(
-        first,
+        message,
         "src/openapi/build.rs:6: openapi (model) refers to crate::check::project_root (pipeline), which is above it"
     );
 
@@ -174,6 +155,7 @@ fn downward_references_pass() {
 
 #[test]
 fn a_table_entry_without_a_module_is_caught() {
+    const TWICE: &Layers = &[("a", &["x", "y"]), ("b", &["x"])];
     // Only the real crate must have every entry; a fixture has a few modules, so
     // this check is its own function, proved here on the clean fixture.
     let krate = fixture("clean");
@@ -183,7 +165,7 @@ fn a_table_entry_without_a_module_is_caught() {
             .to_string()
     ));
     assert!(!missing.iter().any(|m| m.starts_with("LAYERS: rules ")));
-    const TWICE: &Layers = &[("a", &["x", "y"]), ("b", &["x"])];
+    // A module listed twice would make the order ambiguous.
     assert_eq!(
         table_problems(TWICE),
         ["LAYERS: x is listed twice (in a and in b)"]

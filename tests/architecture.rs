@@ -32,7 +32,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("source",     &["source"]),
     ("domain",     &["retry"]),
     ("model",      &["openapi", "policy", "import", "config"]),
-    ("workspace",  &["workspace"]),
+    ("project",    &["project"]),
     ("join",       &["analysis"]),
     ("rules",      &["rules"]),
     ("suppress",   &["suppress"]),
@@ -161,7 +161,7 @@ fn a_table_entry_without_a_module_is_caught() {
     let krate = fixture("clean");
     let missing = missing_modules(&krate, LAYERS);
     assert!(missing.contains(
-        &"LAYERS: workspace (workspace) has no module in src/ (no src/workspace.rs or src/workspace/)"
+        &"LAYERS: project (project) has no module in src/ (no src/project.rs or src/project/)"
             .to_string()
     ));
     assert!(!missing.iter().any(|m| m.starts_with("LAYERS: rules ")));

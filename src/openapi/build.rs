@@ -7,6 +7,7 @@
 //! RL004 at the `$ref` value node (underlined at its `$ref` key).
 
 use crate::diagnostic::Diagnostic;
+use crate::openapi::literal::in_literal_value;
 use crate::openapi::model::{
     Document, Header, Operation, Parameter, Response, SpecVersion, StatusKey,
 };
@@ -284,33 +285,6 @@ fn target_file(resolver: &Resolver, ref_at: &At) -> Option<Arc<Loaded>> {
     let base = ref_at.doc.file.path.parent().unwrap_or(Path::new(""));
     let path = normalize(&base.join(&target.file));
     Some(resolver.workspace().load(&path))
-}
-
-/// True when `node` sits inside literal data (an `example`, or the `value` of an
-/// Example Object), where a `$ref` key is just data.
-pub fn in_literal_value(tree: &Tree, node: NodeId) -> bool {
-    let mut cur = node;
-    for _ in 0..1024 {
-        let Some(parent) = tree.parent(cur) else {
-            return false;
-        };
-        if let Some(key) = tree.key_of(cur) {
-            match tree.scalar(key) {
-                Some("example") => return true,
-                Some("value") => {
-                    let examples = tree.parent(parent).and_then(|g| tree.key_of(g));
-                    if tree.parent(parent).is_some()
-                        && examples.and_then(|k| tree.scalar(k)) == Some("examples")
-                    {
-                        return true;
-                    }
-                }
-                _ => {}
-            }
-        }
-        cur = parent;
-    }
-    false
 }
 
 fn child(at: &At, key: &str) -> Option<At> {

@@ -1,6 +1,7 @@
 //! Located tree -> endpoint model, one code path for Swagger 2.0, OpenAPI 3.0, 3.1.
 
 pub mod build;
+pub mod literal;
 pub mod model;
 pub mod rl007_unsupported_document;
 pub mod rl009_duplicate_parameter;

@@ -28,7 +28,7 @@ pub fn check_file(doc: &Arc<Loaded>, version: SpecVersion) -> Vec<Diagnostic> {
         let has_ref = raw
             .iter()
             .any(|&(k, v)| tree.scalar(k) == Some("$ref") && tree.kind(v) == Kind::Str);
-        if !has_ref || raw.len() < 2 || crate::openapi::build::in_literal_value(tree, id) {
+        if !has_ref || raw.len() < 2 || crate::openapi::literal::in_literal_value(tree, id) {
             continue;
         }
         // In 3.1 a Schema Object is JSON Schema 2020-12, where keys beside `$ref`

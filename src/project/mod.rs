@@ -97,7 +97,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
     };
     let ws = Workspace::new(sel.cwd.clone(), sel.limits);
     let (mut candidates, walk_problems) =
-        crate::timing::phase("discover", || discover(&paths, &sel.policies));
+        crate::timing::phase("discover", || discover(&paths, sel.policies));
     if sel.related {
         candidates = crate::timing::phase("named files and related", || {
             discover::with_related(candidates, &ws, sel.root)

@@ -1,20 +1,20 @@
-//! The `check` pipeline as a library call: discover -> load -> model -> join ->
-//! rules -> sorted diagnostics. No printing here.
+//! The `check` pipeline as a library call: the project ([`crate::project::load`]:
+//! discover, load) -> model -> join -> rules -> suppressions -> sorted diagnostics.
+//! No printing here.
 
 use crate::analysis;
 use crate::diagnostic::{sort_and_dedup, Diagnostic};
-use crate::discover::{discover, Candidate, NameKind};
 use crate::openapi::model::Document;
 use crate::policy;
+use crate::project;
 use crate::rules::{self, Context, Thresholds};
-use crate::source::loader::{Limits, LoadError, Loaded, Workspace};
+use crate::source::loader::Limits;
 use crate::source::refs::Resolver;
-use crate::source::tree::{Kind, Tree};
 use crate::suppress;
 use rayon::prelude::*;
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
+
+pub use crate::project::project_root;
 
 /// What to check.
 #[derive(Debug, Clone, Default)]
@@ -67,28 +67,6 @@ pub struct CheckOutcome {
     pub inputs: Vec<PathBuf>,
 }
 
-/// The project root for a path given on the command line: `--root`, else the nearest
-/// enclosing git work tree, else the path itself (a file's directory).
-pub fn project_root(given: &Path, root_override: Option<&Path>) -> PathBuf {
-    if let Some(r) = root_override {
-        return std::fs::canonicalize(r).unwrap_or_else(|_| r.to_path_buf());
-    }
-    let abs = std::fs::canonicalize(given).unwrap_or_else(|_| given.to_path_buf());
-    let start = if abs.is_dir() {
-        abs.clone()
-    } else {
-        abs.parent().map(Path::to_path_buf).unwrap_or_default()
-    };
-    let mut cur = Some(start.as_path());
-    while let Some(dir) = cur {
-        if dir.join(".git").exists() {
-            return dir.to_path_buf();
-        }
-        cur = dir.parent();
-    }
-    start
-}
-
 /// The root that machine formats (SARIF, GitLab, baselines) make paths relative to:
 /// the project root of the first path given (or of the current directory).
 pub fn report_root(options: &CheckOptions) -> PathBuf {
@@ -103,132 +81,6 @@ pub fn report_root(options: &CheckOptions) -> PathBuf {
         .or(options.policies.first())
         .map_or_else(|| cwd.clone(), |p| cwd.join(p));
     project_root(&first, options.root.as_deref())
-}
-
-fn has_top_level_key(doc: &Loaded, keys: &[&str]) -> bool {
-    let Ok(tree) = &doc.tree else { return false };
-    let Some(root) = tree.root() else {
-        return false;
-    };
-    tree.kind(root) == Kind::Map && keys.iter().any(|k| tree.get(root, k).is_some())
-}
-
-/// True when text that failed to parse still declares itself an OpenAPI document: a
-/// line starting with `openapi:` or `swagger:`, or a JSON `"openapi"`/`"swagger"` key
-/// near the start. Such a file is reported (RL001) instead of skipped, whatever its
-/// name, so a broken spec never passes CI silently.
-fn declares_openapi(text: &str) -> bool {
-    let mut end = text.len().min(64 * 1024);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let head = &text[..end];
-    head.lines().any(|l| {
-        let l = l.trim_end();
-        ["openapi:", "swagger:", "openapi :", "swagger :"]
-            .iter()
-            .any(|p| l.starts_with(p))
-    }) || head.contains("\"openapi\"")
-        || head.contains("\"swagger\"")
-}
-
-/// For a file whose first YAML document is not an OpenAPI description: the first
-/// later document of its stream that is (its 0-based index among the non-empty
-/// documents, and its tree). `None` for one document, or when none is.
-fn later_openapi_document(doc: &Loaded) -> Option<(usize, Tree)> {
-    let tree = doc.tree.as_ref().ok()?;
-    if tree.later_documents().is_empty() {
-        return None;
-    }
-    Tree::parse_stream(doc.file.text.clone())
-        .ok()?
-        .into_iter()
-        .enumerate()
-        .skip(1)
-        .find(|(_, t)| {
-            t.root().is_some_and(|r| {
-                t.kind(r) == Kind::Map
-                    && (t.get(r, "openapi").is_some() || t.get(r, "swagger").is_some())
-            })
-        })
-}
-
-/// RL005 for each `spec:` path of `policy` that names an existing file which is not
-/// read as an OpenAPI description: unreadable or not parsable (the error itself is
-/// RL001 on the file), its first document without a top-level `openapi`/`swagger`,
-/// or a stream whose OpenAPI document is a later one. A missing file is RL005 from
-/// the join; a file that is an OpenAPI description but not part of this run (not
-/// named, filtered out) gets nothing.
-fn spec_targets_not_openapi(
-    policy: &crate::policy::model::PolicyFile,
-    documents: &[Document],
-    ws: &Workspace,
-    streams_read: &HashMap<PathBuf, usize>,
-) -> Vec<Diagnostic> {
-    let dir = policy.doc.file.path.parent().unwrap_or(Path::new(""));
-    let mut out = Vec::new();
-    for s in &policy.spec {
-        let joined = crate::source::refs::normalize(&dir.join(&s.value));
-        if !joined.is_file() {
-            continue;
-        }
-        let canonical = std::fs::canonicalize(&joined).unwrap_or_else(|_| joined.clone());
-        let why = if let Some(&index) = streams_read.get(&canonical) {
-            format!(
-                "whose first YAML document is not an OpenAPI description: the OpenAPI description is the {} document of the stream",
-                rules::rl014_multiple_documents::ordinal(index)
-            )
-        } else if documents
-            .iter()
-            .any(|d| d.doc.file.path == joined || d.doc.file.path == canonical)
-        {
-            continue;
-        } else {
-            let doc = ws.load(&joined);
-            match &doc.tree {
-                Err(e) => {
-                    let rl001 = rules::rl001_invalid_syntax::from_error(&doc, e);
-                    let why = format!("which could not be read: {}", rl001.message);
-                    out.push(rl001);
-                    why
-                }
-                Ok(_) if has_top_level_key(&doc, &["openapi", "swagger"]) => continue,
-                Ok(_) => match later_openapi_document(&doc) {
-                    Some((index, _)) => format!(
-                        "whose first YAML document is not an OpenAPI description: the OpenAPI description is the {} document of the stream",
-                        rules::rl014_multiple_documents::ordinal(index)
-                    ),
-                    None => "which is not an OpenAPI description (its first YAML document has no top-level `openapi` or `swagger`)".to_string(),
-                },
-            }
-        };
-        out.push(
-            Diagnostic::new(
-                &rules::rl005_invalid_policy::META,
-                format!("`spec` names `{}`, {why}", s.value),
-                s.at.value_location(),
-                "not one OpenAPI description",
-            )
-            .with_help("point `spec` at a file that is one OpenAPI description (a top-level `openapi` or `swagger` key), relative to the policy file"),
-        );
-    }
-    out
-}
-
-/// A named configuration file (`.retrylint.yaml`) changes what every file of its
-/// project reports, so it stands for its whole project: it is replaced by the
-/// project root, which is walked as `retrylint check ROOT` would walk it.
-fn named_configs_to_projects(paths: Vec<PathBuf>, root: Option<&Path>) -> Vec<PathBuf> {
-    paths
-        .into_iter()
-        .map(|p| {
-            if p.file_name().is_some_and(|n| n == crate::config::FILE_NAME) && p.is_file() {
-                project_root(&p, root)
-            } else {
-                p
-            }
-        })
-        .collect()
 }
 
 /// Everything up to the rules: the documents, the joined model and the findings
@@ -323,129 +175,42 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         .clone()
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_default();
-    let paths: Vec<PathBuf> = if options.paths.is_empty() && options.policies.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        options.paths.clone()
-    };
-    let paths = if options.related {
-        named_configs_to_projects(paths, options.root.as_deref())
-    } else {
-        paths
-    };
-    let ws = Workspace::new(cwd.clone(), options.limits);
-    let (mut candidates, walk_problems) =
-        crate::timing::phase("discover", || discover(&paths, &options.policies));
-    if options.related {
-        candidates = crate::timing::phase("named files and related", || {
-            crate::discover::with_related(candidates, &ws, options.root.as_deref())
-        });
-    }
-    if let Some(filter) = &options.filter {
-        // `--policy` files are read whatever the filter says.
-        candidates.retain(|c| {
-            (c.explicit && c.kind == NameKind::Policy && options.policies.contains(&c.path))
-                || filter.allows(&c.path)
-        });
-    }
-    let mut diags: Vec<Diagnostic> = walk_problems
-        .iter()
-        .map(|p| rules::rl001_invalid_syntax::walk_problem(&ws, &p.path, &p.message))
-        .collect();
-
-    // Load every candidate in parallel; the workspace caches by canonical path.
-    let loaded: Vec<(Candidate, Arc<Loaded>)> = crate::timing::phase("load", || {
-        candidates
-            .par_iter()
-            .map(|c| (c.clone(), ws.load(&c.path)))
-            .collect()
+    let mut inputs = project::load(&project::Selection {
+        paths: &options.paths,
+        policies: &options.policies,
+        root: options.root.as_deref(),
+        cwd,
+        limits: options.limits,
+        explicit_policies_only: options.explicit_policies_only,
+        filter: options.filter.as_ref(),
+        related: options.related,
     });
-
-    let mut documents_in: Vec<(Arc<Loaded>, PathBuf)> = Vec::new();
-    let mut policy_files: Vec<Arc<Loaded>> = Vec::new();
-    let mut skipped = Vec::new();
-    // Streams read on a later document: canonical path -> index of that document.
-    let mut streams_read: HashMap<PathBuf, usize> = HashMap::new();
-    let mut skipped_paths = std::collections::HashSet::new();
-    for (cand, doc) in &loaded {
-        let root_arg = paths
-            .iter()
-            .find(|p| cand.path.starts_with(p))
-            .cloned()
-            .unwrap_or_else(|| cand.path.clone());
-        match (&doc.tree, cand.kind) {
-            (Err(e), kind) => {
-                let reported = match kind {
-                    // A foreign-named file (a README given with `*`) is no spec unless
-                    // it says so; one that cannot be read at all is still reported.
-                    NameKind::Unlisted => {
-                        matches!(e, LoadError::Io(_)) || declares_openapi(&doc.file.text)
-                    }
-                    NameKind::Other => cand.explicit || declares_openapi(&doc.file.text),
-                    NameKind::Policy | NameKind::SpecLike => true,
-                };
-                if reported {
-                    diags.push(rules::rl001_invalid_syntax::from_error(doc, e));
-                } else {
-                    skipped.push(doc.file.display.clone());
-                    skipped_paths.insert(doc.file.path.clone());
-                }
-            }
-            (Ok(_), NameKind::Policy) if options.explicit_policies_only && !cand.explicit => {}
-            (Ok(_), NameKind::Policy) => policy_files.push(doc.clone()),
-            (Ok(_), _) if has_top_level_key(doc, &["openapi", "swagger"]) => {
-                documents_in.push((
-                    doc.clone(),
-                    project_root(&root_arg, options.root.as_deref()),
-                ));
-            }
-            // A stream whose first document is not OpenAPI but a later one is: a file
-            // named on the command line or like a spec is read on that document (with
-            // RL014); a walked file of another name is a stream by design (Kubernetes
-            // manifests) and is skipped below.
-            (Ok(_), kind) if cand.explicit || kind == NameKind::SpecLike => {
-                match later_openapi_document(doc) {
-                    Some((index, tree)) => {
-                        diags.extend(rules::rl014_multiple_documents::later_openapi_document(
-                            doc, index,
-                        ));
-                        streams_read.insert(doc.file.path.clone(), index);
-                        documents_in.push((
-                            ws.substitute(doc, tree),
-                            project_root(&root_arg, options.root.as_deref()),
-                        ));
-                    }
-                    None => {
-                        skipped.push(doc.file.display.clone());
-                        skipped_paths.insert(doc.file.path.clone());
-                    }
-                }
-            }
-            (Ok(_), _) => {
-                skipped.push(doc.file.display.clone());
-                skipped_paths.insert(doc.file.path.clone());
-            }
-        }
-    }
-    for doc in &policy_files {
-        diags.extend(rules::rl002_duplicate_key::check_file(doc));
-        diags.extend(rules::rl014_multiple_documents::check_file(
-            doc,
-            rules::rl014_multiple_documents::Role::Policy,
-        ));
-    }
+    let mut diags = std::mem::take(&mut inputs.diagnostics);
 
     // Model: documents built in parallel, each with its own resolver (its memo and
     // look-up caches behind no lock another worker waits on); files reached by `$ref`
-    // are still loaded once, by the shared workspace.
+    // are still loaded once, by the shared workspace. RL008's typed read of a 3.0
+    // document runs on another core beside its ref scan.
     let built: Vec<(Option<Document>, Vec<Diagnostic>)> = crate::timing::phase("model", || {
         // On the deep-stack pool: RL008's typed read recurses per nesting level.
         crate::deep_stack::run(|| {
-            documents_in
+            inputs
+                .documents
                 .par_iter()
                 .map(|(doc, root)| {
-                    let resolver = Resolver::new(&ws, root);
-                    crate::openapi::build::lint_document(&resolver, doc)
+                    let resolver = Resolver::new(&inputs.ws, root);
+                    let name = &doc.file.display;
+                    let (document, diags, structure) =
+                        crate::openapi::lint_document_beside(&resolver, doc, |d| {
+                            crate::timing::detail(format_args!("model/rl008 {name}"), || {
+                                rules::rl008_invalid_openapi_structure::check_document(d)
+                            })
+                        });
+                    let document = document.map(|mut d| {
+                        d.structure_check = structure;
+                        d
+                    });
+                    (document, diags)
                 })
                 .collect()
         })
@@ -458,7 +223,7 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
 
     // Policies and the join.
     let mut policies = Vec::new();
-    for p in &policy_files {
+    for p in &inputs.policies {
         let (policy, d) = policy::load_policy(p);
         diags.extend(d);
         policies.extend(policy);
@@ -466,22 +231,16 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
     let (analysis, d) = crate::timing::phase("join", || analysis::join(&documents, &policies));
     diags.extend(d);
     for p in &policies {
-        diags.extend(spec_targets_not_openapi(p, &documents, &ws, &streams_read));
+        diags.extend(inputs.spec_targets_not_openapi(p, &documents));
     }
-    // A skipped file is no input (an earlier report), unless a `$ref` reached it.
-    let inputs = ws
-        .loaded_paths()
-        .into_iter()
-        .filter(|p| !skipped_paths.contains(p) || ws.is_referenced(p))
-        .collect();
     Analyzed {
         documents,
         analysis,
         diagnostics: diags,
-        skipped,
+        skipped: std::mem::take(&mut inputs.skipped),
         policies: policies.len(),
         suppressed: Vec::new(),
         could_not_lint: false,
-        inputs,
+        inputs: inputs.read_paths(),
     }
 }

@@ -19,8 +19,8 @@
 //! fail_on: warning             # error | warning | info | never
 //! ```
 
+use crate::diagnostic::{catalog, Question, RuleMeta};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Question, RuleMeta, Thresholds, REGISTRY};
 use crate::source::loader::{Limits, Loaded, Workspace};
 use crate::source::strict::{suggest, StrictReader};
 use crate::source::tree::{Kind, NodeId};
@@ -49,6 +49,25 @@ pub const META: RuleMeta = RuleMeta {
     question: Question::Input,
     summary: "the configuration file cannot be read as meant",
 };
+
+/// Configurable thresholds of the budget rules (`thresholds:` in `.retrylint.yaml`).
+#[derive(Debug, Clone, Copy)]
+pub struct Thresholds {
+    /// RL303: attempts above this are excessive (default 5).
+    pub max_attempts: u32,
+    /// RL311: a product of attempts across layers above this is amplification
+    /// (default 3).
+    pub max_amplification: u64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            max_attempts: 5,
+            max_amplification: 3,
+        }
+    }
+}
 
 /// What a rule is set to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,7 +129,7 @@ impl RuleLevels {
         diags
             .into_iter()
             .filter_map(|mut d| match self.0.get(d.code) {
-                _ if d.code == crate::rules::rl001_invalid_syntax::META.code => Some(d),
+                _ if d.code == crate::source::rl001_invalid_syntax::META.code => Some(d),
                 Some(Level::Off) => None,
                 Some(Level::Severity(s)) => {
                     d.severity = *s;
@@ -123,7 +142,7 @@ impl RuleLevels {
 
     /// True when the rule `code` is off.
     pub fn is_off(&self, code: &str) -> bool {
-        code != crate::rules::rl001_invalid_syntax::META.code
+        code != crate::source::rl001_invalid_syntax::META.code
             && self.0.get(code) == Some(&Level::Off)
     }
 }
@@ -147,24 +166,24 @@ pub struct Config {
 /// (`unprotected-retry`) or a code prefix (`RL2`, `RL20`). Empty when none.
 pub fn matching_codes(selector: &str) -> Vec<&'static str> {
     let s = selector.trim();
-    if let Some(rule) = crate::rules::find(s) {
-        return vec![rule.meta.code];
+    if let Some(rule) = catalog::find(s) {
+        return vec![rule.code];
     }
     let upper = s.to_ascii_uppercase();
     if upper.len() < 2 || !upper.starts_with("RL") {
         return Vec::new();
     }
-    REGISTRY
+    catalog::ALL
         .iter()
-        .filter(|r| r.meta.code.starts_with(&upper))
-        .map(|r| r.meta.code)
+        .filter(|r| r.code.starts_with(&upper))
+        .map(|r| r.code)
         .collect()
 }
 
 /// A "did you mean" for an unknown rule selector.
 pub fn suggest_rule(selector: &str) -> Option<&'static str> {
-    let mut names: Vec<&'static str> = REGISTRY.iter().map(|r| r.meta.name).collect();
-    names.extend(REGISTRY.iter().map(|r| r.meta.code));
+    let mut names: Vec<&'static str> = catalog::ALL.iter().map(|r| r.name).collect();
+    names.extend(catalog::ALL.iter().map(|r| r.code));
     suggest(selector, &names)
 }
 
@@ -202,8 +221,8 @@ pub fn apply_cli(
     let selected = resolve("--select", split(select))?;
     let ignored = resolve("--ignore", split(ignore))?;
     if !select.is_empty() {
-        for r in REGISTRY {
-            let code = r.meta.code;
+        for r in catalog::ALL {
+            let code = r.code;
             if selected.contains(&code) {
                 if levels.is_off(code) {
                     levels.0.remove(code);
@@ -265,7 +284,7 @@ pub fn parse(doc: &Arc<Loaded>, path: &Path) -> Result<Config, ConfigError> {
     let tree = match &doc.tree {
         Ok(t) => t,
         Err(e) => {
-            let d = crate::rules::rl001_invalid_syntax::from_error(doc, e);
+            let d = crate::source::rl001_invalid_syntax::from_error(doc, e);
             return Err(ConfigError::Invalid(vec![d]));
         }
     };
@@ -393,7 +412,7 @@ impl Parser<'_> {
                 "warning" => Level::Severity(Severity::Warning),
                 _ => Level::Severity(Severity::Info),
             };
-            let exact = crate::rules::find(name.trim()).is_some();
+            let exact = catalog::find(name.trim()).is_some();
             let rank = if exact { usize::MAX } else { name.len() };
             found.push((rank, codes, level));
         }

@@ -1,10 +1,13 @@
 //! retrylint: a static retry-policy linter for HTTP APIs.
 //!
-//! The pipeline reads top to bottom: [`discover`] -> load ([`source`]) -> model
-//! ([`openapi`], [`policy`]) -> join ([`analysis`]) -> [`rules`] -> [`report`].
-//! [`check::run`] runs it as one library call; [`commands`] is what the binary prints.
-//! [`retry`] is the pure domain logic (decision function, Retry-After, simulation)
-//! shared by the rules and the `plan`/`simulate` commands.
+//! The pipeline reads top to bottom: [`project`] (discover, load; over [`source`]) ->
+//! model ([`openapi`], [`policy`], [`import`]) -> join ([`analysis`]) -> [`rules`] ->
+//! [`suppress`] -> [`report`]. [`check::run`] runs it as one library call;
+//! [`commands`] is what the binary prints. [`diagnostic`] is the bottom: the finding
+//! type, source files and every rule's identity. [`retry`] is the pure domain logic
+//! (decision function, Retry-After, simulation) shared by the rules and the
+//! `plan`/`simulate` commands. Each module uses only the modules below it
+//! (`ARCHITECTURE.md`; `tests/architecture.rs` enforces it).
 
 #![warn(missing_docs)]
 
@@ -16,10 +19,11 @@ pub mod commands;
 pub mod config;
 pub mod deep_stack;
 pub mod diagnostic;
-pub mod discover;
+pub mod import;
 pub mod openapi;
 pub mod policy;
 pub mod policy_view;
+pub mod project;
 pub mod readiness;
 pub mod report;
 pub mod retry;
@@ -27,3 +31,6 @@ pub mod rules;
 pub mod source;
 pub mod suppress;
 pub mod timing;
+
+/// Discovery kept its old path (`retrylint::discover`): it is part of [`project`].
+pub use project::discover;

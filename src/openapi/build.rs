@@ -7,18 +7,22 @@
 //! RL004 at the `$ref` value node (underlined at its `$ref` key).
 
 use crate::diagnostic::Diagnostic;
+use crate::openapi::literal::in_literal_value;
 use crate::openapi::model::{
     Document, Header, Operation, Parameter, Response, SpecVersion, StatusKey,
 };
-use crate::rules::{
-    rl001_invalid_syntax, rl002_duplicate_key, rl003_unresolved_ref, rl004_ref_cycle,
+use crate::openapi::{
     rl007_unsupported_document, rl009_duplicate_parameter, rl011_ref_siblings_ignored,
-    rl012_invalid_status_key, rl014_multiple_documents,
+    rl012_invalid_status_key,
 };
 use crate::source::loader::Loaded;
 use crate::source::pointer::parse_ref;
 use crate::source::refs::{normalize, At, RefProblem, Resolver};
 use crate::source::tree::{Kind, NodeId, Tree};
+use crate::source::{
+    rl001_invalid_syntax, rl002_duplicate_key, rl003_unresolved_ref, rl004_ref_cycle,
+    rl014_multiple_documents,
+};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -141,34 +145,39 @@ pub fn build_document(
 /// Everything about one OpenAPI document that does not need a policy: the model and
 /// its findings, the whole-file ref check, RL002 and RL011 over the root file and
 /// every file reached through `$ref`s; de-duplicated (see [`dedup_findings`]).
-/// Spec rules (RL5xx) run separately over the documents through
-/// [`crate::rules::run_checks`].
+/// Spec rules (RL5xx) run later, over the joined model.
 pub fn lint_document(
     resolver: &Resolver,
     doc: &Arc<Loaded>,
 ) -> (Option<Document>, Vec<Diagnostic>) {
+    let (document, diags, _) = lint_document_beside(resolver, doc, |_| ());
+    (document, diags)
+}
+
+/// [`lint_document`], running `beside` over the built model on another core while
+/// this one scans the refs (the pipeline runs RL008's typed read there, the costly
+/// part of a big 3.0 document). `beside`'s result is `None` when there is no model.
+pub fn lint_document_beside<T: Send>(
+    resolver: &Resolver,
+    doc: &Arc<Loaded>,
+    beside: impl FnOnce(&Document) -> T + Send,
+) -> (Option<Document>, Vec<Diagnostic>, Option<T>) {
     let name = &doc.file.display;
-    let (mut document, mut diags) =
-        crate::timing::detail(format_args!("model/build {name}"), || {
-            build_document(resolver, doc)
-        });
-    match &mut document {
+    let (document, mut diags) = crate::timing::detail(format_args!("model/build {name}"), || {
+        build_document(resolver, doc)
+    });
+    let mut extra = None;
+    match &document {
         Some(d) => {
-            // RL008 reads the whole document into the typed model: do it on another
-            // core while this one scans the refs.
-            let (structure, (files, ref_diags)) = rayon::join(
-                || {
-                    crate::timing::detail(format_args!("model/rl008 {name}"), || {
-                        crate::rules::rl008_invalid_openapi_structure::check_document(d)
-                    })
-                },
+            let (value, (files, ref_diags)) = rayon::join(
+                || beside(d),
                 || {
                     crate::timing::detail(format_args!("model/refs {name}"), || {
                         scan_refs(resolver, doc)
                     })
                 },
             );
-            d.structure_check = Some(structure);
+            extra = Some(value);
             diags.extend(ref_diags);
             for file in files {
                 diags.extend(rl002_duplicate_key::check_file(&file));
@@ -182,7 +191,7 @@ pub fn lint_document(
         None => diags.extend(rl002_duplicate_key::check_file(doc)),
     }
     dedup_findings(&mut diags);
-    (document, diags)
+    (document, diags, extra)
 }
 
 /// Drops repeated findings (same rule, file and span; the first one kept), then
@@ -276,33 +285,6 @@ fn target_file(resolver: &Resolver, ref_at: &At) -> Option<Arc<Loaded>> {
     let base = ref_at.doc.file.path.parent().unwrap_or(Path::new(""));
     let path = normalize(&base.join(&target.file));
     Some(resolver.workspace().load(&path))
-}
-
-/// True when `node` sits inside literal data (an `example`, or the `value` of an
-/// Example Object), where a `$ref` key is just data.
-pub fn in_literal_value(tree: &Tree, node: NodeId) -> bool {
-    let mut cur = node;
-    for _ in 0..1024 {
-        let Some(parent) = tree.parent(cur) else {
-            return false;
-        };
-        if let Some(key) = tree.key_of(cur) {
-            match tree.scalar(key) {
-                Some("example") => return true,
-                Some("value") => {
-                    let examples = tree.parent(parent).and_then(|g| tree.key_of(g));
-                    if tree.parent(parent).is_some()
-                        && examples.and_then(|k| tree.scalar(k)) == Some("examples")
-                    {
-                        return true;
-                    }
-                }
-                _ => {}
-            }
-        }
-        cur = parent;
-    }
-    false
 }
 
 fn child(at: &At, key: &str) -> Option<At> {

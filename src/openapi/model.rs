@@ -31,7 +31,7 @@ pub struct Document {
     /// The root's inline `x-retry` mapping (policy defaults), if any.
     pub x_retry: Option<At>,
     /// RL008's finding when it was already computed (by
-    /// [`crate::openapi::build::lint_document`], beside the ref scan); `None` when
+    /// the pipeline, beside the ref scan: [`crate::openapi::lint_document_beside`]); `None` when
     /// not yet computed.
     pub structure_check: Option<Option<crate::diagnostic::Diagnostic>>,
 }

@@ -10,7 +10,7 @@ use super::duration::{parse_duration, Millis};
 use super::model::*;
 use super::selector::Selector;
 use crate::diagnostic::Diagnostic;
-use crate::rules::rl005_invalid_policy;
+use crate::policy::rl005_invalid_policy;
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use crate::source::strict::StrictReader;

@@ -233,9 +233,9 @@ fn row(j: &JoinedOperation, documents: &[Document], diagnostics: &[Diagnostic]) 
     // A key protects only when the spec declares it and the client sends it (when
     // retried); a correlation header (`X-Request-ID`) is never a key.
     let key_sent = !policy_headers.is_empty();
-    let declared_key_is_real = idempotency_key.as_ref().is_some_and(|k| {
-        !crate::rules::rl206_request_id_as_idempotency_key::is_correlation_header(&k.header)
-    });
+    let declared_key_is_real = idempotency_key
+        .as_ref()
+        .is_some_and(|k| !crate::retry::is_correlation_header(&k.header));
     if (key_sent || !retried) && declared_key_is_real {
         safety.push("idempotency-key".to_string());
     }

@@ -7,12 +7,14 @@
 //! - [`parse_retry_after`] / [`parse_retry_after_at`]: the one Retry-After parser
 //!   (RFC 9110 §10.2.3), shared with the lint rules (RL503).
 //! - [`backoff_bound_ms`], [`total_backoff_ms`]: budget arithmetic for the rules.
+//! - [`is_correlation_header`]: tracing headers that are no idempotency key.
 //! - [`simulate`]: the deterministic herd simulation behind `retrylint simulate`.
 //!
 //! Units: every time, delay and duration is in milliseconds as `f64`, except
 //! Retry-After delay-seconds (seconds, as sent on the wire).
 
 mod backoff;
+mod correlation;
 mod decision;
 mod policy_decision;
 mod retry_after;
@@ -20,6 +22,7 @@ mod simulate;
 mod types;
 
 pub use backoff::{backoff_bound_ms, total_backoff_ms};
+pub use correlation::{is_correlation_header, CORRELATION_HEADERS};
 pub use decision::{
     decide, is_idempotent_method, Decision, DecisionInput, StopReason, IDEMPOTENT_METHODS,
 };

@@ -1,25 +1,12 @@
 //! The rule registry: one explicit static list of every rule's metadata, and the
 //! checks that run over the joined model. One file per rule.
 
-use crate::diagnostic::Severity;
-
 pub mod docs;
 pub mod grouping;
 pub mod retry_after_header;
-pub mod rl001_invalid_syntax;
-pub mod rl002_duplicate_key;
-pub mod rl003_unresolved_ref;
-pub mod rl004_ref_cycle;
-pub mod rl005_invalid_policy;
-pub mod rl006_unknown_operation;
-pub mod rl007_unsupported_document;
 pub mod rl008_invalid_openapi_structure;
-pub mod rl009_duplicate_parameter;
 pub mod rl010_unused_suppression;
-pub mod rl011_ref_siblings_ignored;
-pub mod rl012_invalid_status_key;
 pub mod rl013_suppression_without_reason;
-pub mod rl014_multiple_documents;
 pub mod rl015_equivalent_paths;
 pub mod rl101_undeclared_effect;
 pub mod rl102_unsafe_method_with_side_effects;
@@ -49,76 +36,27 @@ pub mod rl503_invalid_retry_after_schema;
 pub mod rl504_idempotency_key_errors_undocumented;
 pub mod rl505_accepted_without_status_location;
 
-/// Which readiness question a rule serves (docs/domain.md, "Readiness: the four
-/// questions"), or `Input` for rules about reading the files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Question {
-    /// RL0xx: the files can be read as meant.
-    Input,
-    /// Q1: which effect is repeated.
-    Effect,
-    /// Q2: why repeating it is safe.
-    Safety,
-    /// Q3: the time and attempt budget.
-    Budget,
-    /// Q4: what happens when the result is unknown.
-    UnknownResult,
-    /// RL5xx: the server contract in the OpenAPI document.
-    ServerContract,
-}
+// Input rules are reported by the stage that finds the problem, in that stage's
+// folder; re-exported here so that every rule is reachable as `rules::rlNNN_*`.
+pub use crate::analysis::rl006_unknown_operation;
+pub use crate::openapi::rl007_unsupported_document;
+pub use crate::openapi::rl009_duplicate_parameter;
+pub use crate::openapi::rl011_ref_siblings_ignored;
+pub use crate::openapi::rl012_invalid_status_key;
+pub use crate::policy::rl005_invalid_policy;
+pub use crate::source::rl001_invalid_syntax;
+pub use crate::source::rl002_duplicate_key;
+pub use crate::source::rl003_unresolved_ref;
+pub use crate::source::rl004_ref_cycle;
+pub use crate::source::rl014_multiple_documents;
 
-impl Question {
-    /// Short human label.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Question::Input => "input",
-            Question::Effect => "Q1 effect",
-            Question::Safety => "Q2 safety",
-            Question::Budget => "Q3 budget",
-            Question::UnknownResult => "Q4 unknown result",
-            Question::ServerContract => "server contract",
-        }
-    }
-}
-
-/// A rule's identity and defaults, declared as a `const META` in its own file.
-#[derive(Debug, Clone, Copy)]
-pub struct RuleMeta {
-    /// `RLnnn`; never reused.
-    pub code: &'static str,
-    /// kebab-case name.
-    pub name: &'static str,
-    /// Default severity (for rules with two, the higher).
-    pub severity: Severity,
-    /// The readiness question served.
-    pub question: Question,
-    /// One line: what it reports.
-    pub summary: &'static str,
-}
+pub use crate::diagnostic::rule::{Question, RuleMeta};
 
 use crate::analysis::Analysis;
 use crate::diagnostic::Diagnostic;
 use crate::openapi::model::Document;
 
-/// Configurable thresholds, in one place (read from `.retrylint.yaml` later).
-#[derive(Debug, Clone, Copy)]
-pub struct Thresholds {
-    /// RL303: attempts above this are excessive (default 5).
-    pub max_attempts: u32,
-    /// RL311: a product of attempts across layers above this is amplification
-    /// (default 3).
-    pub max_amplification: u64,
-}
-
-impl Default for Thresholds {
-    fn default() -> Self {
-        Thresholds {
-            max_attempts: 5,
-            max_amplification: 3,
-        }
-    }
-}
+pub use crate::config::Thresholds;
 
 /// What every check sees: the documents, the joined policy model, thresholds.
 pub struct Context<'a> {

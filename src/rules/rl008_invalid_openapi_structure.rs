@@ -24,9 +24,10 @@
 //! - the conversion stops (and the document is not checked) when aliases would expand
 //!   it beyond a value budget or past [`MAX_DEPTH`] nesting levels (alias bombs).
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::openapi::model::{Document, SpecVersion};
-use crate::rules::{Context, Question, RuleMeta};
+use crate::rules::{Context, RuleMeta};
 use crate::source::pointer::escape;
 use crate::source::refs::At;
 use crate::source::tree::{Kind, NodeId, Tree};
@@ -36,14 +37,8 @@ use serde_json::{Map, Number, Value};
 mod sections;
 mod tree_de;
 
-/// Rule metadata.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL008",
-    name: "invalid-openapi-structure",
-    severity: Severity::Warning,
-    question: Question::Input,
-    summary: "a 3.0 document that the typed OpenAPI 3.0 model rejects",
-};
+/// Rule metadata ([`catalog::INVALID_OPENAPI_STRUCTURE`]).
+pub const META: RuleMeta = catalog::INVALID_OPENAPI_STRUCTURE;
 
 /// Rejected documents smaller than this (bytes) are converted whole for the exact
 /// error path and message; bigger ones are explained from their first failing piece

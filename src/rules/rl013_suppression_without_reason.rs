@@ -2,14 +2,8 @@
 //! `ignore`) without a non-empty `reason`. Such a suppression is not applied.
 //! Reported by [`crate::suppress`].
 
-use super::{Question, RuleMeta};
-use crate::diagnostic::Severity;
+use super::RuleMeta;
+use crate::diagnostic::catalog;
 
-/// RL013.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL013",
-    name: "suppression-without-reason",
-    severity: Severity::Error,
-    question: Question::Input,
-    summary: "a suppression without a reason (it is not applied)",
-};
+/// Rule metadata ([`catalog::SUPPRESSION_WITHOUT_REASON`]).
+pub const META: RuleMeta = catalog::SUPPRESSION_WITHOUT_REASON;

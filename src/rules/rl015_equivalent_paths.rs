@@ -6,21 +6,16 @@
 //! operations are that path's (the ones to move), so a baseline that records it still
 //! reports a path added later. A trailing slash makes a different path.
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::openapi::model::Document;
-use crate::rules::{Context, Question, RuleMeta};
+use crate::rules::{Context, RuleMeta};
 use crate::source::refs::At;
 use crate::source::tree::{Kind, NodeId};
 use std::collections::HashMap;
 
-/// Rule metadata.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL015",
-    name: "equivalent-paths",
-    severity: Severity::Warning,
-    question: Question::Input,
-    summary: "two templated paths differ only in parameter names (OpenAPI forbids them)",
-};
+/// Rule metadata ([`catalog::EQUIVALENT_PATHS`]).
+pub const META: RuleMeta = catalog::EQUIVALENT_PATHS;
 
 /// The path with every template expression (`{name}`) emptied to `{}`; `None` when
 /// it has no template (two equal plain paths are a repeated key, RL002's).

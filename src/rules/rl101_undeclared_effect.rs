@@ -6,19 +6,14 @@
 //! operations retried by one `defaults` value give one finding with a label each.
 
 use super::grouping::{label_operations, layer_phrase, layers, operation_list, ByNode};
-use super::{Context, Question, RuleMeta};
+use super::{Context, RuleMeta};
 use crate::analysis::Source;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::policy::model::Effect;
 
-/// RL101.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL101",
-    name: "undeclared-effect",
-    severity: Severity::Info,
-    question: Question::Effect,
-    summary: "a retried operation with a non-idempotent method has no declared effect",
-};
+/// Rule metadata ([`catalog::UNDECLARED_EFFECT`]).
+pub const META: RuleMeta = catalog::UNDECLARED_EFFECT;
 
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {

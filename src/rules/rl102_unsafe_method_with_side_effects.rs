@@ -8,19 +8,14 @@
 use super::grouping::{
     label_operations, layer_phrase, layers, method_list, operation_list, ByNode,
 };
-use super::{Context, Question, RuleMeta};
+use super::{Context, RuleMeta};
 use crate::analysis::Source;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::policy::model::Effect;
 
-/// RL102.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL102",
-    name: "unsafe-method-with-side-effects",
-    severity: Severity::Warning,
-    question: Question::Effect,
-    summary: "an operation with a safe method is declared non-idempotent",
-};
+/// Rule metadata ([`catalog::UNSAFE_METHOD_WITH_SIDE_EFFECTS`]).
+pub const META: RuleMeta = catalog::UNSAFE_METHOD_WITH_SIDE_EFFECTS;
 
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {

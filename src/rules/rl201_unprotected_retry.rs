@@ -9,18 +9,13 @@
 //! Operations retried by one `defaults` value share one finding, with a label each.
 
 use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
-use super::{Context, Question, RuleMeta};
+use super::{Context, RuleMeta};
 use crate::analysis::Source;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 
-/// RL201.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL201",
-    name: "unprotected-retry",
-    severity: Severity::Error,
-    question: Question::Safety,
-    summary: "a non-idempotent operation is retried after a possibly processed attempt without protection",
-};
+/// Rule metadata ([`catalog::UNPROTECTED_RETRY`]).
+pub const META: RuleMeta = catalog::UNPROTECTED_RETRY;
 
 /// Checks every retried operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {

@@ -5,17 +5,12 @@
 //! Operations sharing one key `header` node share one finding, with a label each.
 
 use super::grouping::{layers, Collector, Hit};
-use super::{Context, Question, RuleMeta};
-use crate::diagnostic::{Diagnostic, Severity};
+use super::{Context, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 
-/// RL202.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL202",
-    name: "idempotency-key-not-in-spec",
-    severity: Severity::Error,
-    question: Question::Safety,
-    summary: "the policy's idempotency-key header is not a declared header parameter",
-};
+/// Rule metadata ([`catalog::IDEMPOTENCY_KEY_NOT_IN_SPEC`]).
+pub const META: RuleMeta = catalog::IDEMPOTENCY_KEY_NOT_IN_SPEC;
 
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {

@@ -11,18 +11,13 @@
 use super::grouping::{
     distinct, join_and, label_operations, layer_phrase, layers, operation_list, ByNode,
 };
-use super::{Context, Question, RuleMeta};
-use crate::diagnostic::{Diagnostic, Severity};
+use super::{Context, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::policy::model::{Concurrent, Layer, PayloadMismatch};
 
-/// RL203.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL203",
-    name: "idempotency-key-contract-incomplete",
-    severity: Severity::Warning,
-    question: Question::Safety,
-    summary: "an idempotency-key contract leaves out retention, scope, payload-mismatch or concurrency handling, or ignores them",
-};
+/// Rule metadata ([`catalog::IDEMPOTENCY_KEY_CONTRACT_INCOMPLETE`]).
+pub const META: RuleMeta = catalog::IDEMPOTENCY_KEY_CONTRACT_INCOMPLETE;
 
 /// Which ignored item a finding is about.
 #[derive(Clone, Copy, PartialEq, Eq)]

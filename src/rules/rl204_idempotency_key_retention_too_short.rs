@@ -9,20 +9,15 @@ use super::grouping::{
     distinct, join_and, label_operations, layer_phrase, layers, operation_list, with_label_once,
     written, ByNode,
 };
-use super::{Context, Question, RuleMeta};
-use crate::diagnostic::{Diagnostic, Severity};
+use super::{Context, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::policy::duration::format_millis;
 use crate::policy::model::Layer;
 use crate::source::refs::At;
 
-/// RL204.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL204",
-    name: "idempotency-key-retention-too-short",
-    severity: Severity::Error,
-    question: Question::Safety,
-    summary: "idempotency-key retention is shorter than the operation's deadline",
-};
+/// Rule metadata ([`catalog::IDEMPOTENCY_KEY_RETENTION_TOO_SHORT`]).
+pub const META: RuleMeta = catalog::IDEMPOTENCY_KEY_RETENTION_TOO_SHORT;
 
 struct Hit {
     layer: Layer,

@@ -19,21 +19,16 @@ use super::grouping::{
     distinct, join_and, label_operations, layer_phrase, layers, method_list, operation_list,
     with_label_once, ByNode,
 };
-use super::{Context, Question, RuleMeta};
+use super::{Context, RuleMeta};
 use crate::analysis::{EffectivePolicy, Source};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::openapi::model::Operation;
 use crate::policy::model::{Effect, Layer};
 use crate::source::refs::At;
 
-/// RL205.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL205",
-    name: "invalid-status-endpoint",
-    severity: Severity::Error,
-    question: Question::Safety,
-    summary: "a status endpoint is not safe or needs a parameter the client cannot know",
-};
+/// Rule metadata ([`catalog::INVALID_STATUS_ENDPOINT`]).
+pub const META: RuleMeta = catalog::INVALID_STATUS_ENDPOINT;
 
 struct Hit<'a> {
     layer: Layer,

@@ -2,57 +2,20 @@
 //! non-idempotent operation is a correlation or tracing header. It links attempts in
 //! logs but nobody de-duplicates on it.
 //!
-//! The headers recognised (exact names, case-insensitive) are [`CORRELATION_HEADERS`].
+//! The headers recognised (exact names, case-insensitive) are
+//! [`crate::retry::CORRELATION_HEADERS`].
 
 use super::grouping::{
     label_operations, layer_phrase, layers, operation_list, with_label_once, ByNode,
 };
-use super::{Context, Question, RuleMeta};
-use crate::diagnostic::{Diagnostic, Severity};
+use super::{Context, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::policy::model::Layer;
+use crate::retry::is_correlation_header;
 
-/// RL206.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL206",
-    name: "request-id-as-idempotency-key",
-    severity: Severity::Error,
-    question: Question::Safety,
-    summary: "the idempotency-key header is a correlation or tracing header",
-};
-
-/// Correlation and tracing headers (compared case-insensitively). A dedicated key
-/// header such as `Idempotency-Key` or Azure's `Repeatability-Request-ID` is not one.
-pub const CORRELATION_HEADERS: &[&str] = &[
-    "X-Request-ID",
-    "X-Correlation-ID",
-    "Request-Id",
-    "Correlation-Id",
-    "X-Amzn-Trace-Id",
-    "X-Amzn-RequestId",
-    "X-Amz-Request-Id",
-    "traceparent",
-    "tracestate",
-    "b3",
-    "X-B3-TraceId",
-    "X-B3-SpanId",
-    "X-B3-ParentSpanId",
-    "X-Trace-Id",
-    "X-Span-Id",
-    "X-Cloud-Trace-Context",
-    "uber-trace-id",
-    "X-Datadog-Trace-Id",
-    "X-Client-Trace-Id",
-    "X-Client-Request-Id",
-    "X-MS-Request-Id",
-    "X-MS-Client-Request-Id",
-];
-
-/// True when `header` is a correlation or tracing header.
-pub fn is_correlation_header(header: &str) -> bool {
-    CORRELATION_HEADERS
-        .iter()
-        .any(|h| h.eq_ignore_ascii_case(header.trim()))
-}
+/// Rule metadata ([`catalog::REQUEST_ID_AS_IDEMPOTENCY_KEY`]).
+pub const META: RuleMeta = catalog::REQUEST_ID_AS_IDEMPOTENCY_KEY;
 
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
@@ -99,18 +62,4 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             label_operations(d, &ops, |_| "non-idempotent operation".into())
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn correlation_headers_case_insensitive() {
-        assert!(is_correlation_header("x-request-id"));
-        assert!(is_correlation_header("TRACEPARENT"));
-        assert!(is_correlation_header("X-Amzn-Trace-Id"));
-        assert!(!is_correlation_header("Idempotency-Key"));
-        assert!(!is_correlation_header("Repeatability-Request-ID"));
-    }
 }

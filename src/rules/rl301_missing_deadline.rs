@@ -5,17 +5,12 @@
 //! `defaults` value share one finding, with a label each.
 
 use super::grouping::{retried_layers, Collector, Hit};
-use super::{Context, Question, RuleMeta};
-use crate::diagnostic::{Diagnostic, Severity};
+use super::{Context, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 
-/// RL301.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL301",
-    name: "missing-deadline",
-    severity: Severity::Error,
-    question: Question::Budget,
-    summary: "a retried operation has no deadline",
-};
+/// Rule metadata ([`catalog::MISSING_DEADLINE`]).
+pub const META: RuleMeta = catalog::MISSING_DEADLINE;
 
 /// Checks every retried operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {

@@ -8,17 +8,12 @@
 //! finding then points at the node that turns retrying on (as RL301 does).
 
 use super::grouping::{layer_phrase, layers, Collector, Hit};
-use super::{Context, Question, RuleMeta};
-use crate::diagnostic::{Diagnostic, Severity};
+use super::{Context, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 
-/// RL302.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL302",
-    name: "invalid-attempts",
-    severity: Severity::Error,
-    question: Question::Budget,
-    summary: "`attempts` is below 1, or a retried operation has no attempt budget",
-};
+/// Rule metadata ([`catalog::INVALID_ATTEMPTS`]).
+pub const META: RuleMeta = catalog::INVALID_ATTEMPTS;
 
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {

@@ -4,17 +4,12 @@
 //! (`retry: false`) makes one attempt whatever `attempts` says and is not reported.
 
 use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
-use super::{Context, Question, RuleMeta};
-use crate::diagnostic::{Diagnostic, Severity};
+use super::{Context, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 
-/// RL303.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL303",
-    name: "excessive-attempts",
-    severity: Severity::Warning,
-    question: Question::Budget,
-    summary: "`attempts` is above the configured maximum (default 5)",
-};
+/// Rule metadata ([`catalog::EXCESSIVE_ATTEMPTS`]).
+pub const META: RuleMeta = catalog::EXCESSIVE_ATTEMPTS;
 
 /// Checks every retried operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {

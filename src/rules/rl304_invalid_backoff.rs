@@ -9,19 +9,14 @@
 //! of the two (the one that broke the pair; `cap` when both are set at one level).
 
 use super::grouping::{layer_phrase, layers, Collector, Hit};
-use super::{Context, Question, RuleMeta};
+use super::{Context, RuleMeta};
 use crate::analysis::Source;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::policy::duration::format_millis;
 
-/// RL304.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL304",
-    name: "invalid-backoff",
-    severity: Severity::Error,
-    question: Question::Budget,
-    summary: "a backoff has a negative `base`, a `cap` below `base`, or a `multiplier` below 1",
-};
+/// Rule metadata ([`catalog::INVALID_BACKOFF`]).
+pub const META: RuleMeta = catalog::INVALID_BACKOFF;
 
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {

@@ -6,18 +6,13 @@
 //! `jitter`, else (no `backoff` at all) at the node that turns retrying on.
 
 use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
-use super::{Context, Question, RuleMeta};
-use crate::diagnostic::{Diagnostic, Severity};
+use super::{Context, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::policy::model::Jitter;
 
-/// RL305.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL305",
-    name: "missing-jitter",
-    severity: Severity::Warning,
-    question: Question::Budget,
-    summary: "a retried operation's backoff has no jitter",
-};
+/// Rule metadata ([`catalog::MISSING_JITTER`]).
+pub const META: RuleMeta = catalog::MISSING_JITTER;
 
 const HELP: &str =
     "set `backoff.jitter: full` (or `equal`, `decorrelated`) so clients spread their retries";

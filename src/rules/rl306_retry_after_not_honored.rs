@@ -9,18 +9,13 @@
 //! covering `retry_on` entry is its own finding.
 
 use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
-use super::{Context, Question, RuleMeta};
+use super::{Context, RuleMeta};
+use crate::diagnostic::catalog;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::policy::model::Signal;
 
-/// RL306.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL306",
-    name: "retry-after-not-honored",
-    severity: Severity::Error,
-    question: Question::Budget,
-    summary: "429 or 503 is retried without honouring `Retry-After`",
-};
+/// Rule metadata ([`catalog::RETRY_AFTER_NOT_HONORED`]).
+pub const META: RuleMeta = catalog::RETRY_AFTER_NOT_HONORED;
 
 const HELP: &str = "set `retry_after: { honor: true, max: ..., on_invalid: backoff }` so retries wait at least what the server asks";
 

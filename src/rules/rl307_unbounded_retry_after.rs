@@ -10,20 +10,14 @@
 //! finding at `max`, with a label at the `deadline`.
 
 use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
-use super::{Context, Question, RuleMeta};
-use crate::diagnostic::{Diagnostic, Severity};
+use super::{Context, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::policy::duration::format_millis;
 use crate::policy::model::Signal;
 
-/// RL307.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL307",
-    name: "unbounded-retry-after",
-    severity: Severity::Warning,
-    question: Question::Budget,
-    summary:
-        "`Retry-After` is honoured without a `max` within the deadline, or without `on_invalid`",
-};
+/// Rule metadata ([`catalog::UNBOUNDED_RETRY_AFTER`]).
+pub const META: RuleMeta = catalog::UNBOUNDED_RETRY_AFTER;
 
 /// Checks every retried operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {

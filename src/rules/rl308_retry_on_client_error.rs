@@ -8,18 +8,13 @@
 //! `retry_on` entry is its own finding, at that entry.
 
 use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
-use super::{Context, Question, RuleMeta};
+use super::{Context, RuleMeta};
+use crate::diagnostic::catalog;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::policy::model::Signal;
 
-/// RL308.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL308",
-    name: "retry-on-client-error",
-    severity: Severity::Error,
-    question: Question::Budget,
-    summary: "`retry_on` holds a 4xx status that means \"fix the request\"",
-};
+/// Rule metadata ([`catalog::RETRY_ON_CLIENT_ERROR`]).
+pub const META: RuleMeta = catalog::RETRY_ON_CLIENT_ERROR;
 
 /// 4xx codes that can change on their own (409 only with an idempotency key).
 const TRANSIENT: [u16; 3] = [408, 425, 429];

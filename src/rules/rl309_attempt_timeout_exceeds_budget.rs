@@ -12,20 +12,15 @@
 //! at the `deadline` and `attempts`.
 
 use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
-use super::{Context, Question, RuleMeta};
-use crate::diagnostic::{Diagnostic, Severity};
+use super::{Context, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::policy::duration::format_millis;
 use crate::policy::model::AttemptTimeout;
 use crate::retry::total_backoff_ms;
 
-/// RL309.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL309",
-    name: "attempt-timeout-exceeds-budget",
-    severity: Severity::Warning,
-    question: Question::Budget,
-    summary: "a fixed `attempt_timeout` does not fit in the deadline with every attempt and wait",
-};
+/// Rule metadata ([`catalog::ATTEMPT_TIMEOUT_EXCEEDS_BUDGET`]).
+pub const META: RuleMeta = catalog::ATTEMPT_TIMEOUT_EXCEEDS_BUDGET;
 
 /// Checks every retried operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {

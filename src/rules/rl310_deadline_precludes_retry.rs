@@ -6,19 +6,14 @@
 //! `deadline`.
 
 use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
-use super::{Context, Question, RuleMeta};
-use crate::diagnostic::{Diagnostic, Severity};
+use super::{Context, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::policy::duration::format_millis;
 use crate::retry::backoff_bound_ms;
 
-/// RL310.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL310",
-    name: "deadline-precludes-retry",
-    severity: Severity::Warning,
-    question: Question::Budget,
-    summary: "the first backoff bound alone reaches the deadline",
-};
+/// Rule metadata ([`catalog::DEADLINE_PRECLUDES_RETRY`]).
+pub const META: RuleMeta = catalog::DEADLINE_PRECLUDES_RETRY;
 
 /// Checks every retried operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {

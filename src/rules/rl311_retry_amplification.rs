@@ -9,19 +9,14 @@
 //! absent), with a label at every other layer's and one on the operation.
 
 use super::grouping::{Collector, Hit};
-use super::{Context, Question, RuleMeta};
+use super::{Context, RuleMeta};
 use crate::analysis::EffectivePolicy;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::source::refs::At;
 
-/// RL311.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL311",
-    name: "retry-amplification",
-    severity: Severity::Warning,
-    question: Question::Budget,
-    summary: "several layers retry one operation and their attempts multiply beyond the limit",
-};
+/// Rule metadata ([`catalog::RETRY_AMPLIFICATION`]).
+pub const META: RuleMeta = catalog::RETRY_AMPLIFICATION;
 
 /// The node that sets a layer's attempt count, and the count (absent: 2, inexact).
 fn attempts_of(eff: &EffectivePolicy) -> (Option<&At>, u64, bool) {

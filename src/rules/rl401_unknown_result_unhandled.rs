@@ -5,17 +5,12 @@
 //! `defaults` value share one finding.
 
 use super::grouping::{label_operations, layer_phrase, layers, operation_list, ByNode};
-use super::{Context, Question, RuleMeta};
-use crate::diagnostic::{Diagnostic, Severity};
+use super::{Context, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 
-/// RL401.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL401",
-    name: "unknown-result-unhandled",
-    severity: Severity::Warning,
-    question: Question::UnknownResult,
-    summary: "a retried non-idempotent operation does not say what an unknown result leads to",
-};
+/// Rule metadata ([`catalog::UNKNOWN_RESULT_UNHANDLED`]).
+pub const META: RuleMeta = catalog::UNKNOWN_RESULT_UNHANDLED;
 
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {

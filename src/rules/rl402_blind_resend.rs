@@ -5,20 +5,15 @@
 use super::grouping::{
     label_operations, layer_phrase, layers, operation_list, with_label_once, ByNode,
 };
-use super::{Context, Question, RuleMeta};
+use super::{Context, RuleMeta};
 use crate::analysis::Source;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::policy::model::{Layer, UnknownResult};
 use crate::source::refs::At;
 
-/// RL402.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL402",
-    name: "blind-resend",
-    severity: Severity::Error,
-    question: Question::UnknownResult,
-    summary: "a non-idempotent operation is resent after an unknown result",
-};
+/// Rule metadata ([`catalog::BLIND_RESEND`]).
+pub const META: RuleMeta = catalog::BLIND_RESEND;
 
 struct Hit {
     layer: Layer,

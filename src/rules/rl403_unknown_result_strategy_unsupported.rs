@@ -5,18 +5,13 @@
 //! Applies whatever the effect. The finding points at the `on_unknown_result` value.
 
 use super::grouping::{label_operations, layer_phrase, layers, operation_list, ByNode};
-use super::{Context, Question, RuleMeta};
-use crate::diagnostic::{Diagnostic, Severity};
+use super::{Context, RuleMeta};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::policy::model::{Layer, UnknownResult};
 
-/// RL403.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL403",
-    name: "unknown-result-strategy-unsupported",
-    severity: Severity::Error,
-    question: Question::UnknownResult,
-    summary: "the unknown-result strategy lacks the status endpoint or idempotency key it needs",
-};
+/// Rule metadata ([`catalog::UNKNOWN_RESULT_STRATEGY_UNSUPPORTED`]).
+pub const META: RuleMeta = catalog::UNKNOWN_RESULT_STRATEGY_UNSUPPORTED;
 
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {

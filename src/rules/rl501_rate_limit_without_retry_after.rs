@@ -3,18 +3,13 @@
 //! One finding per response definition: a component shared through `$ref` gives one
 //! finding at the component with a label per operation that uses it.
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::rules::retry_after_header::missing_retry_after;
-use crate::rules::{Context, Question, RuleMeta};
+use crate::rules::{Context, RuleMeta};
 
-/// Rule metadata.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL501",
-    name: "rate-limit-without-retry-after",
-    severity: Severity::Warning,
-    question: Question::ServerContract,
-    summary: "a documented 429 response declares no `Retry-After` header",
-};
+/// Rule metadata ([`catalog::RATE_LIMIT_WITHOUT_RETRY_AFTER`]).
+pub const META: RuleMeta = catalog::RATE_LIMIT_WITHOUT_RETRY_AFTER;
 
 /// Checks every operation of every document.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {

@@ -2,18 +2,13 @@
 //! through `5XX` when there is no explicit 503) declares no `Retry-After` header.
 //! One finding per response definition, like RL501.
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::rules::retry_after_header::missing_retry_after;
-use crate::rules::{Context, Question, RuleMeta};
+use crate::rules::{Context, RuleMeta};
 
-/// Rule metadata.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL502",
-    name: "unavailable-without-retry-after",
-    severity: Severity::Info,
-    question: Question::ServerContract,
-    summary: "a documented 503 response declares no `Retry-After` header",
-};
+/// Rule metadata ([`catalog::UNAVAILABLE_WITHOUT_RETRY_AFTER`]).
+pub const META: RuleMeta = catalog::UNAVAILABLE_WITHOUT_RETRY_AFTER;
 
 /// Checks every operation of every document.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {

@@ -10,23 +10,18 @@
 //! treated as fitting (no finding without evidence). A schema with no `type` and no
 //! date `format` constrains nothing and is not reported.
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::openapi::model::{Header, Operation};
 use crate::retry::is_valid_retry_after_example;
 use crate::rules::grouping::{whose, with_users, ByNode};
-use crate::rules::{Context, Question, RuleMeta};
+use crate::rules::{Context, RuleMeta};
 use crate::source::pointer::parse_ref;
 use crate::source::refs::At;
 use crate::source::tree::{Kind, NodeId, Tree};
 
-/// Rule metadata.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL503",
-    name: "invalid-retry-after-schema",
-    severity: Severity::Warning,
-    question: Question::ServerContract,
-    summary: "a `Retry-After` schema or example fits neither delay-seconds nor HTTP-date",
-};
+/// Rule metadata ([`catalog::INVALID_RETRY_AFTER_SCHEMA`]).
+pub const META: RuleMeta = catalog::INVALID_RETRY_AFTER_SCHEMA;
 
 const MAX_DEPTH: usize = 32;
 

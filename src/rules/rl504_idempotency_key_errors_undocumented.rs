@@ -3,18 +3,13 @@
 //! other payload). An explicit code or a `4XX` range counts; `default` does not.
 
 use crate::analysis::Analysis;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::openapi::model::{Operation, Parameter, StatusKey};
-use crate::rules::{Context, Question, RuleMeta};
+use crate::rules::{Context, RuleMeta};
 
-/// Rule metadata.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL504",
-    name: "idempotency-key-errors-undocumented",
-    severity: Severity::Info,
-    question: Question::ServerContract,
-    summary: "an operation with an idempotency-key header documents neither 409 nor 422",
-};
+/// Rule metadata ([`catalog::IDEMPOTENCY_KEY_ERRORS_UNDOCUMENTED`]).
+pub const META: RuleMeta = catalog::IDEMPOTENCY_KEY_ERRORS_UNDOCUMENTED;
 
 /// Header names that are idempotency keys whatever the policy says
 /// (compared case-insensitively).

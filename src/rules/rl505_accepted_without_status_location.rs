@@ -3,19 +3,14 @@
 //! outcome. One finding per response definition (a shared component gives one
 //! finding with a label per operation).
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::catalog;
+use crate::diagnostic::Diagnostic;
 use crate::openapi::model::{Response, StatusKey};
 use crate::rules::grouping::{group_responses, whose, with_users};
-use crate::rules::{Context, Question, RuleMeta};
+use crate::rules::{Context, RuleMeta};
 
-/// Rule metadata.
-pub const META: RuleMeta = RuleMeta {
-    code: "RL505",
-    name: "accepted-without-status-location",
-    severity: Severity::Info,
-    question: Question::ServerContract,
-    summary: "a 202 response declares no `Location` or `Operation-Location` header and no link",
-};
+/// Rule metadata ([`catalog::ACCEPTED_WITHOUT_STATUS_LOCATION`]).
+pub const META: RuleMeta = catalog::ACCEPTED_WITHOUT_STATUS_LOCATION;
 
 fn points_somewhere(resp: &Response) -> bool {
     resp.has_links

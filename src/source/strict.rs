@@ -6,7 +6,7 @@ use super::loader::Loaded;
 use super::refs::At;
 use super::tree::{Kind, NodeId, Tree};
 use crate::diagnostic::Diagnostic;
-use crate::rules::RuleMeta;
+use crate::diagnostic::RuleMeta;
 use std::sync::Arc;
 
 /// The closest candidate to `word` (Jaro-Winkler >= 0.8, `-`/`_`/space and case

@@ -1,0 +1,810 @@
+//! The join: for each operation, its effective retry settings per layer, each field
+//! remembering where it came from (file and node).
+//!
+//! For one operation and one layer each field takes the first value found in
+//! ([`Source`], most specific first):
+//! 1. the most specific matching `operations` entry of the policy file of that layer;
+//! 2. the operation's inline `x-retry` (if its `layer`, default client, is that layer);
+//! 3. the policy file's `defaults`;
+//! 4. the document root's inline `x-retry` (same layer rule);
+//! 5. the built-in default (`retry: false`, `effect` from the method,
+//!    `attempt_timeout: remaining`, `backoff.multiplier: 2`).
+//!
+//! Mappings (`backoff`, `retry_after`, `idempotency_key`) combine key by key; lists
+//! (`retry_on`) replace. An operation gets an [`EffectivePolicy`] for a layer only
+//! when something of that layer applies to it (a governing policy file or an inline
+//! `x-retry`); an operation nothing applies to has no layers.
+
+pub mod rl006_unknown_operation;
+
+use crate::diagnostic::Diagnostic;
+use crate::openapi::model::{Document, Operation};
+use crate::policy::duration::Millis;
+use crate::policy::model::*;
+use crate::policy::parse::parse_x_retry;
+use crate::policy::rl005_invalid_policy;
+use crate::policy::selector::{did_you_mean, Candidate, Rank, Selector};
+use crate::source::refs::{normalize, At};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// Where an effective value came from, most specific first (so `a < b` means `a` is
+/// more specific).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// The most specific matching `operations` entry of the policy file.
+    Entry,
+    /// The operation's inline `x-retry`.
+    OperationXRetry,
+    /// The policy file's `defaults`.
+    Defaults,
+    /// The document root's inline `x-retry`.
+    RootXRetry,
+    /// The built-in default (no node).
+    BuiltIn,
+}
+
+/// One effective value and its origin.
+#[derive(Debug, Clone)]
+pub struct Field<T> {
+    /// The value.
+    pub value: T,
+    /// The node it was read from; `None` for a built-in default.
+    pub at: Option<At>,
+    /// Which level it came from.
+    pub source: Source,
+}
+
+impl<T> Field<T> {
+    fn builtin(value: T) -> Field<T> {
+        Field {
+            value,
+            at: None,
+            source: Source::BuiltIn,
+        }
+    }
+}
+
+/// Effective `idempotency_key`, combined key by key.
+#[derive(Debug, Clone, Default)]
+pub struct EffectiveKey {
+    /// The most specific `idempotency_key` mapping that contributes.
+    pub at: Option<At>,
+    /// Header name.
+    pub header: Option<Field<String>>,
+    /// Retention (ms).
+    pub retention: Option<Field<Millis>>,
+    /// Scope.
+    pub scope: Option<Field<String>>,
+    /// `on_payload_mismatch`.
+    pub on_payload_mismatch: Option<Field<PayloadMismatch>>,
+    /// `on_concurrent`.
+    pub on_concurrent: Option<Field<Concurrent>>,
+}
+
+/// Effective `backoff`, combined key by key.
+#[derive(Debug, Clone)]
+pub struct EffectiveBackoff {
+    /// The most specific `backoff` mapping that contributes.
+    pub at: Option<At>,
+    /// Base (ms).
+    pub base: Option<Field<Millis>>,
+    /// Cap (ms).
+    pub cap: Option<Field<Millis>>,
+    /// Multiplier (built-in default 2).
+    pub multiplier: Field<f64>,
+    /// Jitter.
+    pub jitter: Option<Field<Jitter>>,
+}
+
+/// Effective `retry_after`, combined key by key.
+#[derive(Debug, Clone, Default)]
+pub struct EffectiveRetryAfter {
+    /// The most specific `retry_after` mapping that contributes.
+    pub at: Option<At>,
+    /// `honor`.
+    pub honor: Option<Field<bool>>,
+    /// `max` (ms).
+    pub max: Option<Field<Millis>>,
+    /// `on_invalid`.
+    pub on_invalid: Option<Field<OnInvalid>>,
+}
+
+/// An operation by position: `documents[document].operations[operation]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OpRef {
+    /// Index into the documents of the run.
+    pub document: usize,
+    /// Index into that document's `operations`.
+    pub operation: usize,
+}
+
+/// The effective settings of one operation in one layer.
+#[derive(Debug, Clone)]
+pub struct EffectivePolicy {
+    /// The layer.
+    pub layer: Layer,
+    /// The policy file of this layer governing the operation (index into
+    /// [`Analysis::policies`]), if any.
+    pub policy: Option<usize>,
+    /// The matching `operations` entry of that policy (index into its `operations`).
+    pub entry: Option<usize>,
+    /// `retry` (built-in false).
+    pub retry: Field<bool>,
+    /// `effect` (built-in: from the method).
+    pub effect: Field<Effect>,
+    /// `idempotency_key`.
+    pub idempotency_key: EffectiveKey,
+    /// `status_endpoint`.
+    pub status_endpoint: Option<Field<Selector>>,
+    /// The operation `status_endpoint` resolves to (same document first).
+    pub status_operation: Option<OpRef>,
+    /// `on_unknown_result`.
+    pub on_unknown_result: Option<Field<UnknownResult>>,
+    /// `attempts`.
+    pub attempts: Option<Field<i64>>,
+    /// `deadline` (ms).
+    pub deadline: Option<Field<Millis>>,
+    /// `attempt_timeout` (built-in `remaining`).
+    pub attempt_timeout: Field<AttemptTimeout>,
+    /// `backoff`.
+    pub backoff: EffectiveBackoff,
+    /// `retry_on` (a list: the most specific one replaces the others).
+    pub retry_on: Option<Field<Vec<Spanned<Signal>>>>,
+    /// `retry_after`.
+    pub retry_after: EffectiveRetryAfter,
+    /// Misspelled keys of every mapping that applies (most specific first): what
+    /// the author meant to set. See [`EffectivePolicy::is_misspelled`].
+    pub misspelled: Vec<Misspelled>,
+}
+
+impl EffectivePolicy {
+    /// True when `key` (a dotted path such as `attempts` or `backoff.jitter`), or the
+    /// mapping holding it (`backoff`), is misspelled in a mapping that applies to
+    /// this operation, or has a value there that was rejected (see [`Misspelled`]).
+    /// A rule that reports "`key` is missing" skips the operation then: the typo or
+    /// bad value is reported once (RL005), not again as a missing setting on every
+    /// operation it would have covered.
+    pub fn is_misspelled(&self, key: &str) -> bool {
+        self.misspelled.iter().any(|m| {
+            m.intended == key
+                || key
+                    .strip_prefix(m.intended.as_str())
+                    .is_some_and(|rest| rest.starts_with('.'))
+        })
+    }
+
+    /// Retried: `retry` true, `retry_on` not empty, `attempts` absent or above 1.
+    pub fn is_retried(&self) -> bool {
+        self.retry.value
+            && self.retry_on.as_ref().is_some_and(|r| !r.value.is_empty())
+            && self.attempts.as_ref().is_none_or(|a| a.value > 1)
+    }
+
+    /// The effective effect (declared, else from the method).
+    pub fn effective_effect(&self) -> Effect {
+        self.effect.value
+    }
+
+    /// True when the effective effect is non-idempotent.
+    pub fn is_non_idempotent(&self) -> bool {
+        self.effect.value == Effect::NonIdempotent
+    }
+
+    /// The idempotency-key header the client sends, if any.
+    pub fn key_header(&self) -> Option<&Field<String>> {
+        self.idempotency_key.header.as_ref()
+    }
+
+    /// The key header when it can de-duplicate: named, and not a correlation header
+    /// such as `X-Request-ID` (which only links attempts in logs; RL206, docs/domain.md).
+    pub fn dedup_key_header(&self) -> Option<&Field<String>> {
+        self.key_header()
+            .filter(|h| !crate::retry::is_correlation_header(&h.value))
+    }
+
+    /// True when a status endpoint is consulted: `on_unknown_result: check-status`
+    /// together with a `status_endpoint`.
+    pub fn checks_status(&self) -> bool {
+        self.status_endpoint.is_some()
+            && self
+                .on_unknown_result
+                .as_ref()
+                .is_some_and(|u| u.value == UnknownResult::CheckStatus)
+    }
+
+    /// Protected: an idempotency key is sent (a `header` is named), or a status
+    /// endpoint is consulted.
+    pub fn is_protected(&self) -> bool {
+        self.key_header().is_some() || self.checks_status()
+    }
+
+    /// The signals of `retry_on` after which the request may have been processed
+    /// (everything except `connect-failure` and `refused-stream`).
+    pub fn unsafe_signals(&self) -> Vec<&Spanned<Signal>> {
+        self.retry_on
+            .as_ref()
+            .map(|r| {
+                r.value
+                    .iter()
+                    .filter(|s| !s.value.never_processed())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// True when `retry_on` covers the HTTP status `code` (explicitly or by class).
+    pub fn retries_status(&self, code: u16) -> bool {
+        self.retry_on
+            .as_ref()
+            .is_some_and(|r| r.value.iter().any(|s| s.value.covers_status(code)))
+    }
+
+    /// The node that turns retrying on (the `retry: true` value).
+    pub fn retry_origin(&self) -> Option<&At> {
+        self.retry.at.as_ref()
+    }
+}
+
+/// One operation with its effective settings per layer.
+#[derive(Debug, Clone)]
+pub struct JoinedOperation {
+    /// Index into the documents of the run.
+    pub document: usize,
+    /// Index into that document's `operations`.
+    pub operation: usize,
+    /// The operation's parsed inline `x-retry`, if any.
+    pub x_retry: Option<Settings>,
+    /// One entry per layer that applies, in [`Layer::ALL`] order.
+    pub layers: Vec<EffectivePolicy>,
+}
+
+impl JoinedOperation {
+    /// This operation's position.
+    pub fn op_ref(&self) -> OpRef {
+        OpRef {
+            document: self.document,
+            operation: self.operation,
+        }
+    }
+
+    /// The effective policy of `layer`, if any applies.
+    pub fn layer(&self, layer: Layer) -> Option<&EffectivePolicy> {
+        self.layers.iter().find(|l| l.layer == layer)
+    }
+
+    /// The operation in `documents`.
+    pub fn resolve<'d>(&self, documents: &'d [Document]) -> &'d Operation {
+        &documents[self.document].operations[self.operation]
+    }
+}
+
+/// The joined model of one run.
+#[derive(Debug, Default)]
+pub struct Analysis {
+    /// Every operation of every document, in document order.
+    pub operations: Vec<JoinedOperation>,
+    /// The policy files joined (as given).
+    pub policies: Vec<PolicyFile>,
+    /// For each policy, the indices of the documents it governs.
+    pub governs: Vec<Vec<usize>>,
+    /// For each document, its parsed root `x-retry`, if any.
+    pub document_x_retry: Vec<Option<Settings>>,
+    /// The findings made while joining (RL005, RL006), also returned by [`join`].
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// RL005 for each `spec:` path that names neither a document of the run nor a file
+/// on disk: such a policy would silently govern nothing.
+fn missing_spec_paths(policy: &PolicyFile, documents: &[Document]) -> Vec<Diagnostic> {
+    let dir = policy
+        .doc
+        .file
+        .path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    policy
+        .spec
+        .iter()
+        .filter(|s| {
+            let joined = normalize(&dir.join(&s.value));
+            !joined.is_file() && !documents.iter().any(|d| d.doc.file.path == joined)
+        })
+        .map(|s| {
+            rl005_invalid_policy::diagnostic(
+                &s.at,
+                format!(
+                    "`spec` names `{}`, which does not exist (paths are relative to this policy file)",
+                    s.value
+                ),
+                "no such file",
+            )
+            .with_help("point `spec` at the OpenAPI document this policy governs, relative to the policy file")
+        })
+        .collect()
+}
+
+/// The documents a policy governs: its `spec:` paths (relative to the policy file),
+/// else every document in the policy file's directory and below.
+pub fn governed_documents(policy: &PolicyFile, documents: &[Document]) -> Vec<usize> {
+    let dir = policy
+        .doc
+        .file
+        .path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    if policy.spec.is_empty() {
+        return documents
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.doc.file.path.starts_with(&dir))
+            .map(|(i, _)| i)
+            .collect();
+    }
+    let wanted: Vec<PathBuf> = policy
+        .spec
+        .iter()
+        .flat_map(|s| {
+            let joined = normalize(&dir.join(&s.value));
+            let canonical = std::fs::canonicalize(&joined).ok();
+            std::iter::once(joined).chain(canonical)
+        })
+        .collect();
+    documents
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| wanted.iter().any(|w| *w == d.doc.file.path))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn pick<T: Clone>(
+    sources: &[(Source, &Settings)],
+    f: impl Fn(&Settings) -> Option<&Spanned<T>>,
+) -> Option<Field<T>> {
+    sources.iter().find_map(|(src, s)| {
+        f(s).map(|v| Field {
+            value: v.value.clone(),
+            at: Some(v.at.clone()),
+            source: *src,
+        })
+    })
+}
+
+fn effective(
+    layer: Layer,
+    policy: Option<usize>,
+    entry: Option<usize>,
+    sources: &[(Source, &Settings)],
+    op: &Operation,
+) -> EffectivePolicy {
+    let idempotency_key = EffectiveKey {
+        at: sources
+            .iter()
+            .find_map(|(_, s)| s.idempotency_key.as_ref().map(|k| k.at.clone())),
+        header: pick(sources, |s| {
+            s.idempotency_key.as_ref().and_then(|k| k.header.as_ref())
+        }),
+        retention: pick(sources, |s| {
+            s.idempotency_key
+                .as_ref()
+                .and_then(|k| k.retention.as_ref())
+        }),
+        scope: pick(sources, |s| {
+            s.idempotency_key.as_ref().and_then(|k| k.scope.as_ref())
+        }),
+        on_payload_mismatch: pick(sources, |s| {
+            s.idempotency_key
+                .as_ref()
+                .and_then(|k| k.on_payload_mismatch.as_ref())
+        }),
+        on_concurrent: pick(sources, |s| {
+            s.idempotency_key
+                .as_ref()
+                .and_then(|k| k.on_concurrent.as_ref())
+        }),
+    };
+    let backoff = EffectiveBackoff {
+        at: sources
+            .iter()
+            .find_map(|(_, s)| s.backoff.as_ref().map(|b| b.at.clone())),
+        base: pick(sources, |s| {
+            s.backoff.as_ref().and_then(|b| b.base.as_ref())
+        }),
+        cap: pick(sources, |s| s.backoff.as_ref().and_then(|b| b.cap.as_ref())),
+        multiplier: pick(sources, |s| {
+            s.backoff.as_ref().and_then(|b| b.multiplier.as_ref())
+        })
+        .unwrap_or_else(|| Field::builtin(2.0)),
+        jitter: pick(sources, |s| {
+            s.backoff.as_ref().and_then(|b| b.jitter.as_ref())
+        }),
+    };
+    let retry_after = EffectiveRetryAfter {
+        at: sources
+            .iter()
+            .find_map(|(_, s)| s.retry_after.as_ref().map(|r| r.at.clone())),
+        honor: pick(sources, |s| {
+            s.retry_after.as_ref().and_then(|r| r.honor.as_ref())
+        }),
+        max: pick(sources, |s| {
+            s.retry_after.as_ref().and_then(|r| r.max.as_ref())
+        }),
+        on_invalid: pick(sources, |s| {
+            s.retry_after.as_ref().and_then(|r| r.on_invalid.as_ref())
+        }),
+    };
+    EffectivePolicy {
+        layer,
+        policy,
+        entry,
+        retry: pick(sources, |s| s.retry.as_ref()).unwrap_or_else(|| Field::builtin(false)),
+        effect: pick(sources, |s| s.effect.as_ref())
+            .unwrap_or_else(|| Field::builtin(Effect::from_openapi_method(&op.method))),
+        idempotency_key,
+        status_endpoint: pick(sources, |s| s.status_endpoint.as_ref()),
+        status_operation: None,
+        on_unknown_result: pick(sources, |s| s.on_unknown_result.as_ref()),
+        attempts: pick(sources, |s| s.attempts.as_ref()),
+        deadline: pick(sources, |s| s.deadline.as_ref()),
+        attempt_timeout: pick(sources, |s| s.attempt_timeout.as_ref())
+            .unwrap_or_else(|| Field::builtin(AttemptTimeout::Remaining)),
+        backoff,
+        retry_on: pick(sources, |s| s.retry_on.as_ref()),
+        retry_after,
+        misspelled: sources
+            .iter()
+            .flat_map(|(_, s)| s.misspelled.iter().cloned())
+            .collect(),
+    }
+}
+
+/// The operations of the documents `governed`, in document order, as selector
+/// candidates (for "did you mean").
+pub fn governed_candidates<'d>(
+    documents: &'d [Document],
+    governed: &[usize],
+) -> Vec<Candidate<'d>> {
+    governed
+        .iter()
+        .flat_map(|&d| documents[d].operations.iter())
+        .map(|op| Candidate {
+            method: &op.method,
+            path: &op.path,
+            operation_id: op.operation_id.as_deref(),
+        })
+        .collect()
+}
+
+fn matches_op(sel: &Selector, op: &Operation) -> bool {
+    sel.matches(&op.method, &op.path, op.operation_id.as_deref())
+}
+
+fn find_op(sel: &Selector, documents: &[Document], order: &[usize]) -> Option<OpRef> {
+    order.iter().find_map(|&d| {
+        documents[d]
+            .operations
+            .iter()
+            .position(|op| matches_op(sel, op))
+            .map(|operation| OpRef {
+                document: d,
+                operation,
+            })
+    })
+}
+
+fn x_retry_layer(s: &Settings) -> Layer {
+    s.layer.as_ref().map_or(Layer::Client, |l| l.value)
+}
+
+/// The anchor used when a whole policy file is the subject of a finding: its `layer`
+/// key, else its `spec` key, else its first key.
+fn policy_anchor(p: &PolicyFile) -> At {
+    if let Some(l) = &p.layer {
+        return l.at.clone();
+    }
+    if let Some(s) = p.spec.first() {
+        return s.at.clone();
+    }
+    p.at.clone()
+}
+
+/// Joins documents and policies: the effective settings of every operation per layer.
+/// Reports RL005 (ties between selectors, two files of one layer for one operation,
+/// `retry: true` without signals, invalid inline `x-retry`) and RL006 (a selector or
+/// `status_endpoint` that matches no operation in the governed documents).
+pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<Diagnostic>) {
+    let mut diags: Vec<Diagnostic> = Vec::new();
+
+    // Inline x-retry, parsed strictly.
+    let mut document_x_retry = Vec::with_capacity(documents.len());
+    for d in documents {
+        let parsed = d.x_retry.as_ref().and_then(|at| {
+            let (s, ds) = parse_x_retry(at);
+            diags.extend(ds);
+            s
+        });
+        document_x_retry.push(parsed);
+    }
+
+    let governs: Vec<Vec<usize>> = policies
+        .iter()
+        .map(|p| governed_documents(p, documents))
+        .collect();
+    for policy in policies {
+        diags.extend(missing_spec_paths(policy, documents));
+    }
+
+    // Two policy files of one layer governing one document's operations.
+    let mut reported_pairs: HashSet<(usize, usize)> = HashSet::new();
+    for (d, doc) in documents.iter().enumerate() {
+        if doc.operations.is_empty() {
+            continue;
+        }
+        for layer in Layer::ALL {
+            let of_layer: Vec<usize> = (0..policies.len())
+                .filter(|&p| policies[p].layer() == layer && governs[p].contains(&d))
+                .collect();
+            for &later in of_layer.iter().skip(1) {
+                let first = of_layer[0];
+                if !reported_pairs.insert((first, later)) {
+                    continue;
+                }
+                let a = &policies[first];
+                let b = &policies[later];
+                diags.push(
+                    rl005_invalid_policy::diagnostic(
+                        &policy_anchor(b),
+                        format!(
+                            "`{}` and `{}` are both `{}` policies for the operations of `{}`",
+                            a.doc.file.display,
+                            b.doc.file.display,
+                            layer.as_str(),
+                            doc.doc.file.display
+                        ),
+                        "second policy of this layer",
+                    )
+                    .with_label(policy_anchor(a).location(), "first policy of this layer")
+                    .with_help(format!(
+                        "merge the two files, or give one of them another `layer` or a `spec:` that excludes `{}`",
+                        doc.doc.file.display
+                    )),
+                );
+            }
+        }
+    }
+
+    // Which selectors and status endpoints matched something.
+    let mut entry_matched: Vec<Vec<bool>> = policies
+        .iter()
+        .map(|p| vec![false; p.operations.len()])
+        .collect();
+    let mut reported_nodes: HashSet<(PathBuf, u32)> = HashSet::new();
+
+    let mut operations = Vec::new();
+    for (d, doc) in documents.iter().enumerate() {
+        // Same document first when resolving status endpoints.
+        let mut order = vec![d];
+        order.extend((0..documents.len()).filter(|&i| i != d));
+        for (o, op) in doc.operations.iter().enumerate() {
+            let op_x = op.x_retry.as_ref().and_then(|at| {
+                let (s, ds) = parse_x_retry(at);
+                diags.extend(ds);
+                s
+            });
+            let mut layers = Vec::new();
+            for layer in Layer::ALL {
+                let policy = (0..policies.len())
+                    .find(|&p| policies[p].layer() == layer && governs[p].contains(&d));
+                let op_layer_x = op_x.as_ref().filter(|s| x_retry_layer(s) == layer);
+                let root_layer_x = document_x_retry[d]
+                    .as_ref()
+                    .filter(|s| x_retry_layer(s) == layer);
+                if policy.is_none() && op_layer_x.is_none() && root_layer_x.is_none() {
+                    continue;
+                }
+                let mut entry = None;
+                if let Some(p) = policy {
+                    let pf = &policies[p];
+                    let matching: Vec<(usize, Rank)> = pf
+                        .operations
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, e)| {
+                            let sel = e.selector.as_ref()?;
+                            matches_op(sel, op).then(|| (i, sel.rank()))
+                        })
+                        .collect();
+                    for &(i, _) in &matching {
+                        entry_matched[p][i] = true;
+                    }
+                    if let Some(best) = matching.iter().map(|(_, r)| *r).min() {
+                        let tied: Vec<usize> = matching
+                            .iter()
+                            .filter(|(_, r)| *r == best)
+                            .map(|(i, _)| *i)
+                            .collect();
+                        entry = Some(tied[0]);
+                        for &other in tied.iter().skip(1) {
+                            let first = &pf.operations[tied[0]];
+                            let second = &pf.operations[other];
+                            diags.push(
+                                rl005_invalid_policy::diagnostic(
+                                    &second.at,
+                                    format!(
+                                        "selectors `{}` and `{}` are equally specific for `{}`",
+                                        first.text,
+                                        second.text,
+                                        op.display()
+                                    ),
+                                    "equally specific selector",
+                                )
+                                .with_label(first.at.location(), "also matches")
+                                .with_label(op.key.location(), "the operation")
+                                .with_help(format!(
+                                    "keep one entry for `{}`, or make one selector more specific (an explicit method or more literal segments)",
+                                    op.display()
+                                ))
+                                .with_operation(op.display()),
+                            );
+                        }
+                    }
+                }
+                let mut sources: Vec<(Source, &Settings)> = Vec::new();
+                if let (Some(p), Some(e)) = (policy, entry) {
+                    sources.push((Source::Entry, &policies[p].operations[e].settings));
+                }
+                if let Some(s) = op_layer_x {
+                    sources.push((Source::OperationXRetry, s));
+                }
+                if let Some(defaults) = policy.and_then(|p| policies[p].defaults.as_ref()) {
+                    sources.push((Source::Defaults, defaults));
+                }
+                if let Some(s) = root_layer_x {
+                    sources.push((Source::RootXRetry, s));
+                }
+                let mut eff = effective(layer, policy, entry, &sources, op);
+                if let Some(se) = &eff.status_endpoint {
+                    let scope: Vec<usize> =
+                        if se.source == Source::Entry || se.source == Source::Defaults {
+                            let g = &governs[policy.expect("policy sources imply a policy")];
+                            order.iter().copied().filter(|i| g.contains(i)).collect()
+                        } else {
+                            vec![d]
+                        };
+                    eff.status_operation = find_op(&se.value, documents, &scope);
+                    if eff.status_operation.is_none() {
+                        let at = se.at.clone().expect("status_endpoint has a node");
+                        if reported_nodes.insert((at.doc.file.path.clone(), at.node.0)) {
+                            diags.push(
+                                rl006_unknown_operation::diagnostic(
+                                    &at,
+                                    format!(
+                                        "`status_endpoint` `{}` matches no operation",
+                                        se.value
+                                    ),
+                                    "no such operation",
+                                )
+                                .with_label(op.key.location(), "polled for this operation")
+                                .with_operation(op.display()),
+                            );
+                        }
+                    }
+                }
+                if eff.retry.value
+                    && eff.retry_on.as_ref().is_none_or(|r| r.value.is_empty())
+                    && !(eff.retry_on.is_none() && eff.is_misspelled("retry_on"))
+                {
+                    let at = eff.retry.at.clone().expect("retry true has a node");
+                    if reported_nodes.insert((at.doc.file.path.clone(), at.node.0)) {
+                        let mut d = rl005_invalid_policy::diagnostic(
+                            &at,
+                            format!(
+                                "`retry: true` without signals: `retry_on` is {} for `{}`",
+                                if eff.retry_on.is_some() { "empty" } else { "absent" },
+                                op.display()
+                            ),
+                            "retry turned on here",
+                        )
+                        .with_help(
+                            "list the signals to retry on, e.g. `retry_on: [connect-failure, refused-stream]`, or set `retry: false`",
+                        );
+                        if let Some(ro) = eff.retry_on.as_ref().and_then(|r| r.at.clone()) {
+                            d = d.with_label(ro.location(), "empty list");
+                        }
+                        diags.push(d);
+                    }
+                }
+                layers.push(eff);
+            }
+            operations.push(JoinedOperation {
+                document: d,
+                operation: o,
+                x_retry: op_x,
+                layers,
+            });
+        }
+    }
+
+    // Selectors and policy status endpoints that match nothing in the governed docs.
+    for (p, pf) in policies.iter().enumerate() {
+        let governed_names: Vec<&str> = governs[p]
+            .iter()
+            .map(|&d| documents[d].doc.file.display.as_str())
+            .collect();
+        let scope = if governed_names.is_empty() {
+            "any governed document (this policy governs none)".to_string()
+        } else {
+            governed_names
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let candidates = governed_candidates(documents, &governs[p]);
+        for (i, e) in pf.operations.iter().enumerate() {
+            if e.selector.is_some() && !entry_matched[p][i] {
+                let help = match did_you_mean(&e.text, &candidates) {
+                    Some(s) => format!("did you mean `{s}`? Fix the selector, or remove the entry"),
+                    None => "fix the method or path (path templates match `{name}` segments whatever the name), or remove the entry".to_string(),
+                };
+                diags.push(
+                    rl006_unknown_operation::diagnostic(
+                        &e.at,
+                        format!("selector `{}` matches no operation in {scope}", e.text),
+                        "matches no operation",
+                    )
+                    .with_help(help),
+                );
+            }
+        }
+        let mut endpoints: Vec<&Spanned<Selector>> = Vec::new();
+        endpoints.extend(
+            pf.defaults
+                .iter()
+                .filter_map(|s| s.status_endpoint.as_ref()),
+        );
+        endpoints.extend(
+            pf.operations
+                .iter()
+                .filter_map(|e| e.settings.status_endpoint.as_ref()),
+        );
+        for se in endpoints {
+            if find_op(&se.value, documents, &governs[p]).is_none()
+                && reported_nodes.insert((se.at.doc.file.path.clone(), se.at.node.0))
+            {
+                diags.push(
+                    rl006_unknown_operation::diagnostic(
+                        &se.at,
+                        format!(
+                            "`status_endpoint` `{}` matches no operation in {scope}",
+                            se.value
+                        ),
+                        "no such operation",
+                    )
+                    .with_help(
+                        match did_you_mean(&se.value.to_string(), &candidates) {
+                            Some(s) => format!("did you mean `{s}`?"),
+                            None => {
+                                "name an existing safe operation (`GET /path` or its operationId)"
+                                    .to_string()
+                            }
+                        },
+                    ),
+                );
+            }
+        }
+    }
+
+    let analysis = Analysis {
+        operations,
+        policies: policies.to_vec(),
+        governs,
+        document_x_retry,
+        diagnostics: diags.clone(),
+    };
+    (analysis, diags)
+}

@@ -1,0 +1,441 @@
+//! Every rule's identity: code, name, default severity, readiness question and
+//! summary, declared once here, at the bottom of the pipeline, so that every stage can
+//! report a finding without importing the rule that documents it (as ruff's
+//! `codes.rs` does). A rule's file (`src/rules/`, or the stage that reports an input
+//! problem) refers to its entry as `META`; its documentation is `rules/RLnnn-name.md`.
+//! Codes are never reused.
+
+use super::rule::{Question, RuleMeta};
+use super::Severity;
+
+/// RL001 `invalid-syntax`.
+pub const INVALID_SYNTAX: RuleMeta = RuleMeta {
+    code: "RL001",
+    name: "invalid-syntax",
+    severity: Severity::Error,
+    question: Question::Input,
+    summary: "a file is not valid YAML/JSON; position of the first error",
+};
+
+/// RL002 `duplicate-key`.
+pub const DUPLICATE_KEY: RuleMeta = RuleMeta {
+    code: "RL002",
+    name: "duplicate-key",
+    severity: Severity::Error,
+    question: Question::Input,
+    summary: "a mapping repeats a key; labels both occurrences",
+};
+
+/// RL003 `unresolved-ref`.
+pub const UNRESOLVED_REF: RuleMeta = RuleMeta {
+    code: "RL003",
+    name: "unresolved-ref",
+    severity: Severity::Error,
+    question: Question::Input,
+    summary: "a local or relative-file `$ref` target does not exist or leaves the project root",
+};
+
+/// RL004 `ref-cycle`.
+pub const REF_CYCLE: RuleMeta = RuleMeta {
+    code: "RL004",
+    name: "ref-cycle",
+    severity: Severity::Error,
+    question: Question::Input,
+    summary: "a chain of `$ref`s that never reaches a value",
+};
+
+/// RL005 `invalid-policy`.
+pub const INVALID_POLICY: RuleMeta = RuleMeta {
+    code: "RL005",
+    name: "invalid-policy",
+    severity: Severity::Error,
+    question: Question::Input,
+    summary: "a retry policy does not follow the policy format",
+};
+
+/// RL006 `unknown-operation`.
+pub const UNKNOWN_OPERATION: RuleMeta = RuleMeta {
+    code: "RL006",
+    name: "unknown-operation",
+    severity: Severity::Error,
+    question: Question::Input,
+    summary: "a policy selector or status endpoint matches no operation",
+};
+
+/// RL007 `unsupported-document`.
+pub const UNSUPPORTED_DOCUMENT: RuleMeta = RuleMeta {
+    code: "RL007",
+    name: "unsupported-document",
+    severity: Severity::Error,
+    question: Question::Input,
+    summary: "an OpenAPI version other than 2.0, 3.0.x, 3.1.x; webhooks in a 3.0 document",
+};
+
+/// RL008 `invalid-openapi-structure`.
+pub const INVALID_OPENAPI_STRUCTURE: RuleMeta = RuleMeta {
+    code: "RL008",
+    name: "invalid-openapi-structure",
+    severity: Severity::Warning,
+    question: Question::Input,
+    summary: "a 3.0 document that the typed OpenAPI 3.0 model rejects",
+};
+
+/// RL009 `duplicate-parameter`.
+pub const DUPLICATE_PARAMETER: RuleMeta = RuleMeta {
+    code: "RL009",
+    name: "duplicate-parameter",
+    severity: Severity::Warning,
+    question: Question::Input,
+    summary: "one operation's effective parameters hold two with the same location and name",
+};
+
+/// RL010 `unused-suppression`.
+pub const UNUSED_SUPPRESSION: RuleMeta = RuleMeta {
+    code: "RL010",
+    name: "unused-suppression",
+    severity: Severity::Warning,
+    question: Question::Input,
+    summary: "a suppression matched no finding in the run",
+};
+
+/// RL011 `ref-siblings-ignored`.
+pub const REF_SIBLINGS_IGNORED: RuleMeta = RuleMeta {
+    code: "RL011",
+    name: "ref-siblings-ignored",
+    severity: Severity::Warning,
+    question: Question::Input,
+    summary: "keys beside a `$ref` that the document's OpenAPI version ignores",
+};
+
+/// RL012 `invalid-status-key`.
+pub const INVALID_STATUS_KEY: RuleMeta = RuleMeta {
+    code: "RL012",
+    name: "invalid-status-key",
+    severity: Severity::Warning,
+    question: Question::Input,
+    summary: "a response key that is not a status code, an upper-case range or `default`",
+};
+
+/// RL013 `suppression-without-reason`.
+pub const SUPPRESSION_WITHOUT_REASON: RuleMeta = RuleMeta {
+    code: "RL013",
+    name: "suppression-without-reason",
+    severity: Severity::Error,
+    question: Question::Input,
+    summary: "a suppression without a reason (it is not applied)",
+};
+
+/// RL014 `multiple-documents`.
+pub const MULTIPLE_DOCUMENTS: RuleMeta = RuleMeta {
+    code: "RL014",
+    name: "multiple-documents",
+    severity: Severity::Warning,
+    question: Question::Input,
+    summary: "a spec or policy file holds more than one YAML document; the first is linted",
+};
+
+/// RL015 `equivalent-paths`.
+pub const EQUIVALENT_PATHS: RuleMeta = RuleMeta {
+    code: "RL015",
+    name: "equivalent-paths",
+    severity: Severity::Warning,
+    question: Question::Input,
+    summary: "two templated paths differ only in parameter names (OpenAPI forbids them)",
+};
+
+/// RL101 `undeclared-effect`.
+pub const UNDECLARED_EFFECT: RuleMeta = RuleMeta {
+    code: "RL101",
+    name: "undeclared-effect",
+    severity: Severity::Info,
+    question: Question::Effect,
+    summary: "a retried operation with a non-idempotent method has no declared effect",
+};
+
+/// RL102 `unsafe-method-with-side-effects`.
+pub const UNSAFE_METHOD_WITH_SIDE_EFFECTS: RuleMeta = RuleMeta {
+    code: "RL102",
+    name: "unsafe-method-with-side-effects",
+    severity: Severity::Warning,
+    question: Question::Effect,
+    summary: "an operation with a safe method is declared non-idempotent",
+};
+
+/// RL201 `unprotected-retry`.
+pub const UNPROTECTED_RETRY: RuleMeta = RuleMeta {
+    code: "RL201",
+    name: "unprotected-retry",
+    severity: Severity::Error,
+    question: Question::Safety,
+    summary: "a non-idempotent operation is retried after a possibly processed attempt without protection",
+};
+
+/// RL202 `idempotency-key-not-in-spec`.
+pub const IDEMPOTENCY_KEY_NOT_IN_SPEC: RuleMeta = RuleMeta {
+    code: "RL202",
+    name: "idempotency-key-not-in-spec",
+    severity: Severity::Error,
+    question: Question::Safety,
+    summary: "the policy's idempotency-key header is not a declared header parameter",
+};
+
+/// RL203 `idempotency-key-contract-incomplete`.
+pub const IDEMPOTENCY_KEY_CONTRACT_INCOMPLETE: RuleMeta = RuleMeta {
+    code: "RL203",
+    name: "idempotency-key-contract-incomplete",
+    severity: Severity::Warning,
+    question: Question::Safety,
+    summary: "an idempotency-key contract leaves out retention, scope, payload-mismatch or concurrency handling, or ignores them",
+};
+
+/// RL204 `idempotency-key-retention-too-short`.
+pub const IDEMPOTENCY_KEY_RETENTION_TOO_SHORT: RuleMeta = RuleMeta {
+    code: "RL204",
+    name: "idempotency-key-retention-too-short",
+    severity: Severity::Error,
+    question: Question::Safety,
+    summary: "idempotency-key retention is shorter than the operation's deadline",
+};
+
+/// RL205 `invalid-status-endpoint`.
+pub const INVALID_STATUS_ENDPOINT: RuleMeta = RuleMeta {
+    code: "RL205",
+    name: "invalid-status-endpoint",
+    severity: Severity::Error,
+    question: Question::Safety,
+    summary: "a status endpoint is not safe or needs a parameter the client cannot know",
+};
+
+/// RL206 `request-id-as-idempotency-key`.
+pub const REQUEST_ID_AS_IDEMPOTENCY_KEY: RuleMeta = RuleMeta {
+    code: "RL206",
+    name: "request-id-as-idempotency-key",
+    severity: Severity::Error,
+    question: Question::Safety,
+    summary: "the idempotency-key header is a correlation or tracing header",
+};
+
+/// RL301 `missing-deadline`.
+pub const MISSING_DEADLINE: RuleMeta = RuleMeta {
+    code: "RL301",
+    name: "missing-deadline",
+    severity: Severity::Error,
+    question: Question::Budget,
+    summary: "a retried operation has no deadline",
+};
+
+/// RL302 `invalid-attempts`.
+pub const INVALID_ATTEMPTS: RuleMeta = RuleMeta {
+    code: "RL302",
+    name: "invalid-attempts",
+    severity: Severity::Error,
+    question: Question::Budget,
+    summary: "`attempts` is below 1, or a retried operation has no attempt budget",
+};
+
+/// RL303 `excessive-attempts`.
+pub const EXCESSIVE_ATTEMPTS: RuleMeta = RuleMeta {
+    code: "RL303",
+    name: "excessive-attempts",
+    severity: Severity::Warning,
+    question: Question::Budget,
+    summary: "`attempts` is above the configured maximum (default 5)",
+};
+
+/// RL304 `invalid-backoff`.
+pub const INVALID_BACKOFF: RuleMeta = RuleMeta {
+    code: "RL304",
+    name: "invalid-backoff",
+    severity: Severity::Error,
+    question: Question::Budget,
+    summary: "a backoff has a negative `base`, a `cap` below `base`, or a `multiplier` below 1",
+};
+
+/// RL305 `missing-jitter`.
+pub const MISSING_JITTER: RuleMeta = RuleMeta {
+    code: "RL305",
+    name: "missing-jitter",
+    severity: Severity::Warning,
+    question: Question::Budget,
+    summary: "a retried operation's backoff has no jitter",
+};
+
+/// RL306 `retry-after-not-honored`.
+pub const RETRY_AFTER_NOT_HONORED: RuleMeta = RuleMeta {
+    code: "RL306",
+    name: "retry-after-not-honored",
+    severity: Severity::Error,
+    question: Question::Budget,
+    summary: "429 or 503 is retried without honouring `Retry-After`",
+};
+
+/// RL307 `unbounded-retry-after`.
+pub const UNBOUNDED_RETRY_AFTER: RuleMeta = RuleMeta {
+    code: "RL307",
+    name: "unbounded-retry-after",
+    severity: Severity::Warning,
+    question: Question::Budget,
+    summary:
+        "`Retry-After` is honoured without a `max` within the deadline, or without `on_invalid`",
+};
+
+/// RL308 `retry-on-client-error`.
+pub const RETRY_ON_CLIENT_ERROR: RuleMeta = RuleMeta {
+    code: "RL308",
+    name: "retry-on-client-error",
+    severity: Severity::Error,
+    question: Question::Budget,
+    summary: "`retry_on` holds a 4xx status that means \"fix the request\"",
+};
+
+/// RL309 `attempt-timeout-exceeds-budget`.
+pub const ATTEMPT_TIMEOUT_EXCEEDS_BUDGET: RuleMeta = RuleMeta {
+    code: "RL309",
+    name: "attempt-timeout-exceeds-budget",
+    severity: Severity::Warning,
+    question: Question::Budget,
+    summary: "a fixed `attempt_timeout` does not fit in the deadline with every attempt and wait",
+};
+
+/// RL310 `deadline-precludes-retry`.
+pub const DEADLINE_PRECLUDES_RETRY: RuleMeta = RuleMeta {
+    code: "RL310",
+    name: "deadline-precludes-retry",
+    severity: Severity::Warning,
+    question: Question::Budget,
+    summary: "the first backoff bound alone reaches the deadline",
+};
+
+/// RL311 `retry-amplification`.
+pub const RETRY_AMPLIFICATION: RuleMeta = RuleMeta {
+    code: "RL311",
+    name: "retry-amplification",
+    severity: Severity::Warning,
+    question: Question::Budget,
+    summary: "several layers retry one operation and their attempts multiply beyond the limit",
+};
+
+/// RL401 `unknown-result-unhandled`.
+pub const UNKNOWN_RESULT_UNHANDLED: RuleMeta = RuleMeta {
+    code: "RL401",
+    name: "unknown-result-unhandled",
+    severity: Severity::Warning,
+    question: Question::UnknownResult,
+    summary: "a retried non-idempotent operation does not say what an unknown result leads to",
+};
+
+/// RL402 `blind-resend`.
+pub const BLIND_RESEND: RuleMeta = RuleMeta {
+    code: "RL402",
+    name: "blind-resend",
+    severity: Severity::Error,
+    question: Question::UnknownResult,
+    summary: "a non-idempotent operation is resent after an unknown result",
+};
+
+/// RL403 `unknown-result-strategy-unsupported`.
+pub const UNKNOWN_RESULT_STRATEGY_UNSUPPORTED: RuleMeta = RuleMeta {
+    code: "RL403",
+    name: "unknown-result-strategy-unsupported",
+    severity: Severity::Error,
+    question: Question::UnknownResult,
+    summary: "the unknown-result strategy lacks the status endpoint or idempotency key it needs",
+};
+
+/// RL501 `rate-limit-without-retry-after`.
+pub const RATE_LIMIT_WITHOUT_RETRY_AFTER: RuleMeta = RuleMeta {
+    code: "RL501",
+    name: "rate-limit-without-retry-after",
+    severity: Severity::Warning,
+    question: Question::ServerContract,
+    summary: "a documented 429 response declares no `Retry-After` header",
+};
+
+/// RL502 `unavailable-without-retry-after`.
+pub const UNAVAILABLE_WITHOUT_RETRY_AFTER: RuleMeta = RuleMeta {
+    code: "RL502",
+    name: "unavailable-without-retry-after",
+    severity: Severity::Info,
+    question: Question::ServerContract,
+    summary: "a documented 503 response declares no `Retry-After` header",
+};
+
+/// RL503 `invalid-retry-after-schema`.
+pub const INVALID_RETRY_AFTER_SCHEMA: RuleMeta = RuleMeta {
+    code: "RL503",
+    name: "invalid-retry-after-schema",
+    severity: Severity::Warning,
+    question: Question::ServerContract,
+    summary: "a `Retry-After` schema or example fits neither delay-seconds nor HTTP-date",
+};
+
+/// RL504 `idempotency-key-errors-undocumented`.
+pub const IDEMPOTENCY_KEY_ERRORS_UNDOCUMENTED: RuleMeta = RuleMeta {
+    code: "RL504",
+    name: "idempotency-key-errors-undocumented",
+    severity: Severity::Info,
+    question: Question::ServerContract,
+    summary: "an operation with an idempotency-key header documents neither 409 nor 422",
+};
+
+/// RL505 `accepted-without-status-location`.
+pub const ACCEPTED_WITHOUT_STATUS_LOCATION: RuleMeta = RuleMeta {
+    code: "RL505",
+    name: "accepted-without-status-location",
+    severity: Severity::Info,
+    question: Question::ServerContract,
+    summary: "a 202 response declares no `Location` or `Operation-Location` header and no link",
+};
+
+/// Every rule, sorted by code.
+pub static ALL: &[&RuleMeta] = &[
+    &INVALID_SYNTAX,
+    &DUPLICATE_KEY,
+    &UNRESOLVED_REF,
+    &REF_CYCLE,
+    &INVALID_POLICY,
+    &UNKNOWN_OPERATION,
+    &UNSUPPORTED_DOCUMENT,
+    &INVALID_OPENAPI_STRUCTURE,
+    &DUPLICATE_PARAMETER,
+    &UNUSED_SUPPRESSION,
+    &REF_SIBLINGS_IGNORED,
+    &INVALID_STATUS_KEY,
+    &SUPPRESSION_WITHOUT_REASON,
+    &MULTIPLE_DOCUMENTS,
+    &EQUIVALENT_PATHS,
+    &UNDECLARED_EFFECT,
+    &UNSAFE_METHOD_WITH_SIDE_EFFECTS,
+    &UNPROTECTED_RETRY,
+    &IDEMPOTENCY_KEY_NOT_IN_SPEC,
+    &IDEMPOTENCY_KEY_CONTRACT_INCOMPLETE,
+    &IDEMPOTENCY_KEY_RETENTION_TOO_SHORT,
+    &INVALID_STATUS_ENDPOINT,
+    &REQUEST_ID_AS_IDEMPOTENCY_KEY,
+    &MISSING_DEADLINE,
+    &INVALID_ATTEMPTS,
+    &EXCESSIVE_ATTEMPTS,
+    &INVALID_BACKOFF,
+    &MISSING_JITTER,
+    &RETRY_AFTER_NOT_HONORED,
+    &UNBOUNDED_RETRY_AFTER,
+    &RETRY_ON_CLIENT_ERROR,
+    &ATTEMPT_TIMEOUT_EXCEEDS_BUDGET,
+    &DEADLINE_PRECLUDES_RETRY,
+    &RETRY_AMPLIFICATION,
+    &UNKNOWN_RESULT_UNHANDLED,
+    &BLIND_RESEND,
+    &UNKNOWN_RESULT_STRATEGY_UNSUPPORTED,
+    &RATE_LIMIT_WITHOUT_RETRY_AFTER,
+    &UNAVAILABLE_WITHOUT_RETRY_AFTER,
+    &INVALID_RETRY_AFTER_SCHEMA,
+    &IDEMPOTENCY_KEY_ERRORS_UNDOCUMENTED,
+    &ACCEPTED_WITHOUT_STATUS_LOCATION,
+];
+
+/// Looks a rule up by code (`RL201`, any case) or name (`unprotected-retry`).
+pub fn find(code_or_name: &str) -> Option<&'static RuleMeta> {
+    ALL.iter()
+        .copied()
+        .find(|r| r.code.eq_ignore_ascii_case(code_or_name) || r.name == code_or_name)
+}

@@ -1,0 +1,232 @@
+//! The one diagnostic type every stage produces and every report format renders,
+//! with what it points at ([`SourceFile`]) and which rule it belongs to
+//! ([`catalog`]). The bottom of the pipeline: it depends on no other module.
+//!
+//! Locations are byte spans into a [`SourceFile`]; line and column are computed only
+//! by the report emitters.
+
+pub mod catalog;
+pub mod rule;
+pub mod source_file;
+
+pub use rule::{Question, RuleMeta};
+pub use source_file::{LineCol, SourceFile};
+use std::ops::Range;
+use std::sync::Arc;
+
+/// How serious a finding is. Ordered: `Info < Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; never fails a run by default.
+    Info,
+    /// Likely a problem.
+    Warning,
+    /// A retry that can duplicate an effect, or input that cannot be read as meant.
+    Error,
+}
+
+impl Severity {
+    /// The lower-case name used in output and configuration.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// A place in a file: byte span plus the JSON Pointer of the node it underlines
+/// (empty when the place is not a node, e.g. a syntax error).
+#[derive(Debug, Clone)]
+pub struct Location {
+    /// The file.
+    pub file: Arc<SourceFile>,
+    /// Byte span, end exclusive.
+    pub span: Range<usize>,
+    /// JSON Pointer (RFC 6901) of the node, `""` for the document or no node.
+    pub pointer: String,
+}
+
+/// A secondary place with a short noun-phrase message ("retried here").
+#[derive(Debug, Clone)]
+pub struct Label {
+    /// Where.
+    pub location: Location,
+    /// What is there.
+    pub message: String,
+}
+
+/// One finding.
+#[derive(Debug, Clone)]
+pub struct Diagnostic {
+    /// Rule code, e.g. `RL201`.
+    pub code: &'static str,
+    /// Rule name, e.g. `unprotected-retry`.
+    pub name: &'static str,
+    /// Effective severity (the rule's default unless configured).
+    pub severity: Severity,
+    /// One sentence saying what is wrong, identifiers in backticks.
+    pub message: String,
+    /// The primary location and its label text.
+    pub primary: Label,
+    /// Other locations, possibly in other files.
+    pub labels: Vec<Label>,
+    /// What to do, imperative.
+    pub help: Option<String>,
+    /// The operation the finding is about (`METHOD /path`) when it concerns exactly
+    /// one; the JSON format's `operation` field.
+    pub operation: Option<String>,
+    /// Every operation the finding concerns (`METHOD /path`), in order, each once per
+    /// document: a finding at a shared `defaults` value lists every operation it
+    /// covers, and two specs' `POST /orders` are two entries. Used by suppressions,
+    /// the readiness matrix and baselines.
+    pub operations: Vec<String>,
+    /// The OpenAPI document of each of [`Diagnostic::operations`] (same length, same
+    /// order); `None` where the rule did not say ([`Diagnostic::with_operations`]).
+    pub operation_documents: Vec<Option<Arc<SourceFile>>>,
+}
+
+impl Diagnostic {
+    /// A finding of `rule` at `location`.
+    pub fn new(
+        rule: &RuleMeta,
+        message: impl Into<String>,
+        location: Location,
+        label: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic {
+            code: rule.code,
+            name: rule.name,
+            severity: rule.severity,
+            message: house_style(message.into()),
+            primary: Label {
+                location,
+                message: label.into(),
+            },
+            labels: Vec::new(),
+            help: None,
+            operation: None,
+            operations: Vec::new(),
+            operation_documents: Vec::new(),
+        }
+    }
+
+    /// Adds a secondary label.
+    pub fn with_label(mut self, location: Location, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label {
+            location,
+            message: message.into(),
+        });
+        self
+    }
+
+    /// Sets the help text.
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(house_style(help.into()));
+        self
+    }
+
+    /// Sets the one operation (`METHOD /path`) the finding is about.
+    pub fn with_operation(self, operation: impl Into<String>) -> Diagnostic {
+        self.with_operations([operation.into()])
+    }
+
+    /// Sets the operations (`METHOD /path`) the finding concerns, in no particular
+    /// document (repeats dropped); [`Diagnostic::operation`] is set when there is
+    /// exactly one.
+    pub fn with_operations(self, operations: impl IntoIterator<Item = String>) -> Diagnostic {
+        self.with_operations_in(operations.into_iter().map(|op| (None, op)))
+    }
+
+    /// Sets the operations the finding concerns, each with its OpenAPI document
+    /// (repeats of the same document and `METHOD /path` dropped; the same name in two
+    /// documents is two operations); [`Diagnostic::operation`] is set when there is
+    /// exactly one.
+    pub fn with_operations_in(
+        mut self,
+        operations: impl IntoIterator<Item = (Option<Arc<SourceFile>>, String)>,
+    ) -> Diagnostic {
+        self.operations.clear();
+        self.operation_documents.clear();
+        // A set beside the list: thousands of operations can share one finding.
+        let mut seen = std::collections::HashSet::new();
+        for (doc, op) in operations {
+            let path = doc.as_ref().map(|d| d.path.clone());
+            if seen.insert((path, op.clone())) {
+                self.operations.push(op);
+                self.operation_documents.push(doc);
+            }
+        }
+        self.operation = match self.operations.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        };
+        self
+    }
+
+    /// The operations as shown to a reader: `METHOD /path`, or `file#METHOD /path`
+    /// (the document's display path) where two operations of the finding share a
+    /// name, so two specs' `POST /orders` never read as one.
+    pub fn operations_shown(&self) -> Vec<String> {
+        let mut names = std::collections::HashMap::new();
+        for op in &self.operations {
+            *names.entry(op.as_str()).or_insert(0usize) += 1;
+        }
+        self.operations
+            .iter()
+            .zip(&self.operation_documents)
+            .map(|(op, doc)| match doc {
+                Some(doc) if names[op.as_str()] > 1 => format!("{}#{op}", doc.display),
+                _ => op.clone(),
+            })
+            .collect()
+    }
+
+    /// Sort key: file, offset, code, message (deterministic output).
+    pub fn sort_key(&self) -> (String, usize, &'static str, String) {
+        (
+            self.primary.location.file.display.clone(),
+            self.primary.location.span.start,
+            self.code,
+            self.message.clone(),
+        )
+    }
+}
+
+/// One house style for messages and help, whichever rule wrote them (rustc's):
+/// a lower-case first word (unless it is an acronym or an identifier) and no final
+/// period.
+fn house_style(text: String) -> String {
+    let text = text.trim().trim_end_matches('.').to_string();
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(first), Some(second)) if first.is_uppercase() && second.is_lowercase() => {
+            first.to_lowercase().chain(text.chars().skip(1)).collect()
+        }
+        _ => text,
+    }
+}
+
+/// Sorts diagnostics by file, position and code and drops exact repeats (the same
+/// finding reached through two root documents). Findings about different operations
+/// are never repeats, even when their messages agree ("shared by 2 operations"): a
+/// baseline splits one node's finding into recorded and new operations.
+pub fn sort_and_dedup(diags: &mut Vec<Diagnostic>) {
+    diags.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    diags.dedup_by(|a, b| {
+        a.code == b.code
+            && a.message == b.message
+            && a.primary.location.file.path == b.primary.location.file.path
+            && a.primary.location.span == b.primary.location.span
+            && a.operations == b.operations
+            && a.operation_documents
+                .iter()
+                .map(|d| d.as_ref().map(|d| &d.path))
+                .eq(b
+                    .operation_documents
+                    .iter()
+                    .map(|d| d.as_ref().map(|d| &d.path)))
+    });
+}

@@ -1,0 +1,324 @@
+//! Which files to read: walk the given paths (honouring `.gitignore`, `.ignore` and
+//! hidden-file rules, like ripgrep) and classify each YAML/JSON file by name.
+//! Content-based recognition (a top-level `openapi` or `swagger` key) happens after
+//! loading; a file that is neither is skipped without a finding.
+
+mod project_index;
+
+pub use project_index::ProjectIndex;
+
+use crate::source::loader::{Loaded, Workspace};
+use crate::source::refs::normalize;
+use crate::source::tree::Kind;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+
+/// What a file's name says it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameKind {
+    /// `retry-policy.yaml`, `*.retry-policy.yml`, or given with `--policy`.
+    Policy,
+    /// `openapi.*`, `swagger.*`, `*.openapi.*`: must parse (RL001 otherwise).
+    SpecLike,
+    /// Any other `.yaml`/`.yml`/`.json`: an OpenAPI document only if its content says so.
+    Other,
+    /// A regular file named on the command line whose name is neither YAML nor JSON
+    /// (`api-spec`, `spec.txt`): an OpenAPI document if its content says so, else
+    /// skipped (listed by `--verbose`); RL001 only when it cannot be read or declares
+    /// `openapi:`/`swagger:` but does not parse.
+    Unlisted,
+}
+
+/// A file found by discovery.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// The path as given or found.
+    pub path: PathBuf,
+    /// What its name says.
+    pub kind: NameKind,
+    /// Named on the command line (always read, even if ignored by `.gitignore`).
+    pub explicit: bool,
+}
+
+/// A problem found while walking (unreadable directory, symlink loop).
+#[derive(Debug, Clone)]
+pub struct WalkProblem {
+    /// The path involved.
+    pub path: PathBuf,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// Classifies a file name by its bytes, so a name that is not valid UTF-8
+/// (`orders-\xff.yaml`) is classified like any other (every marker looked for is
+/// ASCII). `None` for files that are not YAML or JSON.
+pub fn name_kind(path: &Path) -> Option<NameKind> {
+    let name = path.file_name()?.as_encoded_bytes().to_ascii_lowercase();
+    // Bytes that are not UTF-8 become U+FFFD: never part of a marker.
+    let name = String::from_utf8_lossy(&name);
+    let name: &str = &name;
+    let ext = name.rsplit('.').next()?;
+    if !matches!(ext, "yaml" | "yml" | "json") {
+        return None;
+    }
+    if matches!(name, "retry-policy.yaml" | "retry-policy.yml")
+        || name.ends_with(".retry-policy.yaml")
+        || name.ends_with(".retry-policy.yml")
+    {
+        return Some(NameKind::Policy);
+    }
+    let stem_parts: Vec<&str> = name.split('.').collect();
+    if stem_parts[0] == "openapi"
+        || stem_parts[0] == "swagger"
+        || stem_parts[..stem_parts.len() - 1].contains(&"openapi")
+    {
+        return Some(NameKind::SpecLike);
+    }
+    Some(NameKind::Other)
+}
+
+/// Walks `paths` (files or directories) and returns the YAML/JSON candidates, sorted
+/// and de-duplicated, plus walk problems. Explicit files are kept whatever their
+/// extension's ignore status; explicit files with other names are read for their
+/// content ([`NameKind::Unlisted`]).
+pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec<WalkProblem>) {
+    let mut out = Vec::new();
+    let mut problems = Vec::new();
+    for p in policies {
+        out.push(Candidate {
+            path: p.clone(),
+            kind: NameKind::Policy,
+            explicit: true,
+        });
+    }
+    for root in paths {
+        if !root.is_dir() {
+            // Files are read as given. A path that does not exist or is not a regular
+            // file (a device, a FIFO) must give RL001 whatever its name, so it counts
+            // as spec-like; any other file with a foreign name is read for its content.
+            let regular = std::fs::metadata(root).is_ok_and(|m| m.is_file());
+            let kind = match name_kind(root) {
+                Some(kind) => kind,
+                None if regular => NameKind::Unlisted,
+                None => NameKind::SpecLike,
+            };
+            out.push(Candidate {
+                path: root.clone(),
+                kind,
+                explicit: true,
+            });
+            continue;
+        }
+        let walker = ignore::WalkBuilder::new(root)
+            .require_git(false)
+            .follow_links(false)
+            .sort_by_file_name(|a, b| a.cmp(b))
+            .build();
+        for entry in walker {
+            match entry {
+                Ok(e) => {
+                    if !e.file_type().is_some_and(|t| t.is_file()) {
+                        continue;
+                    }
+                    if let Some(kind) = name_kind(e.path()) {
+                        out.push(Candidate {
+                            path: e.path().to_path_buf(),
+                            kind,
+                            explicit: false,
+                        });
+                    }
+                }
+                Err(err) => problems.push(WalkProblem {
+                    path: root.clone(),
+                    message: err.to_string(),
+                }),
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    // A file given both as `--policy` and found by the walk stays a policy.
+    out.dedup_by(|later, earlier| {
+        if later.path == earlier.path {
+            if later.kind == NameKind::Policy {
+                earlier.kind = NameKind::Policy;
+            }
+            earlier.explicit |= later.explicit;
+            true
+        } else {
+            false
+        }
+    });
+    (out, problems)
+}
+
+/// The top-level `spec:` paths of a policy file (empty when it has none or does not
+/// parse).
+fn spec_paths(doc: &Loaded) -> Vec<String> {
+    let Ok(tree) = &doc.tree else {
+        return Vec::new();
+    };
+    let Some(root) = tree.root() else {
+        return Vec::new();
+    };
+    if tree.kind(root) != Kind::Map {
+        return Vec::new();
+    }
+    let Some(spec) = tree.get(root, "spec") else {
+        return Vec::new();
+    };
+    match tree.kind(spec) {
+        Kind::Seq => tree
+            .items(spec)
+            .iter()
+            .filter_map(|i| tree.as_str(*i).map(str::to_string))
+            .collect(),
+        _ => tree.as_str(spec).map(str::to_string).into_iter().collect(),
+    }
+}
+
+fn is_openapi(doc: &Loaded) -> bool {
+    let Ok(tree) = &doc.tree else { return false };
+    tree.root().is_some_and(|r| {
+        tree.kind(r) == Kind::Map
+            && (tree.get(r, "openapi").is_some() || tree.get(r, "swagger").is_some())
+    })
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p))
+}
+
+/// Adds the files related to the file arguments among `candidates`, as a full run
+/// from the project root would read them:
+/// - for a policy, the OpenAPI documents it governs (its `spec:` paths, relative to
+///   it; without `spec:`, the documents in its directory and below);
+/// - for an OpenAPI document, the policies under the project root that govern it
+///   (one whose `spec:` names it, wherever it is, or one without `spec:` in its
+///   directory or a parent), from a [`ProjectIndex`] built once per root;
+/// - for every named file that is not a policy (a `$ref` fragment such as a shared
+///   `responses.yaml`, or a document whose components others use), the OpenAPI
+///   documents under the project root whose `$ref` closure includes it.
+///
+/// Repeated until nothing new is found, so the policies of the documents found come
+/// too (other layers), and the documents those policies govern.
+pub fn with_related(
+    candidates: Vec<Candidate>,
+    ws: &Workspace,
+    root: Option<&Path>,
+) -> Vec<Candidate> {
+    let mut seen: HashSet<PathBuf> = candidates.iter().map(|c| canonical(&c.path)).collect();
+    let mut queue: VecDeque<Candidate> =
+        candidates.iter().filter(|c| c.explicit).cloned().collect();
+    let mut out = candidates;
+    let mut indexes: HashMap<PathBuf, ProjectIndex> = HashMap::new();
+    // Named files other than policies (possible `$ref` targets), by project root.
+    let mut fragments: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+    let mut add = |path: PathBuf,
+                   kind: NameKind,
+                   out: &mut Vec<Candidate>,
+                   queue: &mut VecDeque<Candidate>| {
+        if seen.insert(canonical(&path)) {
+            let c = Candidate {
+                path,
+                kind,
+                explicit: false,
+            };
+            out.push(c.clone());
+            queue.push_back(c);
+        }
+    };
+    loop {
+        while let Some(c) = queue.pop_front() {
+            if !c.path.is_file() {
+                continue;
+            }
+            let doc = ws.load(&c.path);
+            let abs = canonical(&c.path);
+            let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
+            if c.kind == NameKind::Policy {
+                let specs = spec_paths(&doc);
+                if specs.is_empty() {
+                    let (found, _) = discover(std::slice::from_ref(&dir), &[]);
+                    for f in found.into_iter().filter(|f| f.kind != NameKind::Policy) {
+                        add(f.path, f.kind, &mut out, &mut queue);
+                    }
+                } else {
+                    for s in specs {
+                        let p = normalize(&dir.join(s));
+                        if p.is_file() {
+                            let kind = name_kind(&p).unwrap_or(NameKind::SpecLike);
+                            add(p, kind, &mut out, &mut queue);
+                        }
+                    }
+                }
+                continue;
+            }
+            let openapi = is_openapi(&doc);
+            if !openapi && !c.explicit {
+                continue;
+            }
+            let bound = super::project_root(&abs, root);
+            if c.explicit {
+                // Any named file may be reached through `$ref` (a fragment, or a
+                // document whose components other documents use).
+                fragments
+                    .entry(bound.clone())
+                    .or_default()
+                    .push(abs.clone());
+            }
+            if !openapi {
+                continue;
+            }
+            let index = indexes.entry(bound).or_insert_with_key(|bound| {
+                crate::timing::detail("project index", || ProjectIndex::build(bound, ws))
+            });
+            for p in index.policies_governing(&abs) {
+                add(p, NameKind::Policy, &mut out, &mut queue);
+            }
+        }
+        if fragments.is_empty() {
+            break;
+        }
+        for (bound, targets) in std::mem::take(&mut fragments) {
+            let index = indexes.entry(bound).or_insert_with_key(|bound| {
+                crate::timing::detail("project index", || ProjectIndex::build(bound, ws))
+            });
+            let found = crate::timing::detail("documents reaching named files", || {
+                index.documents_referring(&targets, ws)
+            });
+            for d in found {
+                add(d.path, d.kind, &mut out, &mut queue);
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_names() {
+        let k = |s: &str| name_kind(Path::new(s));
+        assert_eq!(k("retry-policy.yaml"), Some(NameKind::Policy));
+        assert_eq!(k("a/shop.retry-policy.yml"), Some(NameKind::Policy));
+        assert_eq!(k("openapi.json"), Some(NameKind::SpecLike));
+        assert_eq!(k("swagger.yaml"), Some(NameKind::SpecLike));
+        assert_eq!(k("shop.openapi.yaml"), Some(NameKind::SpecLike));
+        assert_eq!(k("docker-compose.yml"), Some(NameKind::Other));
+        assert_eq!(k("README.md"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn classifies_names_that_are_not_utf8() {
+        use std::os::unix::ffi::OsStrExt;
+        let k = |b: &[u8]| name_kind(Path::new(std::ffi::OsStr::from_bytes(b)));
+        assert_eq!(k(b"orders-\xff.yaml"), Some(NameKind::Other));
+        assert_eq!(k(b"\xfe.openapi.json"), Some(NameKind::SpecLike));
+        assert_eq!(k(b"a\xff.retry-policy.yml"), Some(NameKind::Policy));
+        assert_eq!(k(b"\xff.md"), None);
+    }
+}

@@ -1,0 +1,351 @@
+//! The project a run reads: its root, which files to read (discovery), loading them
+//! once each, and sorting what was loaded into OpenAPI documents, retry policies and
+//! skipped files, with the input findings met on the way (RL001, RL002, RL014).
+//! Called once per run, from the top ([`crate::check::analyze`]); the model, the
+//! join and the rules see only what [`load`] returns.
+
+pub mod discover;
+
+use crate::config::PathFilter;
+use crate::diagnostic::Diagnostic;
+use crate::openapi::model::Document;
+use crate::policy::rl005_invalid_policy;
+use crate::source::loader::{Limits, LoadError, Loaded, Workspace};
+use crate::source::refs::normalize;
+use crate::source::tree::{Kind, Tree};
+use crate::source::{rl001_invalid_syntax, rl002_duplicate_key, rl014_multiple_documents};
+use discover::{discover, Candidate, NameKind};
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The project root for a path given on the command line: `--root`, else the nearest
+/// enclosing git work tree, else the path itself (a file's directory).
+pub fn project_root(given: &Path, root_override: Option<&Path>) -> PathBuf {
+    if let Some(r) = root_override {
+        return std::fs::canonicalize(r).unwrap_or_else(|_| r.to_path_buf());
+    }
+    let abs = std::fs::canonicalize(given).unwrap_or_else(|_| given.to_path_buf());
+    let start = if abs.is_dir() {
+        abs.clone()
+    } else {
+        abs.parent().map(Path::to_path_buf).unwrap_or_default()
+    };
+    let mut cur = Some(start.as_path());
+    while let Some(dir) = cur {
+        if dir.join(".git").exists() {
+            return dir.to_path_buf();
+        }
+        cur = dir.parent();
+    }
+    start
+}
+
+/// What a run reads: the command line's paths and the settings that choose files.
+#[derive(Debug, Clone)]
+pub struct Selection<'a> {
+    /// Files or directories (empty with no policies: the current directory).
+    pub paths: &'a [PathBuf],
+    /// Retry-policy files given explicitly (`--policy`).
+    pub policies: &'a [PathBuf],
+    /// Project root override (`--root`).
+    pub root: Option<&'a Path>,
+    /// Directory that display paths are relative to.
+    pub cwd: PathBuf,
+    /// Resource limits.
+    pub limits: Limits,
+    /// Read only the policies given explicitly, not those found by walking.
+    pub explicit_policies_only: bool,
+    /// `include`/`exclude` of the configuration (`--policy` files always pass).
+    pub filter: Option<&'a PathFilter>,
+    /// For file arguments, also read the related files a full run would (the
+    /// documents a named policy governs, the policies governing a named document).
+    pub related: bool,
+}
+
+/// What [`load`] found: every file loaded, sorted by role.
+#[derive(Debug)]
+pub struct Inputs {
+    /// The loaded files, each once by canonical path (and `$ref` targets, as the
+    /// model reaches them).
+    pub ws: Workspace,
+    /// OpenAPI documents, each with the project root that bounds its `$ref`s.
+    pub documents: Vec<(Arc<Loaded>, PathBuf)>,
+    /// Retry-policy files that parsed.
+    pub policies: Vec<Arc<Loaded>>,
+    /// YAML/JSON files skipped as neither document nor policy (display paths).
+    pub skipped: Vec<String>,
+    /// Findings met while walking and loading: RL001, and RL002/RL014 on policies.
+    pub diagnostics: Vec<Diagnostic>,
+    skipped_paths: HashSet<PathBuf>,
+    /// Streams read on a later document: canonical path -> index of that document.
+    streams_read: HashMap<PathBuf, usize>,
+}
+
+/// Discovers, loads (in parallel; each file once) and sorts the files of a run.
+pub fn load(sel: &Selection<'_>) -> Inputs {
+    let paths: Vec<PathBuf> = if sel.paths.is_empty() && sel.policies.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        sel.paths.to_vec()
+    };
+    let paths = if sel.related {
+        named_configs_to_projects(paths, sel.root)
+    } else {
+        paths
+    };
+    let ws = Workspace::new(sel.cwd.clone(), sel.limits);
+    let (mut candidates, walk_problems) =
+        crate::timing::phase("discover", || discover(&paths, sel.policies));
+    if sel.related {
+        candidates = crate::timing::phase("named files and related", || {
+            discover::with_related(candidates, &ws, sel.root)
+        });
+    }
+    if let Some(filter) = &sel.filter {
+        // `--policy` files are read whatever the filter says.
+        candidates.retain(|c| {
+            (c.explicit && c.kind == NameKind::Policy && sel.policies.contains(&c.path))
+                || filter.allows(&c.path)
+        });
+    }
+    let mut diags: Vec<Diagnostic> = walk_problems
+        .iter()
+        .map(|p| rl001_invalid_syntax::walk_problem(&ws, &p.path, &p.message))
+        .collect();
+
+    // Load every candidate in parallel; the workspace caches by canonical path.
+    let loaded: Vec<(Candidate, Arc<Loaded>)> = crate::timing::phase("load", || {
+        candidates
+            .par_iter()
+            .map(|c| (c.clone(), ws.load(&c.path)))
+            .collect()
+    });
+
+    let mut documents_in: Vec<(Arc<Loaded>, PathBuf)> = Vec::new();
+    let mut policy_files: Vec<Arc<Loaded>> = Vec::new();
+    let mut skipped = Vec::new();
+    // Streams read on a later document: canonical path -> index of that document.
+    let mut streams_read: HashMap<PathBuf, usize> = HashMap::new();
+    let mut skipped_paths = std::collections::HashSet::new();
+    for (cand, doc) in &loaded {
+        let root_arg = paths
+            .iter()
+            .find(|p| cand.path.starts_with(p))
+            .cloned()
+            .unwrap_or_else(|| cand.path.clone());
+        match (&doc.tree, cand.kind) {
+            (Err(e), kind) => {
+                let reported = match kind {
+                    // A foreign-named file (a README given with `*`) is no spec unless
+                    // it says so; one that cannot be read at all is still reported.
+                    NameKind::Unlisted => {
+                        matches!(e, LoadError::Io(_)) || declares_openapi(&doc.file.text)
+                    }
+                    NameKind::Other => cand.explicit || declares_openapi(&doc.file.text),
+                    NameKind::Policy | NameKind::SpecLike => true,
+                };
+                if reported {
+                    diags.push(rl001_invalid_syntax::from_error(doc, e));
+                } else {
+                    skipped.push(doc.file.display.clone());
+                    skipped_paths.insert(doc.file.path.clone());
+                }
+            }
+            (Ok(_), NameKind::Policy) if sel.explicit_policies_only && !cand.explicit => {}
+            (Ok(_), NameKind::Policy) => policy_files.push(doc.clone()),
+            (Ok(_), _) if has_top_level_key(doc, &["openapi", "swagger"]) => {
+                documents_in.push((doc.clone(), project_root(&root_arg, sel.root)));
+            }
+            // A stream whose first document is not OpenAPI but a later one is: a file
+            // named on the command line or like a spec is read on that document (with
+            // RL014); a walked file of another name is a stream by design (Kubernetes
+            // manifests) and is skipped below.
+            (Ok(_), kind) if cand.explicit || kind == NameKind::SpecLike => {
+                match later_openapi_document(doc) {
+                    Some((index, tree)) => {
+                        diags.extend(rl014_multiple_documents::later_openapi_document(doc, index));
+                        streams_read.insert(doc.file.path.clone(), index);
+                        documents_in
+                            .push((ws.substitute(doc, tree), project_root(&root_arg, sel.root)));
+                    }
+                    None => {
+                        skipped.push(doc.file.display.clone());
+                        skipped_paths.insert(doc.file.path.clone());
+                    }
+                }
+            }
+            (Ok(_), _) => {
+                skipped.push(doc.file.display.clone());
+                skipped_paths.insert(doc.file.path.clone());
+            }
+        }
+    }
+    for doc in &policy_files {
+        diags.extend(rl002_duplicate_key::check_file(doc));
+        diags.extend(rl014_multiple_documents::check_file(
+            doc,
+            rl014_multiple_documents::Role::Policy,
+        ));
+    }
+
+    Inputs {
+        ws,
+        documents: documents_in,
+        policies: policy_files,
+        skipped,
+        diagnostics: diags,
+        skipped_paths,
+        streams_read,
+    }
+}
+
+impl Inputs {
+    /// Canonical paths of the files read as input: documents, policies, `$ref`
+    /// targets, files reported as unreadable; not the files skipped as neither
+    /// document nor policy (unless a `$ref` reached one).
+    pub fn read_paths(&self) -> Vec<PathBuf> {
+        self.ws
+            .loaded_paths()
+            .into_iter()
+            .filter(|p| !self.skipped_paths.contains(p) || self.ws.is_referenced(p))
+            .collect()
+    }
+
+    /// RL005 for the `spec:` paths of `policy` that are no OpenAPI description of
+    /// the run (see [`spec_targets_not_openapi`]).
+    pub fn spec_targets_not_openapi(
+        &self,
+        policy: &crate::policy::model::PolicyFile,
+        documents: &[Document],
+    ) -> Vec<Diagnostic> {
+        spec_targets_not_openapi(policy, documents, &self.ws, &self.streams_read)
+    }
+}
+
+fn has_top_level_key(doc: &Loaded, keys: &[&str]) -> bool {
+    let Ok(tree) = &doc.tree else { return false };
+    let Some(root) = tree.root() else {
+        return false;
+    };
+    tree.kind(root) == Kind::Map && keys.iter().any(|k| tree.get(root, k).is_some())
+}
+
+/// True when text that failed to parse still declares itself an OpenAPI document: a
+/// line starting with `openapi:` or `swagger:`, or a JSON `"openapi"`/`"swagger"` key
+/// near the start. Such a file is reported (RL001) instead of skipped, whatever its
+/// name, so a broken spec never passes CI silently.
+fn declares_openapi(text: &str) -> bool {
+    let mut end = text.len().min(64 * 1024);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
+    head.lines().any(|l| {
+        let l = l.trim_end();
+        ["openapi:", "swagger:", "openapi :", "swagger :"]
+            .iter()
+            .any(|p| l.starts_with(p))
+    }) || head.contains("\"openapi\"")
+        || head.contains("\"swagger\"")
+}
+
+/// For a file whose first YAML document is not an OpenAPI description: the first
+/// later document of its stream that is (its 0-based index among the non-empty
+/// documents, and its tree). `None` for one document, or when none is.
+fn later_openapi_document(doc: &Loaded) -> Option<(usize, Tree)> {
+    let tree = doc.tree.as_ref().ok()?;
+    if tree.later_documents().is_empty() {
+        return None;
+    }
+    Tree::parse_stream(doc.file.text.clone())
+        .ok()?
+        .into_iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, t)| {
+            t.root().is_some_and(|r| {
+                t.kind(r) == Kind::Map
+                    && (t.get(r, "openapi").is_some() || t.get(r, "swagger").is_some())
+            })
+        })
+}
+
+/// RL005 for each `spec:` path of `policy` that names an existing file which is not
+/// read as an OpenAPI description: unreadable or not parsable (the error itself is
+/// RL001 on the file), its first document without a top-level `openapi`/`swagger`,
+/// or a stream whose OpenAPI document is a later one. A missing file is RL005 from
+/// the join; a file that is an OpenAPI description but not part of this run (not
+/// named, filtered out) gets nothing.
+fn spec_targets_not_openapi(
+    policy: &crate::policy::model::PolicyFile,
+    documents: &[Document],
+    ws: &Workspace,
+    streams_read: &HashMap<PathBuf, usize>,
+) -> Vec<Diagnostic> {
+    let dir = policy.doc.file.path.parent().unwrap_or(Path::new(""));
+    let mut out = Vec::new();
+    for s in &policy.spec {
+        let joined = normalize(&dir.join(&s.value));
+        if !joined.is_file() {
+            continue;
+        }
+        let canonical = std::fs::canonicalize(&joined).unwrap_or_else(|_| joined.clone());
+        let why = if let Some(&index) = streams_read.get(&canonical) {
+            format!(
+                "whose first YAML document is not an OpenAPI description: the OpenAPI description is the {} document of the stream",
+                rl014_multiple_documents::ordinal(index)
+            )
+        } else if documents
+            .iter()
+            .any(|d| d.doc.file.path == joined || d.doc.file.path == canonical)
+        {
+            continue;
+        } else {
+            let doc = ws.load(&joined);
+            match &doc.tree {
+                Err(e) => {
+                    let rl001 = rl001_invalid_syntax::from_error(&doc, e);
+                    let why = format!("which could not be read: {}", rl001.message);
+                    out.push(rl001);
+                    why
+                }
+                Ok(_) if has_top_level_key(&doc, &["openapi", "swagger"]) => continue,
+                Ok(_) => match later_openapi_document(&doc) {
+                    Some((index, _)) => format!(
+                        "whose first YAML document is not an OpenAPI description: the OpenAPI description is the {} document of the stream",
+                        rl014_multiple_documents::ordinal(index)
+                    ),
+                    None => "which is not an OpenAPI description (its first YAML document has no top-level `openapi` or `swagger`)".to_string(),
+                },
+            }
+        };
+        out.push(
+            Diagnostic::new(
+                &rl005_invalid_policy::META,
+                format!("`spec` names `{}`, {why}", s.value),
+                s.at.value_location(),
+                "not one OpenAPI description",
+            )
+            .with_help("point `spec` at a file that is one OpenAPI description (a top-level `openapi` or `swagger` key), relative to the policy file"),
+        );
+    }
+    out
+}
+
+/// A named configuration file (`.retrylint.yaml`) changes what every file of its
+/// project reports, so it stands for its whole project: it is replaced by the
+/// project root, which is walked as `retrylint check ROOT` would walk it.
+fn named_configs_to_projects(paths: Vec<PathBuf>, root: Option<&Path>) -> Vec<PathBuf> {
+    paths
+        .into_iter()
+        .map(|p| {
+            if p.file_name().is_some_and(|n| n == crate::config::FILE_NAME) && p.is_file() {
+                project_root(&p, root)
+            } else {
+                p
+            }
+        })
+        .collect()
+}

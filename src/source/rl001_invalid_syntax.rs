@@ -1,0 +1,100 @@
+//! RL001 invalid-syntax: a file that must be read is not valid YAML/JSON (or cannot
+//! be read at all). Reported by the loading stage from a [`LoadError`].
+
+use crate::diagnostic::catalog;
+use crate::diagnostic::RuleMeta;
+use crate::diagnostic::{Diagnostic, Location};
+use crate::source::loader::{LoadError, Loaded};
+
+/// Rule metadata ([`catalog::INVALID_SYNTAX`]).
+pub const META: RuleMeta = catalog::INVALID_SYNTAX;
+
+/// The finding for a file that has no tree; `None` when it loaded.
+pub fn diagnostic(loaded: &Loaded) -> Option<Diagnostic> {
+    let error = loaded.tree.as_ref().err()?;
+    Some(from_error(loaded, error))
+}
+
+/// The finding for one load error of `loaded`'s file.
+pub fn from_error(loaded: &Loaded, error: &LoadError) -> Diagnostic {
+    let file = loaded.file.clone();
+    let at = |offset: usize| {
+        let len = file.text.len();
+        let start = offset.min(len);
+        let mut end = (start + 1).min(len);
+        while !file.text.is_char_boundary(end) {
+            end += 1;
+        }
+        Location {
+            file: file.clone(),
+            span: start..end,
+            pointer: String::new(),
+        }
+    };
+    let name = file.display.clone();
+    match error {
+        LoadError::Syntax(e) => Diagnostic::new(
+            &META,
+            format!(
+                "`{name}` is not valid YAML or JSON: {}.",
+                e.message.trim_end_matches('.')
+            ),
+            at(e.offset),
+            "syntax error",
+        )
+        .with_help("Fix the syntax at the marked position."),
+        LoadError::Binary => Diagnostic::new(
+            &META,
+            format!("`{name}` is a binary file, not YAML or JSON text."),
+            at(0),
+            "binary content",
+        )
+        .with_help("Point the `$ref` or the command line at a YAML or JSON file."),
+        LoadError::NotUtf8(offset) => Diagnostic::new(
+            &META,
+            format!("`{name}` is not valid UTF-8 text."),
+            at(*offset),
+            "first invalid byte",
+        )
+        .with_help("Save the file as UTF-8."),
+        LoadError::Io(message) => Diagnostic::new(
+            &META,
+            format!("`{name}` could not be read: {message}."),
+            at(0),
+            "unreadable file",
+        )
+        .with_help("Check that the file exists and is readable."),
+        LoadError::TooLarge { size, limit } => Diagnostic::new(
+            &META,
+            format!("`{name}` is {size} bytes, larger than the limit of {limit} bytes."),
+            at(0),
+            "file too large",
+        )
+        .with_help("Raise the limit with `--max-file-size BYTES` if the file is meant to be read."),
+    }
+}
+
+/// The finding for a path that could not be walked (unreadable directory, broken
+/// link, symlink loop).
+pub fn walk_problem(
+    ws: &crate::source::loader::Workspace,
+    path: &std::path::Path,
+    message: &str,
+) -> Diagnostic {
+    let file = std::sync::Arc::new(crate::source::SourceFile::new(
+        path.to_path_buf(),
+        ws.display_path(path),
+        "",
+    ));
+    Diagnostic::new(
+        &META,
+        format!("`{}` could not be read: {message}.", file.display),
+        Location {
+            file,
+            span: 0..0,
+            pointer: String::new(),
+        },
+        "unreadable",
+    )
+    .with_help("Check that the path exists and is readable, or remove it from the command line.")
+}

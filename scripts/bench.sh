@@ -37,7 +37,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-for tool in npm hyperfine /usr/bin/time; do
+needs="npm"; [ -n "$COMPARE" ] || needs="npm hyperfine /usr/bin/time"
+for tool in $needs; do
   command -v "$tool" >/dev/null || { echo "bench.sh needs $tool" >&2; exit 2; }
 done
 

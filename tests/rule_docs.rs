@@ -2,9 +2,31 @@
 //! must produce its rule, "Use instead" must not.
 
 use retrylint::check::{run, CheckOptions};
+use retrylint::diagnostic::catalog;
 use retrylint::rules::docs::{doc_for, example_files, front_matter, section, RULE_DOCS};
 use retrylint::rules::REGISTRY;
 use std::path::PathBuf;
+
+/// The catalog (identities, at the bottom) and the registry (checks, on top) list
+/// the same rules in the same order, each rule's `META` being its catalog entry.
+#[test]
+fn registry_and_catalog_agree() {
+    let registry: Vec<&str> = REGISTRY.iter().map(|r| r.meta.code).collect();
+    let catalog: Vec<&str> = catalog::ALL.iter().map(|m| m.code).collect();
+    assert_eq!(registry, catalog);
+    for (r, m) in REGISTRY.iter().zip(catalog::ALL) {
+        let identity = |m: &retrylint::diagnostic::RuleMeta| {
+            (m.code, m.name, m.severity, m.question, m.summary)
+        };
+        assert_eq!(identity(r.meta), identity(m));
+        assert_eq!(catalog::find(m.name).map(|f| f.code), Some(m.code));
+        assert_eq!(
+            catalog::find(&m.code.to_lowercase()).map(|f| f.name),
+            Some(m.name)
+        );
+    }
+    assert!(catalog::find("no-such-rule").is_none());
+}
 
 #[test]
 fn registry_is_sorted_unique_and_kebab_case() {

@@ -1,5 +1,6 @@
-//! The rule registry: one explicit static list of every rule's metadata, and the
-//! checks that run over the joined model. One file per rule.
+//! The rule registry: one explicit static list of every rule with its check over
+//! the joined model. One file per rule; identities (code, name, severity, question)
+//! are in [`crate::diagnostic::catalog`], which every stage may use.
 
 pub mod docs;
 pub mod grouping;

@@ -8,6 +8,7 @@
 //!   (RFC 9110 §10.2.3), shared with the lint rules (RL503).
 //! - [`backoff_bound_ms`], [`total_backoff_ms`]: budget arithmetic for the rules.
 //! - [`is_correlation_header`]: tracing headers that are no idempotency key.
+//! - [`is_key_header`]: well-known idempotency-key headers.
 //! - [`simulate`]: the deterministic herd simulation behind `retrylint simulate`.
 //!
 //! Units: every time, delay and duration is in milliseconds as `f64`, except
@@ -16,6 +17,7 @@
 mod backoff;
 mod correlation;
 mod decision;
+mod idempotency_key;
 mod policy_decision;
 mod retry_after;
 mod simulate;
@@ -29,6 +31,7 @@ pub use decision::{
 pub use policy_decision::{
     decide_policy, EffectivePolicyView, PolicyDecisionInput, RetryAfterPolicy,
 };
+pub use idempotency_key::{is_key_header, KEY_HEADERS};
 pub use retry_after::{
     is_valid_retry_after_example, parse_retry_after, parse_retry_after_at, retry_after_input_ms,
     RetryAfter, RetryAfterError,

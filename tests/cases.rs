@@ -363,13 +363,20 @@ fn case36_protection_travels_with_the_request() {
         ]
     );
     let rl201 = o.diagnostics.iter().find(|d| d.code == "RL201").unwrap();
-    assert!(rl201.message.contains("by the mesh layer"), "{}", rl201.message);
+    assert!(
+        rl201.message.contains("by the mesh layer"),
+        "{}",
+        rl201.message
+    );
     let rl311 = o.diagnostics.iter().find(|d| d.code == "RL311").unwrap();
     assert!(rl311.message.contains("9 attempts"), "{}", rl311.message);
     assert_readiness_agrees("36-mesh-retry-post", &o);
     let m = readiness_of("36-mesh-retry-post");
     let payouts = &m.operations[0];
-    assert_eq!((payouts.method.as_str(), payouts.path.as_str()), ("POST", "/payouts"));
+    assert_eq!(
+        (payouts.method.as_str(), payouts.path.as_str()),
+        ("POST", "/payouts")
+    );
     // Only the mesh retries `/payouts`: its own budget and strategy, not the client's.
     assert_eq!(payouts.attempts, Some(3));
     assert_eq!(payouts.deadline_ms, Some(15_000.0));
@@ -380,7 +387,10 @@ fn case36_protection_travels_with_the_request() {
     assert_eq!(transfers.amplification, 9);
     let table = retrylint::readiness::render::table(&m);
     assert!(table.contains("mesh 3 x, 15s "), "{table}");
-    assert!(table.contains("client 3 x, 20s; mesh 3 x, 15s = 9 x"), "{table}");
+    assert!(
+        table.contains("client 3 x, 20s; mesh 3 x, 15s = 9 x"),
+        "{table}"
+    );
 }
 
 #[test]
@@ -421,5 +431,8 @@ fn case42_the_effect_is_the_endpoints() {
         ]
     );
     let table = retrylint::readiness::render::table(&m);
-    assert!(table.contains("client 3 x, 5s; gateway 2 x, 3s = 6 x"), "{table}");
+    assert!(
+        table.contains("client 3 x, 5s; gateway 2 x, 3s = 6 x"),
+        "{table}"
+    );
 }

@@ -11,11 +11,14 @@
 //!    `attempt_timeout: remaining`, `backoff.multiplier: 2`).
 //!
 //! Mappings (`backoff`, `retry_after`, `idempotency_key`) combine key by key; lists
-//! (`retry_on`) replace. `effect` is the endpoint's, not a layer's: after the join
-//! every layer of an operation holds the least safe effect any of its layers declares
-//! ([`JoinedOperation::declared_effects`]). An operation gets an [`EffectivePolicy`] for a layer only
+//! (`retry_on`) replace. An operation gets an [`EffectivePolicy`] for a layer only
 //! when something of that layer applies to it (a governing policy file or an inline
 //! `x-retry`); an operation nothing applies to has no layers.
+//!
+//! Across layers (layers.md "What the model gains"): `effect` is the endpoint's, so
+//! after the join every layer of an operation holds the least safe effect any of its
+//! layers declares ([`JoinedOperation::declared_effects`]); and an idempotency key
+//! travels with the request ([`JoinedOperation::protection`]).
 
 pub mod rl006_unknown_operation;
 
@@ -309,10 +312,7 @@ pub fn endpoint_effect(declared: &[(Layer, Field<Effect>)]) -> Option<&Field<Eff
         .iter()
         .map(|(_, f)| f.value)
         .reduce(Effect::least_safe)?;
-    declared
-        .iter()
-        .map(|(_, f)| f)
-        .find(|f| f.value == least)
+    declared.iter().map(|(_, f)| f).find(|f| f.value == least)
 }
 
 impl JoinedOperation {

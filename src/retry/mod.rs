@@ -28,10 +28,10 @@ pub use correlation::{is_correlation_header, CORRELATION_HEADERS};
 pub use decision::{
     decide, is_idempotent_method, Decision, DecisionInput, StopReason, IDEMPOTENT_METHODS,
 };
+pub use idempotency_key::{is_key_header, KEY_HEADERS};
 pub use policy_decision::{
     decide_policy, EffectivePolicyView, PolicyDecisionInput, RetryAfterPolicy,
 };
-pub use idempotency_key::{is_key_header, KEY_HEADERS};
 pub use retry_after::{
     is_valid_retry_after_example, parse_retry_after, parse_retry_after_at, retry_after_input_ms,
     RetryAfter, RetryAfterError,

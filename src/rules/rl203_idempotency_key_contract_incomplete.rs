@@ -18,9 +18,9 @@ use super::grouping::{
     distinct, join_and, label_operations, layer_phrase, layers, operation_list, ByNode,
 };
 use super::{Context, RuleMeta};
+use crate::analysis::Protection;
 use crate::diagnostic::catalog;
 use crate::diagnostic::Diagnostic;
-use crate::analysis::Protection;
 use crate::policy::model::{Concurrent, Layer, PayloadMismatch};
 
 /// Rule metadata ([`catalog::IDEMPOTENCY_KEY_CONTRACT_INCOMPLETE`]).

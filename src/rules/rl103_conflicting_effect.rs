@@ -35,6 +35,11 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         let Some(holds) = endpoint_effect(&jo.declared_effects).map(|f| f.value) else {
             continue;
         };
+        // A misspelled `effect` (`efect:`) is reported once (RL005): the value a
+        // layer fell back to is not what its author meant, so no conflict is claimed.
+        if jo.layers.iter().any(|l| l.is_misspelled("effect")) {
+            continue;
+        }
         let holding: Vec<(Layer, At)> = jo
             .declared_effects
             .iter()

@@ -42,7 +42,10 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         if !eff.is_non_idempotent() {
             continue;
         }
-        if eff.is_retried() && !eff.unsafe_signals().is_empty() {
+        // A policy's `idempotency_key` mapping without a `header` (or with a
+        // misspelled one) is that key's contract: checked below, not reported as absent.
+        let stated = jo.layers.iter().any(|l| l.idempotency_key.at.is_some());
+        if !stated && eff.is_retried() && !eff.unsafe_signals().is_empty() {
             if let Some(Protection::SpecKey(param)) = jo.protection(eff.layer, op) {
                 spec_only.add(&param.at, op, (eff.layer, param.name.clone()));
             }

@@ -286,3 +286,153 @@ fn case29_retry_after_past_date_means_no_extra_wait() {
     let v = case(&["--now-ms", "0"]);
     assert_eq!(v["reason"], "retry-after-exceeds-max", "{v}");
 }
+
+/// `(code, severity, operations, primary file)` of every finding, sorted.
+fn summary(outcome: &CheckOutcome) -> Vec<(String, String, Vec<String>, String)> {
+    let mut v: Vec<_> = outcome
+        .diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d.code.to_string(),
+                d.severity.as_str().to_string(),
+                d.operations.clone(),
+                d.primary.location.file.display.clone(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The readiness matrix of a case folder, as `readiness` computes it.
+fn readiness_of(case: &str) -> retrylint::readiness::Matrix {
+    let dir = repo().join("fixtures/cases").join(case);
+    let (analyzed, diags) = retrylint::check::run_full(&CheckOptions {
+        paths: vec![dir.clone()],
+        cwd: Some(dir.clone()),
+        root: Some(dir),
+        ..CheckOptions::default()
+    });
+    retrylint::readiness::matrix(&analyzed, &diags)
+}
+
+/// `readiness` agrees with `check`: each row lists exactly the codes `check` reports
+/// for that operation.
+fn assert_readiness_agrees(case: &str, outcome: &CheckOutcome) {
+    let m = readiness_of(case);
+    for row in &m.operations {
+        let name = format!("{} {}", row.method, row.path);
+        let mut codes: Vec<String> = outcome
+            .diagnostics
+            .iter()
+            .filter(|d| d.operations.contains(&name))
+            .map(|d| d.code.to_string())
+            .collect();
+        codes.sort();
+        codes.dedup();
+        assert_eq!(row.findings, codes, "{name}");
+    }
+}
+
+#[test]
+fn case36_protection_travels_with_the_request() {
+    let o = check(&["36-mesh-retry-post"]);
+    let ops = |s: &str| vec![s.to_string()];
+    assert_eq!(
+        summary(&o),
+        vec![
+            (
+                "RL101".into(),
+                "info".into(),
+                ops("POST /payouts"),
+                "36-mesh-retry-post/mesh.retry-policy.yaml".into()
+            ),
+            (
+                "RL201".into(),
+                "error".into(),
+                ops("POST /payouts"),
+                "36-mesh-retry-post/mesh.retry-policy.yaml".into()
+            ),
+            (
+                "RL311".into(),
+                "warning".into(),
+                ops("POST /transfers"),
+                "36-mesh-retry-post/client.retry-policy.yaml".into()
+            ),
+        ]
+    );
+    let rl201 = o.diagnostics.iter().find(|d| d.code == "RL201").unwrap();
+    assert!(
+        rl201.message.contains("by the mesh layer"),
+        "{}",
+        rl201.message
+    );
+    let rl311 = o.diagnostics.iter().find(|d| d.code == "RL311").unwrap();
+    assert!(rl311.message.contains("9 attempts"), "{}", rl311.message);
+    assert_readiness_agrees("36-mesh-retry-post", &o);
+    let m = readiness_of("36-mesh-retry-post");
+    let payouts = &m.operations[0];
+    assert_eq!(
+        (payouts.method.as_str(), payouts.path.as_str()),
+        ("POST", "/payouts")
+    );
+    // Only the mesh retries `/payouts`: its own budget and strategy, not the client's.
+    assert_eq!(payouts.attempts, Some(3));
+    assert_eq!(payouts.deadline_ms, Some(15_000.0));
+    assert_eq!(payouts.on_unknown_result.as_deref(), Some("fail"));
+    assert!(payouts.safety.is_empty());
+    let transfers = &m.operations[1];
+    assert_eq!(transfers.safety, vec!["idempotency-key"]);
+    assert_eq!(transfers.amplification, 9);
+    let table = retrylint::readiness::render::table(&m);
+    assert!(table.contains("mesh 3 x, 15s "), "{table}");
+    assert!(
+        table.contains("client 3 x, 20s; mesh 3 x, 15s = 9 x"),
+        "{table}"
+    );
+}
+
+#[test]
+fn case42_the_effect_is_the_endpoints() {
+    let o = check(&["42-effect-across-layers"]);
+    let codes: Vec<String> = summary(&o).into_iter().map(|s| s.0).collect();
+    assert_eq!(codes, vec!["RL306", "RL306", "RL311"], "{:?}", summary(&o));
+    let rl306_files: Vec<String> = summary(&o)
+        .into_iter()
+        .filter(|s| s.0 == "RL306")
+        .map(|s| s.3)
+        .collect();
+    assert_eq!(
+        rl306_files,
+        vec![
+            "42-effect-across-layers/client.retry-policy.yaml",
+            "42-effect-across-layers/gateway.retry-policy.yaml"
+        ]
+    );
+    let rl311 = o.diagnostics.iter().find(|d| d.code == "RL311").unwrap();
+    assert!(rl311.message.contains("6 attempts"), "{}", rl311.message);
+    assert_readiness_agrees("42-effect-across-layers", &o);
+    let m = readiness_of("42-effect-across-layers");
+    let search = &m.operations[0];
+    assert_eq!(search.effect, "safe");
+    assert!(search.effect_declared);
+    // Each layer's own budget.
+    let budgets: Vec<(String, Option<i64>, Option<f64>)> = search
+        .layers
+        .iter()
+        .map(|l| (l.layer.clone(), l.attempts, l.deadline_ms))
+        .collect();
+    assert_eq!(
+        budgets,
+        vec![
+            ("client".to_string(), Some(3), Some(5000.0)),
+            ("gateway".to_string(), Some(2), Some(3000.0))
+        ]
+    );
+    let table = retrylint::readiness::render::table(&m);
+    assert!(
+        table.contains("client 3 x, 5s; gateway 2 x, 3s = 6 x"),
+        "{table}"
+    );
+}

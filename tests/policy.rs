@@ -546,14 +546,12 @@ fn inline_x_retry_layer_and_method_default_effect() {
         Source::OperationXRetry
     );
     assert!(gw.policy.is_none());
-    // The root x-retry (client layer) does not reach the gateway layer.
-    assert_eq!(gw.effect.value, Effect::NonIdempotent);
-    assert_eq!(gw.effect.source, Source::BuiltIn);
-    // RL201 reports the gateway layer's unprotected 503 retry at the inline x-retry.
-    let rl201 = only(&r.findings, "RL201");
-    assert_eq!(rl201.len(), 1, "{rl201:#?}");
-    assert!(rl201[0].message.contains("gateway"));
-    assert_eq!(line_col(rl201[0]), (23, 9));
+    // The effect is the endpoint's: the root x-retry's `effect: idempotent` (client
+    // layer) holds for the gateway layer too, so its 503 retry is no RL201.
+    assert_eq!(gw.effect.value, Effect::Idempotent);
+    assert_eq!(gw.effect.source, Source::RootXRetry);
+    assert_eq!(jo.declared_effects.len(), 1);
+    assert!(only(&r.findings, "RL201").is_empty());
     // The client layer's unmatched POST /orders falls to defaults with the root's
     // declared effect (idempotent): no RL201 there.
     let client = jo.layer(Layer::Client).unwrap();
@@ -946,4 +944,59 @@ fn a_rejected_value_counts_as_misspelled_for_its_key() {
         .expect("client layer");
     assert!(eff.retry_on.is_none() && eff.is_misspelled("retry_on"));
     assert!(!eff.is_misspelled("attempts"));
+}
+
+#[test]
+fn layers_are_ordered_client_gateway_mesh_and_a_key_reaches_inward() {
+    assert!(Layer::Client.is_client());
+    assert!(!Layer::Gateway.is_client() && !Layer::Mesh.is_client());
+    // A key declared at a layer protects it and every layer inside it.
+    assert!(Layer::Client.reaches(Layer::Mesh));
+    assert!(Layer::Gateway.reaches(Layer::Gateway));
+    assert!(Layer::Gateway.reaches(Layer::Mesh));
+    assert!(!Layer::Gateway.reaches(Layer::Client));
+    assert!(!Layer::Mesh.reaches(Layer::Gateway));
+    // The least safe of two declared effects holds.
+    assert_eq!(
+        Effect::Safe.least_safe(Effect::NonIdempotent),
+        Effect::NonIdempotent
+    );
+    assert_eq!(
+        Effect::Idempotent.least_safe(Effect::Safe),
+        Effect::Idempotent
+    );
+}
+
+#[test]
+fn a_client_key_protects_the_mesh_that_resends_it() {
+    use retrylint::analysis::Protection;
+    let r = run(
+        &["fixtures/cases/36-mesh-retry-post/openapi.yaml"],
+        &[
+            "fixtures/cases/36-mesh-retry-post/client.retry-policy.yaml",
+            "fixtures/cases/36-mesh-retry-post/mesh.retry-policy.yaml",
+        ],
+    );
+    let op = |i: usize| &r.docs[0].operations[r.analysis.operations[i].operation];
+    let payouts = &r.analysis.operations[0];
+    assert_eq!(op(0).path, "/payouts");
+    assert!(payouts.protection(Layer::Mesh, op(0)).is_none());
+    let transfers = &r.analysis.operations[1];
+    assert_eq!(op(1).path, "/transfers");
+    for layer in [Layer::Client, Layer::Mesh] {
+        match transfers.protection(layer, op(1)) {
+            Some(Protection::Key {
+                declared_by,
+                header,
+            }) => {
+                assert_eq!(declared_by, Layer::Client);
+                assert_eq!(header.value, "Idempotency-Key");
+            }
+            other => panic!("{layer:?}: {other:?}"),
+        }
+    }
+    // The client's declared effect holds for the mesh layer.
+    let mesh = transfers.layer(Layer::Mesh).unwrap();
+    assert_eq!(mesh.effect.value, Effect::NonIdempotent);
+    assert!(mesh.effect.at.is_some());
 }

@@ -14,6 +14,11 @@
 //! (`retry_on`) replace. An operation gets an [`EffectivePolicy`] for a layer only
 //! when something of that layer applies to it (a governing policy file or an inline
 //! `x-retry`); an operation nothing applies to has no layers.
+//!
+//! Across layers (layers.md "What the model gains"): `effect` is the endpoint's, so
+//! after the join every layer of an operation holds the least safe effect any of its
+//! layers declares ([`JoinedOperation::declared_effects`]); and an idempotency key
+//! travels with the request ([`JoinedOperation::protection`]).
 
 pub mod rl006_unknown_operation;
 
@@ -214,8 +219,10 @@ impl EffectivePolicy {
                 .is_some_and(|u| u.value == UnknownResult::CheckStatus)
     }
 
-    /// Protected: an idempotency key is sent (a `header` is named), or a status
-    /// endpoint is consulted.
+    /// Protected by this layer's own settings alone: an idempotency key is sent (a
+    /// `header` is named), or a status endpoint is consulted. Across layers (a key
+    /// an outer layer or the spec sends, status checks on the client only) use
+    /// [`JoinedOperation::protection`].
     pub fn is_protected(&self) -> bool {
         self.key_header().is_some() || self.checks_status()
     }
@@ -258,6 +265,54 @@ pub struct JoinedOperation {
     pub x_retry: Option<Settings>,
     /// One entry per layer that applies, in [`Layer::ALL`] order.
     pub layers: Vec<EffectivePolicy>,
+    /// The `effect` each layer declares itself (its most specific source: policy
+    /// entry, operation `x-retry`, `defaults`, root `x-retry`), outermost first;
+    /// layers that declare none are absent. The effect is the endpoint's, so every
+    /// layer's [`EffectivePolicy::effect`] is the least safe of these (see
+    /// [`endpoint_effect`]); RL103 reports when they differ.
+    pub declared_effects: Vec<(Layer, Field<Effect>)>,
+}
+
+/// What protects the repeats one layer makes of a non-idempotent request (layers.md
+/// "Protection travels with the request").
+#[derive(Debug, Clone, Copy)]
+pub enum Protection<'a> {
+    /// An idempotency key that reaches the layer: declared by the layer itself or by
+    /// a layer outside it (the request is re-sent with the header), or required by
+    /// the spec and declared by a policy of any layer. Its retention and contract
+    /// (RL203, RL204) are the declaring layer's.
+    Key {
+        /// The layer whose policy declares the key.
+        declared_by: Layer,
+        /// The key header as that policy names it.
+        header: &'a Field<String>,
+    },
+    /// A key header the spec requires on the operation (so every client sends it and
+    /// every layer re-sends it) that no policy declares: its contract is unstated
+    /// (RL203).
+    SpecKey(&'a crate::openapi::model::Parameter),
+    /// The client consults a status endpoint first (`on_unknown_result:
+    /// check-status` with a `status_endpoint`); client behaviour only.
+    StatusCheck,
+}
+
+impl Protection<'_> {
+    /// True for a key (declared or required by the spec), false for a status check.
+    pub fn is_key(&self) -> bool {
+        !matches!(self, Protection::StatusCheck)
+    }
+}
+
+/// The effect of an endpoint from the effects its layers declare: the least safe of
+/// them, as the field of the outermost layer declaring that value; `None` when no
+/// layer declares one (each layer then keeps the method's effect). layers.md "Effect
+/// is the endpoint's".
+pub fn endpoint_effect(declared: &[(Layer, Field<Effect>)]) -> Option<&Field<Effect>> {
+    let least = declared
+        .iter()
+        .map(|(_, f)| f.value)
+        .reduce(Effect::least_safe)?;
+    declared.iter().map(|(_, f)| f).find(|f| f.value == least)
 }
 
 impl JoinedOperation {
@@ -277,6 +332,67 @@ impl JoinedOperation {
     /// The operation in `documents`.
     pub fn resolve<'d>(&self, documents: &'d [Document]) -> &'d Operation {
         &documents[self.document].operations[self.operation]
+    }
+
+    /// The key header the spec requires on `op` (a required header parameter with a
+    /// well-known key name, or named as the key by a policy of any layer; never a
+    /// correlation header): the client must send it, so it travels through every
+    /// layer.
+    pub fn spec_required_key<'o>(
+        &self,
+        op: &'o Operation,
+    ) -> Option<&'o crate::openapi::model::Parameter> {
+        op.params.iter().find(|p| {
+            p.location == "header"
+                && p.required
+                && !crate::retry::is_correlation_header(&p.name)
+                && (crate::retry::is_key_header(&p.name)
+                    || self.layers.iter().any(|l| {
+                        l.key_header()
+                            .is_some_and(|h| h.value.eq_ignore_ascii_case(&p.name))
+                    }))
+        })
+    }
+
+    /// What protects the repeats `layer` makes of this operation (`op` is its OpenAPI
+    /// operation), if anything: a key declared by `layer` or by a layer outside it
+    /// (the nearest one first), else a key the spec requires (with the contract of a
+    /// policy that names it, if any), else, on the client only, a status check. A
+    /// layer none of these reaches is unprotected whatever the other layers do.
+    pub fn protection<'a>(&'a self, layer: Layer, op: &'a Operation) -> Option<Protection<'a>> {
+        let declared = self
+            .layers
+            .iter()
+            .rev()
+            .filter(|l| l.layer.reaches(layer))
+            .find_map(|l| {
+                l.key_header().map(|header| Protection::Key {
+                    declared_by: l.layer,
+                    header,
+                })
+            });
+        if declared.is_some() {
+            return declared;
+        }
+        if let Some(param) = self.spec_required_key(op) {
+            let named = self.layers.iter().find_map(|l| {
+                l.key_header()
+                    .filter(|h| h.value.eq_ignore_ascii_case(&param.name))
+                    .map(|header| Protection::Key {
+                        declared_by: l.layer,
+                        header,
+                    })
+            });
+            return Some(named.unwrap_or(Protection::SpecKey(param)));
+        }
+        self.layer(layer)
+            .filter(|l| l.layer.is_client() && l.checks_status())
+            .map(|_| Protection::StatusCheck)
+    }
+
+    /// True when an idempotency key reaches `layer` (see [`JoinedOperation::protection`]).
+    pub fn key_reaches(&self, layer: Layer, op: &Operation) -> bool {
+        self.protection(layer, op).is_some_and(|p| p.is_key())
     }
 }
 
@@ -720,11 +836,24 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                 }
                 layers.push(eff);
             }
+            // The effect is the endpoint's: every layer takes the least safe one
+            // declared in any layer (layers.md "Effect is the endpoint's").
+            let declared_effects: Vec<(Layer, Field<Effect>)> = layers
+                .iter()
+                .filter(|l| l.effect.source != Source::BuiltIn)
+                .map(|l| (l.layer, l.effect.clone()))
+                .collect();
+            if let Some(effect) = endpoint_effect(&declared_effects).cloned() {
+                for l in &mut layers {
+                    l.effect = effect.clone();
+                }
+            }
             operations.push(JoinedOperation {
                 document: d,
                 operation: o,
                 x_retry: op_x,
                 layers,
+                declared_effects,
             });
         }
     }

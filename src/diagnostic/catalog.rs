@@ -161,6 +161,15 @@ pub const UNSAFE_METHOD_WITH_SIDE_EFFECTS: RuleMeta = RuleMeta {
     summary: "an operation with a safe method is declared non-idempotent",
 };
 
+/// RL103 `conflicting-effect`.
+pub const CONFLICTING_EFFECT: RuleMeta = RuleMeta {
+    code: "RL103",
+    name: "conflicting-effect",
+    severity: Severity::Warning,
+    question: Question::Effect,
+    summary: "two layers declare different effects for one operation (both positions); the other rules use the least safe of them",
+};
+
 /// RL201 `unprotected-retry`.
 pub const UNPROTECTED_RETRY: RuleMeta = RuleMeta {
     code: "RL201",
@@ -406,6 +415,7 @@ pub static ALL: &[&RuleMeta] = &[
     &EQUIVALENT_PATHS,
     &UNDECLARED_EFFECT,
     &UNSAFE_METHOD_WITH_SIDE_EFFECTS,
+    &CONFLICTING_EFFECT,
     &UNPROTECTED_RETRY,
     &IDEMPOTENCY_KEY_NOT_IN_SPEC,
     &IDEMPOTENCY_KEY_CONTRACT_INCOMPLETE,

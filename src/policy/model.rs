@@ -40,6 +40,34 @@ impl Layer {
             Layer::Mesh => "mesh",
         }
     }
+
+    /// How deep the layer sits in the path of a request: 0 for the client
+    /// (outermost), 1 for a gateway, 2 for a mesh sidecar (innermost); layers.md
+    /// "Layer identity and order".
+    pub fn depth(self) -> u8 {
+        match self {
+            Layer::Client => 0,
+            Layer::Gateway => 1,
+            Layer::Mesh => 2,
+        }
+    }
+
+    /// True for the client: the only layer that sees an unknown result and can act
+    /// on it (check a status, reconcile, repeat with the same key). A gateway or a
+    /// mesh can only resend the request it holds or pass the error up (layers.md
+    /// "Unknown results on proxies").
+    pub fn is_client(self) -> bool {
+        self == Layer::Client
+    }
+
+    /// True when a request sent or forwarded by `self` passes through `inner`:
+    /// `inner` is `self` or a layer inside it. An idempotency key declared at `self`
+    /// travels with the request, so it protects exactly these layers (a key a
+    /// gateway adds protects the gateway and the mesh, not the client; layers.md
+    /// "Protection travels with the request").
+    pub fn reaches(self, inner: Layer) -> bool {
+        inner.depth() >= self.depth()
+    }
 }
 
 // The policy vocabulary is the retry engine's: one `Effect`, `Jitter`, `OnInvalid` and

@@ -23,11 +23,7 @@ use std::collections::BTreeSet;
 pub const VERSION: u32 = 1;
 
 /// Well-known idempotency-key header names (case-insensitive; IETF draft and Azure).
-pub const KEY_HEADERS: [&str; 3] = [
-    "Idempotency-Key",
-    "X-Idempotency-Key",
-    "Repeatability-Request-ID",
-];
+pub const KEY_HEADERS: [&str; 3] = crate::retry::KEY_HEADERS;
 
 /// The key header as the spec declares it.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -101,13 +97,15 @@ pub struct Row {
     pub idempotency_key: Option<KeyHeader>,
     /// Q3: retried by any layer.
     pub retried: bool,
-    /// Q3: signals of the client layer (or the only layer).
+    /// Q3: signals of the main layer: the client when it retries, else the
+    /// outermost layer that retries, else the client or the only layer.
     pub retry_on: Vec<String>,
-    /// Q3: attempts of the client layer (or the only layer).
+    /// Q3: attempts of the main layer (see `retry_on`); never the client's for an
+    /// operation only another layer retries.
     pub attempts: Option<i64>,
-    /// Q3: deadline of the client layer (or the only layer), ms.
+    /// Q3: deadline of the main layer (see `retry_on`), ms.
     pub deadline_ms: Option<f64>,
-    /// Q4: strategy of the client layer (or the only layer).
+    /// Q4: strategy of the main layer (see `retry_on`).
     pub on_unknown_result: Option<String>,
     /// Every layer that applies.
     pub layers: Vec<LayerRow>,
@@ -210,9 +208,14 @@ fn concerns(d: &Diagnostic, op: &Operation, display: &str) -> bool {
 fn row(j: &JoinedOperation, documents: &[Document], diagnostics: &[Diagnostic]) -> Row {
     let op = j.resolve(documents);
     let display = op.display();
-    // The client layer answers for the operation; else the only (first) layer.
-    let main = j
-        .layer(crate::policy::model::Layer::Client)
+    // The client layer answers for the operation when it retries it; else the
+    // outermost layer that retries it (its own budget, never the client's for an
+    // operation only a gateway or mesh retries); else the client or the only layer.
+    let client = j.layer(crate::policy::model::Layer::Client);
+    let main = client
+        .filter(|p| p.is_retried())
+        .or_else(|| j.layers.iter().find(|p| p.is_retried()))
+        .or(client)
         .or_else(|| j.layers.first());
     let effect = main.map_or_else(
         || Effect::from_openapi_method(&op.method),
@@ -230,16 +233,23 @@ fn row(j: &JoinedOperation, documents: &[Document], diagnostics: &[Diagnostic]) 
     if effect != Effect::NonIdempotent {
         safety.push("idempotent-method".to_string());
     }
-    // A key protects only when the spec declares it and the client sends it (when
-    // retried); a correlation header (`X-Request-ID`) is never a key.
-    let key_sent = !policy_headers.is_empty();
+    // A key protects only when the spec declares it and it reaches a layer that
+    // retries (declared by that layer or an outer one, or required by the spec: the
+    // join's protection, as RL201 sees it); a correlation header (`X-Request-ID`)
+    // is never a key.
+    let key_sent = j
+        .layers
+        .iter()
+        .filter(|p| p.is_retried())
+        .any(|p| j.key_reaches(p.layer, op));
     let declared_key_is_real = idempotency_key
         .as_ref()
         .is_some_and(|k| !crate::retry::is_correlation_header(&k.header));
     if (key_sent || !retried) && declared_key_is_real {
         safety.push("idempotency-key".to_string());
     }
-    if j.layers.iter().any(|p| p.checks_status()) {
+    // Checking a status is client behaviour (a proxy's `check-status` is RL403).
+    if client.is_some_and(|p| p.checks_status()) {
         safety.push("status-endpoint".to_string());
     }
     // Retried only on signals that prove the request never reached the server

@@ -40,16 +40,26 @@ fn cells(r: &Row, operation: String) -> Vec<String> {
     } else {
         r.safety.join(", ")
     };
+    // Each retrying layer's own budget: `3 x, 20s` when only the client retries,
+    // `mesh 3 x, 15s` when only the mesh does, `client 3 x, 20s; mesh 3 x, 15s = 9 x`
+    // when several do.
+    let retrying: Vec<&super::LayerRow> = r.layers.iter().filter(|l| l.retried).collect();
+    let own = |l: &super::LayerRow| format!("{} x, {}", or_dash(l.attempts), ms(l.deadline_ms));
     let budget = if r.retried {
-        let mut b = format!("{} x, {}", or_dash(r.attempts), ms(r.deadline_ms));
-        if r.layers.iter().filter(|l| l.retried).count() > 1 {
-            b.push_str(&format!(
-                ", {} layers = {} x",
-                r.layers.iter().filter(|l| l.retried).count(),
+        match retrying.as_slice() {
+            [] => format!("{} x, {}", or_dash(r.attempts), ms(r.deadline_ms)),
+            [only] if only.layer == "client" => own(only),
+            [only] => format!("{} {}", only.layer, own(only)),
+            several => format!(
+                "{} = {} x",
+                several
+                    .iter()
+                    .map(|l| format!("{} {}", l.layer, own(l)))
+                    .collect::<Vec<_>>()
+                    .join("; "),
                 r.amplification
-            ));
+            ),
         }
-        b
     } else {
         "not retried".to_string()
     };

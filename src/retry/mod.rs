@@ -8,6 +8,7 @@
 //!   (RFC 9110 §10.2.3), shared with the lint rules (RL503).
 //! - [`backoff_bound_ms`], [`total_backoff_ms`]: budget arithmetic for the rules.
 //! - [`is_correlation_header`]: tracing headers that are no idempotency key.
+//! - [`is_key_header`]: well-known idempotency-key headers.
 //! - [`simulate`]: the deterministic herd simulation behind `retrylint simulate`.
 //!
 //! Units: every time, delay and duration is in milliseconds as `f64`, except
@@ -16,6 +17,7 @@
 mod backoff;
 mod correlation;
 mod decision;
+mod idempotency_key;
 mod policy_decision;
 mod retry_after;
 mod simulate;
@@ -26,6 +28,7 @@ pub use correlation::{is_correlation_header, CORRELATION_HEADERS};
 pub use decision::{
     decide, is_idempotent_method, Decision, DecisionInput, StopReason, IDEMPOTENT_METHODS,
 };
+pub use idempotency_key::{is_key_header, KEY_HEADERS};
 pub use policy_decision::{
     decide_policy, EffectivePolicyView, PolicyDecisionInput, RetryAfterPolicy,
 };

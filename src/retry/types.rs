@@ -122,6 +122,22 @@ impl Effect {
         matches!(self, Effect::Safe | Effect::Idempotent)
     }
 
+    /// The less safe of two effects (`non-idempotent` before `idempotent` before
+    /// `safe`): what a caller must assume when two sources declare different effects
+    /// for one endpoint (layers.md "Effect is the endpoint's").
+    pub fn least_safe(self, other: Effect) -> Effect {
+        let rank = |e: Effect| match e {
+            Effect::Safe => 0,
+            Effect::Idempotent => 1,
+            Effect::NonIdempotent => 2,
+        };
+        if rank(other) > rank(self) {
+            other
+        } else {
+            self
+        }
+    }
+
     /// The policy-format spelling.
     pub fn as_str(self) -> &'static str {
         match self {

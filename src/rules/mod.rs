@@ -11,6 +11,7 @@ pub mod rl013_suppression_without_reason;
 pub mod rl015_equivalent_paths;
 pub mod rl101_undeclared_effect;
 pub mod rl102_unsafe_method_with_side_effects;
+pub mod rl103_conflicting_effect;
 pub mod rl201_unprotected_retry;
 pub mod rl202_idempotency_key_not_in_spec;
 pub mod rl203_idempotency_key_contract_incomplete;
@@ -150,6 +151,10 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         meta: &rl102_unsafe_method_with_side_effects::META,
         check: Some(rl102_unsafe_method_with_side_effects::check),
+    },
+    Rule {
+        meta: &rl103_conflicting_effect::META,
+        check: Some(rl103_conflicting_effect::check),
     },
     Rule {
         meta: &rl201_unprotected_retry::META,

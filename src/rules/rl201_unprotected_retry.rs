@@ -1,7 +1,11 @@
 //! RL201 unprotected-retry: a non-idempotent operation is retried on a signal after
 //! which the request may have been processed (anything but `connect-failure` and
-//! `refused-stream`) and nothing protects the repeat (no idempotency key, no status
-//! endpoint consulted with `on_unknown_result: check-status`).
+//! `refused-stream`) and nothing protects the repeat in that layer (no idempotency
+//! key reaches it, and, on the client, no status endpoint consulted with
+//! `on_unknown_result: check-status`). A key travels with the request: one the spec
+//! requires, or one a layer declares, protects that layer and every layer inside it
+//! ([`crate::analysis::JoinedOperation::protection`]). A gateway or mesh that resends
+//! a non-idempotent request is reported here, once (not also as RL402).
 //!
 //! Strict on purpose: a 429 or 503 usually means "not processed", but only the
 //! endpoint's contract can promise it.
@@ -20,11 +24,11 @@ pub const META: RuleMeta = catalog::UNPROTECTED_RETRY;
 /// Checks every retried operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut out = Collector::new();
-    for (_, op, eff) in retried_layers(ctx) {
+    for (jo, op, eff) in retried_layers(ctx) {
         // A misspelled key header (`idempotency_key.haeder`, `idempotency_kye`) is
         // reported once as the unknown key, not again here.
         if !eff.is_non_idempotent()
-            || eff.is_protected()
+            || jo.protection(eff.layer, op).is_some()
             || (eff.key_header().is_none() && eff.is_misspelled("idempotency_key.header"))
         {
             continue;
@@ -58,7 +62,11 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                 "{{ops}} {{is}} non-idempotent and retried{} on {list} without an idempotency key or a status check",
                 layer_phrase(eff.layer)
             ),
-            "add an `idempotency_key` contract (a header the server de-duplicates on), or a `status_endpoint` with `on_unknown_result: check-status`, or restrict `retry_on` to `connect-failure` and `refused-stream`",
+            if eff.layer.is_client() {
+                "add an `idempotency_key` contract (a header the server de-duplicates on), or a `status_endpoint` with `on_unknown_result: check-status`, or restrict `retry_on` to `connect-failure` and `refused-stream`"
+            } else {
+                "have the client send an idempotency key (an `idempotency_key` contract in the client policy, or a required key header in the spec) that this layer re-sends, or restrict this layer's `retry_on` to `connect-failure` and `refused-stream`: a gateway or mesh cannot check a status"
+            },
             op,
         )
         .op_label("non-idempotent operation");

@@ -3,6 +3,12 @@
 //! `on_concurrent`, or states `ignore` for either of the last two (the draft has the
 //! server answer 422 and 409).
 //!
+//! A key header the spec requires travels with every request, so a layer that
+//! retries relying on it alone (no policy declares it: [`Protection::SpecKey`]) has
+//! no stated contract at all: one finding at the spec's header parameter, naming
+//! the layers that rely on it. A key's contract is the declaring policy's; layers
+//! that inherit a key from an outer layer are not checked again.
+//!
 //! Findings: the missing items of one effective key are listed in one finding at the
 //! most specific `idempotency_key` mapping (nothing else sets an absent value); each
 //! `ignore` is its own finding at the value that states it. Operations sharing a node
@@ -12,6 +18,7 @@ use super::grouping::{
     distinct, join_and, label_operations, layer_phrase, layers, operation_list, ByNode,
 };
 use super::{Context, RuleMeta};
+use crate::analysis::Protection;
 use crate::diagnostic::catalog;
 use crate::diagnostic::Diagnostic;
 use crate::policy::model::{Concurrent, Layer, PayloadMismatch};
@@ -30,9 +37,18 @@ enum Ignored {
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut missing: ByNode<'_, (Layer, Vec<&'static str>)> = ByNode::new();
     let mut ignored: ByNode<'_, (Layer, Ignored)> = ByNode::new();
-    for (_, op, eff) in layers(ctx) {
+    let mut spec_only: ByNode<'_, (Layer, String)> = ByNode::new();
+    for (jo, op, eff) in layers(ctx) {
         if !eff.is_non_idempotent() {
             continue;
+        }
+        // A policy's `idempotency_key` mapping without a `header` (or with a
+        // misspelled one) is that key's contract: checked below, not reported as absent.
+        let stated = jo.layers.iter().any(|l| l.idempotency_key.at.is_some());
+        if !stated && eff.is_retried() && !eff.unsafe_signals().is_empty() {
+            if let Some(Protection::SpecKey(param)) = jo.protection(eff.layer, op) {
+                spec_only.add(&param.at, op, (eff.layer, param.name.clone()));
+            }
         }
         let key = &eff.idempotency_key;
         let Some(key_at) = &key.at else { continue };
@@ -62,6 +78,32 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         }
     }
     let mut out = Vec::new();
+    for g in spec_only.into_groups() {
+        let ops = g.operations();
+        let (_, header) = g.first();
+        let layers = distinct(g.hits.iter().map(|(_, (l, _))| l.as_str().to_string()));
+        let d = Diagnostic::new(
+            &META,
+            format!(
+                "{} {} retried{} relying on the `{header}` header the spec requires, but no policy states its contract (`retention`, `scope`, `on_payload_mismatch`, `on_concurrent`)",
+                operation_list(&ops),
+                if ops.len() == 1 { "is" } else { "are" },
+                if layers.len() == 1 {
+                    format!(" by the {} layer", layers[0])
+                } else {
+                    format!(" by the {} layers", join_and(&layers))
+                }
+            ),
+            g.at.location(),
+            "key required here, contract unstated",
+        )
+        .with_help(format!(
+            "declare the key in the client policy as the server documents it: `idempotency_key: {{header: {header}, retention: 24h, scope: per-client, on_payload_mismatch: reject, on_concurrent: reject}}`"
+        ));
+        out.push(label_operations(d, &ops, |_| {
+            "non-idempotent operation".into()
+        }));
+    }
     for g in missing.into_groups() {
         let ops = g.operations();
         let (layer, _) = g.first();

@@ -1,6 +1,10 @@
 //! RL401 unknown-result-unhandled: a retried non-idempotent operation has no
 //! `on_unknown_result`, so nothing says what a timeout or a reset leads to.
 //!
+//! Client layers only: a gateway or mesh can only resend or pass the error up, so an
+//! unknown result is the client's to handle (layers.md "Unknown results on
+//! proxies"); a proxy's resend of a non-idempotent request is RL201's.
+//!
 //! The finding points at the node that turns the retry on; operations retried by one
 //! `defaults` value share one finding.
 
@@ -15,8 +19,9 @@ pub const META: RuleMeta = catalog::UNKNOWN_RESULT_UNHANDLED;
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut groups = ByNode::new();
-    for (_, op, eff) in layers(ctx) {
-        if !eff.is_retried()
+    for (jo, op, eff) in layers(ctx) {
+        if !eff.layer.is_client()
+            || !eff.is_retried()
             || !eff.is_non_idempotent()
             || eff.on_unknown_result.is_some()
             || eff.is_misspelled("on_unknown_result")
@@ -26,7 +31,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         let Some(at) = eff.retry_origin() else {
             continue;
         };
-        groups.add(at, op, (eff.layer, eff.key_header().is_some()));
+        groups.add(at, op, (eff.layer, jo.key_reaches(eff.layer, op)));
     }
     groups
         .into_groups()

@@ -1,6 +1,10 @@
 //! RL402 blind-resend: `on_unknown_result: resend` on a non-idempotent operation. A
 //! resend after an unknown outcome is a second command; with an idempotency key,
 //! `replay-key` is the safe form.
+//!
+//! Client layers only: a gateway or mesh can do nothing but resend, and its resend of
+//! a non-idempotent request without a key is reported once, as RL201 (layers.md
+//! "Unknown results on proxies").
 
 use super::grouping::{
     label_operations, layer_phrase, layers, operation_list, with_label_once, ByNode,
@@ -24,8 +28,8 @@ struct Hit {
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut groups = ByNode::new();
-    for (_, op, eff) in layers(ctx) {
-        if !eff.is_non_idempotent() {
+    for (jo, op, eff) in layers(ctx) {
+        if !eff.layer.is_client() || !eff.is_non_idempotent() {
             continue;
         }
         let Some(u) = &eff.on_unknown_result else {
@@ -43,7 +47,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             op,
             Hit {
                 layer: eff.layer,
-                keyed: eff.key_header().is_some(),
+                keyed: jo.key_reaches(eff.layer, op),
                 declared,
             },
         );

@@ -662,3 +662,41 @@ fn plan_reads_a_spec_outside_the_policy_folder() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains(r#""retry":true"#), "{out}");
 }
+
+#[test]
+fn plan_attempts_counts_tries_and_max_attempts_counts_retries() {
+    let base = [
+        "plan", "--method", "GET", "--status", "503", "--now-ms", "0", "--deadline-ms",
+        "60000", "--format", "json",
+    ];
+    for attempt in ["0", "1", "2", "3"] {
+        let with = |flag: &str, n: &str| {
+            let mut args: Vec<&str> = base.to_vec();
+            args.extend(["--attempt", attempt, flag, n]);
+            let (code, out, err) = retrylint(&args);
+            assert_eq!(code, 0, "{err}");
+            out
+        };
+        assert_eq!(
+            with("--attempts", "3"),
+            with("--max-attempts", "2"),
+            "attempt {attempt}"
+        );
+    }
+    // Three tries: retries 0 and 1 happen, retry 2 would be the fourth try.
+    let mut third: Vec<&str> = base.to_vec();
+    third.extend(["--attempt", "2", "--attempts", "3"]);
+    let (_, out, _) = retrylint(&third);
+    assert_eq!(out.trim(), r#"{"retry":false,"reason":"max-attempts"}"#);
+    // Both spellings at once is a usage error.
+    let mut both: Vec<&str> = base.to_vec();
+    both.extend(["--attempt", "0", "--attempts", "3", "--max-attempts", "2"]);
+    let (code, _, err) = retrylint(&both);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--max-attempts"), "{err}");
+    // --help says which one counts what.
+    let (_, help, _) = retrylint(&["plan", "--help"]);
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("Maximum retries, not counting the first try"), "{help}");
+    assert!(help.contains("`--attempts 3` is `--max-attempts 2`"), "{help}");
+}

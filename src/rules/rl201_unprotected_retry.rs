@@ -1,7 +1,10 @@
 //! RL201 unprotected-retry: a non-idempotent operation is retried on a signal after
-//! which the request may have been processed (anything but `connect-failure` and
-//! `refused-stream`) and nothing protects the repeat (no idempotency key, no status
-//! endpoint consulted with `on_unknown_result: check-status`).
+//! which the request may have been processed (one the signal table of
+//! `retry::signals` does not mark never processed, that can fire on the operation,
+//! in a layer whose `methods` filter does not leave the method out:
+//! `EffectivePolicy::unsafe_signals`) and nothing protects the repeat (no
+//! idempotency key, no status endpoint consulted with `on_unknown_result:
+//! check-status`).
 //!
 //! Strict on purpose: a 429 or 503 usually means "not processed", but only the
 //! endpoint's contract can promise it.

@@ -666,8 +666,17 @@ fn plan_reads_a_spec_outside_the_policy_folder() {
 #[test]
 fn plan_attempts_counts_tries_and_max_attempts_counts_retries() {
     let base = [
-        "plan", "--method", "GET", "--status", "503", "--now-ms", "0", "--deadline-ms",
-        "60000", "--format", "json",
+        "plan",
+        "--method",
+        "GET",
+        "--status",
+        "503",
+        "--now-ms",
+        "0",
+        "--deadline-ms",
+        "60000",
+        "--format",
+        "json",
     ];
     for attempt in ["0", "1", "2", "3"] {
         let with = |flag: &str, n: &str| {
@@ -697,8 +706,14 @@ fn plan_attempts_counts_tries_and_max_attempts_counts_retries() {
     // --help says which one counts what.
     let (_, help, _) = retrylint(&["plan", "--help"]);
     let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(help.contains("Maximum retries, not counting the first try"), "{help}");
-    assert!(help.contains("`--attempts 3` is `--max-attempts 2`"), "{help}");
+    assert!(
+        help.contains("Maximum retries, not counting the first try"),
+        "{help}"
+    );
+    assert!(
+        help.contains("`--attempts 3` is `--max-attempts 2`"),
+        "{help}"
+    );
 }
 
 fn plan_methods(operation: &str, signal: &str, attempt: &str) -> serde_json::Value {
@@ -786,7 +801,10 @@ fn a_rejected_jitter_is_reported_once_not_as_missing_jitter() {
     // `jitter: {proportinal: 0.5}` and `{proportional: 0}`: one RL005 each, no RL305.
     let (rl005, codes) = rl005_and_codes("fixtures/policy/jitter-cascade");
     assert_eq!(rl005.len(), 2, "{codes:?}");
-    assert!(rl005[0].starts_with("unknown key `proportinal`"), "{rl005:?}");
+    assert!(
+        rl005[0].starts_with("unknown key `proportinal`"),
+        "{rl005:?}"
+    );
     assert!(rl005[1].contains("is out of range"), "{rl005:?}");
     assert!(!codes.contains(&"RL305".to_string()), "{codes:?}");
 }

@@ -957,7 +957,13 @@ fn new_signals_methods_and_proportional_jitter_parse() {
     );
     assert!(diags.is_empty(), "{diags:?}");
     let d = p.unwrap().defaults.unwrap();
-    let methods: Vec<String> = d.methods.unwrap().value.into_iter().map(|m| m.value).collect();
+    let methods: Vec<String> = d
+        .methods
+        .unwrap()
+        .value
+        .into_iter()
+        .map(|m| m.value)
+        .collect();
     assert_eq!(methods, ["GET", "HEAD", "PUT", "DELETE"]);
     let jitter = d.backoff.unwrap().jitter.unwrap().value;
     assert_eq!(jitter.to_string(), "proportional(0.2)");
@@ -984,10 +990,22 @@ fn bad_signals_methods_and_factors_are_rl005_with_did_you_mean() {
         .map(|d| format!("{} | {}", d.message, d.help.clone().unwrap_or_default()))
         .collect();
     assert_eq!(messages.len(), 6, "{messages:#?}");
-    assert!(messages[0].contains("`get`") && messages[0].contains("did you mean `GET`"), "{messages:#?}");
+    assert!(
+        messages[0].contains("`get`") && messages[0].contains("did you mean `GET`"),
+        "{messages:#?}"
+    );
     assert!(messages[1].contains("`FETCH`"), "{messages:#?}");
-    assert!(messages[2].contains("a `methods` item must be"), "{messages:#?}");
+    assert!(
+        messages[2].contains("a `methods` item must be"),
+        "{messages:#?}"
+    );
     assert!(messages[3].contains("out of range"), "{messages:#?}");
-    assert!(messages[4].contains("did you mean `unavailable`"), "{messages:#?}");
-    assert!(messages[5].contains("did you mean `reset-before-request`"), "{messages:#?}");
+    assert!(
+        messages[4].contains("did you mean `unavailable`"),
+        "{messages:#?}"
+    );
+    assert!(
+        messages[5].contains("did you mean `reset-before-request`"),
+        "{messages:#?}"
+    );
 }

@@ -1325,14 +1325,21 @@ fn methods_filter_stops_only_possibly_processed_retries() {
         ..policy(Jitter::Full)
     };
     for s in [Signal::Timeout, Signal::Reset, Signal::Status(503)] {
-        assert_eq!(run(&p, &input(s, 0), 0.5), stop(StopReason::NotRetried), "{s}");
+        assert_eq!(
+            run(&p, &input(s, 0), 0.5),
+            stop(StopReason::NotRetried),
+            "{s}"
+        );
     }
     for s in [
         Signal::ConnectFailure,
         Signal::RefusedStream,
         Signal::ResetBeforeRequest,
     ] {
-        assert!(matches!(run(&p, &input(s, 0), 0.5), Decision::Retry { .. }), "{s}");
+        assert!(
+            matches!(run(&p, &input(s, 0), 0.5), Decision::Retry { .. }),
+            "{s}"
+        );
     }
     // Without a key, a non-idempotent request repeats only on never-processed signals.
     let unkeyed = EffectivePolicyView {
@@ -1357,7 +1364,15 @@ fn new_signals_keep_the_v1_meanings() {
     assert!(!RetryOnEntry::Transport.covers(Signal::Grpc(GrpcCode::Unavailable)));
     assert!(RetryOnEntry::ResetBeforeRequest.never_processed());
     assert!(Signal::ResetBeforeRequest.proves_not_processed());
-    for code in ["unavailable", "resource-exhausted", "deadline-exceeded", "internal", "unknown", "aborted", "cancelled"] {
+    for code in [
+        "unavailable",
+        "resource-exhausted",
+        "deadline-exceeded",
+        "internal",
+        "unknown",
+        "aborted",
+        "cancelled",
+    ] {
         let e: RetryOnEntry = code.parse().unwrap();
         let s: Signal = code.parse().unwrap();
         assert!(!e.never_processed() && !s.proves_not_processed(), "{code}");
@@ -1367,7 +1382,10 @@ fn new_signals_keep_the_v1_meanings() {
     }
     assert!(RetryOnEntry::Timeout.applies_to(false));
     assert_eq!(
-        "reset-before-request".parse::<Signal>().unwrap().to_string(),
+        "reset-before-request"
+            .parse::<Signal>()
+            .unwrap()
+            .to_string(),
         "reset-before-request"
     );
 }

@@ -1,8 +1,8 @@
 //! `retrylint schema` (the policy format's JSON Schema) and `retrylint completions`.
 
 use retrylint::policy::parse::{
-    BACKOFF_KEYS, IGNORE_KEYS, JITTER_KEYS, KEY_KEYS, METHOD_NAMES, RETRY_AFTER_KEYS, SETTINGS_KEYS,
-    SIGNAL_NAMES, TOP_KEYS,
+    BACKOFF_KEYS, IGNORE_KEYS, JITTER_KEYS, KEY_KEYS, METHOD_NAMES, RETRY_AFTER_KEYS,
+    SETTINGS_KEYS, SIGNAL_NAMES, TOP_KEYS,
 };
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -62,7 +62,10 @@ fn schema_keys_are_the_parsers_keys() {
     assert_eq!(names, set(SIGNAL_NAMES));
     let jitter = &p["backoff"]["properties"]["jitter"]["oneOf"];
     assert_eq!(keys(&jitter[1]), set(JITTER_KEYS));
-    assert_eq!(jitter[1]["properties"]["proportional"]["exclusiveMinimum"], 0);
+    assert_eq!(
+        jitter[1]["properties"]["proportional"]["exclusiveMinimum"],
+        0
+    );
     assert_eq!(jitter[1]["properties"]["proportional"]["maximum"], 1);
     let methods: BTreeSet<String> = p["methods"]["items"]["enum"]
         .as_array()

@@ -714,7 +714,10 @@ impl<'a> Parser<'a> {
                 format!("did you mean `{upper}`? Method tokens are case-sensitive (RFC 9110 section 9.1)")
             } else {
                 // `suggest` folds the word's case, not the candidates'.
-                let lower: Vec<String> = METHOD_NAMES.iter().map(|m| m.to_ascii_lowercase()).collect();
+                let lower: Vec<String> = METHOD_NAMES
+                    .iter()
+                    .map(|m| m.to_ascii_lowercase())
+                    .collect();
                 let lower: Vec<&str> = lower.iter().map(String::as_str).collect();
                 match suggest(&text, &lower) {
                     Some(s) => format!("did you mean `{}`?", s.to_ascii_uppercase()),

@@ -207,7 +207,10 @@ mod tests {
         for (i, n) in names.iter().enumerate() {
             assert!(!names[..i].contains(n), "{n} twice");
             if *n != "transport" {
-                assert_eq!(n.parse::<RetryOnEntry>(), Ok(meaning_named(n).unwrap().entry));
+                assert_eq!(
+                    n.parse::<RetryOnEntry>(),
+                    Ok(meaning_named(n).unwrap().entry)
+                );
             }
         }
     }
@@ -228,7 +231,10 @@ mod tests {
             .filter(|m| m.in_transport)
             .map(|m| m.name)
             .collect();
-        assert_eq!(transport, ["connect-failure", "refused-stream", "timeout", "reset"]);
+        assert_eq!(
+            transport,
+            ["connect-failure", "refused-stream", "timeout", "reset"]
+        );
         assert!(SIGNALS
             .iter()
             .filter(|m| m.grpc_only)

@@ -177,7 +177,7 @@ pub enum Jitter {
 /// The factor f of [`Jitter::Proportional`]: a finite number with 0 < f <= 1.
 ///
 /// Ordered and hashed by value (a valid factor is never NaN nor -0).
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct JitterFactor(f64);
 
 impl JitterFactor {
@@ -193,6 +193,12 @@ impl JitterFactor {
 }
 
 impl Eq for JitterFactor {}
+
+impl PartialOrd for JitterFactor {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl Ord for JitterFactor {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {

@@ -13,7 +13,9 @@
 //! `source/common/router/retry_state_impl.cc`); RFC 9113 §8.7 (REFUSED_STREAM);
 //! the gRPC status codes of `grpc/grpc` `doc/statuscodes.md`.
 
-use super::types::{GrpcCode, RetryOnEntry};
+use std::str::FromStr;
+
+use super::types::{parse_status, token_error, GrpcCode, ParseTokenError, RetryOnEntry, Signal};
 
 /// The meaning of one named `retry_on` signal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,6 +174,80 @@ pub const fn signal_names() -> [&'static str; SIGNAL_NAME_COUNT] {
         i += 1;
     }
     out
+}
+
+impl RetryOnEntry {
+    /// True when the entry only matches signals that prove the request was never
+    /// processed (`connect-failure`, `refused-stream`, `reset-before-request`):
+    /// [`SIGNALS`] says. `transport`, statuses and classes may match processed
+    /// requests.
+    pub fn never_processed(self) -> bool {
+        meaning_of(self).is_some_and(|m| m.never_processed)
+    }
+
+    /// Whether the entry can fire on an operation: a gRPC status only on a
+    /// gRPC-bound one ([`SIGNALS`] `grpc_only`).
+    pub fn applies_to(self, grpc_bound: bool) -> bool {
+        grpc_bound || !meaning_of(self).is_some_and(|m| m.grpc_only)
+    }
+}
+
+impl Signal {
+    /// Whether the signal proves the request was never processed, which makes any
+    /// request repeatable (domain.md "The policy-mode decision"): [`SIGNALS`] says.
+    pub fn proves_not_processed(self) -> bool {
+        self.entry().never_processed()
+    }
+
+    /// Whether `transport` covers this signal ([`SIGNALS`] `in_transport`).
+    pub fn is_transport(self) -> bool {
+        meaning_of(self.entry()).is_some_and(|m| m.in_transport)
+    }
+}
+
+/// Signal names from [`SIGNALS`] (not `transport`), or a status 100..=599.
+impl FromStr for Signal {
+    type Err = ParseTokenError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let observed = match meaning_named(s).map(|m| m.entry) {
+            Some(RetryOnEntry::ConnectFailure) => Some(Signal::ConnectFailure),
+            Some(RetryOnEntry::RefusedStream) => Some(Signal::RefusedStream),
+            Some(RetryOnEntry::Timeout) => Some(Signal::Timeout),
+            Some(RetryOnEntry::Reset) => Some(Signal::Reset),
+            Some(RetryOnEntry::ResetBeforeRequest) => Some(Signal::ResetBeforeRequest),
+            Some(RetryOnEntry::Grpc(code)) => Some(Signal::Grpc(code)),
+            _ => parse_status(s).map(Signal::Status),
+        };
+        observed.ok_or_else(|| {
+            token_error(
+                s,
+                "a signal name of `retry_on` other than `transport` (`connect-failure`, `timeout`, `unavailable`, ...) or a status 100..599",
+            )
+        })
+    }
+}
+
+/// `transport`, signal names from [`SIGNALS`], a status 100..=599 or a class such as
+/// `5xx`/`5XX`.
+impl FromStr for RetryOnEntry {
+    type Err = ParseTokenError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        const EXPECTED: &str = "a signal name (`transport`, `connect-failure`, `timeout`, `unavailable`, ...), a status 100..599 or a class such as `5xx`";
+        if s == "transport" {
+            return Ok(RetryOnEntry::Transport);
+        }
+        if let Some(m) = meaning_named(s) {
+            return Ok(m.entry);
+        }
+        if let Some(code) = parse_status(s) {
+            return Ok(RetryOnEntry::Status(code));
+        }
+        let b = s.as_bytes();
+        if b.len() == 3 && (b'1'..=b'5').contains(&b[0]) && (&b[1..] == b"xx" || &b[1..] == b"XX") {
+            return Ok(RetryOnEntry::Class(b[0] - b'0'));
+        }
+        Err(token_error(s, EXPECTED))
+    }
 }
 
 /// The signal table of `docs/policy-format.md`, generated from [`SIGNALS`] (a test

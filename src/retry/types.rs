@@ -13,8 +13,6 @@ use std::str::FromStr;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::signals::{meaning_named, meaning_of};
-
 /// Error returned when a policy-format token is not recognised.
 ///
 /// Holds the rejected text and what was expected, so the policy parser can build
@@ -39,7 +37,7 @@ impl fmt::Display for ParseTokenError {
 
 impl std::error::Error for ParseTokenError {}
 
-fn token_error(found: &str, expected: &'static str) -> ParseTokenError {
+pub(super) fn token_error(found: &str, expected: &'static str) -> ParseTokenError {
     ParseTokenError {
         found: found.to_owned(),
         expected,
@@ -336,17 +334,8 @@ impl Signal {
         }
     }
 
-    /// Whether the signal proves the request was never processed, which makes any
-    /// request repeatable (domain.md "The policy-mode decision"); the table is
-    /// [`SIGNALS`](super::signals::SIGNALS).
-    pub fn proves_not_processed(self) -> bool {
-        self.entry().never_processed()
-    }
-
-    /// Whether `transport` covers this signal ([`SIGNALS`](super::signals::SIGNALS)).
-    pub fn is_transport(self) -> bool {
-        meaning_of(self.entry()).is_some_and(|m| m.in_transport)
-    }
+    // `proves_not_processed` and `is_transport` read the signal table: see
+    // `super::signals`.
 }
 
 impl fmt::Display for Signal {
@@ -356,7 +345,7 @@ impl fmt::Display for Signal {
 }
 
 /// Parses a three-digit status code 100..=599 (RFC 9110 §15).
-fn parse_status(s: &str) -> Option<u16> {
+pub(super) fn parse_status(s: &str) -> Option<u16> {
     if s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit()) {
         let code: u16 = s.parse().ok()?;
         (100..=599).contains(&code).then_some(code)
@@ -365,26 +354,6 @@ fn parse_status(s: &str) -> Option<u16> {
     }
 }
 
-impl FromStr for Signal {
-    type Err = ParseTokenError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let observed = match meaning_named(s).map(|m| m.entry) {
-            Some(RetryOnEntry::ConnectFailure) => Some(Signal::ConnectFailure),
-            Some(RetryOnEntry::RefusedStream) => Some(Signal::RefusedStream),
-            Some(RetryOnEntry::Timeout) => Some(Signal::Timeout),
-            Some(RetryOnEntry::Reset) => Some(Signal::Reset),
-            Some(RetryOnEntry::ResetBeforeRequest) => Some(Signal::ResetBeforeRequest),
-            Some(RetryOnEntry::Grpc(code)) => Some(Signal::Grpc(code)),
-            _ => parse_status(s).map(Signal::Status),
-        };
-        observed.ok_or_else(|| {
-            token_error(
-                s,
-                "a signal name of `retry_on` other than `transport` (`connect-failure`, `timeout`, `unavailable`, ...) or a status 100..599",
-            )
-        })
-    }
-}
 serde_via_str!(Signal);
 
 /// A gRPC status code a `retry_on` entry may name (gRPC `doc/statuscodes.md`;
@@ -472,19 +441,7 @@ impl RetryOnEntry {
 }
 
 impl RetryOnEntry {
-    /// True when the entry only matches signals that prove the request was never
-    /// processed (`connect-failure`, `refused-stream`, `reset-before-request`): the
-    /// table is [`SIGNALS`](super::signals::SIGNALS). `transport`, statuses and
-    /// classes may match processed requests.
-    pub fn never_processed(self) -> bool {
-        meaning_of(self).is_some_and(|m| m.never_processed)
-    }
-
-    /// Whether the entry can fire on an operation: a gRPC status only on a
-    /// gRPC-bound one ([`SIGNALS`](super::signals::SIGNALS) `grpc_only`).
-    pub fn applies_to(self, grpc_bound: bool) -> bool {
-        grpc_bound || !meaning_of(self).is_some_and(|m| m.grpc_only)
-    }
+    // `never_processed` and `applies_to` read the signal table: see `super::signals`.
 
     /// True when the entry covers the HTTP status `code` (the status itself, or its
     /// class).
@@ -514,26 +471,6 @@ impl fmt::Display for RetryOnEntry {
     }
 }
 
-impl FromStr for RetryOnEntry {
-    type Err = ParseTokenError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        const EXPECTED: &str = "a signal name (`transport`, `connect-failure`, `timeout`, `unavailable`, ...), a status 100..599 or a class such as `5xx`";
-        if s == "transport" {
-            return Ok(RetryOnEntry::Transport);
-        }
-        if let Some(m) = meaning_named(s) {
-            return Ok(m.entry);
-        }
-        if let Some(code) = parse_status(s) {
-            return Ok(RetryOnEntry::Status(code));
-        }
-        let b = s.as_bytes();
-        if b.len() == 3 && (b'1'..=b'5').contains(&b[0]) && (&b[1..] == b"xx" || &b[1..] == b"XX") {
-            return Ok(RetryOnEntry::Class(b[0] - b'0'));
-        }
-        Err(token_error(s, EXPECTED))
-    }
-}
 serde_via_str!(RetryOnEntry);
 
 #[cfg(test)]

@@ -209,9 +209,15 @@ pub struct PlanArgs {
     /// Backoff cap in ms [default: 2000].
     #[arg(long, allow_negative_numbers = true)]
     pub cap_ms: Option<f64>,
-    /// Maximum retries [default: 3].
+    /// Maximum retries, not counting the first try, as the reference function of
+    /// docs/domain.md counts them [default: 3]. A policy's `attempts` counts tries:
+    /// `--max-attempts 2` is `attempts: 3` (or write `--attempts 3`).
     #[arg(long, allow_negative_numbers = true)]
     pub max_attempts: Option<f64>,
+    /// Total tries including the first, as a policy's `attempts` counts them:
+    /// `--attempts 3` is `--max-attempts 2`.
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "max_attempts")]
+    pub attempts: Option<f64>,
     /// Random unit in [0, 1] [default: 0.5]; outside it is a usage error (exit 2).
     #[arg(long, allow_negative_numbers = true, value_parser = unit_interval)]
     pub random_unit: Option<f64>,

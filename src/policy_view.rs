@@ -38,6 +38,7 @@ pub fn decision_view(p: &EffectivePolicy) -> EffectivePolicyView {
                 .map(|o| o.value)
                 .unwrap_or_default(),
         },
+        method_retried_after_send: p.retries_method_after_send(),
     }
 }
 

@@ -662,3 +662,149 @@ fn plan_reads_a_spec_outside_the_policy_folder() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains(r#""retry":true"#), "{out}");
 }
+
+#[test]
+fn plan_attempts_counts_tries_and_max_attempts_counts_retries() {
+    let base = [
+        "plan",
+        "--method",
+        "GET",
+        "--status",
+        "503",
+        "--now-ms",
+        "0",
+        "--deadline-ms",
+        "60000",
+        "--format",
+        "json",
+    ];
+    for attempt in ["0", "1", "2", "3"] {
+        let with = |flag: &str, n: &str| {
+            let mut args: Vec<&str> = base.to_vec();
+            args.extend(["--attempt", attempt, flag, n]);
+            let (code, out, err) = retrylint(&args);
+            assert_eq!(code, 0, "{err}");
+            out
+        };
+        assert_eq!(
+            with("--attempts", "3"),
+            with("--max-attempts", "2"),
+            "attempt {attempt}"
+        );
+    }
+    // Three tries: retries 0 and 1 happen, retry 2 would be the fourth try.
+    let mut third: Vec<&str> = base.to_vec();
+    third.extend(["--attempt", "2", "--attempts", "3"]);
+    let (_, out, _) = retrylint(&third);
+    assert_eq!(out.trim(), r#"{"retry":false,"reason":"max-attempts"}"#);
+    // Both spellings at once is a usage error.
+    let mut both: Vec<&str> = base.to_vec();
+    both.extend(["--attempt", "0", "--attempts", "3", "--max-attempts", "2"]);
+    let (code, _, err) = retrylint(&both);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--max-attempts"), "{err}");
+    // --help says which one counts what.
+    let (_, help, _) = retrylint(&["plan", "--help"]);
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains("Maximum retries, not counting the first try"),
+        "{help}"
+    );
+    assert!(
+        help.contains("`--attempts 3` is `--max-attempts 2`"),
+        "{help}"
+    );
+}
+
+fn plan_methods(operation: &str, signal: &str, attempt: &str) -> serde_json::Value {
+    let (code, out, err) = retrylint(&[
+        "plan",
+        "--policy",
+        "fixtures/plan/methods/gateway.retry-policy.yaml",
+        "--layer",
+        "gateway",
+        "--operation",
+        operation,
+        "--signal",
+        signal,
+        "--attempt",
+        attempt,
+        "--format",
+        "json",
+        "--seed",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn plan_policy_mode_applies_the_methods_filter_and_proportional_jitter() {
+    // POST is left out of `methods`: not repeated once sent...
+    for signal in ["timeout", "503"] {
+        let v = plan_methods("POST /orders", signal, "0");
+        assert_eq!(v["reason"], "not-retried", "{signal}: {v}");
+    }
+    // ...but repeated when it was never sent.
+    for signal in ["connect-failure", "reset-before-request"] {
+        let v = plan_methods("POST /orders", signal, "0");
+        assert_eq!(v["retry"], true, "{signal}: {v}");
+    }
+    // GET is retried after sending, its delay within ±50% of the backoff (attempt 2:
+    // 400 ms -> [200, 600]).
+    for signal in ["timeout", "503"] {
+        let v = plan_methods("GET /orders", signal, "2");
+        assert_eq!(v["backoffMs"], 400, "{v}");
+        let delay = v["delayMs"].as_f64().unwrap();
+        assert!((200.0..=600.0).contains(&delay), "{delay}");
+    }
+    // A gRPC status is accepted as a signal (not covered by this `retry_on`).
+    assert_eq!(
+        plan_methods("GET /orders", "unavailable", "0")["reason"],
+        "not-transient"
+    );
+}
+
+#[test]
+fn simulate_runs_a_proportional_jitter_policy() {
+    let (code, out, err) = retrylint(&[
+        "simulate",
+        "--policy",
+        "fixtures/plan/methods/gateway.retry-policy.yaml",
+        "--layer",
+        "gateway",
+        "--operation",
+        "GET /orders",
+        "--clients",
+        "200",
+        "--outage",
+        "1s",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // The first retries are spread over [50, 150] ms: no lockstep bucket of 200.
+    let first: Vec<u64> = v["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["start_ms"].as_u64().unwrap() < 150 && b["retries"].as_u64().unwrap() > 0)
+        .map(|b| b["retries"].as_u64().unwrap())
+        .collect();
+    assert!(first.len() >= 2, "{out}");
+    assert!(first.iter().all(|&n| n < 200), "{first:?}");
+}
+
+#[test]
+fn a_rejected_jitter_is_reported_once_not_as_missing_jitter() {
+    // `jitter: {proportinal: 0.5}` and `{proportional: 0}`: one RL005 each, no RL305.
+    let (rl005, codes) = rl005_and_codes("fixtures/policy/jitter-cascade");
+    assert_eq!(rl005.len(), 2, "{codes:?}");
+    assert!(
+        rl005[0].starts_with("unknown key `proportinal`"),
+        "{rl005:?}"
+    );
+    assert!(rl005[1].contains("is out of range"), "{rl005:?}");
+    assert!(!codes.contains(&"RL305".to_string()), "{codes:?}");
+}

@@ -1000,3 +1000,65 @@ fn a_client_key_protects_the_mesh_that_resends_it() {
     assert_eq!(mesh.effect.value, Effect::NonIdempotent);
     assert!(mesh.effect.at.is_some());
 }
+
+// ---------------------------------------------------------------- signals, methods, jitter
+
+#[test]
+fn new_signals_methods_and_proportional_jitter_parse() {
+    let (p, diags) = parse_text(
+        "version: 1\ndefaults:\n  retry: true\n  methods: [GET, HEAD, PUT, DELETE]\n  backoff: {jitter: {proportional: 0.2}}\n  retry_on: [reset-before-request, unavailable, resource-exhausted, deadline-exceeded, internal, unknown, aborted, cancelled, transport]\n",
+    );
+    assert!(diags.is_empty(), "{diags:?}");
+    let d = p.unwrap().defaults.unwrap();
+    let methods: Vec<String> = d
+        .methods
+        .unwrap()
+        .value
+        .into_iter()
+        .map(|m| m.value)
+        .collect();
+    assert_eq!(methods, ["GET", "HEAD", "PUT", "DELETE"]);
+    let jitter = d.backoff.unwrap().jitter.unwrap().value;
+    assert_eq!(jitter.to_string(), "proportional(0.2)");
+    assert_ne!(jitter, Jitter::None);
+    let signals: Vec<String> = d
+        .retry_on
+        .unwrap()
+        .value
+        .iter()
+        .map(|s| s.value.to_string())
+        .collect();
+    assert_eq!(signals[0], "reset-before-request");
+    assert_eq!(signals.len(), 9);
+    assert!(Signal::ResetBeforeRequest.never_processed());
+}
+
+#[test]
+fn bad_signals_methods_and_factors_are_rl005_with_did_you_mean() {
+    let (_, diags) = parse_text(
+        "version: 1\ndefaults:\n  methods: [get, FETCH, 1]\n  backoff: {jitter: {proportional: 1.01}}\n  retry_on: [unavaliable, reset-before-requets]\n",
+    );
+    let messages: Vec<String> = only(&diags, "RL005")
+        .iter()
+        .map(|d| format!("{} | {}", d.message, d.help.clone().unwrap_or_default()))
+        .collect();
+    assert_eq!(messages.len(), 6, "{messages:#?}");
+    assert!(
+        messages[0].contains("`get`") && messages[0].contains("did you mean `GET`"),
+        "{messages:#?}"
+    );
+    assert!(messages[1].contains("`FETCH`"), "{messages:#?}");
+    assert!(
+        messages[2].contains("a `methods` item must be"),
+        "{messages:#?}"
+    );
+    assert!(messages[3].contains("out of range"), "{messages:#?}");
+    assert!(
+        messages[4].contains("did you mean `unavailable`"),
+        "{messages:#?}"
+    );
+    assert!(
+        messages[5].contains("did you mean `reset-before-request`"),
+        "{messages:#?}"
+    );
+}

@@ -137,3 +137,26 @@ fn shop_example_shows_a_finding_for_each_readiness_question() {
         );
     }
 }
+
+#[test]
+fn a_methods_filter_that_leaves_post_out_makes_it_never_processed() {
+    let row = |dir: &str| {
+        let m = matrix_of(&[dir]);
+        m.operations
+            .into_iter()
+            .find(|r| r.method == "POST")
+            .expect("POST /orders")
+    };
+    let filtered = row("fixtures/rules/RL201-unprotected-retry/clean-methods-filter-post");
+    assert!(filtered.retried);
+    assert!(
+        filtered.safety.contains(&"never-processed".to_string()),
+        "{:?}",
+        filtered.safety
+    );
+    assert!(!filtered.findings.contains(&"RL201".to_string()));
+    let unfiltered =
+        row("fixtures/rules/RL201-unprotected-retry/trigger-post-without-methods-filter");
+    assert!(unfiltered.safety.is_empty(), "{:?}", unfiltered.safety);
+    assert!(unfiltered.findings.contains(&"RL201".to_string()));
+}

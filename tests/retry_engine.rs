@@ -1178,3 +1178,214 @@ fn raw_retry_after_flows_into_the_reference_decision() {
     // Order: an absent now is invalid-delay before the header is looked at.
     assert_eq!(with("1m0s", None), stop(StopReason::InvalidDelay));
 }
+
+// ---------------------------------------------------------------- proportional jitter
+
+fn proportional(f: f64) -> Jitter {
+    Jitter::Proportional(JitterFactor::new(f).expect("a valid factor"))
+}
+
+#[test]
+fn policy_proportional_jitter_is_drawn_around_the_backoff() {
+    // attempt 2 -> backoff 400
+    let i = input(Signal::Status(503), 2);
+    let retry = |delay: f64| Decision::Retry {
+        delay_ms: delay,
+        backoff_ms: 400.0,
+    };
+    let half = policy(proportional(0.5));
+    assert_eq!(run(&half, &i, 0.0), retry(200.0));
+    assert_eq!(run(&half, &i, 0.5), retry(400.0));
+    assert_eq!(run(&half, &i, 0.999_999), retry(599.0));
+    let grpc = policy(proportional(0.2));
+    assert_eq!(run(&grpc, &i, 0.0), retry(320.0));
+    assert_eq!(run(&grpc, &i, 0.999_999), retry(479.0));
+    // Around the capped backoff: attempt 5 -> min(2000, 3200) = 2000, up to 3000.
+    let long = EffectivePolicyView {
+        attempts: Some(10),
+        ..policy(proportional(0.5))
+    };
+    assert_eq!(
+        run(&long, &input(Signal::Timeout, 5), 0.999_999),
+        Decision::Retry {
+            delay_ms: 2999.0,
+            backoff_ms: 2000.0
+        }
+    );
+}
+
+#[test]
+fn policy_proportional_jitter_with_retry_after_waits_the_larger() {
+    let p = policy(proportional(0.5));
+    let long = PolicyDecisionInput {
+        retry_after: Some("3"),
+        ..input(Signal::Status(429), 2)
+    };
+    // drawn 200..600 < 3000: Retry-After wins, nothing added on top.
+    for u in [0.0, 0.5, 0.999] {
+        assert_eq!(
+            run(&p, &long, u),
+            Decision::Retry {
+                delay_ms: 3000.0,
+                backoff_ms: 400.0
+            }
+        );
+    }
+    // Retry-After: 0 -> the drawn delay.
+    let zero = PolicyDecisionInput {
+        retry_after: Some("0"),
+        ..input(Signal::Status(429), 2)
+    };
+    assert_eq!(
+        run(&p, &zero, 0.5),
+        Decision::Retry {
+            delay_ms: 400.0,
+            backoff_ms: 400.0
+        }
+    );
+}
+
+#[test]
+fn jitter_factor_must_be_in_the_unit_interval_without_zero() {
+    for bad in [0.0, -0.1, 1.000_001, f64::NAN, f64::INFINITY] {
+        assert!(JitterFactor::new(bad).is_none(), "{bad}");
+    }
+    for ok in [1e-9, 0.2, 0.5, 1.0] {
+        assert_eq!(JitterFactor::new(ok).map(JitterFactor::get), Some(ok));
+    }
+    assert_eq!(proportional(0.2).to_string(), "proportional(0.2)");
+    assert_eq!("proportional(0.2)".parse::<Jitter>(), Ok(proportional(0.2)));
+    assert!("proportional(0)".parse::<Jitter>().is_err());
+    assert!("proportional".parse::<Jitter>().is_err());
+}
+
+proptest! {
+    #[test]
+    fn policy_proportional_bounds_hold(
+        u in 0.0f64..1.0,
+        f in 0.001f64..=1.0,
+        attempt in 0u32..8,
+        ra in prop::option::of(0u32..5),
+    ) {
+        let ra_text = ra.map(|s| s.to_string());
+        let i = PolicyDecisionInput {
+            retry_after: ra_text.as_deref(),
+            ..input(Signal::Timeout, attempt.min(3))
+        };
+        let p = policy(proportional(f));
+        let Decision::Retry { delay_ms, backoff_ms } = run(&p, &i, u) else {
+            return Err(TestCaseError::fail("expected a retry"));
+        };
+        let b = backoff_ms;
+        prop_assert!(b <= 2000.0);
+        let drawn_lo = (b * (1.0 - f)).floor();
+        let drawn_hi = b * (1.0 + f);
+        match ra {
+            None => prop_assert!(delay_ms >= drawn_lo && delay_ms <= drawn_hi, "{delay_ms} not in [{drawn_lo}, {drawn_hi}]"),
+            Some(s) => {
+                let r = f64::from(s) * 1000.0;
+                prop_assert!(delay_ms >= r);
+                prop_assert!(delay_ms <= r.max(drawn_hi));
+            }
+        }
+        prop_assert_eq!(delay_ms, delay_ms.floor());
+    }
+}
+
+#[test]
+fn simulation_with_proportional_jitter_spreads_the_first_wave() {
+    let r = sim(proportional(0.5), 1000, None, 7);
+    assert_eq!(r, sim(proportional(0.5), 1000, None, 7));
+    // First retries drawn from [50, 150] ms: none before 50 ms, several buckets.
+    let first_wave: Vec<&Bucket> = r
+        .buckets
+        .iter()
+        .filter(|b| b.retries > 0 && b.start_ms < 150)
+        .collect();
+    assert!(first_wave.len() >= 2, "{first_wave:?}");
+    assert!(first_wave.iter().all(|b| b.start_ms + BUCKET_MS > 50));
+    let lockstep = sim(Jitter::None, 1000, None, 7);
+    let peak = |r: &SimulationReport| r.buckets.iter().map(|b| b.retries).max().unwrap_or(0);
+    assert!(peak(&r) < peak(&lockstep));
+}
+
+// ---------------------------------------------------------------- signals and methods
+
+#[test]
+fn methods_filter_stops_only_possibly_processed_retries() {
+    let p = EffectivePolicyView {
+        effect: Effect::NonIdempotent,
+        idempotency_key: true,
+        retry_on: vec![
+            RetryOnEntry::Transport,
+            RetryOnEntry::ResetBeforeRequest,
+            RetryOnEntry::Class(5),
+        ],
+        method_retried_after_send: false,
+        ..policy(Jitter::Full)
+    };
+    for s in [Signal::Timeout, Signal::Reset, Signal::Status(503)] {
+        assert_eq!(
+            run(&p, &input(s, 0), 0.5),
+            stop(StopReason::NotRetried),
+            "{s}"
+        );
+    }
+    for s in [
+        Signal::ConnectFailure,
+        Signal::RefusedStream,
+        Signal::ResetBeforeRequest,
+    ] {
+        assert!(
+            matches!(run(&p, &input(s, 0), 0.5), Decision::Retry { .. }),
+            "{s}"
+        );
+    }
+    // Without a key, a non-idempotent request repeats only on never-processed signals.
+    let unkeyed = EffectivePolicyView {
+        idempotency_key: false,
+        method_retried_after_send: true,
+        ..p
+    };
+    assert!(matches!(
+        run(&unkeyed, &input(Signal::ResetBeforeRequest, 0), 0.5),
+        Decision::Retry { .. }
+    ));
+    assert_eq!(
+        run(&unkeyed, &input(Signal::Reset, 0), 0.5),
+        stop(StopReason::UnknownResult)
+    );
+}
+
+#[test]
+fn new_signals_keep_the_v1_meanings() {
+    // `transport` is still the four v1 signals.
+    assert!(!RetryOnEntry::Transport.covers(Signal::ResetBeforeRequest));
+    assert!(!RetryOnEntry::Transport.covers(Signal::Grpc(GrpcCode::Unavailable)));
+    assert!(RetryOnEntry::ResetBeforeRequest.never_processed());
+    assert!(Signal::ResetBeforeRequest.proves_not_processed());
+    for code in [
+        "unavailable",
+        "resource-exhausted",
+        "deadline-exceeded",
+        "internal",
+        "unknown",
+        "aborted",
+        "cancelled",
+    ] {
+        let e: RetryOnEntry = code.parse().unwrap();
+        let s: Signal = code.parse().unwrap();
+        assert!(!e.never_processed() && !s.proves_not_processed(), "{code}");
+        assert!(e.covers(s) && !RetryOnEntry::Class(5).covers(s), "{code}");
+        assert!(!e.applies_to(false) && e.applies_to(true), "{code}");
+        assert_eq!(e.to_string(), code);
+    }
+    assert!(RetryOnEntry::Timeout.applies_to(false));
+    assert_eq!(
+        "reset-before-request"
+            .parse::<Signal>()
+            .unwrap()
+            .to_string(),
+        "reset-before-request"
+    );
+}

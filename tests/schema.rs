@@ -1,7 +1,8 @@
 //! `retrylint schema` (the policy format's JSON Schema) and `retrylint completions`.
 
 use retrylint::policy::parse::{
-    BACKOFF_KEYS, IGNORE_KEYS, KEY_KEYS, RETRY_AFTER_KEYS, SETTINGS_KEYS, SIGNAL_NAMES, TOP_KEYS,
+    BACKOFF_KEYS, IGNORE_KEYS, JITTER_KEYS, KEY_KEYS, METHOD_NAMES, RETRY_AFTER_KEYS,
+    SETTINGS_KEYS, SIGNAL_NAMES, TOP_KEYS,
 };
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -59,9 +60,46 @@ fn schema_keys_are_the_parsers_keys() {
         .map(|v| v.as_str().unwrap().to_string())
         .collect();
     assert_eq!(names, set(SIGNAL_NAMES));
+    let jitter = &p["backoff"]["properties"]["jitter"]["oneOf"];
+    assert_eq!(keys(&jitter[1]), set(JITTER_KEYS));
+    assert_eq!(
+        jitter[1]["properties"]["proportional"]["exclusiveMinimum"],
+        0
+    );
+    assert_eq!(jitter[1]["properties"]["proportional"]["maximum"], 1);
+    let methods: BTreeSet<String> = p["methods"]["items"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(methods, set(METHOD_NAMES));
     assert_eq!(p["attempts"]["type"], "integer");
     assert_eq!(p["attempts"]["minimum"], 1);
     assert_eq!(s["properties"]["version"]["const"], 1);
+}
+
+#[test]
+fn policy_format_doc_holds_the_signal_table() {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/policy-format.md"),
+    )
+    .expect("docs/policy-format.md");
+    let table = retrylint::retry::signals::markdown_table();
+    assert!(
+        doc.contains(&table),
+        "docs/policy-format.md must hold the signal table of src/retry/signals.rs verbatim:\n{table}"
+    );
+    let s = schema();
+    let description = s["$defs"]["signal"]["oneOf"][0]["description"]
+        .as_str()
+        .unwrap();
+    for m in retrylint::retry::signals::SIGNALS {
+        if m.never_processed {
+            let never = description.split(';').next().unwrap();
+            assert!(never.contains(&format!("`{}`", m.name)), "{description}");
+        }
+    }
 }
 
 #[test]

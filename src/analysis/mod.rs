@@ -162,6 +162,14 @@ pub struct EffectivePolicy {
     /// Misspelled keys of every mapping that applies (most specific first): what
     /// the author meant to set. See [`EffectivePolicy::is_misspelled`].
     pub misspelled: Vec<Misspelled>,
+    /// `methods`: the methods this layer retries after a request was sent (a list:
+    /// the most specific one replaces the others); absent: every method.
+    pub methods: Option<Field<Vec<Spanned<String>>>>,
+    /// The operation's HTTP method, upper-case (what `methods` is compared with).
+    pub method: String,
+    /// The operation is a gRPC call, so gRPC status signals can fire. Always false
+    /// today: no operation is bound to a gRPC method yet (`layers.md` "Binding" 4).
+    pub grpc_bound: bool,
 }
 
 impl EffectivePolicy {
@@ -227,15 +235,30 @@ impl EffectivePolicy {
         self.key_header().is_some() || self.checks_status()
     }
 
-    /// The signals of `retry_on` after which the request may have been processed
-    /// (everything except `connect-failure` and `refused-stream`).
+    /// True unless this layer's `methods` filter leaves out the operation's method:
+    /// then it never retries the operation once the request was sent.
+    pub fn retries_method_after_send(&self) -> bool {
+        self.methods
+            .as_ref()
+            .is_none_or(|m| m.value.iter().any(|x| x.value == self.method))
+    }
+
+    /// The signals of `retry_on` on which this layer repeats a request that may
+    /// have been processed: those the signal table
+    /// ([`crate::retry::signals::SIGNALS`]) does not mark never processed, that can
+    /// fire on this operation (gRPC statuses only on a gRPC-bound one), and none
+    /// at all when the layer's `methods` filter leaves out the operation's method
+    /// (it then retries the operation only on never-processed signals).
     pub fn unsafe_signals(&self) -> Vec<&Spanned<Signal>> {
+        if !self.retries_method_after_send() {
+            return Vec::new();
+        }
         self.retry_on
             .as_ref()
             .map(|r| {
                 r.value
                     .iter()
-                    .filter(|s| !s.value.never_processed())
+                    .filter(|s| !s.value.never_processed() && s.value.applies_to(self.grpc_bound))
                     .collect()
             })
             .unwrap_or_default()
@@ -575,6 +598,9 @@ fn effective(
             .iter()
             .flat_map(|(_, s)| s.misspelled.iter().cloned())
             .collect(),
+        methods: pick(sources, |s| s.methods.as_ref()),
+        method: op.method.to_ascii_uppercase(),
+        grpc_bound: false,
     }
 }
 

@@ -24,12 +24,19 @@ pub fn input_from_args(args: &PlanArgs) -> DecisionInput {
         deadline_ms: args.deadline_ms,
         base_ms: args.base_ms.unwrap_or(d.base_ms),
         cap_ms: args.cap_ms.unwrap_or(d.cap_ms),
-        max_attempts: args.max_attempts.unwrap_or(d.max_attempts),
+        max_attempts: max_retries(args.max_attempts, args.attempts).unwrap_or(d.max_attempts),
         random_unit: args.random_unit.unwrap_or(d.random_unit),
         retry_after_ms,
         idempotency_key: args.idempotency_key,
         status_endpoint: args.status_endpoint,
     }
+}
+
+/// The reference function's maximum retries from `--max-attempts` (retries) or
+/// `--attempts` (tries, a policy's `attempts`: retries + 1); clap refuses both.
+/// `None` when neither is given.
+pub fn max_retries(max_attempts: Option<f64>, attempts: Option<f64>) -> Option<f64> {
+    max_attempts.or(attempts.map(|tries| tries - 1.0))
 }
 
 /// Method tokens with a standard definition: RFC 9110 §9.3 and PATCH (RFC 5789).

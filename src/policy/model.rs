@@ -72,7 +72,7 @@ impl Layer {
 
 // The policy vocabulary is the retry engine's: one `Effect`, `Jitter`, `OnInvalid` and
 // `retry_on` entry type for the parser, the rules and the decision logic.
-pub use crate::retry::{Effect, Jitter, OnInvalid, RetryOnEntry};
+pub use crate::retry::{Effect, Jitter, JitterFactor, OnInvalid, RetryOnEntry};
 
 /// A `retry_on` entry, under the name the policy model has always used.
 pub use crate::retry::RetryOnEntry as Signal;
@@ -230,6 +230,9 @@ pub struct Settings {
     /// Misspelled keys of this mapping and of its `backoff`, `retry_after` and
     /// `idempotency_key` mappings.
     pub misspelled: Vec<Misspelled>,
+    /// `methods:` the HTTP methods this layer retries after a request was sent (the
+    /// list node, and each method token with its item node); absent: every method.
+    pub methods: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 impl Settings {
@@ -251,6 +254,7 @@ impl Settings {
             retry_after: None,
             ignore: Vec::new(),
             misspelled: Vec::new(),
+            methods: None,
         }
     }
 }

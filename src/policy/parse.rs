@@ -41,6 +41,7 @@ pub const SETTINGS_KEYS: &[&str] = &[
     "retry_on",
     "retry_after",
     "ignore",
+    "methods",
 ];
 /// Keys of `idempotency_key`.
 pub const KEY_KEYS: &[&str] = &[
@@ -56,14 +57,13 @@ pub const BACKOFF_KEYS: &[&str] = &["base", "cap", "multiplier", "jitter"];
 pub const RETRY_AFTER_KEYS: &[&str] = &["honor", "max", "on_invalid"];
 /// Keys of an `ignore` item.
 pub const IGNORE_KEYS: &[&str] = &["rule", "reason"];
-/// The named signals of `retry_on`.
-pub const SIGNAL_NAMES: &[&str] = &[
-    "connect-failure",
-    "refused-stream",
-    "timeout",
-    "reset",
-    "transport",
-];
+/// The named signals of `retry_on`: those of the signal table
+/// ([`crate::retry::signals::SIGNALS`]) and `transport`.
+pub const SIGNAL_NAMES: &[&str] = &crate::retry::signals::signal_names();
+/// Keys of a `backoff.jitter` mapping (`jitter: {proportional: 0.2}`).
+pub const JITTER_KEYS: &[&str] = &["proportional"];
+/// The method tokens a `methods` filter may list (those of selectors).
+pub const METHOD_NAMES: &[&str] = crate::policy::selector::METHODS;
 
 pub use crate::source::strict::suggest;
 
@@ -450,6 +450,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 "ignore" => s.ignore = self.suppressions(v),
+                "methods" => s.methods = self.methods(v),
                 _ => unreachable!("filtered by known_entries"),
             }
         }
@@ -539,18 +540,7 @@ impl<'a> Parser<'a> {
                 "base" => b.base = self.duration(v, "`backoff.base`"),
                 "cap" => b.cap = self.duration(v, "`backoff.cap`"),
                 "multiplier" => b.multiplier = self.number(v, "`backoff.multiplier`"),
-                "jitter" => {
-                    b.jitter = self.choice(
-                        v,
-                        "`backoff.jitter`",
-                        &[
-                            ("none", Jitter::None),
-                            ("full", Jitter::Full),
-                            ("equal", Jitter::Equal),
-                            ("decorrelated", Jitter::Decorrelated),
-                        ],
-                    )
-                }
+                "jitter" => b.jitter = self.jitter(v),
                 _ => unreachable!("filtered by known_entries"),
             }
         }
@@ -610,24 +600,8 @@ impl<'a> Parser<'a> {
                 return None;
             }
         };
-        let sig = match text.as_str() {
-            "connect-failure" => Some(Signal::ConnectFailure),
-            "refused-stream" => Some(Signal::RefusedStream),
-            "timeout" => Some(Signal::Timeout),
-            "reset" => Some(Signal::Reset),
-            "transport" => Some(Signal::Transport),
-            t if t.len() == 3 && t.bytes().all(|b| b.is_ascii_digit()) => {
-                let code: u16 = t.parse().unwrap_or(0);
-                (100..=599).contains(&code).then_some(Signal::Status(code))
-            }
-            t if t.len() == 3
-                && matches!(t.as_bytes()[0], b'1'..=b'5')
-                && (&t[1..] == "xx" || &t[1..] == "XX") =>
-            {
-                Some(Signal::Class(t.as_bytes()[0] - b'0'))
-            }
-            _ => None,
-        };
+        // Names from the signal table, statuses 100..=599, classes `5xx`/`5XX`.
+        let sig = text.parse::<Signal>().ok();
         if sig.is_none() {
             let help = match suggest(&text, SIGNAL_NAMES) {
                 Some(s) => format!("did you mean `{s}`?"),
@@ -648,6 +622,120 @@ impl<'a> Parser<'a> {
             );
         }
         sig
+    }
+
+    /// `backoff.jitter`: a variant name, or `{proportional: F}` with 0 < F <= 1. A
+    /// rejected value marks `backoff.jitter` as rejected (so RL305 does not report
+    /// it again as missing).
+    fn jitter(&mut self, v: NodeId) -> Option<Spanned<Jitter>> {
+        let jitter = if self.tree.kind(v) == Kind::Map {
+            let mut found = None;
+            for (_, f) in self.known_entries(v, JITTER_KEYS, "`backoff.jitter`") {
+                found = self.jitter_factor(f).map(Jitter::Proportional);
+            }
+            if found.is_none() && self.tree.entries(v).is_empty() {
+                self.err(
+                    v,
+                    "`backoff.jitter` is an empty mapping".into(),
+                    "no jitter",
+                    Some("write a variant (`full`) or `{proportional: 0.5}`".into()),
+                );
+            }
+            found
+        } else {
+            let named = self.choice(
+                v,
+                "`backoff.jitter`",
+                &[
+                    ("none", Some(Jitter::None)),
+                    ("full", Some(Jitter::Full)),
+                    ("equal", Some(Jitter::Equal)),
+                    ("decorrelated", Some(Jitter::Decorrelated)),
+                    ("proportional", None),
+                ],
+            );
+            match named {
+                Some(Spanned { value: None, .. }) => {
+                    self.err(
+                        v,
+                        "`proportional` jitter needs its factor".into(),
+                        "no factor",
+                        Some("write `jitter: {proportional: 0.5}` (±50% around the backoff; gRPC uses 0.2)".into()),
+                    );
+                    None
+                }
+                Some(Spanned { value, .. }) => value,
+                None => None,
+            }
+        };
+        if jitter.is_none() && !self.0.rejected.contains(&v) {
+            self.0.rejected.push(v);
+        }
+        jitter.map(|j| self.spanned(j, v))
+    }
+
+    /// The factor of `jitter: {proportional: F}`: a number, 0 < F <= 1.
+    fn jitter_factor(&mut self, node: NodeId) -> Option<JitterFactor> {
+        let f = self.number(node, "`backoff.jitter.proportional`")?;
+        let factor = JitterFactor::new(f.value);
+        if factor.is_none() {
+            self.err(
+                node,
+                format!(
+                    "`backoff.jitter.proportional` `{}` is out of range: the factor must be above 0 and at most 1",
+                    f.value
+                ),
+                "factor out of range",
+                Some("the delay is drawn from [b(1-f), b(1+f)] around the backoff b: gRPC uses 0.2, Resilience4j, Spring and Traefik 0.5".into()),
+            );
+        }
+        factor
+    }
+
+    /// `methods`: a list of upper-case HTTP method tokens (those of selectors).
+    fn methods(&mut self, node: NodeId) -> Option<Spanned<Vec<Spanned<String>>>> {
+        if self.tree.kind(node) != Kind::Seq {
+            self.wrong_type(node, "`methods`", "a list of HTTP methods");
+            return None;
+        }
+        let mut out = Vec::new();
+        let items = self.tree.items(node);
+        for &item in items {
+            let Some(text) = self.tree.as_str(item).map(str::to_string) else {
+                self.wrong_type(item, "a `methods` item", "an HTTP method such as `GET`");
+                continue;
+            };
+            if METHOD_NAMES.contains(&text.as_str()) {
+                out.push(self.spanned(text, item));
+                continue;
+            }
+            let upper = text.to_ascii_uppercase();
+            let help = if METHOD_NAMES.contains(&upper.as_str()) {
+                format!("did you mean `{upper}`? Method tokens are case-sensitive (RFC 9110 section 9.1)")
+            } else {
+                // `suggest` folds the word's case, not the candidates'.
+                let lower: Vec<String> = METHOD_NAMES
+                    .iter()
+                    .map(|m| m.to_ascii_lowercase())
+                    .collect();
+                let lower: Vec<&str> = lower.iter().map(String::as_str).collect();
+                match suggest(&text, &lower) {
+                    Some(s) => format!("did you mean `{}`?", s.to_ascii_uppercase()),
+                    None => format!("use one of {}", METHOD_NAMES.join(", ")),
+                }
+            };
+            self.err(
+                item,
+                format!("unknown method `{text}` in `methods`"),
+                "unknown method",
+                Some(help),
+            );
+        }
+        if out.is_empty() && !items.is_empty() {
+            // Every method was rejected: not read as a deliberately empty list.
+            return None;
+        }
+        Some(self.spanned(out, node))
     }
 
     fn suppressions(&mut self, node: NodeId) -> Vec<Suppression> {

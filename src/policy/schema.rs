@@ -21,6 +21,44 @@ pub fn schema() -> Value {
         "minLength": 1,
         "description": "`METHOD /path` (METHOD an upper-case HTTP method or `*`; `{name}`, `*` and a final `**` segment as wildcards) or an operationId"
     });
+    let signal_names = crate::retry::signals::signal_names();
+    let named = |keep: fn(&crate::retry::signals::SignalMeaning) -> bool| {
+        crate::retry::signals::SIGNALS
+            .iter()
+            .filter(|m| keep(m))
+            .map(|m| format!("`{}`", m.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let signal_description = format!(
+        "never processed (safe for any method): {}; gRPC statuses, only on gRPC-bound operations: {}; `transport`: {}",
+        named(|m| m.never_processed),
+        named(|m| m.grpc_only),
+        named(|m| m.in_transport),
+    );
+    let jitter = json!({
+        "oneOf": [
+            {"enum": ["none", "full", "equal", "decorrelated"]},
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["proportional"],
+                "properties": {
+                    "proportional": {
+                        "type": "number",
+                        "exclusiveMinimum": 0,
+                        "maximum": 1,
+                        "description": "factor f: the delay is drawn from [b(1-f), b(1+f)] around the capped backoff b (gRPC 0.2; Resilience4j, Spring Cloud Gateway, Traefik 0.5)"
+                    }
+                }
+            }
+        ]
+    });
+    let methods = json!({
+        "type": "array",
+        "description": "the methods this layer retries after a request was sent (never-processed signals retry every method); absent: every method",
+        "items": {"enum": crate::policy::selector::METHODS}
+    });
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://retrylint.dev/schema/retry-policy-v1.json",
@@ -71,7 +109,7 @@ pub fn schema() -> Value {
             },
             "signal": {
                 "oneOf": [
-                    {"enum": ["connect-failure", "refused-stream", "timeout", "reset", "transport"]},
+                    {"enum": signal_names, "description": signal_description},
                     {"type": "integer", "minimum": 100, "maximum": 599},
                     {"type": "string", "pattern": "^[1-5][0-9][0-9]$"},
                     {"type": "string", "pattern": "^[1-5](xx|XX)$"}
@@ -114,7 +152,7 @@ pub fn schema() -> Value {
                             "base": {"$ref": "#/$defs/duration"},
                             "cap": {"$ref": "#/$defs/duration"},
                             "multiplier": {"type": "number", "minimum": 1},
-                            "jitter": {"enum": ["none", "full", "equal", "decorrelated"]}
+                            "jitter": jitter
                         }
                     },
                     "retry_on": {"type": "array", "items": {"$ref": "#/$defs/signal"}},
@@ -127,7 +165,8 @@ pub fn schema() -> Value {
                             "on_invalid": {"enum": ["backoff", "stop"]}
                         }
                     },
-                    "ignore": {"$ref": "#/$defs/ignore"}
+                    "ignore": {"$ref": "#/$defs/ignore"},
+                    "methods": methods
                 }
             }
         }

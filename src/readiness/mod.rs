@@ -90,8 +90,9 @@ pub struct Row {
     /// Q1: declared in a policy or `x-retry` (else derived from the method).
     pub effect_declared: bool,
     /// Q2: the bases that hold: `idempotent-method`, `idempotency-key`,
-    /// `status-endpoint`, and `never-processed` (retried only on `connect-failure`
-    /// and `refused-stream`, which prove the request was never processed).
+    /// `status-endpoint`, and `never-processed` (every retrying layer repeats the
+    /// request only on signals that prove it was never processed: the table of
+    /// `retry::signals`; a `methods` filter that leaves the method out counts).
     pub safety: Vec<String>,
     /// Q2: the key header as the spec declares it.
     pub idempotency_key: Option<KeyHeader>,
@@ -253,7 +254,8 @@ fn row(j: &JoinedOperation, documents: &[Document], diagnostics: &[Diagnostic]) 
         safety.push("status-endpoint".to_string());
     }
     // Retried only on signals that prove the request never reached the server
-    // (`connect-failure`, `refused-stream`): a repeat cannot duplicate anything.
+    // (`retry::signals::SIGNALS`; `unsafe_signals` also applies each layer's
+    // `methods` filter): a repeat cannot duplicate anything.
     if retried
         && j.layers
             .iter()

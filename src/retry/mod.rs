@@ -7,6 +7,8 @@
 //! - [`parse_retry_after`] / [`parse_retry_after_at`]: the one Retry-After parser
 //!   (RFC 9110 §10.2.3), shared with the lint rules (RL503).
 //! - [`backoff_bound_ms`], [`total_backoff_ms`]: budget arithmetic for the rules.
+//! - [`signals`]: what each `retry_on` signal means; the one table of the signals
+//!   that prove a request was never processed.
 //! - [`is_correlation_header`]: tracing headers that are no idempotency key.
 //! - [`is_key_header`]: well-known idempotency-key headers.
 //! - [`simulate`]: the deterministic herd simulation behind `retrylint simulate`.
@@ -20,6 +22,7 @@ mod decision;
 mod idempotency_key;
 mod policy_decision;
 mod retry_after;
+pub mod signals;
 mod simulate;
 mod types;
 
@@ -40,5 +43,6 @@ pub use simulate::{
     simulate, Bucket, SimulationConfig, SimulationError, SimulationReport, SplitMix64, BUCKET_MS,
 };
 pub use types::{
-    retry_on_covers, Effect, Jitter, OnInvalid, ParseTokenError, RetryOnEntry, Signal,
+    retry_on_covers, Effect, GrpcCode, Jitter, JitterFactor, OnInvalid, ParseTokenError,
+    RetryOnEntry, Signal,
 };

@@ -61,6 +61,11 @@ pub struct EffectivePolicyView {
     pub jitter: Option<Jitter>,
     /// `retry_after` settings.
     pub retry_after: RetryAfterPolicy,
+    /// The layer's `methods` filter admits the operation's method (true without a
+    /// filter). When false, a signal after which the request may have been
+    /// processed is `not-retried`; a never-processed one is still retried
+    /// (nginx, Kong: `layers.md` "Methods filter").
+    pub method_retried_after_send: bool,
 }
 
 impl Default for EffectivePolicyView {
@@ -80,6 +85,7 @@ impl Default for EffectivePolicyView {
             multiplier: 2.0,
             jitter: None,
             retry_after: RetryAfterPolicy::default(),
+            method_retried_after_send: true,
         }
     }
 }
@@ -120,10 +126,13 @@ pub(crate) enum ObservedRetryAfter {
 /// these meanings:
 ///
 /// 0. `retry` false: `not-retried` (the policy never retries this operation,
-///    whatever the signal).
+///    whatever the signal); also `not-retried` when the layer's `methods` filter
+///    excludes the operation's method (`method_retried_after_send` false) and the
+///    signal does not prove the request was never processed.
 /// 1. repeatable = `effect` safe or idempotent, OR an idempotency key, OR a status
 ///    endpoint (`check_status`), OR the signal proves the request was never
-///    processed (`connect-failure`, `refused-stream`); else `unknown-result`.
+///    processed ([`SIGNALS`](super::signals::SIGNALS): `connect-failure`,
+///    `refused-stream`, `reset-before-request`); else `unknown-result`.
 /// 2. transient = the signal is covered by `retry_on` (a class covers its codes,
 ///    `transport` the four transport signals); else `not-transient`.
 /// 3. `attempts` absent or 0: `invalid-attempt`.
@@ -143,8 +152,11 @@ pub(crate) enum ObservedRetryAfter {
 ///    - equal: delay = floor(backoff / 2 + backoff / 2 * u);
 ///    - decorrelated: delay = min(cap, floor(base + (max(base, previous * 3) - base) * u)),
 ///      previous defaulting to base;
+///    - proportional with factor f: delay = floor(backoff * (1 - f) + backoff * 2f * u),
+///      drawn from [b(1-f), b(1+f)] around the capped backoff b (`layers.md`);
 ///    - with a valid honoured Retry-After: none gives max(backoff, Retry-After),
-///      every other variant Retry-After + floor(backoff * u).
+///      proportional max(its delay, Retry-After), every other variant
+///      Retry-After + floor(backoff * u).
 ///
 ///    A non-finite draw gives `invalid-delay`.
 /// 9. elapsed + delay >= deadline: `deadline-exhausted`.
@@ -198,6 +210,10 @@ pub(crate) fn decide_observed(
     use Decision::Stop;
     // 0. retried at all
     if !policy.retry {
+        return Stop(StopReason::NotRetried);
+    }
+    // 0b. a methods filter stops only the retries of possibly processed attempts
+    if !policy.method_retried_after_send && !signal.proves_not_processed() {
         return Stop(StopReason::NotRetried);
     }
     // 1. eligibility
@@ -277,6 +293,11 @@ pub(crate) fn decide_observed(
         }
         let u = u.clamp(0.0, 1.0);
         match (ra, jitter) {
+            (ra, Jitter::Proportional(factor)) => {
+                let f = factor.get();
+                let drawn = (backoff * (1.0 - f) + backoff * 2.0 * f * u).floor();
+                ra.map_or(drawn, |ra| drawn.max(ra))
+            }
             (Some(ra), _) => ra + (backoff * u).floor(),
             (None, Jitter::Full) => (backoff * u).floor(),
             (None, Jitter::Equal) => (backoff / 2.0 + backoff / 2.0 * u).floor(),

@@ -37,7 +37,7 @@ impl fmt::Display for ParseTokenError {
 
 impl std::error::Error for ParseTokenError {}
 
-fn token_error(found: &str, expected: &'static str) -> ParseTokenError {
+pub(super) fn token_error(found: &str, expected: &'static str) -> ParseTokenError {
     ParseTokenError {
         found: found.to_owned(),
         expected,
@@ -182,6 +182,48 @@ pub enum Jitter {
     Equal,
     /// `decorrelated`: delay = min(cap, uniform(base, previous * 3)).
     Decorrelated,
+    /// `proportional` with factor f (`jitter: {proportional: f}`): delay =
+    /// uniform(b(1-f), b(1+f)) around the capped backoff b (gRPC A6: f = 0.2;
+    /// Resilience4j, Spring Cloud Gateway, Traefik: 0.5; `layers.md`).
+    Proportional(JitterFactor),
+}
+
+/// The factor f of [`Jitter::Proportional`]: a finite number with 0 < f <= 1.
+///
+/// Ordered and hashed by value (a valid factor is never NaN nor -0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JitterFactor(f64);
+
+impl JitterFactor {
+    /// `Some` when `f` is finite, above 0 and at most 1.
+    pub fn new(f: f64) -> Option<JitterFactor> {
+        (f.is_finite() && f > 0.0 && f <= 1.0).then_some(JitterFactor(f))
+    }
+
+    /// The factor.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl Eq for JitterFactor {}
+
+impl PartialOrd for JitterFactor {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for JitterFactor {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+impl std::hash::Hash for JitterFactor {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.to_bits().hash(state);
+    }
 }
 
 impl Jitter {
@@ -192,13 +234,18 @@ impl Jitter {
             Jitter::Full => "full",
             Jitter::Equal => "equal",
             Jitter::Decorrelated => "decorrelated",
+            Jitter::Proportional(_) => "proportional",
         }
     }
 }
 
 impl fmt::Display for Jitter {
+    /// The variant's name; `proportional(0.2)` with its factor.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        match self {
+            Jitter::Proportional(factor) => write!(f, "proportional({})", factor.get()),
+            _ => f.write_str(self.as_str()),
+        }
     }
 }
 
@@ -210,10 +257,18 @@ impl FromStr for Jitter {
             "full" => Ok(Jitter::Full),
             "equal" => Ok(Jitter::Equal),
             "decorrelated" => Ok(Jitter::Decorrelated),
-            _ => Err(token_error(
-                s,
-                "one of `none`, `full`, `equal`, `decorrelated`",
-            )),
+            _ => s
+                .strip_prefix("proportional(")
+                .and_then(|rest| rest.strip_suffix(')'))
+                .and_then(|f| f.parse::<f64>().ok())
+                .and_then(JitterFactor::new)
+                .map(Jitter::Proportional)
+                .ok_or_else(|| {
+                    token_error(
+                        s,
+                        "one of `none`, `full`, `equal`, `decorrelated`, `proportional(F)` with 0 < F <= 1",
+                    )
+                }),
         }
     }
 }
@@ -274,36 +329,39 @@ pub enum Signal {
     Reset,
     /// An HTTP response status code (100..=599, RFC 9110 §15).
     Status(u16),
+    /// `reset-before-request`: connection lost before any byte was sent; never
+    /// processed (Envoy >= 1.31).
+    ResetBeforeRequest,
+    /// A gRPC status of a gRPC call.
+    Grpc(GrpcCode),
 }
 
 impl Signal {
-    /// Whether the signal proves the request was never processed
-    /// (`connect-failure`, `refused-stream`), which makes any request repeatable
-    /// (domain.md "The policy-mode decision").
-    pub fn proves_not_processed(self) -> bool {
-        matches!(self, Signal::ConnectFailure | Signal::RefusedStream)
+    /// The `retry_on` entry naming exactly this signal.
+    pub fn entry(self) -> RetryOnEntry {
+        match self {
+            Signal::ConnectFailure => RetryOnEntry::ConnectFailure,
+            Signal::RefusedStream => RetryOnEntry::RefusedStream,
+            Signal::Timeout => RetryOnEntry::Timeout,
+            Signal::Reset => RetryOnEntry::Reset,
+            Signal::Status(code) => RetryOnEntry::Status(code),
+            Signal::ResetBeforeRequest => RetryOnEntry::ResetBeforeRequest,
+            Signal::Grpc(code) => RetryOnEntry::Grpc(code),
+        }
     }
 
-    /// Whether this is one of the four transport signals covered by `transport`.
-    pub fn is_transport(self) -> bool {
-        !matches!(self, Signal::Status(_))
-    }
+    // `proves_not_processed` and `is_transport` read the signal table: see
+    // `super::signals`.
 }
 
 impl fmt::Display for Signal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Signal::ConnectFailure => f.write_str("connect-failure"),
-            Signal::RefusedStream => f.write_str("refused-stream"),
-            Signal::Timeout => f.write_str("timeout"),
-            Signal::Reset => f.write_str("reset"),
-            Signal::Status(code) => write!(f, "{code}"),
-        }
+        self.entry().fmt(f)
     }
 }
 
 /// Parses a three-digit status code 100..=599 (RFC 9110 §15).
-fn parse_status(s: &str) -> Option<u16> {
+pub(super) fn parse_status(s: &str) -> Option<u16> {
     if s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit()) {
         let code: u16 = s.parse().ok()?;
         (100..=599).contains(&code).then_some(code)
@@ -312,24 +370,55 @@ fn parse_status(s: &str) -> Option<u16> {
     }
 }
 
-impl FromStr for Signal {
-    type Err = ParseTokenError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "connect-failure" => Ok(Signal::ConnectFailure),
-            "refused-stream" => Ok(Signal::RefusedStream),
-            "timeout" => Ok(Signal::Timeout),
-            "reset" => Ok(Signal::Reset),
-            _ => parse_status(s).map(Signal::Status).ok_or_else(|| {
-                token_error(
-                    s,
-                    "`connect-failure`, `refused-stream`, `timeout`, `reset` or a status 100..599",
-                )
-            }),
+serde_via_str!(Signal);
+
+/// A gRPC status code a `retry_on` entry may name (gRPC `doc/statuscodes.md`;
+/// Envoy's gRPC `retry_on` tokens). Only these seven are retry signals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GrpcCode {
+    /// `cancelled` (CANCELLED, 1).
+    Cancelled,
+    /// `unknown` (UNKNOWN, 2).
+    Unknown,
+    /// `deadline-exceeded` (DEADLINE_EXCEEDED, 4).
+    DeadlineExceeded,
+    /// `resource-exhausted` (RESOURCE_EXHAUSTED, 8).
+    ResourceExhausted,
+    /// `aborted` (ABORTED, 10).
+    Aborted,
+    /// `internal` (INTERNAL, 13).
+    Internal,
+    /// `unavailable` (UNAVAILABLE, 14).
+    Unavailable,
+}
+
+impl GrpcCode {
+    /// The policy-format spelling (`resource-exhausted`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GrpcCode::Cancelled => "cancelled",
+            GrpcCode::Unknown => "unknown",
+            GrpcCode::DeadlineExceeded => "deadline-exceeded",
+            GrpcCode::ResourceExhausted => "resource-exhausted",
+            GrpcCode::Aborted => "aborted",
+            GrpcCode::Internal => "internal",
+            GrpcCode::Unavailable => "unavailable",
+        }
+    }
+
+    /// The numeric gRPC status code.
+    pub fn code(self) -> u8 {
+        match self {
+            GrpcCode::Cancelled => 1,
+            GrpcCode::Unknown => 2,
+            GrpcCode::DeadlineExceeded => 4,
+            GrpcCode::ResourceExhausted => 8,
+            GrpcCode::Aborted => 10,
+            GrpcCode::Internal => 13,
+            GrpcCode::Unavailable => 14,
         }
     }
 }
-serde_via_str!(Signal);
 
 /// One entry of a policy's `retry_on` list (policy-format.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -348,34 +437,27 @@ pub enum RetryOnEntry {
     Status(u16),
     /// A status class such as `5xx` or `5XX` (the digit 1..=5).
     Class(u8),
+    /// `reset-before-request` (never processed; not part of `transport`).
+    ResetBeforeRequest,
+    /// A gRPC status such as `unavailable` (only on gRPC-bound operations).
+    Grpc(GrpcCode),
 }
 
 impl RetryOnEntry {
     /// Whether an observed signal is covered by this entry: a class covers its
-    /// codes, `transport` covers the four transport signals.
+    /// codes, `transport` covers the four transport signals, a named entry its
+    /// signal.
     pub fn covers(self, signal: Signal) -> bool {
         match (self, signal) {
-            (RetryOnEntry::ConnectFailure, Signal::ConnectFailure)
-            | (RetryOnEntry::RefusedStream, Signal::RefusedStream)
-            | (RetryOnEntry::Timeout, Signal::Timeout)
-            | (RetryOnEntry::Reset, Signal::Reset) => true,
             (RetryOnEntry::Transport, s) => s.is_transport(),
-            (RetryOnEntry::Status(a), Signal::Status(b)) => a == b,
             (RetryOnEntry::Class(c), Signal::Status(b)) => b / 100 == u16::from(c),
-            _ => false,
+            (entry, s) => entry == s.entry(),
         }
     }
 }
 
 impl RetryOnEntry {
-    /// True when the entry only matches signals that prove the request was never
-    /// processed (`connect-failure`, `refused-stream`).
-    pub fn never_processed(self) -> bool {
-        matches!(
-            self,
-            RetryOnEntry::ConnectFailure | RetryOnEntry::RefusedStream
-        )
-    }
+    // `never_processed` and `applies_to` read the signal table: see `super::signals`.
 
     /// True when the entry covers the HTTP status `code` (the status itself, or its
     /// class).
@@ -399,32 +481,12 @@ impl fmt::Display for RetryOnEntry {
             RetryOnEntry::Transport => f.write_str("transport"),
             RetryOnEntry::Status(code) => write!(f, "{code}"),
             RetryOnEntry::Class(c) => write!(f, "{c}xx"),
+            RetryOnEntry::ResetBeforeRequest => f.write_str("reset-before-request"),
+            RetryOnEntry::Grpc(code) => f.write_str(code.as_str()),
         }
     }
 }
 
-impl FromStr for RetryOnEntry {
-    type Err = ParseTokenError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        const EXPECTED: &str = "`transport`, `connect-failure`, `refused-stream`, `timeout`, `reset`, a status 100..599 or a class such as `5xx`";
-        match s {
-            "transport" => return Ok(RetryOnEntry::Transport),
-            "connect-failure" => return Ok(RetryOnEntry::ConnectFailure),
-            "refused-stream" => return Ok(RetryOnEntry::RefusedStream),
-            "timeout" => return Ok(RetryOnEntry::Timeout),
-            "reset" => return Ok(RetryOnEntry::Reset),
-            _ => {}
-        }
-        if let Some(code) = parse_status(s) {
-            return Ok(RetryOnEntry::Status(code));
-        }
-        let b = s.as_bytes();
-        if b.len() == 3 && (b'1'..=b'5').contains(&b[0]) && (&b[1..] == b"xx" || &b[1..] == b"XX") {
-            return Ok(RetryOnEntry::Class(b[0] - b'0'));
-        }
-        Err(token_error(s, EXPECTED))
-    }
-}
 serde_via_str!(RetryOnEntry);
 
 #[cfg(test)]

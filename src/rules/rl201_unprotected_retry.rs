@@ -1,11 +1,13 @@
 //! RL201 unprotected-retry: a non-idempotent operation is retried on a signal after
-//! which the request may have been processed (anything but `connect-failure` and
-//! `refused-stream`) and nothing protects the repeat in that layer (no idempotency
-//! key reaches it, and, on the client, no status endpoint consulted with
-//! `on_unknown_result: check-status`). A key travels with the request: one the spec
-//! requires, or one a layer declares, protects that layer and every layer inside it
-//! ([`crate::analysis::JoinedOperation::protection`]). A gateway or mesh that resends
-//! a non-idempotent request is reported here, once (not also as RL402).
+//! which the request may have been processed (one the signal table of
+//! `retry::signals` does not mark never processed, that can fire on the operation,
+//! in a layer whose `methods` filter does not leave the method out:
+//! `EffectivePolicy::unsafe_signals`) and nothing protects the repeat in that layer
+//! (no idempotency key reaches it, and, on the client, no status endpoint consulted
+//! with `on_unknown_result: check-status`). A key travels with the request: one the
+//! spec requires, or one a layer declares, protects that layer and every layer
+//! inside it ([`crate::analysis::JoinedOperation::protection`]). A gateway or mesh
+//! that resends a non-idempotent request is reported here, once (not also as RL402).
 //!
 //! Strict on purpose: a 429 or 503 usually means "not processed", but only the
 //! endpoint's contract can promise it.

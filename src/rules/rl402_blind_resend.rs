@@ -29,7 +29,9 @@ struct Hit {
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut groups = ByNode::new();
     for (jo, op, eff) in layers(ctx) {
-        if !eff.layer.is_client() || !eff.is_non_idempotent() {
+        // A layer whose `methods` filter leaves this method out never resends it
+        // once sent: its `on_unknown_result` cannot apply.
+        if !eff.layer.is_client() || !eff.is_non_idempotent() || !eff.retries_method_after_send() {
             continue;
         }
         let Some(u) = &eff.on_unknown_result else {

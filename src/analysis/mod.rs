@@ -15,6 +15,7 @@
 //! when something of that layer applies to it (a governing policy file or an inline
 //! `x-retry`); an operation nothing applies to has no layers.
 
+pub mod composition;
 pub mod rl006_unknown_operation;
 
 use crate::diagnostic::Diagnostic;
@@ -157,6 +158,10 @@ pub struct EffectivePolicy {
     /// Misspelled keys of every mapping that applies (most specific first): what
     /// the author meant to set. See [`EffectivePolicy::is_misspelled`].
     pub misspelled: Vec<Misspelled>,
+    /// `budget` (a mapping that replaces: one shape, taken whole).
+    pub budget: Option<Field<RetryBudget>>,
+    /// `hedging` (taken whole).
+    pub hedging: Option<Field<Hedging>>,
 }
 
 impl EffectivePolicy {
@@ -459,6 +464,8 @@ fn effective(
             .iter()
             .flat_map(|(_, s)| s.misspelled.iter().cloned())
             .collect(),
+        budget: pick(sources, |s| s.budget.as_ref()),
+        hedging: pick(sources, |s| s.hedging.as_ref()),
     }
 }
 

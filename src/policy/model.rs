@@ -45,6 +45,8 @@ impl Layer {
 // The policy vocabulary is the retry engine's: one `Effect`, `Jitter`, `OnInvalid` and
 // `retry_on` entry type for the parser, the rules and the decision logic.
 pub use crate::retry::{Effect, Jitter, OnInvalid, RetryOnEntry};
+// Budgets and hedging are the domain's types too.
+pub use crate::retry::{Hedging, RetryBudget};
 
 /// A `retry_on` entry, under the name the policy model has always used.
 pub use crate::retry::RetryOnEntry as Signal;
@@ -202,6 +204,10 @@ pub struct Settings {
     /// Misspelled keys of this mapping and of its `backoff`, `retry_after` and
     /// `idempotency_key` mappings.
     pub misspelled: Vec<Misspelled>,
+    /// `budget:` (one of three shapes; the value node is the mapping).
+    pub budget: Option<Spanned<RetryBudget>>,
+    /// `hedging:` (the value node is the mapping).
+    pub hedging: Option<Spanned<Hedging>>,
 }
 
 impl Settings {
@@ -223,6 +229,8 @@ impl Settings {
             retry_after: None,
             ignore: Vec::new(),
             misspelled: Vec::new(),
+            budget: None,
+            hedging: None,
         }
     }
 }

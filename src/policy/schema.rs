@@ -21,6 +21,49 @@ pub fn schema() -> Value {
         "minLength": 1,
         "description": "`METHOD /path` (METHOD an upper-case HTTP method or `*`; `{name}`, `*` and a final `**` segment as wildcards) or an operationId"
     });
+    let hedging = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["attempts"],
+        "description": "parallel copies of the request (gRPC hedgingPolicy, Envoy hedge_on_per_try_timeout)",
+        "properties": {
+            "attempts": {"type": "integer", "minimum": 1, "description": "copies in total, including the first"},
+            "delay": {"$ref": "#/$defs/duration"}
+        }
+    });
+    let budget = json!({
+        "description": "a retry budget: a ratio budget, a concurrency cap or a token bucket (one shape)",
+        "oneOf": [
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["ratio"],
+                "properties": {
+                    "ratio": {"type": "number", "minimum": 0, "description": "retries per request allowed (0.2 = 20 %)"},
+                    "min_per_second": {"type": "number", "minimum": 0},
+                    "min_concurrent": {"type": "integer", "minimum": 0},
+                    "window": {"$ref": "#/$defs/duration"}
+                }
+            },
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["max_concurrent_retries"],
+                "properties": {
+                    "max_concurrent_retries": {"type": "integer", "minimum": 0}
+                }
+            },
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["tokens", "token_ratio"],
+                "properties": {
+                    "tokens": {"type": "number", "exclusiveMinimum": 0},
+                    "token_ratio": {"type": "number", "exclusiveMinimum": 0}
+                }
+            }
+        ]
+    });
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://retrylint.dev/schema/retry-policy-v1.json",
@@ -127,9 +170,12 @@ pub fn schema() -> Value {
                             "on_invalid": {"enum": ["backoff", "stop"]}
                         }
                     },
-                    "ignore": {"$ref": "#/$defs/ignore"}
+                    "ignore": {"$ref": "#/$defs/ignore"},
+                    "budget": {"$ref": "#/$defs/budget"},
+                    "hedging": hedging
                 }
-            }
+            },
+            "budget": budget
         }
     })
 }

@@ -64,6 +64,7 @@ fn cells(r: &Row, operation: String) -> Vec<String> {
         effect,
         safety,
         budget,
+        super::composed::cell(&r.composed),
         unknown,
         if r.findings.is_empty() {
             "-".to_string()
@@ -74,11 +75,12 @@ fn cells(r: &Row, operation: String) -> Vec<String> {
     ]
 }
 
-const HEADERS: [&str; 7] = [
+const HEADERS: [&str; 8] = [
     "operation",
     "Q1 effect",
     "Q2 why safe",
     "Q3 budget",
+    "all layers (attempts, worst case)",
     "Q4 unknown result",
     "findings",
     "verdict",

@@ -88,7 +88,10 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             let hit = Hit::new(
                 &META,
                 primary,
-                format!("{} layer retries {how_long}", inner.layer.as_str()),
+                match worst {
+                    Some(w) => format!("{} retries for up to {}", inner.layer.as_str(), format_millis(w)),
+                    None => format!("{} retries without bound", inner.layer.as_str()),
+                },
                 format!(
                     "the {inner_l} layer may retry {{ops}} {how_long}, longer than the {outer_l} layer's {key_name} ({b}): the {outer_l} {gives_up} while the {inner_l} still retries, and its answer is thrown away",
                     inner_l = inner.layer.as_str(),

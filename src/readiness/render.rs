@@ -80,7 +80,7 @@ const HEADERS: [&str; 8] = [
     "Q1 effect",
     "Q2 why safe",
     "Q3 budget",
-    "all layers (attempts, worst case)",
+    "all layers",
     "Q4 unknown result",
     "findings",
     "verdict",

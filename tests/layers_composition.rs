@@ -52,7 +52,10 @@ fn rl005(found: &[(String, String)]) -> Vec<&str> {
 #[test]
 fn every_budget_shape_and_hedging_parse_cleanly() {
     for (name, s) in [
-        ("ratio", "    budget: {ratio: 0.2, min_per_second: 10, min_concurrent: 3, window: 10s}\n"),
+        (
+            "ratio",
+            "    budget: {ratio: 0.2, min_per_second: 10, min_concurrent: 3, window: 10s}\n",
+        ),
         ("cap", "    budget: {max_concurrent_retries: 3}\n"),
         ("tokens", "    budget: {tokens: 10, token_ratio: 0.1}\n"),
         ("hedging", "    hedging: {attempts: 3, delay: 100ms}\n"),
@@ -66,16 +69,48 @@ fn every_budget_shape_and_hedging_parse_cleanly() {
 #[test]
 fn bad_budgets_and_hedging_are_rl005() {
     let cases = [
-        ("mixed", "    budget: {ratio: 0.2, tokens: 10, token_ratio: 0.1}\n", "mixes the keys of `ratio` and `tokens` budgets"),
+        (
+            "mixed",
+            "    budget: {ratio: 0.2, tokens: 10, token_ratio: 0.1}\n",
+            "mixes the keys of `ratio` and `tokens` budgets",
+        ),
         ("empty", "    budget: {}\n", "names no budget"),
-        ("incomplete", "    budget: {tokens: 10}\n", "a `tokens` budget needs `token_ratio`"),
-        ("negative", "    budget: {ratio: -0.1}\n", "`budget.ratio` must be at least 0"),
-        ("zero-tokens", "    budget: {tokens: 0, token_ratio: 0.1}\n", "`budget.tokens` must be above 0"),
-        ("bare-window", "    budget: {ratio: 0.2, window: 10}\n", "`budget.window` `10` has no unit"),
+        (
+            "incomplete",
+            "    budget: {tokens: 10}\n",
+            "a `tokens` budget needs `token_ratio`",
+        ),
+        (
+            "negative",
+            "    budget: {ratio: -0.1}\n",
+            "`budget.ratio` must be at least 0",
+        ),
+        (
+            "zero-tokens",
+            "    budget: {tokens: 0, token_ratio: 0.1}\n",
+            "`budget.tokens` must be above 0",
+        ),
+        (
+            "bare-window",
+            "    budget: {ratio: 0.2, window: 10}\n",
+            "`budget.window` `10` has no unit",
+        ),
         ("typo", "    budget: {ratoi: 0.2}\n", "unknown key `ratoi`"),
-        ("cap-negative", "    budget: {max_concurrent_retries: -1}\n", "must be at least 0"),
-        ("hedging-zero", "    hedging: {attempts: 0}\n", "`hedging.attempts` must be at least 1"),
-        ("hedging-no-attempts", "    hedging: {delay: 1s}\n", "`hedging` needs `attempts`"),
+        (
+            "cap-negative",
+            "    budget: {max_concurrent_retries: -1}\n",
+            "must be at least 0",
+        ),
+        (
+            "hedging-zero",
+            "    hedging: {attempts: 0}\n",
+            "`hedging.attempts` must be at least 1",
+        ),
+        (
+            "hedging-no-attempts",
+            "    hedging: {delay: 1s}\n",
+            "`hedging` needs `attempts`",
+        ),
         ("hedging-scalar", "    hedging: 3\n", "`hedging`"),
     ];
     for (name, s, expected) in cases {
@@ -133,21 +168,22 @@ fn the_three_layer_chain_composes() {
     assert!(table.contains("all layers"), "{table}");
     assert!(table.contains("7.2 x (budget), 6.15s"), "{table}");
 
-    let codes: Vec<(&str, String)> = diags
-        .iter()
-        .map(|d| (d.code, d.message.clone()))
-        .collect();
+    let codes: Vec<(&str, String)> = diags.iter().map(|d| (d.code, d.message.clone())).collect();
     let rl311 = codes
         .iter()
         .find(|(c, m)| *c == "RL311" && m.contains("GET /orders"))
         .expect("RL311 on GET /orders");
     assert!(
-        rl311.1.contains("under load the 20% ratio budget of the gateway layer bounds it near 7.2 attempts"),
+        rl311.1.contains(
+            "under load the 20% ratio budget of the gateway layer bounds it near 7.2 attempts"
+        ),
         "{}",
         rl311.1
     );
     assert!(codes.iter().any(|(c, _)| *c == "RL207"), "{codes:?}");
-    assert!(codes.iter().any(|(c, m)| *c == "RL312" && m.contains("POST /orders")));
+    assert!(codes
+        .iter()
+        .any(|(c, m)| *c == "RL312" && m.contains("POST /orders")));
 }
 
 #[test]

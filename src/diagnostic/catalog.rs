@@ -339,7 +339,8 @@ pub const INNER_LAYER_OUTLIVES_OUTER: RuleMeta = RuleMeta {
     name: "inner-layer-outlives-outer",
     severity: Severity::Warning,
     question: Question::Budget,
-    summary: "an inner layer's worst case is longer than an outer layer's attempt timeout or deadline",
+    summary:
+        "an inner layer's worst case is longer than an outer layer's attempt timeout or deadline",
 };
 
 /// RL401 `unknown-result-unhandled`.

@@ -66,7 +66,11 @@ pub const BUDGET_SHAPES: &[(&str, &[&str], &[&str])] = &[
         &["max_concurrent_retries"],
         &["max_concurrent_retries"],
     ),
-    ("tokens", &["tokens", "token_ratio"], &["tokens", "token_ratio"]),
+    (
+        "tokens",
+        &["tokens", "token_ratio"],
+        &["tokens", "token_ratio"],
+    ),
 ];
 /// Keys of `hedging`.
 pub const HEDGING_KEYS: &[&str] = &["attempts", "delay"];
@@ -598,7 +602,13 @@ impl<'a> Parser<'a> {
     }
 
     /// A number that must be at least `min` (`exclusive`: above it); RL005 otherwise.
-    fn bounded_number(&mut self, node: NodeId, what: &str, min: f64, exclusive: bool) -> Option<f64> {
+    fn bounded_number(
+        &mut self,
+        node: NodeId,
+        what: &str,
+        min: f64,
+        exclusive: bool,
+    ) -> Option<f64> {
         let n = self.number(node, what)?.value;
         let ok = if exclusive { n > min } else { n >= min };
         if !ok {

@@ -99,9 +99,10 @@ pub fn cell(c: &Composed) -> String {
     } else {
         ""
     };
-    let worst = c
-        .worst_case_ms
-        .map_or_else(|| "unbounded".to_string(), crate::policy::duration::format_millis);
+    let worst = c.worst_case_ms.map_or_else(
+        || "unbounded".to_string(),
+        crate::policy::duration::format_millis,
+    );
     format!(
         "{} x{budget}, {worst}",
         crate::retry::format_factor(c.attempts_total)

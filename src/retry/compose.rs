@@ -288,8 +288,8 @@ mod tests {
             1.0f64..4.0,
             proptest::option::of(0.0f64..2.0),
         )
-            .prop_map(|(retried, attempts, timeout, deadline, base, mult, ratio)| {
-                LayerShape {
+            .prop_map(
+                |(retried, attempts, timeout, deadline, base, mult, ratio)| LayerShape {
                     retried,
                     attempts,
                     attempt_timeout_ms: timeout,
@@ -304,8 +304,8 @@ mod tests {
                         window_ms: None,
                     }),
                     hedging: None,
-                }
-            })
+                },
+            )
     }
 
     proptest! {

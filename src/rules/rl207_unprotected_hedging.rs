@@ -36,8 +36,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             let keyed = jo.layers[..=i]
                 .iter()
                 .any(|l| l.dedup_key_header().is_some());
-            if keyed
-                || (eff.key_header().is_none() && eff.is_misspelled("idempotency_key.header"))
+            if keyed || (eff.key_header().is_none() && eff.is_misspelled("idempotency_key.header"))
             {
                 continue;
             }

@@ -18,9 +18,9 @@ use super::grouping::{Collector, Hit};
 use super::{Context, RuleMeta};
 use crate::analysis::composition::shape;
 use crate::analysis::EffectivePolicy;
-use crate::retry::total_attempts;
 use crate::diagnostic::catalog;
 use crate::diagnostic::Diagnostic;
+use crate::retry::total_attempts;
 use crate::source::refs::At;
 
 /// Rule metadata ([`catalog::RETRY_AMPLIFICATION`]).
@@ -67,7 +67,11 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                 .filter(|(_, s)| s.attempts_under_load().1)
                 .filter_map(|(l, _)| {
                     let b = l.budget.as_ref()?;
-                    Some(format!("the {} of the {} layer", b.value.describe(), l.layer.as_str()))
+                    Some(format!(
+                        "the {} of the {} layer",
+                        b.value.describe(),
+                        l.layer.as_str()
+                    ))
                 })
                 .collect::<Vec<_>>()
                 .join(" and ");

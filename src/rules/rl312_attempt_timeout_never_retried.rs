@@ -37,7 +37,11 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         let Some(retry_on) = &eff.retry_on else {
             continue;
         };
-        if retry_on.value.iter().any(|s| s.value.covers(Signal::Timeout)) {
+        if retry_on
+            .value
+            .iter()
+            .any(|s| s.value.covers(Signal::Timeout))
+        {
             continue;
         }
         out.push(

@@ -77,14 +77,20 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             let Some(primary) = primary else { continue };
             let how_long = match worst {
                 Some(w) => format!("for up to {}", format_millis(w)),
-                None => "without bound (`attempt_timeout: remaining` and no `deadline`)".to_string(),
+                None => {
+                    "without bound (`attempt_timeout: remaining` and no `deadline`)".to_string()
+                }
             };
             let gives_up = if outer.is_retried() {
                 "gives up and retries"
             } else {
                 "gives up"
             };
-            let key_name = if key == "deadline" { "deadline" } else { "attempt timeout" };
+            let key_name = if key == "deadline" {
+                "deadline"
+            } else {
+                "attempt timeout"
+            };
             let hit = Hit::new(
                 &META,
                 primary,

@@ -138,3 +138,29 @@ fn bash_completions_mention_check() {
         assert!(out.contains("check"), "{shell}");
     }
 }
+
+#[test]
+fn schema_budget_and_hedging_keys_are_the_parsers() {
+    use retrylint::policy::parse::{BUDGET_KEYS, BUDGET_SHAPES, HEDGING_KEYS};
+    let s = schema();
+    let defs = &s["$defs"];
+    assert_eq!(
+        keys(&defs["settings"]["properties"]["hedging"]),
+        set(HEDGING_KEYS)
+    );
+    let shapes = defs["budget"]["oneOf"].as_array().expect("three shapes");
+    assert_eq!(shapes.len(), BUDGET_SHAPES.len());
+    let mut all = BTreeSet::new();
+    for (shape, (_, shape_keys, required)) in shapes.iter().zip(BUDGET_SHAPES) {
+        assert_eq!(keys(shape), set(shape_keys));
+        let req: BTreeSet<String> = shape["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(req, set(required));
+        all.extend(keys(shape));
+    }
+    assert_eq!(all, set(BUDGET_KEYS));
+}

@@ -20,6 +20,7 @@
 //! layers declares ([`JoinedOperation::declared_effects`]); and an idempotency key
 //! travels with the request ([`JoinedOperation::protection`]).
 
+pub mod composition;
 pub mod rl006_unknown_operation;
 
 use crate::diagnostic::Diagnostic;
@@ -170,6 +171,10 @@ pub struct EffectivePolicy {
     /// The operation is a gRPC call, so gRPC status signals can fire. Always false
     /// today: no operation is bound to a gRPC method yet (`layers.md` "Binding" 4).
     pub grpc_bound: bool,
+    /// `budget` (a mapping that replaces: one shape, taken whole).
+    pub budget: Option<Field<RetryBudget>>,
+    /// `hedging` (taken whole).
+    pub hedging: Option<Field<Hedging>>,
 }
 
 impl EffectivePolicy {
@@ -601,6 +606,8 @@ fn effective(
         methods: pick(sources, |s| s.methods.as_ref()),
         method: op.method.to_ascii_uppercase(),
         grpc_bound: false,
+        budget: pick(sources, |s| s.budget.as_ref()),
+        hedging: pick(sources, |s| s.hedging.as_ref()),
     }
 }
 

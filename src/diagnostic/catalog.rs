@@ -224,6 +224,15 @@ pub const REQUEST_ID_AS_IDEMPOTENCY_KEY: RuleMeta = RuleMeta {
     summary: "the idempotency-key header is a correlation or tracing header",
 };
 
+/// RL207 `unprotected-hedging`.
+pub const UNPROTECTED_HEDGING: RuleMeta = RuleMeta {
+    code: "RL207",
+    name: "unprotected-hedging",
+    severity: Severity::Error,
+    question: Question::Safety,
+    summary: "a non-idempotent operation is hedged (parallel copies) without an idempotency key",
+};
+
 /// RL301 `missing-deadline`.
 pub const MISSING_DEADLINE: RuleMeta = RuleMeta {
     code: "RL301",
@@ -324,6 +333,25 @@ pub const RETRY_AMPLIFICATION: RuleMeta = RuleMeta {
     summary: "several layers retry one operation and their attempts multiply beyond the limit",
 };
 
+/// RL312 `attempt-timeout-never-retried`.
+pub const ATTEMPT_TIMEOUT_NEVER_RETRIED: RuleMeta = RuleMeta {
+    code: "RL312",
+    name: "attempt-timeout-never-retried",
+    severity: Severity::Warning,
+    question: Question::Budget,
+    summary: "a layer sets a per-attempt timeout but never retries its expiry",
+};
+
+/// RL313 `inner-layer-outlives-outer`.
+pub const INNER_LAYER_OUTLIVES_OUTER: RuleMeta = RuleMeta {
+    code: "RL313",
+    name: "inner-layer-outlives-outer",
+    severity: Severity::Warning,
+    question: Question::Budget,
+    summary:
+        "an inner layer's worst case is longer than an outer layer's attempt timeout or deadline",
+};
+
 /// RL401 `unknown-result-unhandled`.
 pub const UNKNOWN_RESULT_UNHANDLED: RuleMeta = RuleMeta {
     code: "RL401",
@@ -422,6 +450,7 @@ pub static ALL: &[&RuleMeta] = &[
     &IDEMPOTENCY_KEY_RETENTION_TOO_SHORT,
     &INVALID_STATUS_ENDPOINT,
     &REQUEST_ID_AS_IDEMPOTENCY_KEY,
+    &UNPROTECTED_HEDGING,
     &MISSING_DEADLINE,
     &INVALID_ATTEMPTS,
     &EXCESSIVE_ATTEMPTS,
@@ -433,6 +462,8 @@ pub static ALL: &[&RuleMeta] = &[
     &ATTEMPT_TIMEOUT_EXCEEDS_BUDGET,
     &DEADLINE_PRECLUDES_RETRY,
     &RETRY_AMPLIFICATION,
+    &ATTEMPT_TIMEOUT_NEVER_RETRIED,
+    &INNER_LAYER_OUTLIVES_OUTER,
     &UNKNOWN_RESULT_UNHANDLED,
     &BLIND_RESEND,
     &UNKNOWN_RESULT_STRATEGY_UNSUPPORTED,

@@ -73,6 +73,8 @@ impl Layer {
 // The policy vocabulary is the retry engine's: one `Effect`, `Jitter`, `OnInvalid` and
 // `retry_on` entry type for the parser, the rules and the decision logic.
 pub use crate::retry::{Effect, Jitter, JitterFactor, OnInvalid, RetryOnEntry};
+// Budgets and hedging are the domain's types too.
+pub use crate::retry::{Hedging, RetryBudget};
 
 /// A `retry_on` entry, under the name the policy model has always used.
 pub use crate::retry::RetryOnEntry as Signal;
@@ -233,6 +235,10 @@ pub struct Settings {
     /// `methods:` the HTTP methods this layer retries after a request was sent (the
     /// list node, and each method token with its item node); absent: every method.
     pub methods: Option<Spanned<Vec<Spanned<String>>>>,
+    /// `budget:` (one of three shapes; the value node is the mapping).
+    pub budget: Option<Spanned<RetryBudget>>,
+    /// `hedging:` (the value node is the mapping).
+    pub hedging: Option<Spanned<Hedging>>,
 }
 
 impl Settings {
@@ -255,6 +261,8 @@ impl Settings {
             ignore: Vec::new(),
             misspelled: Vec::new(),
             methods: None,
+            budget: None,
+            hedging: None,
         }
     }
 }

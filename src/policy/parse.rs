@@ -42,7 +42,39 @@ pub const SETTINGS_KEYS: &[&str] = &[
     "retry_after",
     "ignore",
     "methods",
+    "budget",
+    "hedging",
 ];
+/// Keys of `budget` (one shape per mapping: [`BUDGET_SHAPES`]).
+pub const BUDGET_KEYS: &[&str] = &[
+    "ratio",
+    "min_per_second",
+    "min_concurrent",
+    "window",
+    "max_concurrent_retries",
+    "tokens",
+    "token_ratio",
+];
+/// The three shapes of `budget`: (shape, its keys, its required keys).
+pub const BUDGET_SHAPES: &[(&str, &[&str], &[&str])] = &[
+    (
+        "ratio",
+        &["ratio", "min_per_second", "min_concurrent", "window"],
+        &["ratio"],
+    ),
+    (
+        "concurrency",
+        &["max_concurrent_retries"],
+        &["max_concurrent_retries"],
+    ),
+    (
+        "tokens",
+        &["tokens", "token_ratio"],
+        &["tokens", "token_ratio"],
+    ),
+];
+/// Keys of `hedging`.
+pub const HEDGING_KEYS: &[&str] = &["attempts", "delay"];
 /// Keys of `idempotency_key`.
 pub const KEY_KEYS: &[&str] = &[
     "header",
@@ -451,6 +483,18 @@ impl<'a> Parser<'a> {
                 }
                 "ignore" => s.ignore = self.suppressions(v),
                 "methods" => s.methods = self.methods(v),
+                "budget" => {
+                    if self.expect_map(v, "`budget`") {
+                        nested.push((v, "budget."));
+                        s.budget = self.budget(v);
+                    }
+                }
+                "hedging" => {
+                    if self.expect_map(v, "`hedging`") {
+                        nested.push((v, "hedging."));
+                        s.hedging = self.hedging(v);
+                    }
+                }
                 _ => unreachable!("filtered by known_entries"),
             }
         }
@@ -545,6 +589,194 @@ impl<'a> Parser<'a> {
             }
         }
         b
+    }
+
+    /// A number that must be at least `min` (`exclusive`: above it); RL005 otherwise.
+    fn bounded_number(
+        &mut self,
+        node: NodeId,
+        what: &str,
+        min: f64,
+        exclusive: bool,
+    ) -> Option<f64> {
+        let n = self.number(node, what)?.value;
+        let ok = if exclusive { n > min } else { n >= min };
+        if !ok {
+            let bound = if exclusive { "above" } else { "at least" };
+            self.err(
+                node,
+                format!("{what} must be {bound} {min}"),
+                "out of range",
+                None,
+            );
+            return None;
+        }
+        Some(n)
+    }
+
+    /// A non-negative integer (`min` the least allowed); RL005 otherwise.
+    fn count(&mut self, node: NodeId, what: &str, min: i64) -> Option<u64> {
+        let n = self.integer(node, what)?.value;
+        if n < min {
+            self.err(
+                node,
+                format!("{what} must be at least {min}"),
+                "out of range",
+                None,
+            );
+            return None;
+        }
+        u64::try_from(n).ok()
+    }
+
+    /// `budget:`: one of three shapes, told apart by its keys ([`BUDGET_SHAPES`]).
+    /// Keys of two shapes, or a shape without its required keys, are RL005.
+    fn budget(&mut self, map: NodeId) -> Option<Spanned<RetryBudget>> {
+        let entries = self.known_entries(map, BUDGET_KEYS, "`budget`");
+        let keys: Vec<&str> = entries
+            .iter()
+            .filter_map(|(k, _)| BUDGET_KEYS.iter().copied().find(|b| b == k))
+            .collect();
+        let shapes: Vec<&(&str, &[&str], &[&str])> = BUDGET_SHAPES
+            .iter()
+            .filter(|(_, ks, _)| keys.iter().any(|k| ks.contains(k)))
+            .collect();
+        let shape = match shapes.as_slice() {
+            [one] => *one,
+            [] => {
+                self.err(
+                    map,
+                    "`budget` names no budget".into(),
+                    "empty budget",
+                    Some("write `{ratio: 0.2}`, `{max_concurrent_retries: 3}` or `{tokens: 10, token_ratio: 0.1}`".into()),
+                );
+                return None;
+            }
+            _ => {
+                let names: Vec<String> = shapes.iter().map(|(n, _, _)| format!("`{n}`")).collect();
+                self.err(
+                    map,
+                    format!("`budget` mixes the keys of {} budgets", names.join(" and ")),
+                    "one shape per budget",
+                    Some("a budget is a ratio (`ratio`, `min_per_second`, `min_concurrent`, `window`), a concurrency cap (`max_concurrent_retries`) or a token bucket (`tokens`, `token_ratio`): keep one".into()),
+                );
+                return None;
+            }
+        };
+        let (name, _, required) = *shape;
+        let missing: Vec<&str> = required
+            .iter()
+            .copied()
+            .filter(|r| !keys.contains(r))
+            .collect();
+        if !missing.is_empty() {
+            self.err(
+                map,
+                format!(
+                    "a `{name}` budget needs {}",
+                    missing
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                ),
+                "incomplete budget",
+                None,
+            );
+            return None;
+        }
+        let mut ok = true;
+        let mut ratio = None;
+        let mut min_per_second = None;
+        let mut min_concurrent = None;
+        let mut window_ms = None;
+        let mut max_concurrent_retries = None;
+        let mut tokens = None;
+        let mut token_ratio = None;
+        for (key, v) in entries {
+            let got = match key.as_str() {
+                "ratio" => {
+                    ratio = self.bounded_number(v, "`budget.ratio`", 0.0, false);
+                    ratio.is_some()
+                }
+                "min_per_second" => {
+                    min_per_second = self.bounded_number(v, "`budget.min_per_second`", 0.0, false);
+                    min_per_second.is_some()
+                }
+                "min_concurrent" => {
+                    min_concurrent = self.count(v, "`budget.min_concurrent`", 0);
+                    min_concurrent.is_some()
+                }
+                "window" => {
+                    window_ms = self.duration(v, "`budget.window`").map(|d| d.value);
+                    window_ms.is_some()
+                }
+                "max_concurrent_retries" => {
+                    max_concurrent_retries = self.count(v, "`budget.max_concurrent_retries`", 0);
+                    max_concurrent_retries.is_some()
+                }
+                "tokens" => {
+                    tokens = self.bounded_number(v, "`budget.tokens`", 0.0, true);
+                    tokens.is_some()
+                }
+                "token_ratio" => {
+                    token_ratio = self.bounded_number(v, "`budget.token_ratio`", 0.0, true);
+                    token_ratio.is_some()
+                }
+                _ => unreachable!("filtered by known_entries"),
+            };
+            ok &= got;
+        }
+        if !ok {
+            return None;
+        }
+        let budget = match name {
+            "ratio" => RetryBudget::Ratio {
+                ratio: ratio?,
+                min_per_second,
+                min_concurrent,
+                window_ms,
+            },
+            "concurrency" => RetryBudget::Concurrency {
+                max_concurrent_retries: max_concurrent_retries?,
+            },
+            _ => RetryBudget::Tokens {
+                tokens: tokens?,
+                token_ratio: token_ratio?,
+            },
+        };
+        Some(self.spanned(budget, map))
+    }
+
+    /// `hedging:`: `attempts` (copies in total, required, >= 1) and `delay` (absent:
+    /// 0, all at once).
+    fn hedging(&mut self, map: NodeId) -> Option<Spanned<Hedging>> {
+        let mut attempts = None;
+        let mut delay_ms = Some(0.0);
+        let mut seen_attempts = false;
+        for (key, v) in self.known_entries(map, HEDGING_KEYS, "`hedging`") {
+            match key.as_str() {
+                "attempts" => {
+                    seen_attempts = true;
+                    attempts = self.count(v, "`hedging.attempts`", 1);
+                }
+                "delay" => delay_ms = self.duration(v, "`hedging.delay`").map(|d| d.value),
+                _ => unreachable!("filtered by known_entries"),
+            }
+        }
+        if !seen_attempts {
+            self.err(
+                map,
+                "`hedging` needs `attempts` (copies in total, including the first)".into(),
+                "no `attempts`",
+                Some("write e.g. `hedging: {attempts: 3, delay: 100ms}`".into()),
+            );
+        }
+        let h = Hedging {
+            attempts: attempts?,
+            delay_ms: delay_ms?,
+        };
+        Some(self.spanned(h, map))
     }
 
     fn retry_after(&mut self, map: NodeId) -> RetryAfterSettings {

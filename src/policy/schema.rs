@@ -54,6 +54,49 @@ pub fn schema() -> Value {
             }
         ]
     });
+    let hedging = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["attempts"],
+        "description": "parallel copies of the request (gRPC hedgingPolicy, Envoy hedge_on_per_try_timeout)",
+        "properties": {
+            "attempts": {"type": "integer", "minimum": 1, "description": "copies in total, including the first"},
+            "delay": {"$ref": "#/$defs/duration"}
+        }
+    });
+    let budget = json!({
+        "description": "a retry budget: a ratio budget, a concurrency cap or a token bucket (one shape)",
+        "oneOf": [
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["ratio"],
+                "properties": {
+                    "ratio": {"type": "number", "minimum": 0, "description": "retries per request allowed (0.2 = 20 %)"},
+                    "min_per_second": {"type": "number", "minimum": 0},
+                    "min_concurrent": {"type": "integer", "minimum": 0},
+                    "window": {"$ref": "#/$defs/duration"}
+                }
+            },
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["max_concurrent_retries"],
+                "properties": {
+                    "max_concurrent_retries": {"type": "integer", "minimum": 0}
+                }
+            },
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["tokens", "token_ratio"],
+                "properties": {
+                    "tokens": {"type": "number", "exclusiveMinimum": 0},
+                    "token_ratio": {"type": "number", "exclusiveMinimum": 0}
+                }
+            }
+        ]
+    });
     let methods = json!({
         "type": "array",
         "description": "the methods this layer retries after a request was sent (never-processed signals retry every method); absent: every method",
@@ -166,9 +209,12 @@ pub fn schema() -> Value {
                         }
                     },
                     "ignore": {"$ref": "#/$defs/ignore"},
-                    "methods": methods
+                    "methods": methods,
+                    "budget": {"$ref": "#/$defs/budget"},
+                    "hedging": hedging
                 }
-            }
+            },
+            "budget": budget
         }
     })
 }

@@ -9,6 +9,7 @@
 //! operation may simply be resent, so Q4 is answered by its effect). Q1 is always
 //! answered: declared, or derived from the method (RFC 9110 §9.2).
 
+pub mod composed;
 pub mod render;
 
 use crate::analysis::{EffectivePolicy, JoinedOperation};
@@ -118,6 +119,8 @@ pub struct Row {
     pub verdict: String,
     /// Which answers are missing (`Q2`, `Q3`, `Q4`), for retried operations.
     pub missing: Vec<String>,
+    /// The layers as one chain: total attempts, worst case, protection.
+    pub composed: composed::Composed,
 }
 
 /// The whole matrix.
@@ -206,7 +209,12 @@ fn concerns(d: &Diagnostic, op: &Operation, display: &str) -> bool {
         .any(|l| l.location.file.path == key.file.path && l.location.span == key.span)
 }
 
-fn row(j: &JoinedOperation, documents: &[Document], diagnostics: &[Diagnostic]) -> Row {
+fn row(
+    j: &JoinedOperation,
+    analysis: &crate::analysis::Analysis,
+    documents: &[Document],
+    diagnostics: &[Diagnostic],
+) -> Row {
     let op = j.resolve(documents);
     let display = op.display();
     // The client layer answers for the operation when it retries it; else the
@@ -328,6 +336,7 @@ fn row(j: &JoinedOperation, documents: &[Document], diagnostics: &[Diagnostic]) 
         findings: findings.into_iter().collect(),
         verdict: verdict.to_string(),
         missing,
+        composed: composed::composed(j, analysis, documents),
     }
 }
 
@@ -339,7 +348,7 @@ pub fn matrix(analyzed: &Analyzed, diagnostics: &[Diagnostic]) -> Matrix {
             .analysis
             .operations
             .iter()
-            .map(|j| row(j, &analyzed.documents, diagnostics))
+            .map(|j| row(j, &analyzed.analysis, &analyzed.documents, diagnostics))
             .collect(),
     }
 }

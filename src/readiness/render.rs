@@ -74,6 +74,7 @@ fn cells(r: &Row, operation: String) -> Vec<String> {
         effect,
         safety,
         budget,
+        super::composed::cell(&r.composed),
         unknown,
         if r.findings.is_empty() {
             "-".to_string()
@@ -84,11 +85,12 @@ fn cells(r: &Row, operation: String) -> Vec<String> {
     ]
 }
 
-const HEADERS: [&str; 7] = [
+const HEADERS: [&str; 8] = [
     "operation",
     "Q1 effect",
     "Q2 why safe",
     "Q3 budget",
+    "all layers",
     "Q4 unknown result",
     "findings",
     "verdict",

@@ -12,11 +12,16 @@
 //! - [`is_correlation_header`]: tracing headers that are no idempotency key.
 //! - [`is_key_header`]: well-known idempotency-key headers.
 //! - [`simulate`]: the deterministic herd simulation behind `retrylint simulate`.
+//! - [`RetryBudget`], [`Hedging`]: budgets and parallel copies of a layer;
+//!   [`total_attempts`], [`layer_worst_case_ms`], [`chain_worst_case_ms`]: composition
+//!   across layers (`layers.md` "Composition across layers").
 //!
 //! Units: every time, delay and duration is in milliseconds as `f64`, except
 //! Retry-After delay-seconds (seconds, as sent on the wire).
 
 mod backoff;
+mod budget;
+mod compose;
 mod correlation;
 mod decision;
 mod idempotency_key;
@@ -27,6 +32,10 @@ mod simulate;
 mod types;
 
 pub use backoff::{backoff_bound_ms, total_backoff_ms};
+pub use budget::{format_factor, Hedging, RetryBudget};
+pub use compose::{
+    chain_worst_case_ms, layer_worst_case_ms, total_attempts, LayerShape, TotalAttempts,
+};
 pub use correlation::{is_correlation_header, CORRELATION_HEADERS};
 pub use decision::{
     decide, is_idempotent_method, Decision, DecisionInput, StopReason, IDEMPOTENT_METHODS,

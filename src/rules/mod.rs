@@ -18,6 +18,7 @@ pub mod rl203_idempotency_key_contract_incomplete;
 pub mod rl204_idempotency_key_retention_too_short;
 pub mod rl205_invalid_status_endpoint;
 pub mod rl206_request_id_as_idempotency_key;
+pub mod rl207_unprotected_hedging;
 pub mod rl301_missing_deadline;
 pub mod rl302_invalid_attempts;
 pub mod rl303_excessive_attempts;
@@ -29,6 +30,8 @@ pub mod rl308_retry_on_client_error;
 pub mod rl309_attempt_timeout_exceeds_budget;
 pub mod rl310_deadline_precludes_retry;
 pub mod rl311_retry_amplification;
+pub mod rl312_attempt_timeout_never_retried;
+pub mod rl313_inner_layer_outlives_outer;
 pub mod rl401_unknown_result_unhandled;
 pub mod rl402_blind_resend;
 pub mod rl403_unknown_result_strategy_unsupported;
@@ -181,6 +184,10 @@ pub static REGISTRY: &[Rule] = &[
         check: Some(rl206_request_id_as_idempotency_key::check),
     },
     Rule {
+        meta: &rl207_unprotected_hedging::META,
+        check: Some(rl207_unprotected_hedging::check),
+    },
+    Rule {
         meta: &rl301_missing_deadline::META,
         check: Some(rl301_missing_deadline::check),
     },
@@ -223,6 +230,14 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         meta: &rl311_retry_amplification::META,
         check: Some(rl311_retry_amplification::check),
+    },
+    Rule {
+        meta: &rl312_attempt_timeout_never_retried::META,
+        check: Some(rl312_attempt_timeout_never_retried::check),
+    },
+    Rule {
+        meta: &rl313_inner_layer_outlives_outer::META,
+        check: Some(rl313_inner_layer_outlives_outer::check),
     },
     Rule {
         meta: &rl401_unknown_result_unhandled::META,

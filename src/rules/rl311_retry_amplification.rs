@@ -7,12 +7,20 @@
 //! makes, and the product is then stated as "at least". The finding points at the
 //! outermost retried layer's `attempts` (its `retry: true` node when `attempts` is
 //! absent), with a label at every other layer's and one on the operation.
+//!
+//! Retry budgets count: under load a layer with a ratio budget or a token bucket
+//! sends at most `1 + ratio` (`1 + token_ratio`) attempts per request whatever its
+//! `attempts` ([`crate::retry::RetryBudget::load_factor`]). When that bound is within
+//! the limit there is no finding; otherwise the message gives it beside the product.
+//! A concurrency cap bounds retries in flight, not their share, and does not count.
 
 use super::grouping::{Collector, Hit};
 use super::{Context, RuleMeta};
+use crate::analysis::composition::shape;
 use crate::analysis::EffectivePolicy;
 use crate::diagnostic::catalog;
 use crate::diagnostic::Diagnostic;
+use crate::retry::total_attempts;
 use crate::source::refs::At;
 
 /// Rule metadata ([`catalog::RETRY_AMPLIFICATION`]).
@@ -47,6 +55,34 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         if product <= max {
             continue;
         }
+        let shapes: Vec<_> = retried.iter().map(|l| shape(l)).collect();
+        let load = total_attempts(&shapes);
+        if load.bound_by_budget && load.under_load <= max as f64 {
+            continue;
+        }
+        let budget_note = if load.bound_by_budget {
+            let budgets = retried
+                .iter()
+                .zip(&shapes)
+                .filter(|(_, s)| s.attempts_under_load().1)
+                .filter_map(|(l, _)| {
+                    let b = l.budget.as_ref()?;
+                    Some(format!(
+                        "the {} of the {} layer",
+                        b.value.describe(),
+                        l.layer.as_str()
+                    ))
+                })
+                .collect::<Vec<_>>()
+                .join(" and ");
+            format!(
+                "; under load {budgets} bound{} it near {} attempts",
+                if budgets.contains(" and ") { "" } else { "s" },
+                crate::retry::format_factor(load.under_load)
+            )
+        } else {
+            String::new()
+        };
         let exact = counts.iter().all(|(_, _, e)| *e);
         let Some(primary) = counts[0].0 else { continue };
         let op = jo.resolve(ctx.documents);
@@ -72,7 +108,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             primary,
             format!("{} attempts", retried[0].layer.as_str()),
             format!(
-                "{{ops}} {{is}} retried by {} layers ({chain} = {total}), above the limit of {max}",
+                "{{ops}} {{is}} retried by {} layers ({chain} = {total}), above the limit of {max}{budget_note}",
                 retried.len()
             ),
             "retry in one layer (usually the client, which knows the deadline) and set `retry: false` or `attempts: 1` in the others",

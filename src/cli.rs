@@ -274,13 +274,16 @@ pub enum SimulateFormat {
     after_help = "Example:\n  retrylint simulate --policy fixtures/examples/shop/shop.retry-policy.yaml --operation 'POST /orders' --clients 1000 --outage 2s"
 )]
 pub struct SimulateArgs {
-    /// The retry-policy file (its `spec:` documents are read too).
-    #[arg(long, value_name = "FILE")]
-    pub policy: PathBuf,
+    /// The retry-policy file (its `spec:` documents are read too). Repeat it to give
+    /// the policies of several layers (client, gateway, mesh): the operation's layers
+    /// are simulated nested, client outermost.
+    #[arg(long, value_name = "FILE", required = true)]
+    pub policy: Vec<PathBuf>,
     /// The operation (`"POST /orders"` or an operationId).
     #[arg(long, value_name = "SELECTOR")]
     pub operation: String,
-    /// The layer whose settings apply [default: client].
+    /// Simulate this layer alone (client, gateway or mesh) [default: every layer
+    /// that applies to the operation, nested].
     #[arg(long, value_name = "LAYER")]
     pub layer: Option<String>,
     /// Number of clients whose first attempts fail together.
@@ -299,6 +302,24 @@ pub struct SimulateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = SimulateFormat::Human)]
     pub format: SimulateFormat,
+    /// How attempts fail during the outage: `status` (a 503 after `--attempt-ms`) or
+    /// `timeout` (no answer: each layer waits for its `attempt_timeout`, or its
+    /// deadline under `attempt_timeout: remaining`).
+    #[arg(long, value_enum, default_value_t = SimulateFailure::Status)]
+    pub failure: SimulateFailure,
+    /// How long a failing attempt takes before its 503 arrives, in ms (with
+    /// `--failure status`) [default: 0, an instant answer].
+    #[arg(long, value_name = "MS")]
+    pub attempt_ms: Option<u64>,
+}
+
+/// How attempts fail in `simulate` (`--failure`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SimulateFailure {
+    /// The upstream answers 503 (after `--attempt-ms`).
+    Status,
+    /// The upstream hangs until each layer's attempt timeout.
+    Timeout,
 }
 
 /// Arguments of `rule`.

@@ -8,12 +8,14 @@
 //!   (RFC 9110 §10.2.3), shared with the lint rules (RL503).
 //! - [`backoff_bound_ms`], [`total_backoff_ms`]: budget arithmetic for the rules.
 //! - [`is_correlation_header`]: tracing headers that are no idempotency key.
-//! - [`simulate`]: the deterministic herd simulation behind `retrylint simulate`.
+//! - [`simulate`], [`simulate_chain`]: the deterministic herd simulation behind
+//!   `retrylint simulate`, of one layer or of a chain (client -> gateway -> mesh).
 //!
 //! Units: every time, delay and duration is in milliseconds as `f64`, except
 //! Retry-After delay-seconds (seconds, as sent on the wire).
 
 mod backoff;
+mod chain;
 mod correlation;
 mod decision;
 mod policy_decision;
@@ -33,8 +35,10 @@ pub use retry_after::{
     is_valid_retry_after_example, parse_retry_after, parse_retry_after_at, retry_after_input_ms,
     RetryAfter, RetryAfterError,
 };
+pub use chain::{attempts_bound, AttemptLimit, AttemptsBound, LayerView};
 pub use simulate::{
-    simulate, Bucket, SimulationConfig, SimulationError, SimulationReport, SplitMix64, BUCKET_MS,
+    simulate, simulate_chain, Bucket, ChainConfig, ChainFigures, Failure, LayerFigures,
+    SimulationConfig, SimulationError, SimulationReport, SplitMix64, BUCKET_MS, NEVER_ANSWERED,
 };
 pub use types::{
     retry_on_covers, Effect, Jitter, OnInvalid, ParseTokenError, RetryOnEntry, Signal,

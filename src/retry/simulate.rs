@@ -570,3 +570,393 @@ fn passed_up(depth: usize, signal: Signal, retry_after: bool) -> Answer {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retry::chain::AttemptLimit;
+    use crate::retry::policy_decision::RetryAfterPolicy;
+    use crate::retry::types::{Effect, Jitter, OnInvalid, RetryOnEntry};
+    use proptest::prelude::*;
+
+    /// The single-layer loop of issue 4 as it was before chains (instant 503s,
+    /// clients one after another): the oracle for "a chain of one layer is today's
+    /// result".
+    fn reference(config: &SimulationConfig) -> SimulationReport {
+        let parsed = config
+            .retry_after
+            .as_deref()
+            .map(|raw| parse_retry_after_at(raw, config.start_epoch_ms));
+        let mut rng = SplitMix64::new(config.seed);
+        let mut draw = || rng.next_unit();
+        let mut buckets: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+        let mut total_attempts = 0u64;
+        let (mut succeeded, mut gave_up_deadline, mut out_of_attempts) = (0u64, 0u64, 0u64);
+        let mut other_stops: BTreeMap<String, u64> = BTreeMap::new();
+        let mut finished_at_ms = 0.0f64;
+        for _ in 0..config.clients {
+            let mut t = 0.0f64;
+            let mut retry = 0u32;
+            let mut previous: Option<f64> = None;
+            loop {
+                total_attempts += 1;
+                let slot = buckets.entry((t / BUCKET_MS as f64) as u64).or_default();
+                slot.0 += 1;
+                if retry > 0 {
+                    slot.1 += 1;
+                }
+                if t >= config.outage_ms {
+                    succeeded += 1;
+                    break;
+                }
+                let observed = match &parsed {
+                    None => ObservedRetryAfter::Absent,
+                    Some(Ok(ra)) => classify_ms(ra.delay_ms(config.start_epoch_ms + t)),
+                    Some(Err(_)) => ObservedRetryAfter::Invalid,
+                };
+                match decide_observed(
+                    &config.policy,
+                    Signal::Status(503),
+                    retry,
+                    t,
+                    observed,
+                    previous,
+                    &mut draw,
+                ) {
+                    Decision::Retry { delay_ms, .. } => {
+                        t += delay_ms;
+                        previous = Some(delay_ms);
+                        retry = retry.saturating_add(1);
+                    }
+                    Decision::Stop(StopReason::DeadlineExhausted) => {
+                        gave_up_deadline += 1;
+                        break;
+                    }
+                    Decision::Stop(StopReason::MaxAttempts) => {
+                        out_of_attempts += 1;
+                        break;
+                    }
+                    Decision::Stop(other) => {
+                        *other_stops.entry(other.as_str().to_owned()).or_default() += 1;
+                        break;
+                    }
+                }
+            }
+            finished_at_ms = finished_at_ms.max(t);
+        }
+        let buckets: Vec<Bucket> = buckets
+            .into_iter()
+            .map(|(i, (attempts, retries))| Bucket {
+                start_ms: i * BUCKET_MS,
+                attempts,
+                retries,
+            })
+            .collect();
+        let mut retry_peak = 0u64;
+        let mut retry_peak_at_ms = None;
+        let (mut retry_sum, mut retry_buckets) = (0u64, 0u64);
+        for b in &buckets {
+            if b.retries > 0 {
+                retry_sum += b.retries;
+                retry_buckets += 1;
+            }
+            if b.retries > retry_peak {
+                retry_peak = b.retries;
+                retry_peak_at_ms = Some(b.start_ms);
+            }
+        }
+        let retry_mean = if retry_buckets == 0 {
+            0.0
+        } else {
+            retry_sum as f64 / retry_buckets as f64
+        };
+        SimulationReport {
+            clients: config.clients,
+            total_attempts,
+            amplification: if config.clients == 0 {
+                0.0
+            } else {
+                total_attempts as f64 / f64::from(config.clients)
+            },
+            succeeded,
+            gave_up_deadline,
+            out_of_attempts,
+            other_stops,
+            bucket_ms: BUCKET_MS,
+            retry_peak,
+            retry_peak_at_ms,
+            retry_mean,
+            retry_peak_ratio: if retry_mean > 0.0 {
+                retry_peak as f64 / retry_mean
+            } else {
+                0.0
+            },
+            finished_at_ms,
+            buckets,
+            chain: None,
+        }
+    }
+
+    fn jitter() -> impl Strategy<Value = Option<Jitter>> {
+        prop_oneof![
+            Just(None),
+            Just(Some(Jitter::None)),
+            Just(Some(Jitter::Full)),
+            Just(Some(Jitter::Equal)),
+            Just(Some(Jitter::Decorrelated)),
+        ]
+    }
+
+    prop_compose! {
+        /// A policy that retries (or not) with small, mostly valid settings.
+        fn view()(
+            retry in prop::bool::weighted(0.9),
+            effect in prop_oneof![Just(Effect::Safe), Just(Effect::Idempotent), Just(Effect::NonIdempotent)],
+            key in any::<bool>(),
+            retry_on in prop_oneof![
+                Just(vec![RetryOnEntry::Status(503)]),
+                Just(vec![RetryOnEntry::Class(5)]),
+                Just(vec![RetryOnEntry::Timeout, RetryOnEntry::Status(503)]),
+                Just(vec![RetryOnEntry::Transport, RetryOnEntry::Status(503), RetryOnEntry::Status(504)]),
+                Just(vec![RetryOnEntry::Status(429)]),
+            ],
+            attempts in prop::option::weighted(0.9, 0u32..6),
+            deadline in prop::option::weighted(0.9, 0u32..6000),
+            base in 0u32..300,
+            cap_extra in 0u32..2000,
+            jitter in jitter(),
+            honor in any::<bool>(),
+            max in prop::option::of(0u32..3000),
+        ) -> EffectivePolicyView {
+            EffectivePolicyView {
+                retry,
+                effect,
+                idempotency_key: key,
+                check_status: false,
+                retry_on,
+                attempts,
+                deadline_ms: deadline.map(f64::from),
+                base_ms: Some(f64::from(base)),
+                cap_ms: Some(f64::from(base + cap_extra)),
+                multiplier: 2.0,
+                jitter,
+                retry_after: RetryAfterPolicy {
+                    honor,
+                    max_ms: max.map(f64::from),
+                    on_invalid: OnInvalid::Backoff,
+                },
+            }
+        }
+    }
+
+    prop_compose! {
+        fn layer()(
+            kind in prop_oneof![Just("client"), Just("gateway"), Just("mesh")],
+            policy in view(),
+            timeout in prop::option::of(1u32..3000),
+        ) -> LayerView {
+            LayerView {
+                kind: kind.to_owned(),
+                policy,
+                attempt_timeout: timeout.map_or(AttemptLimit::Remaining, |ms| AttemptLimit::Fixed(f64::from(ms))),
+            }
+        }
+    }
+
+    fn failure() -> impl Strategy<Value = Failure> {
+        prop_oneof![
+            Just(Failure::Timeout),
+            (0u32..1500).prop_map(|ms| Failure::Status {
+                attempt_ms: f64::from(ms)
+            }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        /// A chain of one layer with instant 503s is exactly the single-layer model.
+        #[test]
+        fn a_chain_of_one_layer_is_the_single_layer_result(
+            policy in view(),
+            clients in 0u32..60,
+            outage in 0u32..4000,
+            retry_after in prop::option::of(prop_oneof![Just("1".to_owned()), Just("0".to_owned()), Just("soon".to_owned())]),
+            seed in any::<u64>(),
+        ) {
+            let config = SimulationConfig {
+                clients,
+                outage_ms: f64::from(outage),
+                retry_after,
+                start_epoch_ms: 1_700_000_000_000.0,
+                seed,
+                policy,
+            };
+            prop_assert_eq!(simulate(&config).unwrap(), reference(&config));
+        }
+
+        /// The upstream never sees more attempts per client request than the
+        /// product of the layers' attempts (RL311's bound), whatever the timing.
+        #[test]
+        fn measured_amplification_stays_within_the_computed_bound(
+            layers in prop::collection::vec(layer(), 1..4),
+            failure in failure(),
+            clients in 1u32..40,
+            outage in 0u32..8000,
+            retry_after in prop::option::of(Just("1".to_owned())),
+            seed in any::<u64>(),
+        ) {
+            let bound = attempts_bound(&layers);
+            let n = layers.len();
+            let config = ChainConfig {
+                clients,
+                outage_ms: f64::from(outage),
+                retry_after,
+                start_epoch_ms: 1_700_000_000_000.0,
+                seed,
+                failure,
+                layers,
+            };
+            let r = simulate_chain(&config).unwrap();
+            prop_assert!(r.amplification <= bound.attempts as f64, "{} > {:?}", r.amplification, bound);
+            prop_assert!(r.total_attempts >= u64::from(clients));
+            let outcomes = r.succeeded + r.gave_up_deadline + r.out_of_attempts
+                + r.other_stops.values().sum::<u64>();
+            prop_assert_eq!(outcomes, u64::from(clients));
+            prop_assert_eq!(r.buckets.iter().map(|b| b.attempts).sum::<u64>(), r.total_attempts);
+            prop_assert_eq!(r.buckets.iter().map(|b| b.attempts - b.retries).sum::<u64>(), u64::from(clients));
+            match &r.chain {
+                None => prop_assert_eq!(n, 1),
+                Some(chain) => {
+                    prop_assert_eq!(chain.amplification_bound, bound);
+                    // Each layer sends at least one attempt per attempt of the layer outside.
+                    for pair in chain.layers.windows(2) {
+                        prop_assert!(pair[0].attempts <= pair[1].attempts);
+                        prop_assert!(pair[1].attempts <= pair[0].attempts * pair[1].max_attempts.max(1));
+                    }
+                }
+            }
+            prop_assert_eq!(simulate_chain(&config).unwrap(), r);
+        }
+    }
+
+    fn layer_of(kind: &str, attempts: u32, timeout: AttemptLimit) -> LayerView {
+        LayerView {
+            kind: kind.to_owned(),
+            policy: EffectivePolicyView {
+                retry: true,
+                effect: Effect::Idempotent,
+                retry_on: vec![
+                    RetryOnEntry::Timeout,
+                    RetryOnEntry::Status(503),
+                    RetryOnEntry::Status(504),
+                ],
+                attempts: Some(attempts),
+                deadline_ms: Some(60_000.0),
+                base_ms: Some(100.0),
+                cap_ms: Some(100.0),
+                jitter: Some(Jitter::None),
+                ..EffectivePolicyView::default()
+            },
+            attempt_timeout: timeout,
+        }
+    }
+
+    fn chain(layers: Vec<LayerView>, failure: Failure, outage_ms: f64) -> SimulationReport {
+        simulate_chain(&ChainConfig {
+            clients: 10,
+            outage_ms,
+            retry_after: None,
+            start_epoch_ms: 0.0,
+            seed: 1,
+            failure,
+            layers,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_long_outage_reaches_the_bound_through_every_layer() {
+        let layers = vec![
+            layer_of("client", 3, AttemptLimit::Remaining),
+            layer_of("gateway", 2, AttemptLimit::Remaining),
+            layer_of("mesh", 3, AttemptLimit::Remaining),
+        ];
+        let r = chain(layers, Failure::Status { attempt_ms: 0.0 }, 1e9);
+        assert_eq!(r.total_attempts, 10 * 18);
+        assert_eq!(r.amplification, 18.0);
+        let c = r.chain.unwrap();
+        assert_eq!(
+            c.layers.iter().map(|l| l.attempts).collect::<Vec<_>>(),
+            [30, 60, 180]
+        );
+        assert_eq!(
+            c.amplification_bound,
+            AttemptsBound {
+                attempts: 18,
+                exact: true
+            }
+        );
+        assert_eq!(r.out_of_attempts, 10);
+    }
+
+    #[test]
+    fn attempts_take_time() {
+        // One layer, 3 attempts, 100 ms backoff: instant 503s end at 200 ms; 503s
+        // after 1 s end at 1000 + 100 + 1000 + 100 + 1000 = 3200 ms.
+        let one = || vec![layer_of("client", 3, AttemptLimit::Remaining)];
+        let r = chain(one(), Failure::Status { attempt_ms: 0.0 }, 1e9);
+        assert_eq!(r.finished_at_ms, 200.0);
+        let r = chain(one(), Failure::Status { attempt_ms: 1000.0 }, 1e9);
+        assert_eq!(r.finished_at_ms, 3200.0);
+        // An outage of 2 s: instant failures spend the 3 attempts by 200 ms;
+        // attempts of 1 s spread them to 0, 1100 and 2200 ms, after the outage.
+        let r = chain(one(), Failure::Status { attempt_ms: 0.0 }, 2000.0);
+        assert_eq!(r.succeeded, 0);
+        let r = chain(one(), Failure::Status { attempt_ms: 1000.0 }, 2000.0);
+        assert_eq!(r.succeeded, 10);
+        assert_eq!(r.buckets.last().unwrap().start_ms, 2200);
+        // A hanging upstream: each attempt lasts the attempt timeout.
+        let r = chain(
+            vec![layer_of("client", 3, AttemptLimit::Fixed(500.0))],
+            Failure::Timeout,
+            1e9,
+        );
+        assert_eq!(r.finished_at_ms, 500.0 + 100.0 + 500.0 + 100.0 + 500.0);
+        // Nothing bounds the attempt: never answered.
+        let mut unbounded = layer_of("client", 3, AttemptLimit::Remaining);
+        unbounded.policy.deadline_ms = None;
+        let r = chain(vec![unbounded], Failure::Timeout, 1e9);
+        assert_eq!(r.other_stops.get(NEVER_ANSWERED), Some(&10));
+        assert_eq!(r.total_attempts, 10);
+    }
+
+    #[test]
+    fn an_outer_timeout_does_not_cancel_the_inner_loop() {
+        // The gateway gives up after 250 ms while the mesh (503 after 100 ms, 3
+        // attempts, 100 ms backoff) still retries: 5 gateway attempts x 3 mesh
+        // attempts each reach the upstream.
+        let layers = vec![
+            layer_of("gateway", 5, AttemptLimit::Fixed(250.0)),
+            layer_of("mesh", 3, AttemptLimit::Remaining),
+        ];
+        let r = chain(layers, Failure::Status { attempt_ms: 100.0 }, 1e9);
+        assert_eq!(r.total_attempts, 10 * 15);
+        // The gateway saw its own timeouts: it stopped on attempts, at
+        // 4 x (250 + 100) + 250 ms.
+        assert_eq!(r.out_of_attempts, 10);
+        assert_eq!(r.finished_at_ms, 1650.0);
+    }
+
+    #[test]
+    fn a_proxy_answers_504_when_its_own_timeout_fires() {
+        // The mesh times out (hanging upstream) and answers 504; a gateway that
+        // retries 504 but not `timeout` still retries.
+        let mut gateway = layer_of("gateway", 2, AttemptLimit::Remaining);
+        gateway.policy.retry_on = vec![RetryOnEntry::Status(504)];
+        let layers = vec![gateway, layer_of("mesh", 1, AttemptLimit::Fixed(300.0))];
+        let r = chain(layers, Failure::Timeout, 1e9);
+        assert_eq!(r.total_attempts, 20);
+        assert_eq!(r.out_of_attempts, 10);
+    }
+}

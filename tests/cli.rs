@@ -682,15 +682,18 @@ fn simulate_layers(args: &[&str]) -> (i32, String, String) {
 fn simulate_runs_the_chain_of_layers_nested() {
     let common = ["--operation", "getPayment", "--seed", "42"];
     // 503s that take 100 ms, a 1 s outage: the README figures.
-    let (code, out, err) = simulate_layers(&[&common[..], &["--outage", "1s", "--attempt-ms", "100"]].concat());
+    let (code, out, err) =
+        simulate_layers(&[&common[..], &["--outage", "1s", "--attempt-ms", "100"]].concat());
     assert_eq!(code, 0, "{err}");
     insta::assert_snapshot!("simulate_layers_status", out);
     // A hanging upstream: every layer waits for its attempt timeout.
-    let (code, out, err) = simulate_layers(&[&common[..], &["--outage", "5s", "--failure", "timeout"]].concat());
+    let (code, out, err) =
+        simulate_layers(&[&common[..], &["--outage", "5s", "--failure", "timeout"]].concat());
     assert_eq!(code, 0, "{err}");
     insta::assert_snapshot!("simulate_layers_timeout", out);
     // One layer alone: today's single-layer report.
-    let (code, out, err) = simulate_layers(&[&common[..], &["--outage", "1s", "--layer", "mesh"]].concat());
+    let (code, out, err) =
+        simulate_layers(&[&common[..], &["--outage", "1s", "--layer", "mesh"]].concat());
     assert_eq!(code, 0, "{err}");
     insta::assert_snapshot!("simulate_layers_mesh_alone", out);
 }
@@ -700,7 +703,14 @@ fn simulate_measures_amplification_within_the_rl311_bound() {
     for operation in ["getPayment", "createPayment"] {
         for failure in [&["--attempt-ms", "50"][..], &["--failure", "timeout"][..]] {
             let args = [
-                &["--operation", operation, "--outage", "3s", "--format", "json"][..],
+                &[
+                    "--operation",
+                    operation,
+                    "--outage",
+                    "3s",
+                    "--format",
+                    "json",
+                ][..],
                 failure,
             ]
             .concat();
@@ -720,8 +730,7 @@ fn simulate_measures_amplification_within_the_rl311_bound() {
             let measured = v["amplification"].as_f64().unwrap();
             assert!((1.0..=18.0).contains(&measured), "{operation}: {measured}");
             assert_eq!(
-                v["total_attempts"],
-                v["chain"]["layers"][2]["attempts"],
+                v["total_attempts"], v["chain"]["layers"][2]["attempts"],
                 "the upstream receives the mesh's attempts"
             );
         }
@@ -740,7 +749,14 @@ fn simulate_layer_alone_is_the_single_layer_run_and_flags_are_checked() {
         "--format",
         "json",
     ]);
-    let picked = simulate_layers(&["--operation", "getPayment", "--layer", "client", "--format", "json"]);
+    let picked = simulate_layers(&[
+        "--operation",
+        "getPayment",
+        "--layer",
+        "client",
+        "--format",
+        "json",
+    ]);
     assert_eq!(alone.0, 0, "{}", alone.2);
     assert_eq!(alone, picked);
     assert!(!alone.1.contains("\"chain\""), "{}", alone.1);

@@ -36,7 +36,10 @@ pub fn layers_for(
     layer: Option<&str>,
 ) -> Result<(String, Vec<EffectivePolicy>), String> {
     if let Some(missing) = policies.iter().find(|p| !p.is_file()) {
-        return Err(format!("policy file `{}` does not exist", missing.display()));
+        return Err(format!(
+            "policy file `{}` does not exist",
+            missing.display()
+        ));
     }
     let given = |path: &Path| policies.iter().any(|p| same_file(path, p));
     let mut dirs: Vec<PathBuf> = Vec::new();
@@ -110,9 +113,7 @@ pub fn layers_for(
         Some("client") => Some(Layer::Client),
         Some("gateway") => Some(Layer::Gateway),
         Some("mesh") => Some(Layer::Mesh),
-        Some(other) => {
-            return Err(format!("unknown layer `{other}` (client, gateway or mesh)"))
-        }
+        Some(other) => return Err(format!("unknown layer `{other}` (client, gateway or mesh)")),
     };
     let sel = Selector::parse(selector).map_err(|e| format!("bad selector `{selector}`: {e}"))?;
     // Only the documents this policy governs: a run over the policy's folder may
@@ -191,9 +192,10 @@ pub fn layers_for(
     };
     let name = joined.resolve(&documents).display();
     let layers = match layer {
-        Some(layer) => vec![joined.layer(layer).cloned().ok_or_else(|| {
-            format!("no `{}` layer policy applies to `{name}`", layer.as_str())
-        })?],
+        Some(layer) => vec![joined
+            .layer(layer)
+            .cloned()
+            .ok_or_else(|| format!("no `{}` layer policy applies to `{name}`", layer.as_str()))?],
         None if joined.layers.is_empty() => {
             return Err(format!("no layer policy applies to `{name}`"))
         }

@@ -24,6 +24,7 @@ mod simulate;
 mod types;
 
 pub use backoff::{backoff_bound_ms, total_backoff_ms};
+pub use chain::{attempts_bound, AttemptLimit, AttemptsBound, LayerView};
 pub use correlation::{is_correlation_header, CORRELATION_HEADERS};
 pub use decision::{
     decide, is_idempotent_method, Decision, DecisionInput, StopReason, IDEMPOTENT_METHODS,
@@ -35,7 +36,6 @@ pub use retry_after::{
     is_valid_retry_after_example, parse_retry_after, parse_retry_after_at, retry_after_input_ms,
     RetryAfter, RetryAfterError,
 };
-pub use chain::{attempts_bound, AttemptLimit, AttemptsBound, LayerView};
 pub use simulate::{
     simulate, simulate_chain, Bucket, ChainConfig, ChainFigures, Failure, LayerFigures,
     SimulationConfig, SimulationError, SimulationReport, SplitMix64, BUCKET_MS, NEVER_ANSWERED,

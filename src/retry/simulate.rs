@@ -177,7 +177,6 @@ impl std::fmt::Display for SimulationError {
 
 impl std::error::Error for SimulationError {}
 
-
 /// How a failing upstream attempt fails (`simulate --failure`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Failure {
@@ -418,7 +417,8 @@ struct LayerOutcome {
 /// The state of one simulation run: the load counters and the random stream.
 struct Run<'a, D> {
     config: &'a ChainConfig,
-    retry_after: Option<Result<super::retry_after::RetryAfter, super::retry_after::RetryAfterError>>,
+    retry_after:
+        Option<Result<super::retry_after::RetryAfter, super::retry_after::RetryAfterError>>,
     draw: D,
     /// Bucket index -> (attempts, retries) at the upstream.
     buckets: BTreeMap<u64, (u64, u64)>,
@@ -449,9 +449,9 @@ impl<D: FnMut() -> f64> Run<'_, D> {
             // layer still retrying goes on (layers.md "Composition across layers":
             // the outer layer retries while the inner one is still retrying); its
             // attempts were counted above.
-            let limit =
-                view.attempt_timeout
-                    .ends_at(start_ms, t, view.policy.deadline_ms);
+            let limit = view
+                .attempt_timeout
+                .ends_at(start_ms, t, view.policy.deadline_ms);
             if at > limit {
                 at = limit;
                 answer = Answer::Failed {
@@ -531,7 +531,10 @@ impl<D: FnMut() -> f64> Run<'_, D> {
     /// and when it arrives.
     fn upstream(&mut self, t: f64, first: bool) -> (f64, Answer) {
         // t is finite here; `as` saturates.
-        let slot = self.buckets.entry((t / BUCKET_MS as f64) as u64).or_default();
+        let slot = self
+            .buckets
+            .entry((t / BUCKET_MS as f64) as u64)
+            .or_default();
         slot.0 += 1;
         if !first {
             slot.1 += 1;

@@ -32,7 +32,8 @@ pub enum Command {
     Rule(RuleArgs),
     /// Ask the reference retry decision function what to do after a failed attempt.
     Plan(Box<PlanArgs>),
-    /// Simulate N clients retrying through an outage under an operation's policy.
+    /// Simulate N clients retrying through an outage under an operation's policy (or
+    /// the chain of its layers: client -> gateway -> mesh).
     Simulate(SimulateArgs),
     /// Print the JSON Schema of the retry-policy format (for editors).
     Schema,
@@ -264,7 +265,8 @@ pub struct PlanArgs {
 pub enum SimulateFormat {
     /// The figures and a text histogram of the load over time.
     Human,
-    /// `{"clients": ..., "total_attempts": ..., "retry_peak": ..., "buckets": [...]}`.
+    /// `{"clients": ..., "total_attempts": ..., "retry_peak": ..., "buckets": [...]}`,
+    /// and `"chain": {"layers": [...], "amplification_bound": ...}` for several layers.
     Json,
 }
 
@@ -289,7 +291,8 @@ pub struct SimulateArgs {
     /// Number of clients whose first attempts fail together.
     #[arg(long, default_value_t = 1000)]
     pub clients: u32,
-    /// How long the upstream answers 503 (`2s`, `500ms`).
+    /// How long the upstream fails: answers 503, or does not answer under `--failure
+    /// timeout` (`2s`, `500ms`).
     #[arg(long, value_name = "DURATION", default_value = "2s")]
     pub outage: String,
     /// Retry-After sent with each 503 (a duration such as `1s`, sent as delay-seconds,

@@ -32,7 +32,8 @@ pub enum Command {
     Rule(RuleArgs),
     /// Ask the reference retry decision function what to do after a failed attempt.
     Plan(Box<PlanArgs>),
-    /// Simulate N clients retrying through an outage under an operation's policy.
+    /// Simulate N clients retrying through an outage under an operation's policy (or
+    /// the chain of its layers: client -> gateway -> mesh).
     Simulate(SimulateArgs),
     /// Print the JSON Schema of the retry-policy format (for editors).
     Schema,
@@ -270,7 +271,8 @@ pub struct PlanArgs {
 pub enum SimulateFormat {
     /// The figures and a text histogram of the load over time.
     Human,
-    /// `{"clients": ..., "total_attempts": ..., "retry_peak": ..., "buckets": [...]}`.
+    /// `{"clients": ..., "total_attempts": ..., "retry_peak": ..., "buckets": [...]}`,
+    /// and `"chain": {"layers": [...], "amplification_bound": ...}` for several layers.
     Json,
 }
 
@@ -280,19 +282,23 @@ pub enum SimulateFormat {
     after_help = "Example:\n  retrylint simulate --policy fixtures/examples/shop/shop.retry-policy.yaml --operation 'POST /orders' --clients 1000 --outage 2s"
 )]
 pub struct SimulateArgs {
-    /// The retry-policy file (its `spec:` documents are read too).
-    #[arg(long, value_name = "FILE")]
-    pub policy: PathBuf,
+    /// The retry-policy file (its `spec:` documents are read too). Repeat it to give
+    /// the policies of several layers (client, gateway, mesh): the operation's layers
+    /// are simulated nested, client outermost.
+    #[arg(long, value_name = "FILE", required = true)]
+    pub policy: Vec<PathBuf>,
     /// The operation (`"POST /orders"` or an operationId).
     #[arg(long, value_name = "SELECTOR")]
     pub operation: String,
-    /// The layer whose settings apply [default: client].
+    /// Simulate this layer alone (client, gateway or mesh) [default: every layer
+    /// that applies to the operation, nested].
     #[arg(long, value_name = "LAYER")]
     pub layer: Option<String>,
     /// Number of clients whose first attempts fail together.
     #[arg(long, default_value_t = 1000)]
     pub clients: u32,
-    /// How long the upstream answers 503 (`2s`, `500ms`).
+    /// How long the upstream fails: answers 503, or does not answer under `--failure
+    /// timeout` (`2s`, `500ms`).
     #[arg(long, value_name = "DURATION", default_value = "2s")]
     pub outage: String,
     /// Retry-After sent with each 503 (a duration such as `1s`, sent as delay-seconds,
@@ -305,6 +311,24 @@ pub struct SimulateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = SimulateFormat::Human)]
     pub format: SimulateFormat,
+    /// How attempts fail during the outage: `status` (a 503 after `--attempt-ms`) or
+    /// `timeout` (no answer: each layer waits for its `attempt_timeout`, or its
+    /// deadline under `attempt_timeout: remaining`).
+    #[arg(long, value_enum, default_value_t = SimulateFailure::Status)]
+    pub failure: SimulateFailure,
+    /// How long a failing attempt takes before its 503 arrives, in ms (with
+    /// `--failure status`) [default: 0, an instant answer].
+    #[arg(long, value_name = "MS")]
+    pub attempt_ms: Option<u64>,
+}
+
+/// How attempts fail in `simulate` (`--failure`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SimulateFailure {
+    /// The upstream answers 503 (after `--attempt-ms`).
+    Status,
+    /// The upstream hangs until each layer's attempt timeout.
+    Timeout,
 }
 
 /// Arguments of `rule`.

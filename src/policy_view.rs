@@ -48,3 +48,18 @@ pub fn answers_unknown_result(p: &EffectivePolicy) -> bool {
         .as_ref()
         .is_some_and(|u| u.value != UnknownResult::Resend)
 }
+
+/// One layer of a simulated chain: the decision view of `p` with its layer's kind
+/// and `attempt_timeout`.
+pub fn layer_view(p: &EffectivePolicy) -> crate::retry::LayerView {
+    use crate::policy::model::AttemptTimeout;
+    use crate::retry::AttemptLimit;
+    crate::retry::LayerView {
+        kind: p.layer.as_str().to_owned(),
+        policy: decision_view(p),
+        attempt_timeout: match p.attempt_timeout.value {
+            AttemptTimeout::Remaining => AttemptLimit::Remaining,
+            AttemptTimeout::Fixed(ms) => AttemptLimit::Fixed(ms),
+        },
+    }
+}

@@ -808,3 +808,116 @@ fn a_rejected_jitter_is_reported_once_not_as_missing_jitter() {
     assert!(rl005[1].contains("is out of range"), "{rl005:?}");
     assert!(!codes.contains(&"RL305".to_string()), "{codes:?}");
 }
+
+/// `simulate` over the three-layer example (client -> gateway -> mesh), with `ARGS`.
+fn simulate_layers(args: &[&str]) -> (i32, String, String) {
+    let dir = "fixtures/examples/layers";
+    let (client, gateway, mesh) = (
+        format!("{dir}/client.retry-policy.yaml"),
+        format!("{dir}/gateway.retry-policy.yaml"),
+        format!("{dir}/mesh.retry-policy.yaml"),
+    );
+    let mut all = vec![
+        "simulate", "--policy", &client, "--policy", &gateway, "--policy", &mesh,
+    ];
+    all.extend_from_slice(args);
+    retrylint(&all)
+}
+
+#[test]
+fn simulate_runs_the_chain_of_layers_nested() {
+    let common = ["--operation", "getPayment", "--seed", "42"];
+    // 503s that take 100 ms, a 1 s outage: the README figures.
+    let (code, out, err) =
+        simulate_layers(&[&common[..], &["--outage", "1s", "--attempt-ms", "100"]].concat());
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!("simulate_layers_status", out);
+    // A hanging upstream: every layer waits for its attempt timeout.
+    let (code, out, err) =
+        simulate_layers(&[&common[..], &["--outage", "5s", "--failure", "timeout"]].concat());
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!("simulate_layers_timeout", out);
+    // One layer alone: today's single-layer report.
+    let (code, out, err) =
+        simulate_layers(&[&common[..], &["--outage", "1s", "--layer", "mesh"]].concat());
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!("simulate_layers_mesh_alone", out);
+}
+
+#[test]
+fn simulate_measures_amplification_within_the_rl311_bound() {
+    for operation in ["getPayment", "createPayment"] {
+        for failure in [&["--attempt-ms", "50"][..], &["--failure", "timeout"][..]] {
+            let args = [
+                &[
+                    "--operation",
+                    operation,
+                    "--outage",
+                    "3s",
+                    "--format",
+                    "json",
+                ][..],
+                failure,
+            ]
+            .concat();
+            let (code, out, err) = simulate_layers(&args);
+            assert_eq!(code, 0, "{err}");
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let bound = &v["chain"]["amplification_bound"];
+            assert_eq!(bound["attempts"], 18, "client 3 x gateway 2 x mesh 3");
+            assert_eq!(bound["exact"], true);
+            let layers: Vec<&str> = v["chain"]["layers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|l| l["layer"].as_str().unwrap())
+                .collect();
+            assert_eq!(layers, ["client", "gateway", "mesh"]);
+            let measured = v["amplification"].as_f64().unwrap();
+            assert!((1.0..=18.0).contains(&measured), "{operation}: {measured}");
+            assert_eq!(
+                v["total_attempts"], v["chain"]["layers"][2]["attempts"],
+                "the upstream receives the mesh's attempts"
+            );
+        }
+    }
+}
+
+#[test]
+fn simulate_layer_alone_is_the_single_layer_run_and_flags_are_checked() {
+    // `--layer client` over the three policies == the client policy alone.
+    let alone = retrylint(&[
+        "simulate",
+        "--policy",
+        "fixtures/examples/layers/client.retry-policy.yaml",
+        "--operation",
+        "getPayment",
+        "--format",
+        "json",
+    ]);
+    let picked = simulate_layers(&[
+        "--operation",
+        "getPayment",
+        "--layer",
+        "client",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(alone.0, 0, "{}", alone.2);
+    assert_eq!(alone, picked);
+    assert!(!alone.1.contains("\"chain\""), "{}", alone.1);
+    // --attempt-ms is the duration of a 503; a hanging upstream has none.
+    let (code, _, err) = simulate_layers(&[
+        "--operation",
+        "getPayment",
+        "--failure",
+        "timeout",
+        "--attempt-ms",
+        "100",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--attempt-ms"), "{err}");
+    let (code, _, err) = simulate_layers(&["--operation", "getPayment", "--layer", "edge"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown layer `edge`"), "{err}");
+}

@@ -422,12 +422,15 @@ fn plan_policy(args: &PlanArgs, policy: &std::path::Path, operation: &str) -> u8
     0
 }
 
-/// `retrylint simulate`: herd simulation of an operation's policy.
+/// `retrylint simulate`: herd simulation of an operation's policy, or of the chain of
+/// its layers (client -> gateway -> mesh) when several apply and `--layer` is not
+/// given.
 pub fn simulate(args: &SimulateArgs) -> u8 {
+    use crate::cli::SimulateFailure;
     use crate::policy::duration::parse_duration;
-    use crate::retry::{simulate as run_simulation, SimulationConfig};
-    let (name, effective) =
-        match policy_mode::effective_for(&args.policy, &args.operation, args.layer.as_deref()) {
+    use crate::retry::{simulate_chain, ChainConfig, Failure};
+    let (name, layers) =
+        match policy_mode::layers_for(&args.policy, &args.operation, args.layer.as_deref()) {
             Ok(found) => found,
             Err(e) => return fail(e),
         };
@@ -440,15 +443,34 @@ pub fn simulate(args: &SimulateArgs) -> u8 {
         Ok(ms) => format!("{}", (ms / 1000.0).ceil() as u64),
         Err(_) => v.clone(),
     });
-    let config = SimulationConfig {
+    let (failure, failing) = match (args.failure, args.attempt_ms) {
+        (SimulateFailure::Status, None) => (Failure::Status { attempt_ms: 0.0 }, String::new()),
+        (SimulateFailure::Status, Some(ms)) => (
+            Failure::Status {
+                attempt_ms: ms as f64,
+            },
+            format!(", 503 after {ms} ms"),
+        ),
+        (SimulateFailure::Timeout, None) => (
+            Failure::Timeout,
+            ", no answer (attempts time out)".to_owned(),
+        ),
+        (SimulateFailure::Timeout, Some(_)) => {
+            return fail(
+                "--attempt-ms is how long a 503 takes (--failure status); with --failure timeout an attempt lasts until the layer's attempt_timeout",
+            )
+        }
+    };
+    let config = ChainConfig {
         clients: args.clients,
         outage_ms,
         retry_after,
         start_epoch_ms: wall_clock_epoch_ms(),
         seed: args.seed,
-        policy: crate::policy_view::decision_view(&effective),
+        failure,
+        layers: layers.iter().map(crate::policy_view::layer_view).collect(),
     };
-    let report = match run_simulation(&config) {
+    let report = match simulate_chain(&config) {
         Ok(r) => r,
         Err(e) => return fail(format!("{e:?}")),
     };
@@ -457,11 +479,17 @@ pub fn simulate(args: &SimulateArgs) -> u8 {
             println!("{}", serde_json::to_string_pretty(&report).expect("json"))
         }
         SimulateFormat::Human => {
+            let chain = match layers.as_slice() {
+                [one] => format!("{} layer", one.layer.as_str()),
+                many => many
+                    .iter()
+                    .map(|l| l.layer.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" -> "),
+            };
             println!(
-                "{name} ({} layer), {} clients, outage {}",
-                effective.layer.as_str(),
-                args.clients,
-                args.outage
+                "{name} ({chain}), {} clients, outage {}{failing}",
+                args.clients, args.outage
             );
             print!("{}", simulate::render_human(&report));
         }

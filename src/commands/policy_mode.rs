@@ -1,5 +1,6 @@
-//! Shared by `plan --policy` and `simulate`: load a policy with the documents it
-//! governs, and find one operation's effective settings on one layer.
+//! Shared by `plan --policy` and `simulate`: load policies with the documents they
+//! govern, and find one operation's effective settings on one layer or on every
+//! layer (the chain `simulate` runs).
 
 use crate::analysis::{governed_candidates, EffectivePolicy};
 use crate::check::{analyze, Analyzed, CheckOptions};
@@ -15,30 +16,70 @@ pub fn effective_for(
     selector: &str,
     layer: Option<&str>,
 ) -> Result<(String, EffectivePolicy), String> {
-    if !policy.is_file() {
-        return Err(format!("policy file `{}` does not exist", policy.display()));
+    let (name, mut layers) = layers_for(
+        &[policy.to_path_buf()],
+        selector,
+        Some(layer.unwrap_or("client")),
+    )?;
+    // `layers_for` with a layer gives exactly that one.
+    let effective = layers.pop().ok_or("no layer")?;
+    Ok((name, effective))
+}
+
+/// The effective policies of the operation `selector`, as joined from `policies`
+/// (one per layer: a client, a gateway and a mesh policy) and the OpenAPI documents
+/// they govern: the one of `layer` when given, else every layer that applies to the
+/// operation, outermost (client) first. Errors are sentences for the user.
+pub fn layers_for(
+    policies: &[PathBuf],
+    selector: &str,
+    layer: Option<&str>,
+) -> Result<(String, Vec<EffectivePolicy>), String> {
+    if let Some(missing) = policies.iter().find(|p| !p.is_file()) {
+        return Err(format!(
+            "policy file `{}` does not exist",
+            missing.display()
+        ));
     }
-    let dir = policy
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let given = |path: &Path| policies.iter().any(|p| same_file(path, p));
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for policy in policies {
+        let dir = policy
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
     let run = |paths: Vec<PathBuf>| {
         analyze(&CheckOptions {
             paths,
-            policies: vec![policy.to_path_buf()],
+            policies: policies.to_vec(),
             explicit_policies_only: true,
             ..CheckOptions::default()
         })
     };
-    let mut analyzed = run(vec![dir.to_path_buf()]);
+    let mut analyzed = run(dirs.clone());
     // A `spec:` outside the policy's folder (`../api/openapi.yaml`) is not reached by
     // the walk: read those documents too.
     let outside: Vec<PathBuf> = analyzed
         .analysis
         .policies
         .iter()
-        .filter(|p| same_file(&p.doc.file.path, policy))
-        .flat_map(|p| p.spec.iter().map(|s| dir.join(&s.value)))
+        .filter(|p| given(&p.doc.file.path))
+        .flat_map(|p| {
+            let dir = p
+                .doc
+                .file
+                .path
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .to_path_buf();
+            p.spec.iter().map(move |s| dir.join(&s.value))
+        })
         .filter(|target| {
             target.is_file()
                 && !analyzed
@@ -48,7 +89,7 @@ pub fn effective_for(
         })
         .collect();
     if !outside.is_empty() {
-        let mut paths = vec![dir.to_path_buf()];
+        let mut paths = dirs;
         paths.extend(outside);
         analyzed = run(paths);
     }
@@ -67,21 +108,36 @@ pub fn effective_for(
             d.primary.location.file.display, d.code, d.name, d.message
         ));
     }
-    let layer = match layer.unwrap_or("client") {
-        "client" => Layer::Client,
-        "gateway" => Layer::Gateway,
-        "mesh" => Layer::Mesh,
-        other => return Err(format!("unknown layer `{other}` (client, gateway or mesh)")),
+    let layer = match layer {
+        None => None,
+        Some("client") => Some(Layer::Client),
+        Some("gateway") => Some(Layer::Gateway),
+        Some("mesh") => Some(Layer::Mesh),
+        Some(other) => return Err(format!("unknown layer `{other}` (client, gateway or mesh)")),
     };
     let sel = Selector::parse(selector).map_err(|e| format!("bad selector `{selector}`: {e}"))?;
     // Only the documents this policy governs: a run over the policy's folder may
     // also read documents the policy does not govern (a sibling folder's copy).
-    let governed: &[usize] = analysis
+    let mut governed: Vec<usize> = analysis
         .policies
         .iter()
-        .position(|p| same_file(&p.doc.file.path, policy))
-        .and_then(|p| analysis.governs.get(p))
-        .map_or(&[], Vec::as_slice);
+        .zip(&analysis.governs)
+        .filter(|(p, _)| given(&p.doc.file.path))
+        .flat_map(|(_, docs)| docs.iter().copied())
+        .collect();
+    governed.sort_unstable();
+    governed.dedup();
+    let governed = governed.as_slice();
+    let names = policies
+        .iter()
+        .map(|p| format!("`{}`", p.display()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let govern = if policies.len() == 1 {
+        "governs"
+    } else {
+        "govern"
+    };
     let matched: Vec<_> = analysis
         .operations
         .iter()
@@ -99,11 +155,10 @@ pub fn effective_for(
                 .map(|&d| format!("`{}`", documents[d].doc.file.display))
                 .collect();
             let scope = if files.is_empty() {
-                format!("`{}` governs no document", policy.display())
+                format!("{names} {govern} no document")
             } else {
                 format!(
-                    "matches no operation of the documents `{}` governs ({})",
-                    policy.display(),
+                    "matches no operation of the documents {names} {govern} ({})",
                     files.join(", ")
                 )
             };
@@ -136,11 +191,17 @@ pub fn effective_for(
         }
     };
     let name = joined.resolve(&documents).display();
-    let effective = joined
-        .layer(layer)
-        .cloned()
-        .ok_or_else(|| format!("no `{}` layer policy applies to `{name}`", layer.as_str()))?;
-    Ok((name, effective))
+    let layers = match layer {
+        Some(layer) => vec![joined
+            .layer(layer)
+            .cloned()
+            .ok_or_else(|| format!("no `{}` layer policy applies to `{name}`", layer.as_str()))?],
+        None if joined.layers.is_empty() => {
+            return Err(format!("no layer policy applies to `{name}`"))
+        }
+        None => joined.layers.clone(),
+    };
+    Ok((name, layers))
 }
 
 /// True when `a` and `b` name the same file (compared canonically when both exist).

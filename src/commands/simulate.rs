@@ -1,7 +1,8 @@
 //! `retrylint simulate`: renders a herd simulation (see `retry::simulate`) for people
-//! (a text histogram of the load over time) or as JSON.
+//! (a text histogram of the load over time) or as JSON. A chain of layers adds the
+//! attempts of each layer and the amplification measured beside RL311's bound.
 
-use crate::retry::SimulationReport;
+use crate::retry::{ChainFigures, SimulationReport};
 
 /// Width of the histogram bars, in characters.
 const BAR_WIDTH: u64 = 50;
@@ -12,10 +13,13 @@ const MAX_ROWS: usize = 40;
 pub fn render_human(r: &SimulationReport) -> String {
     let mut out = String::new();
     out.push_str(&format!("clients            {}\n", r.clients));
-    out.push_str(&format!(
-        "total attempts     {} ({:.2} per client)\n",
-        r.total_attempts, r.amplification
-    ));
+    match &r.chain {
+        None => out.push_str(&format!(
+            "total attempts     {} ({:.2} per client)\n",
+            r.total_attempts, r.amplification
+        )),
+        Some(chain) => out.push_str(&chain_lines(r, chain)),
+    }
     out.push_str(&format!("succeeded          {}\n", r.succeeded));
     out.push_str(&format!("gave up: deadline  {}\n", r.gave_up_deadline));
     out.push_str(&format!("gave up: attempts  {}\n", r.out_of_attempts));
@@ -70,4 +74,40 @@ pub fn render_human(r: &SimulationReport) -> String {
         ));
     }
     out
+}
+
+/// The lines a chain of layers shows instead of `total attempts`: the upstream's
+/// attempts, each layer's, and the measured amplification beside RL311's bound.
+fn chain_lines(r: &SimulationReport, chain: &ChainFigures) -> String {
+    let at_least = |exact: bool| if exact { "" } else { "at least " };
+    let by_layer = chain
+        .layers
+        .iter()
+        .map(|l| format!("{} {}", l.layer, l.attempts))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let factors = chain
+        .layers
+        .iter()
+        .map(|l| {
+            format!(
+                "{} {}{}",
+                l.layer,
+                at_least(l.max_attempts_exact),
+                l.max_attempts
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" x ");
+    let bound = &chain.amplification_bound;
+    format!(
+        "upstream attempts  {} ({:.2} per client)\n\
+         attempts by layer  {by_layer}\n\
+         amplification      {:.2} measured, bound {}{} ({factors}; RL311)\n",
+        r.total_attempts,
+        r.amplification,
+        r.amplification,
+        at_least(bound.exact),
+        bound.attempts
+    )
 }

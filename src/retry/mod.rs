@@ -11,7 +11,8 @@
 //!   that prove a request was never processed.
 //! - [`is_correlation_header`]: tracing headers that are no idempotency key.
 //! - [`is_key_header`]: well-known idempotency-key headers.
-//! - [`simulate`]: the deterministic herd simulation behind `retrylint simulate`.
+//! - [`simulate`], [`simulate_chain`]: the deterministic herd simulation behind
+//!   `retrylint simulate`, of one layer or of a chain (client -> gateway -> mesh).
 //! - [`RetryBudget`], [`Hedging`]: budgets and parallel copies of a layer;
 //!   [`total_attempts`], [`layer_worst_case_ms`], [`chain_worst_case_ms`]: composition
 //!   across layers (`layers.md` "Composition across layers").
@@ -21,6 +22,7 @@
 
 mod backoff;
 mod budget;
+mod chain;
 mod compose;
 mod correlation;
 mod decision;
@@ -33,6 +35,7 @@ mod types;
 
 pub use backoff::{backoff_bound_ms, total_backoff_ms};
 pub use budget::{format_factor, Hedging, RetryBudget};
+pub use chain::{attempts_bound, AttemptLimit, AttemptsBound, LayerView};
 pub use compose::{
     chain_worst_case_ms, layer_worst_case_ms, total_attempts, LayerShape, TotalAttempts,
 };
@@ -49,7 +52,8 @@ pub use retry_after::{
     RetryAfter, RetryAfterError,
 };
 pub use simulate::{
-    simulate, Bucket, SimulationConfig, SimulationError, SimulationReport, SplitMix64, BUCKET_MS,
+    simulate, simulate_chain, Bucket, ChainConfig, ChainFigures, Failure, LayerFigures,
+    SimulationConfig, SimulationError, SimulationReport, SplitMix64, BUCKET_MS, NEVER_ANSWERED,
 };
 pub use types::{
     retry_on_covers, Effect, GrpcCode, Jitter, JitterFactor, OnInvalid, ParseTokenError,

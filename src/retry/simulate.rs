@@ -1,22 +1,38 @@
-//! Deterministic herd simulation for `retrylint simulate` (issue 4).
+//! Deterministic herd simulation for `retrylint simulate` (issue 4; layers and
+//! attempt durations: issue 13).
 //!
-//! Model: `clients` clients each start one operation at t = 0. The upstream is
-//! down until `outage_ms`: every attempt sent at t < `outage_ms` fails with 503
-//! (carrying the configured Retry-After, if any); every attempt at
-//! t >= `outage_ms` succeeds. Responses are instantaneous. After each failure a
-//! client asks [`decide_policy`](super::decide_policy) (signal `503`, elapsed =
-//! t) and either sends its next attempt at t + delay or stops.
+//! Model: `clients` clients each start one operation at t = 0. The request goes
+//! through a chain of layers ([`LayerView`], client outermost): each attempt of a
+//! layer is one request to the next layer inside, which runs its own retry loop
+//! (its own attempts, backoff, jitter, attempt timeout and deadline, measured from
+//! when the request reached it); the innermost layer's attempts reach the upstream.
+//! The upstream is down until `outage_ms`: every attempt sent at t < `outage_ms`
+//! fails ([`Failure`]): a 503 (carrying the configured Retry-After, if any) that
+//! takes `attempt_ms` (0 by default: instant), or no answer at all, so that each
+//! layer waits for its attempt timeout. Every attempt at t >= `outage_ms` succeeds
+//! at once. After each failure a layer asks [`decide_policy`](super::decide_policy)
+//! (the signal it saw, elapsed = time since the request reached it) and either
+//! sends its next attempt at t + delay or stops and answers its caller: a proxy
+//! relays the upstream's 503, or answers 504 when its own timeout fired.
+//!
+//! An outer layer that gives up on an attempt (its attempt timeout) does not cancel
+//! the inner layer's loop: the inner attempts still reach the upstream (layers.md,
+//! "Composition across layers"), which is the worst case of a proxy that does not
+//! propagate cancellation.
 //!
 //! Because the upstream's answer depends only on time, never on other clients'
 //! load, clients are independent and are simulated one after another (the
-//! discrete-event schedule of each client is its own sequence of attempt times).
-//! The random units come from one SplitMix64 stream seeded with `seed`, consumed
-//! client by client in order, so a seed gives the same report on every platform.
+//! discrete-event schedule of each client is its own nested sequence of attempt
+//! times, depth first). The random units come from one SplitMix64 stream seeded
+//! with `seed`, consumed client by client in that order, so a seed gives the same
+//! report on every platform, and a chain of one layer with instant failures gives
+//! exactly the result of the single-layer model of issue 4.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::chain::{attempts_bound, AttemptsBound, LayerView};
 use super::decision::{Decision, StopReason};
 use super::policy_decision::{
     classify_ms, decide_observed, EffectivePolicyView, ObservedRetryAfter,
@@ -78,9 +94,11 @@ pub struct SimulationConfig {
 pub struct Bucket {
     /// Start of the bucket, in ms since t = 0.
     pub start_ms: u64,
-    /// Every attempt sent in the bucket (first attempts and retries).
+    /// Every attempt the upstream received in the bucket (first attempts and
+    /// retries).
     pub attempts: u64,
-    /// Retries sent in the bucket (first attempts excluded).
+    /// Retries in the bucket: every upstream attempt except a client request's
+    /// first pass through every layer.
     pub retries: u64,
 }
 
@@ -89,9 +107,11 @@ pub struct Bucket {
 pub struct SimulationReport {
     /// Number of clients simulated.
     pub clients: u32,
-    /// Every attempt sent, first attempts included.
+    /// Every attempt sent to the upstream (by the innermost layer), first attempts
+    /// included.
     pub total_attempts: u64,
-    /// `total_attempts / clients` (0 when there are no clients).
+    /// The measured amplification: `total_attempts / clients` (0 when there are no
+    /// clients).
     pub amplification: f64,
     /// Clients whose last attempt succeeded.
     pub succeeded: u64,
@@ -115,11 +135,16 @@ pub struct SimulationReport {
     /// `retry_peak / retry_mean` (0 when there is no retry). 1 means perfectly
     /// spread over the buckets in use; large values mean synchronised waves.
     pub retry_peak_ratio: f64,
-    /// Time of the last client's final attempt (success or the attempt after
-    /// which it stopped).
+    /// When the last client got its final answer (a success, or the failure after
+    /// which it stopped); with instant failures, the time of its final attempt.
+    /// Clients that never got an answer ([`NEVER_ANSWERED`]) are left out.
     pub finished_at_ms: f64,
     /// Non-empty buckets, in time order.
     pub buckets: Vec<Bucket>,
+    /// Attempts per layer and RL311's bound, for a chain of two or more layers
+    /// (absent from the JSON otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain: Option<ChainFigures>,
 }
 
 /// Why a simulation cannot run.
@@ -129,6 +154,10 @@ pub enum SimulationError {
     InvalidOutage,
     /// `start_epoch_ms` is not finite.
     InvalidStart,
+    /// The duration of a failing attempt is negative or not finite.
+    InvalidAttemptDuration,
+    /// The chain has no layer.
+    NoLayer,
 }
 
 impl std::fmt::Display for SimulationError {
@@ -138,89 +167,172 @@ impl std::fmt::Display for SimulationError {
                 f.write_str("outage must be a finite, non-negative duration")
             }
             SimulationError::InvalidStart => f.write_str("start time must be finite"),
+            SimulationError::InvalidAttemptDuration => {
+                f.write_str("the duration of an attempt must be finite and non-negative")
+            }
+            SimulationError::NoLayer => f.write_str("no layer to simulate"),
         }
     }
 }
 
 impl std::error::Error for SimulationError {}
 
-/// Runs the herd simulation (see the module docs for the model).
+/// How a failing upstream attempt fails (`simulate --failure`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Failure {
+    /// `status`: the upstream answers 503 (with the configured Retry-After)
+    /// `attempt_ms` after the attempt was sent (0: instantly, the model of issue 4).
+    Status {
+        /// How long a failing attempt takes, in ms.
+        attempt_ms: f64,
+    },
+    /// `timeout`: the upstream never answers; each layer gives up on the attempt
+    /// at its attempt timeout (or its deadline), and the attempt fails with
+    /// `timeout`.
+    Timeout,
+}
+
+/// Parameters of a simulation of a chain of layers (see [`simulate_chain`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainConfig {
+    /// Number of clients, all starting at t = 0.
+    pub clients: u32,
+    /// The upstream fails every attempt sent before this time, in ms.
+    pub outage_ms: f64,
+    /// Raw Retry-After value sent with every 503 (`None`: no header).
+    pub retry_after: Option<String>,
+    /// Wall-clock epoch ms of t = 0; an HTTP-date Retry-After is relative to it.
+    pub start_epoch_ms: f64,
+    /// Seed of the random stream.
+    pub seed: u64,
+    /// How failing attempts fail.
+    pub failure: Failure,
+    /// The layers, outermost (client) first; the last one sends to the upstream.
+    pub layers: Vec<LayerView>,
+}
+
+impl SimulationConfig {
+    /// The same simulation as a chain of one layer with instant 503s.
+    pub fn to_chain(&self) -> ChainConfig {
+        ChainConfig {
+            clients: self.clients,
+            outage_ms: self.outage_ms,
+            retry_after: self.retry_after.clone(),
+            start_epoch_ms: self.start_epoch_ms,
+            seed: self.seed,
+            failure: Failure::Status { attempt_ms: 0.0 },
+            layers: vec![LayerView::new("client", self.policy.clone())],
+        }
+    }
+}
+
+/// One layer's figures in a chain simulation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LayerFigures {
+    /// The layer's kind (`client`, `gateway`, `mesh`).
+    pub layer: String,
+    /// Attempts this layer sent (to the next layer, or to the upstream for the
+    /// innermost one), first attempts included.
+    pub attempts: u64,
+    /// The most attempts per request it receives, as RL311 counts them.
+    pub max_attempts: u64,
+    /// False when `max_attempts` is a lower bound (a retried layer without
+    /// `attempts`).
+    pub max_attempts_exact: bool,
+}
+
+/// What a chain of two or more layers adds to the report: attempts per layer and
+/// the amplification bound of RL311, beside the measured
+/// [`SimulationReport::amplification`] (upstream attempts / client requests).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChainFigures {
+    /// Every layer, outermost first.
+    pub layers: Vec<LayerFigures>,
+    /// The product of the layers' `max_attempts` (RL311's computed bound).
+    pub amplification_bound: AttemptsBound,
+}
+
+/// Runs the herd simulation of one layer with instant 503s: the model of issue 4
+/// (see the module docs), as a chain of one layer.
 ///
 /// Deterministic for a given `config` (including `seed`); O(total attempts x
 /// log buckets), fast enough for 100,000 clients.
 pub fn simulate(config: &SimulationConfig) -> Result<SimulationReport, SimulationError> {
+    simulate_chain(&config.to_chain())
+}
+
+/// Runs the simulation of a chain of layers (see the module docs for the model).
+///
+/// Deterministic for a given `config`; each client's events are simulated depth
+/// first, consuming the random stream in that order, so a chain of one layer with
+/// instant failures gives exactly the single-layer result of [`simulate`].
+/// [`SimulationReport::chain`] is filled when there are two or more layers.
+pub fn simulate_chain(config: &ChainConfig) -> Result<SimulationReport, SimulationError> {
     if !config.outage_ms.is_finite() || config.outage_ms < 0.0 {
         return Err(SimulationError::InvalidOutage);
     }
     if !config.start_epoch_ms.is_finite() {
         return Err(SimulationError::InvalidStart);
     }
-    let parsed = config
-        .retry_after
-        .as_deref()
-        .map(|raw| parse_retry_after_at(raw, config.start_epoch_ms));
+    if let Failure::Status { attempt_ms } = config.failure {
+        if !attempt_ms.is_finite() || attempt_ms < 0.0 {
+            return Err(SimulationError::InvalidAttemptDuration);
+        }
+    }
+    if config.layers.is_empty() {
+        return Err(SimulationError::NoLayer);
+    }
     let mut rng = SplitMix64::new(config.seed);
-    let mut draw = || rng.next_unit();
+    let mut run = Run {
+        config,
+        retry_after: config
+            .retry_after
+            .as_deref()
+            .map(|raw| parse_retry_after_at(raw, config.start_epoch_ms)),
+        draw: move || rng.next_unit(),
+        buckets: BTreeMap::new(),
+        layer_attempts: vec![0; config.layers.len()],
+    };
 
-    let mut buckets: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
-    let mut total_attempts = 0u64;
     let (mut succeeded, mut gave_up_deadline, mut out_of_attempts) = (0u64, 0u64, 0u64);
     let mut other_stops: BTreeMap<String, u64> = BTreeMap::new();
     let mut finished_at_ms = 0.0f64;
-
     for _ in 0..config.clients {
-        let mut t = 0.0f64;
-        let mut retry = 0u32;
-        let mut previous: Option<f64> = None;
-        loop {
-            total_attempts += 1;
-            // t is finite and below the deadline here; `as` saturates.
-            let slot = buckets.entry((t / BUCKET_MS as f64) as u64).or_default();
-            slot.0 += 1;
-            if retry > 0 {
-                slot.1 += 1;
+        let outcome = run.layer(0, 0.0, true);
+        match outcome.stop {
+            None if outcome.answer == Answer::Success => succeeded += 1,
+            None => {
+                // Nothing bounds the attempt and the upstream never answers.
+                *other_stops.entry(NEVER_ANSWERED.to_owned()).or_default() += 1;
+                continue;
             }
-            if t >= config.outage_ms {
-                succeeded += 1;
-                break;
-            }
-            let observed = match &parsed {
-                None => ObservedRetryAfter::Absent,
-                Some(Ok(ra)) => classify_ms(ra.delay_ms(config.start_epoch_ms + t)),
-                Some(Err(_)) => ObservedRetryAfter::Invalid,
-            };
-            match decide_observed(
-                &config.policy,
-                Signal::Status(503),
-                retry,
-                t,
-                observed,
-                previous,
-                &mut draw,
-            ) {
-                Decision::Retry { delay_ms, .. } => {
-                    t += delay_ms;
-                    previous = Some(delay_ms);
-                    retry = retry.saturating_add(1);
-                }
-                Decision::Stop(StopReason::DeadlineExhausted) => {
-                    gave_up_deadline += 1;
-                    break;
-                }
-                Decision::Stop(StopReason::MaxAttempts) => {
-                    out_of_attempts += 1;
-                    break;
-                }
-                Decision::Stop(other) => {
-                    *other_stops.entry(other.as_str().to_owned()).or_default() += 1;
-                    break;
-                }
-            }
+            Some(StopReason::DeadlineExhausted) => gave_up_deadline += 1,
+            Some(StopReason::MaxAttempts) => out_of_attempts += 1,
+            Some(other) => *other_stops.entry(other.as_str().to_owned()).or_default() += 1,
         }
-        finished_at_ms = finished_at_ms.max(t);
+        finished_at_ms = finished_at_ms.max(outcome.at);
     }
 
-    let buckets: Vec<Bucket> = buckets
+    let total_attempts = run.layer_attempts.last().copied().unwrap_or(0);
+    let chain = (config.layers.len() > 1).then(|| ChainFigures {
+        layers: config
+            .layers
+            .iter()
+            .zip(&run.layer_attempts)
+            .map(|(l, &attempts)| {
+                let (max_attempts, max_attempts_exact) = l.max_attempts();
+                LayerFigures {
+                    layer: l.kind.clone(),
+                    attempts,
+                    max_attempts,
+                    max_attempts_exact,
+                }
+            })
+            .collect(),
+        amplification_bound: attempts_bound(&config.layers),
+    });
+    let buckets: Vec<Bucket> = run
+        .buckets
         .into_iter()
         .map(|(i, (attempts, retries))| Bucket {
             start_ms: i * BUCKET_MS,
@@ -271,5 +383,584 @@ pub fn simulate(config: &SimulationConfig) -> Result<SimulationReport, Simulatio
         retry_peak_ratio,
         finished_at_ms,
         buckets,
+        chain,
     })
+}
+
+/// The `other_stops` name of a client whose attempt is bounded by nothing (no
+/// attempt timeout, no deadline) while the upstream never answers.
+pub const NEVER_ANSWERED: &str = "never-answered";
+
+/// What a layer received for one attempt.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Answer {
+    /// A success.
+    Success,
+    /// A failure; `retry_after` is true when it carries the upstream's Retry-After.
+    Failed { signal: Signal, retry_after: bool },
+    /// Nothing, ever.
+    Never,
+}
+
+/// How one layer's loop ended for one request it received.
+#[derive(Debug, Clone, Copy)]
+struct LayerOutcome {
+    /// When the layer answered its caller, in ms (infinite for [`Answer::Never`]).
+    at: f64,
+    /// What it answered.
+    answer: Answer,
+    /// Why it stopped retrying (`None` after a success, or when it never got an
+    /// answer).
+    stop: Option<StopReason>,
+}
+
+/// The state of one simulation run: the load counters and the random stream.
+struct Run<'a, D> {
+    config: &'a ChainConfig,
+    retry_after:
+        Option<Result<super::retry_after::RetryAfter, super::retry_after::RetryAfterError>>,
+    draw: D,
+    /// Bucket index -> (attempts, retries) at the upstream.
+    buckets: BTreeMap<u64, (u64, u64)>,
+    /// Attempts sent by each layer, outermost first.
+    layer_attempts: Vec<u64>,
+}
+
+impl<D: FnMut() -> f64> Run<'_, D> {
+    /// The retry loop of layer `depth` for one request it received at `start_ms`.
+    /// `first_path` is true while every outer layer is on its first attempt, so the
+    /// upstream can tell a client's first attempt from a retry of some layer.
+    fn layer(&mut self, depth: usize, start_ms: f64, first_path: bool) -> LayerOutcome {
+        let config = self.config;
+        let view = &config.layers[depth];
+        let mut t = start_ms;
+        let mut retry = 0u32;
+        let mut previous: Option<f64> = None;
+        loop {
+            self.layer_attempts[depth] += 1;
+            let first = first_path && retry == 0;
+            let (mut at, mut answer) = if depth + 1 == self.config.layers.len() {
+                self.upstream(t, first)
+            } else {
+                let inner = self.layer(depth + 1, t, first);
+                (inner.at, inner.answer)
+            };
+            // The layer gives up on the attempt at its attempt timeout. An inner
+            // layer still retrying goes on (layers.md "Composition across layers":
+            // the outer layer retries while the inner one is still retrying); its
+            // attempts were counted above.
+            let limit = view
+                .attempt_timeout
+                .ends_at(start_ms, t, view.policy.deadline_ms);
+            if at > limit {
+                at = limit;
+                answer = Answer::Failed {
+                    signal: Signal::Timeout,
+                    retry_after: false,
+                };
+            }
+            let (signal, carries_retry_after) = match answer {
+                Answer::Success => {
+                    return LayerOutcome {
+                        at,
+                        answer,
+                        stop: None,
+                    }
+                }
+                Answer::Never => {
+                    return LayerOutcome {
+                        at: f64::INFINITY,
+                        answer,
+                        stop: None,
+                    }
+                }
+                Answer::Failed {
+                    signal,
+                    retry_after,
+                } => (signal, retry_after),
+            };
+            let observed = match (&self.retry_after, carries_retry_after) {
+                (None, _) | (_, false) => ObservedRetryAfter::Absent,
+                (Some(Ok(ra)), true) => classify_ms(ra.delay_ms(self.config.start_epoch_ms + at)),
+                (Some(Err(_)), true) => ObservedRetryAfter::Invalid,
+            };
+            let decision = decide_observed(
+                &view.policy,
+                signal,
+                retry,
+                at - start_ms,
+                observed,
+                previous,
+                &mut self.draw,
+            );
+            let stop = match decision {
+                Decision::Retry { delay_ms, .. } => match self.budget_stops_retry(depth, at) {
+                    None => {
+                        t = at + delay_ms;
+                        previous = Some(delay_ms);
+                        retry = retry.saturating_add(1);
+                        continue;
+                    }
+                    Some(reason) => reason,
+                },
+                Decision::Stop(reason) => reason,
+            };
+            return LayerOutcome {
+                at,
+                answer: passed_up(depth, signal, carries_retry_after),
+                stop: Some(stop),
+            };
+        }
+    }
+
+    /// The hook where a retry budget would cap retries (issue 13: ratio budget,
+    /// concurrency cap, token bucket; layers.md "What the model gains"). Called when
+    /// layer `depth` has decided to retry at `at_ms`; `Some(reason)` stops the layer
+    /// instead. No budget is modelled yet, so every retry is admitted.
+    ///
+    /// A budget depends on the load of every client at `at_ms` (active requests,
+    /// retries in flight, tokens left), while this run simulates clients one after
+    /// another: a budget-aware run must order every client's events by time (an
+    /// event queue), at least when some layer has a budget, so that the random
+    /// stream of a run without budgets stays as it is.
+    fn budget_stops_retry(&mut self, _depth: usize, _at_ms: f64) -> Option<StopReason> {
+        None
+    }
+
+    /// One attempt at the upstream, sent at `t`: counted in its bucket; the answer
+    /// and when it arrives.
+    fn upstream(&mut self, t: f64, first: bool) -> (f64, Answer) {
+        // t is finite here; `as` saturates.
+        let slot = self
+            .buckets
+            .entry((t / BUCKET_MS as f64) as u64)
+            .or_default();
+        slot.0 += 1;
+        if !first {
+            slot.1 += 1;
+        }
+        if t >= self.config.outage_ms {
+            return (t, Answer::Success);
+        }
+        match self.config.failure {
+            Failure::Status { attempt_ms } => (
+                t + attempt_ms,
+                Answer::Failed {
+                    signal: Signal::Status(503),
+                    retry_after: true,
+                },
+            ),
+            Failure::Timeout => (f64::INFINITY, Answer::Never),
+        }
+    }
+}
+
+/// What layer `depth` answers its caller after it stopped on `signal`. A proxy
+/// (any layer inside the client) relays an upstream response as it is (a 503 with
+/// its Retry-After); when its own attempt timeout or deadline fired it answers
+/// `504 Gateway Timeout` (RFC 9110 §15.6.5; Envoy's "upstream request timeout",
+/// nginx's `proxy_read_timeout`). The client's answer goes to the caller, not to a
+/// layer, and is kept as it is.
+fn passed_up(depth: usize, signal: Signal, retry_after: bool) -> Answer {
+    match signal {
+        Signal::Timeout if depth > 0 => Answer::Failed {
+            signal: Signal::Status(504),
+            retry_after: false,
+        },
+        _ => Answer::Failed {
+            signal,
+            retry_after,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retry::chain::AttemptLimit;
+    use crate::retry::policy_decision::RetryAfterPolicy;
+    use crate::retry::types::{Effect, Jitter, OnInvalid, RetryOnEntry};
+    use proptest::prelude::*;
+
+    /// The single-layer loop of issue 4 as it was before chains (instant 503s,
+    /// clients one after another): the oracle for "a chain of one layer is today's
+    /// result".
+    fn reference(config: &SimulationConfig) -> SimulationReport {
+        let parsed = config
+            .retry_after
+            .as_deref()
+            .map(|raw| parse_retry_after_at(raw, config.start_epoch_ms));
+        let mut rng = SplitMix64::new(config.seed);
+        let mut draw = || rng.next_unit();
+        let mut buckets: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+        let mut total_attempts = 0u64;
+        let (mut succeeded, mut gave_up_deadline, mut out_of_attempts) = (0u64, 0u64, 0u64);
+        let mut other_stops: BTreeMap<String, u64> = BTreeMap::new();
+        let mut finished_at_ms = 0.0f64;
+        for _ in 0..config.clients {
+            let mut t = 0.0f64;
+            let mut retry = 0u32;
+            let mut previous: Option<f64> = None;
+            loop {
+                total_attempts += 1;
+                let slot = buckets.entry((t / BUCKET_MS as f64) as u64).or_default();
+                slot.0 += 1;
+                if retry > 0 {
+                    slot.1 += 1;
+                }
+                if t >= config.outage_ms {
+                    succeeded += 1;
+                    break;
+                }
+                let observed = match &parsed {
+                    None => ObservedRetryAfter::Absent,
+                    Some(Ok(ra)) => classify_ms(ra.delay_ms(config.start_epoch_ms + t)),
+                    Some(Err(_)) => ObservedRetryAfter::Invalid,
+                };
+                match decide_observed(
+                    &config.policy,
+                    Signal::Status(503),
+                    retry,
+                    t,
+                    observed,
+                    previous,
+                    &mut draw,
+                ) {
+                    Decision::Retry { delay_ms, .. } => {
+                        t += delay_ms;
+                        previous = Some(delay_ms);
+                        retry = retry.saturating_add(1);
+                    }
+                    Decision::Stop(StopReason::DeadlineExhausted) => {
+                        gave_up_deadline += 1;
+                        break;
+                    }
+                    Decision::Stop(StopReason::MaxAttempts) => {
+                        out_of_attempts += 1;
+                        break;
+                    }
+                    Decision::Stop(other) => {
+                        *other_stops.entry(other.as_str().to_owned()).or_default() += 1;
+                        break;
+                    }
+                }
+            }
+            finished_at_ms = finished_at_ms.max(t);
+        }
+        let buckets: Vec<Bucket> = buckets
+            .into_iter()
+            .map(|(i, (attempts, retries))| Bucket {
+                start_ms: i * BUCKET_MS,
+                attempts,
+                retries,
+            })
+            .collect();
+        let mut retry_peak = 0u64;
+        let mut retry_peak_at_ms = None;
+        let (mut retry_sum, mut retry_buckets) = (0u64, 0u64);
+        for b in &buckets {
+            if b.retries > 0 {
+                retry_sum += b.retries;
+                retry_buckets += 1;
+            }
+            if b.retries > retry_peak {
+                retry_peak = b.retries;
+                retry_peak_at_ms = Some(b.start_ms);
+            }
+        }
+        let retry_mean = if retry_buckets == 0 {
+            0.0
+        } else {
+            retry_sum as f64 / retry_buckets as f64
+        };
+        SimulationReport {
+            clients: config.clients,
+            total_attempts,
+            amplification: if config.clients == 0 {
+                0.0
+            } else {
+                total_attempts as f64 / f64::from(config.clients)
+            },
+            succeeded,
+            gave_up_deadline,
+            out_of_attempts,
+            other_stops,
+            bucket_ms: BUCKET_MS,
+            retry_peak,
+            retry_peak_at_ms,
+            retry_mean,
+            retry_peak_ratio: if retry_mean > 0.0 {
+                retry_peak as f64 / retry_mean
+            } else {
+                0.0
+            },
+            finished_at_ms,
+            buckets,
+            chain: None,
+        }
+    }
+
+    fn jitter() -> impl Strategy<Value = Option<Jitter>> {
+        prop_oneof![
+            Just(None),
+            Just(Some(Jitter::None)),
+            Just(Some(Jitter::Full)),
+            Just(Some(Jitter::Equal)),
+            Just(Some(Jitter::Decorrelated)),
+        ]
+    }
+
+    prop_compose! {
+        /// A policy that retries (or not) with small, mostly valid settings.
+        fn view()(
+            retry in prop::bool::weighted(0.9),
+            effect in prop_oneof![Just(Effect::Safe), Just(Effect::Idempotent), Just(Effect::NonIdempotent)],
+            key in any::<bool>(),
+            retry_on in prop_oneof![
+                Just(vec![RetryOnEntry::Status(503)]),
+                Just(vec![RetryOnEntry::Class(5)]),
+                Just(vec![RetryOnEntry::Timeout, RetryOnEntry::Status(503)]),
+                Just(vec![RetryOnEntry::Transport, RetryOnEntry::Status(503), RetryOnEntry::Status(504)]),
+                Just(vec![RetryOnEntry::Status(429)]),
+            ],
+            attempts in prop::option::weighted(0.9, 0u32..6),
+            deadline in prop::option::weighted(0.9, 0u32..6000),
+            base in 0u32..300,
+            cap_extra in 0u32..2000,
+            jitter in jitter(),
+            honor in any::<bool>(),
+            max in prop::option::of(0u32..3000),
+        ) -> EffectivePolicyView {
+            EffectivePolicyView {
+                retry,
+                effect,
+                idempotency_key: key,
+                check_status: false,
+                retry_on,
+                attempts,
+                deadline_ms: deadline.map(f64::from),
+                base_ms: Some(f64::from(base)),
+                cap_ms: Some(f64::from(base + cap_extra)),
+                multiplier: 2.0,
+                jitter,
+                retry_after: RetryAfterPolicy {
+                    honor,
+                    max_ms: max.map(f64::from),
+                    on_invalid: OnInvalid::Backoff,
+                },
+                method_retried_after_send: true,
+            }
+        }
+    }
+
+    prop_compose! {
+        fn layer()(
+            kind in prop_oneof![Just("client"), Just("gateway"), Just("mesh")],
+            policy in view(),
+            timeout in prop::option::of(1u32..3000),
+        ) -> LayerView {
+            LayerView {
+                kind: kind.to_owned(),
+                policy,
+                attempt_timeout: timeout.map_or(AttemptLimit::Remaining, |ms| AttemptLimit::Fixed(f64::from(ms))),
+            }
+        }
+    }
+
+    fn failure() -> impl Strategy<Value = Failure> {
+        prop_oneof![
+            Just(Failure::Timeout),
+            (0u32..1500).prop_map(|ms| Failure::Status {
+                attempt_ms: f64::from(ms)
+            }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        /// A chain of one layer with instant 503s is exactly the single-layer model.
+        #[test]
+        fn a_chain_of_one_layer_is_the_single_layer_result(
+            policy in view(),
+            clients in 0u32..60,
+            outage in 0u32..4000,
+            retry_after in prop::option::of(prop_oneof![Just("1".to_owned()), Just("0".to_owned()), Just("soon".to_owned())]),
+            seed in any::<u64>(),
+        ) {
+            let config = SimulationConfig {
+                clients,
+                outage_ms: f64::from(outage),
+                retry_after,
+                start_epoch_ms: 1_700_000_000_000.0,
+                seed,
+                policy,
+            };
+            prop_assert_eq!(simulate(&config).unwrap(), reference(&config));
+        }
+
+        /// The upstream never sees more attempts per client request than the
+        /// product of the layers' attempts (RL311's bound), whatever the timing.
+        #[test]
+        fn measured_amplification_stays_within_the_computed_bound(
+            layers in prop::collection::vec(layer(), 1..4),
+            failure in failure(),
+            clients in 1u32..40,
+            outage in 0u32..8000,
+            retry_after in prop::option::of(Just("1".to_owned())),
+            seed in any::<u64>(),
+        ) {
+            let bound = attempts_bound(&layers);
+            let n = layers.len();
+            let config = ChainConfig {
+                clients,
+                outage_ms: f64::from(outage),
+                retry_after,
+                start_epoch_ms: 1_700_000_000_000.0,
+                seed,
+                failure,
+                layers,
+            };
+            let r = simulate_chain(&config).unwrap();
+            prop_assert!(r.amplification <= bound.attempts as f64, "{} > {:?}", r.amplification, bound);
+            prop_assert!(r.total_attempts >= u64::from(clients));
+            let outcomes = r.succeeded + r.gave_up_deadline + r.out_of_attempts
+                + r.other_stops.values().sum::<u64>();
+            prop_assert_eq!(outcomes, u64::from(clients));
+            prop_assert_eq!(r.buckets.iter().map(|b| b.attempts).sum::<u64>(), r.total_attempts);
+            prop_assert_eq!(r.buckets.iter().map(|b| b.attempts - b.retries).sum::<u64>(), u64::from(clients));
+            match &r.chain {
+                None => prop_assert_eq!(n, 1),
+                Some(chain) => {
+                    prop_assert_eq!(chain.amplification_bound, bound);
+                    // Each layer sends at least one attempt per attempt of the layer outside.
+                    for pair in chain.layers.windows(2) {
+                        prop_assert!(pair[0].attempts <= pair[1].attempts);
+                        prop_assert!(pair[1].attempts <= pair[0].attempts * pair[1].max_attempts.max(1));
+                    }
+                }
+            }
+            prop_assert_eq!(simulate_chain(&config).unwrap(), r);
+        }
+    }
+
+    fn layer_of(kind: &str, attempts: u32, timeout: AttemptLimit) -> LayerView {
+        LayerView {
+            kind: kind.to_owned(),
+            policy: EffectivePolicyView {
+                retry: true,
+                effect: Effect::Idempotent,
+                retry_on: vec![
+                    RetryOnEntry::Timeout,
+                    RetryOnEntry::Status(503),
+                    RetryOnEntry::Status(504),
+                ],
+                attempts: Some(attempts),
+                deadline_ms: Some(60_000.0),
+                base_ms: Some(100.0),
+                cap_ms: Some(100.0),
+                jitter: Some(Jitter::None),
+                ..EffectivePolicyView::default()
+            },
+            attempt_timeout: timeout,
+        }
+    }
+
+    fn chain(layers: Vec<LayerView>, failure: Failure, outage_ms: f64) -> SimulationReport {
+        simulate_chain(&ChainConfig {
+            clients: 10,
+            outage_ms,
+            retry_after: None,
+            start_epoch_ms: 0.0,
+            seed: 1,
+            failure,
+            layers,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_long_outage_reaches_the_bound_through_every_layer() {
+        let layers = vec![
+            layer_of("client", 3, AttemptLimit::Remaining),
+            layer_of("gateway", 2, AttemptLimit::Remaining),
+            layer_of("mesh", 3, AttemptLimit::Remaining),
+        ];
+        let r = chain(layers, Failure::Status { attempt_ms: 0.0 }, 1e9);
+        assert_eq!(r.total_attempts, 10 * 18);
+        assert_eq!(r.amplification, 18.0);
+        let c = r.chain.unwrap();
+        assert_eq!(
+            c.layers.iter().map(|l| l.attempts).collect::<Vec<_>>(),
+            [30, 60, 180]
+        );
+        assert_eq!(
+            c.amplification_bound,
+            AttemptsBound {
+                attempts: 18,
+                exact: true
+            }
+        );
+        assert_eq!(r.out_of_attempts, 10);
+    }
+
+    #[test]
+    fn attempts_take_time() {
+        // One layer, 3 attempts, 100 ms backoff: instant 503s end at 200 ms; 503s
+        // after 1 s end at 1000 + 100 + 1000 + 100 + 1000 = 3200 ms.
+        let one = || vec![layer_of("client", 3, AttemptLimit::Remaining)];
+        let r = chain(one(), Failure::Status { attempt_ms: 0.0 }, 1e9);
+        assert_eq!(r.finished_at_ms, 200.0);
+        let r = chain(one(), Failure::Status { attempt_ms: 1000.0 }, 1e9);
+        assert_eq!(r.finished_at_ms, 3200.0);
+        // An outage of 2 s: instant failures spend the 3 attempts by 200 ms;
+        // attempts of 1 s spread them to 0, 1100 and 2200 ms, after the outage.
+        let r = chain(one(), Failure::Status { attempt_ms: 0.0 }, 2000.0);
+        assert_eq!(r.succeeded, 0);
+        let r = chain(one(), Failure::Status { attempt_ms: 1000.0 }, 2000.0);
+        assert_eq!(r.succeeded, 10);
+        assert_eq!(r.buckets.last().unwrap().start_ms, 2200);
+        // A hanging upstream: each attempt lasts the attempt timeout.
+        let r = chain(
+            vec![layer_of("client", 3, AttemptLimit::Fixed(500.0))],
+            Failure::Timeout,
+            1e9,
+        );
+        assert_eq!(r.finished_at_ms, 500.0 + 100.0 + 500.0 + 100.0 + 500.0);
+        // Nothing bounds the attempt: never answered.
+        let mut unbounded = layer_of("client", 3, AttemptLimit::Remaining);
+        unbounded.policy.deadline_ms = None;
+        let r = chain(vec![unbounded], Failure::Timeout, 1e9);
+        assert_eq!(r.other_stops.get(NEVER_ANSWERED), Some(&10));
+        assert_eq!(r.total_attempts, 10);
+    }
+
+    #[test]
+    fn an_outer_timeout_does_not_cancel_the_inner_loop() {
+        // The gateway gives up after 250 ms while the mesh (503 after 100 ms, 3
+        // attempts, 100 ms backoff) still retries: 5 gateway attempts x 3 mesh
+        // attempts each reach the upstream.
+        let layers = vec![
+            layer_of("gateway", 5, AttemptLimit::Fixed(250.0)),
+            layer_of("mesh", 3, AttemptLimit::Remaining),
+        ];
+        let r = chain(layers, Failure::Status { attempt_ms: 100.0 }, 1e9);
+        assert_eq!(r.total_attempts, 10 * 15);
+        // The gateway saw its own timeouts: it stopped on attempts, at
+        // 4 x (250 + 100) + 250 ms.
+        assert_eq!(r.out_of_attempts, 10);
+        assert_eq!(r.finished_at_ms, 1650.0);
+    }
+
+    #[test]
+    fn a_proxy_answers_504_when_its_own_timeout_fires() {
+        // The mesh times out (hanging upstream) and answers 504; a gateway that
+        // retries 504 but not `timeout` still retries.
+        let mut gateway = layer_of("gateway", 2, AttemptLimit::Remaining);
+        gateway.policy.retry_on = vec![RetryOnEntry::Status(504)];
+        let layers = vec![gateway, layer_of("mesh", 1, AttemptLimit::Fixed(300.0))];
+        let r = chain(layers, Failure::Timeout, 1e9);
+        assert_eq!(r.total_attempts, 20);
+        assert_eq!(r.out_of_attempts, 10);
+    }
 }

@@ -1,0 +1,115 @@
+//! The layers of a simulated chain (client -> gateway -> mesh, issue 13): what each
+//! layer does with one attempt, and the attempt bound RL311 computes for the chain.
+//!
+//! A layer is one retry loop: the client SDK, a gateway, a mesh sidecar. Each attempt
+//! of an outer layer is one request to the next layer inside, which runs its own loop
+//! (layers.md "Layer identity and order": client outermost, mesh innermost). Only the
+//! innermost layer's attempts reach the upstream.
+
+use serde::Serialize;
+
+use super::policy_decision::EffectivePolicyView;
+
+/// How long one attempt of a layer may last before the layer gives up on it
+/// (policy-format.md `attempt_timeout`). Durations in ms.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AttemptLimit {
+    /// `attempt_timeout: remaining`: each attempt gets what is left of the layer's
+    /// `deadline`; without a deadline an attempt may last forever.
+    Remaining,
+    /// `attempt_timeout: DURATION`: a fixed per-attempt timeout in ms, also cut by
+    /// the deadline (policy-format.md: the deadline covers "every attempt and wait").
+    Fixed(f64),
+}
+
+impl AttemptLimit {
+    /// The time (ms since t = 0) at which an attempt sent at `sent_ms` by a layer
+    /// whose loop started at `start_ms` is given up, with `deadline_ms` the layer's
+    /// deadline (measured from `start_ms`). Infinite when nothing bounds it. Never
+    /// before `sent_ms`: an attempt lasts at least 0 ms.
+    pub fn ends_at(self, start_ms: f64, sent_ms: f64, deadline_ms: Option<f64>) -> f64 {
+        let deadline = deadline_ms
+            .filter(|d| !d.is_nan())
+            .map_or(f64::INFINITY, |d| start_ms + d);
+        let limit = match self {
+            AttemptLimit::Remaining => deadline,
+            AttemptLimit::Fixed(ms) if ms.is_nan() => deadline,
+            AttemptLimit::Fixed(ms) => (sent_ms + ms).min(deadline),
+        };
+        limit.max(sent_ms)
+    }
+}
+
+/// One layer of a simulated chain: its kind and its effective policy for the
+/// operation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LayerView {
+    /// The layer's kind as written in policies (`client`, `gateway`, `mesh`).
+    pub kind: String,
+    /// The decision view of the layer's effective policy.
+    pub policy: EffectivePolicyView,
+    /// The layer's `attempt_timeout`.
+    pub attempt_timeout: AttemptLimit,
+}
+
+impl LayerView {
+    /// A layer of `kind` following `policy`, with `attempt_timeout: remaining` (the
+    /// built-in default).
+    pub fn new(kind: &str, policy: EffectivePolicyView) -> LayerView {
+        LayerView {
+            kind: kind.to_owned(),
+            policy,
+            attempt_timeout: AttemptLimit::Remaining,
+        }
+    }
+
+    /// Retried in the sense of policy-format.md: `retry` true, `retry_on` not empty,
+    /// `attempts` absent or above 1.
+    pub fn is_retried(&self) -> bool {
+        self.policy.retry
+            && !self.policy.retry_on.is_empty()
+            && self.policy.attempts.is_none_or(|a| a > 1)
+    }
+
+    /// The most attempts this layer makes per request it receives, as RL311 counts
+    /// them, and whether that count is exact: `attempts` of a retried layer; 2 ("at
+    /// least", inexact) for a retried layer without `attempts`; 1 for a layer that
+    /// does not retry.
+    pub fn max_attempts(&self) -> (u64, bool) {
+        if !self.is_retried() {
+            return (1, true);
+        }
+        match self.policy.attempts {
+            Some(n) => (u64::from(n.max(1)), true),
+            None => (2, false),
+        }
+    }
+}
+
+/// The attempt bound of a chain (RL311 retry-amplification; layers.md "Composition
+/// across layers"): the product of every layer's [`LayerView::max_attempts`], the
+/// most upstream attempts one client request can cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct AttemptsBound {
+    /// The product (saturating).
+    pub attempts: u64,
+    /// False when some retried layer has no `attempts` (the product is "at least").
+    pub exact: bool,
+}
+
+/// The attempt bound of `layers` (see [`AttemptsBound`]).
+///
+/// Budgets (issue 13: a ratio budget bounds amplification near `1 + ratio`) are not
+/// modelled here yet; a budget-aware bound belongs beside this function.
+pub fn attempts_bound(layers: &[LayerView]) -> AttemptsBound {
+    layers.iter().map(LayerView::max_attempts).fold(
+        AttemptsBound {
+            attempts: 1,
+            exact: true,
+        },
+        |b, (n, exact)| AttemptsBound {
+            attempts: b.attempts.saturating_mul(n),
+            exact: b.exact && exact,
+        },
+    )
+}

@@ -4,6 +4,9 @@
 //!
 //! The finding points at the node that turns the retry on (`retry: true`); several
 //! operations retried by one `defaults` value give one finding with a label each.
+//! The effect is the endpoint's, not a layer's (`layers.md` "Effect is the
+//! endpoint's"), so an operation several layers retry gets one finding, at its
+//! outermost retrying layer.
 
 use super::grouping::{label_operations, layer_phrase, layers, operation_list, ByNode};
 use super::{Context, RuleMeta};
@@ -18,8 +21,13 @@ pub const META: RuleMeta = catalog::UNDECLARED_EFFECT;
 /// Checks every operation in every layer.
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut groups = ByNode::new();
-    for (_, op, eff) in layers(ctx) {
-        if !eff.is_retried()
+    for (jo, op, eff) in layers(ctx) {
+        let outer_retries = jo
+            .layers
+            .iter()
+            .any(|o| o.is_retried() && o.layer.depth() < eff.layer.depth());
+        if outer_retries
+            || !eff.is_retried()
             || eff.effect.source != Source::BuiltIn
             || eff.is_misspelled("effect")
             || Effect::from_openapi_method(&op.method) != Effect::NonIdempotent

@@ -20,7 +20,9 @@
 #[path = "architecture/checker.rs"]
 mod checker;
 
-use checker::{file_cycles, missing_modules, read_crate, table_problems, unlisted_modules};
+use checker::{
+    escape_hatches, file_cycles, missing_modules, read_crate, table_problems, unlisted_modules,
+};
 use checker::{upward_references, Crate, Layers, Violation};
 use std::path::PathBuf;
 
@@ -64,6 +66,7 @@ fn layering_problems(krate: &Crate) -> Vec<String> {
         .map(Violation::to_string)
         .collect();
     problems.extend(unlisted_modules(krate, LAYERS));
+    problems.extend(escape_hatches(krate));
     problems
 }
 
@@ -181,4 +184,70 @@ fn a_file_cycle_is_caught() {
     );
     // Within one layer and one top-level module: not a layering problem.
     assert_eq!(layering_problems(&krate), Vec::<String>::new());
+}
+
+#[test]
+fn ways_around_the_table_are_caught() {
+    // Each line of `fixtures/architecture/escapes/` hides an upward reference from a
+    // plain path reading; each must be reported.
+    let krate = fixture("escapes");
+    #[rustfmt::skip]
+    let expected = [
+        "src/lib.rs:4: code at the crate root escapes the layering: put it in a module of the table",
+        "src/source/mod.rs:10: `crate` names the crate root: name the module instead",
+        "src/source/mod.rs:11: `crate` names the crate root: name the module instead",
+        "src/source/mod.rs:12: `extern crate self` names the crate root: name the module instead",
+        "src/source/mod.rs:16: a macro builds a path with a variable (`crate::$name`): write the module's name",
+        "src/source/mod.rs:20: `#[macro_export]` puts a macro at the crate root, where no layer judges its uses",
+        "src/source/mod.rs:23: `#[path]` on a module: the checker reads modules where their names say",
+        "src/source/mod.rs:26: `include!` brings in code the checker does not read",
+        "src/source/mod.rs:28: an inherent `impl` on another module's type: its methods are called without a path",
+        "src/source/mod.rs:31: crate::helper names no module of src/ and no re-export of lib.rs",
+    ];
+    assert_eq!(escape_hatches(&krate), expected);
+    // A raw identifier, a path in an attribute's string and a name re-exported by
+    // `lib.rs` are judged as the paths they are.
+    let upward: Vec<String> = upward_references(&krate, LAYERS)
+        .iter()
+        .map(|v| format!("{}:{} {}", v.file, v.line, v.target))
+        .collect();
+    assert_eq!(
+        upward,
+        [
+            "src/source/mod.rs:5 crate::rules::REGISTRY",
+            "src/source/mod.rs:7 crate::report::render",
+            "src/source/mod.rs:8 crate::discover::NameKind",
+            "src/source/mod.rs:28 crate::project::Loaded",
+        ]
+    );
+}
+
+/// ARCHITECTURE.md's table lists the layers and their modules as `LAYERS` does, in
+/// the same order, so the page and the test cannot drift apart.
+#[test]
+fn the_architecture_page_lists_the_layers_in_order() {
+    let page = std::fs::read_to_string(repo().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let rows: Vec<(String, Vec<String>)> = page
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.matches('|').count() >= 5)
+        .skip(1) // the header row
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let modules = cells[2]
+                .split(',')
+                .map(|m| m.trim().trim_matches('`').to_string())
+                .collect();
+            (cells[1].to_string(), modules)
+        })
+        .collect();
+    let expected: Vec<(String, Vec<String>)> = LAYERS
+        .iter()
+        .map(|(layer, modules)| {
+            (
+                layer.to_string(),
+                modules.iter().map(|m| m.to_string()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(rows, expected);
 }

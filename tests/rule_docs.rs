@@ -28,6 +28,25 @@ fn registry_and_catalog_agree() {
     assert!(catalog::find("no-such-rule").is_none());
 }
 
+/// A code's hundreds digit says which readiness question its rule serves
+/// (ARCHITECTURE.md, "A rule").
+#[test]
+fn a_code_names_its_question() {
+    use retrylint::diagnostic::Question;
+    for m in catalog::ALL {
+        let expected = match &m.code[2..3] {
+            "0" => Question::Input,
+            "1" => Question::Effect,
+            "2" => Question::Safety,
+            "3" => Question::Budget,
+            "4" => Question::UnknownResult,
+            "5" => Question::ServerContract,
+            other => panic!("{}: no question for the digit {other}", m.code),
+        };
+        assert_eq!(m.question, expected, "{}", m.code);
+    }
+}
+
 #[test]
 fn registry_is_sorted_unique_and_kebab_case() {
     let codes: Vec<&str> = REGISTRY.iter().map(|r| r.meta.code).collect();

@@ -8,6 +8,7 @@ use proc_macro2::{Spacing, TokenStream, TokenTree};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use syn::ext::IdentExt;
 use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 
@@ -22,6 +23,9 @@ pub struct ModuleFile {
     pub module: Vec<String>,
     /// Every `crate::` / `super::` / `self::` reference, resolved from the crate root.
     pub refs: Vec<Reference>,
+    /// Constructs that would let a reference escape the judgement, with their line
+    /// ([`escape_hatches`]).
+    pub escapes: Vec<(usize, String)>,
 }
 
 /// A reference from a file to a path of the crate, resolved from the crate root.
@@ -38,6 +42,13 @@ pub struct Crate {
     /// Top-level modules found on disk (a `.rs` file or a folder directly under `src/`),
     /// each with the path shown in messages.
     pub top_level: BTreeMap<String, String>,
+    /// Names `lib.rs` re-exports at the crate root (`pub use project::discover;`),
+    /// each with the top-level module it comes from: `crate::discover::…` is judged
+    /// as `crate::project::discover::…`.
+    pub root_aliases: BTreeMap<String, String>,
+    /// `lib.rs` items other than `mod` declarations and `pub use` re-exports of
+    /// modules: code at the crate root would escape the layering.
+    pub root_problems: Vec<String>,
 }
 
 /// A reference from a module to a module later in the layer order.
@@ -70,6 +81,7 @@ pub fn read_crate(src: &Path) -> Crate {
     paths.sort();
 
     let mut files = Vec::new();
+    let (root_aliases, root_problems) = read_root(&src.join("lib.rs"));
     for path in paths {
         let rel = path.strip_prefix(src).expect("under src");
         let parts: Vec<String> = rel
@@ -88,11 +100,13 @@ pub fn read_crate(src: &Path) -> Crate {
         let ast = syn::parse_file(&text)
             .unwrap_or_else(|e| panic!("{display} does not parse with syn: {e}"));
         let mut refs = Vec::new();
+        let mut escapes = Vec::new();
         // A whole file under `#![cfg(test)]` is test code.
         if !is_test_only(&ast.attrs) {
             let mut collector = Collector {
                 module: module.clone(),
                 refs: &mut refs,
+                escapes: &mut escapes,
             };
             collector.visit_file(&ast);
         }
@@ -100,6 +114,7 @@ pub fn read_crate(src: &Path) -> Crate {
             display,
             module,
             refs,
+            escapes,
         });
     }
 
@@ -122,7 +137,101 @@ pub fn read_crate(src: &Path) -> Crate {
             }
         }
     }
-    Crate { files, top_level }
+    Crate {
+        files,
+        top_level,
+        root_aliases,
+        root_problems,
+    }
+}
+
+/// Reads the crate root: `mod` declarations and `pub use module::item;` re-exports
+/// (recorded as aliases) are all it may hold. A missing `lib.rs` (a fixture without
+/// one) holds nothing.
+fn read_root(lib: &Path) -> (BTreeMap<String, String>, Vec<String>) {
+    let mut aliases = BTreeMap::new();
+    let mut problems = Vec::new();
+    let Ok(text) = std::fs::read_to_string(lib) else {
+        return (aliases, problems);
+    };
+    let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("src/lib.rs does not parse: {e}"));
+    for item in &ast.items {
+        let line = item_line(item);
+        match item {
+            syn::Item::Mod(m) if m.content.is_none() => {
+                if m.attrs.iter().any(|a| a.path().is_ident("path")) {
+                    problems.push(format!("src/lib.rs:{line}: `#[path]` on a module: the checker reads modules where their names say"));
+                }
+            }
+            syn::Item::Use(u) => {
+                let mut leaves = Vec::new();
+                use_leaves(&u.tree, &mut Vec::new(), &mut leaves);
+                for (path, name) in leaves {
+                    match path.first().map(String::as_str) {
+                        Some(first) if first != "crate" && first != "self" && first != "super" && path.len() >= 2 => {
+                            aliases.insert(name, first.to_string());
+                        }
+                        _ => problems.push(format!(
+                            "src/lib.rs:{line}: `use {}` at the crate root: re-export an item of a module (`pub use module::item;`)",
+                            path.join("::")
+                        )),
+                    }
+                }
+            }
+            _ => problems.push(format!(
+                "src/lib.rs:{line}: code at the crate root escapes the layering: put it in a module of the table"
+            )),
+        }
+    }
+    (aliases, problems)
+}
+
+/// The leaves of a `use` tree: the full path and the name it binds.
+fn use_leaves(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<(Vec<String>, String)>) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.unraw().to_string());
+            use_leaves(&p.tree, prefix, out);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => {
+            let mut path = prefix.clone();
+            path.push(n.ident.unraw().to_string());
+            out.push((path, n.ident.unraw().to_string()));
+        }
+        syn::UseTree::Rename(r) => {
+            let mut path = prefix.clone();
+            path.push(r.ident.unraw().to_string());
+            out.push((path, r.rename.unraw().to_string()));
+        }
+        syn::UseTree::Glob(_) => out.push((prefix.clone(), "*".to_string())),
+        syn::UseTree::Group(g) => {
+            for item in &g.items {
+                use_leaves(item, prefix, out);
+            }
+        }
+    }
+}
+
+/// The line of an item's keyword (0 for kinds the crate root never holds).
+fn item_line(item: &syn::Item) -> usize {
+    use syn::Item;
+    let span = match item {
+        Item::Mod(i) => i.mod_token.span,
+        Item::Use(i) => i.use_token.span,
+        Item::Fn(i) => i.sig.fn_token.span,
+        Item::Macro(i) => i.mac.bang_token.span,
+        Item::Const(i) => i.const_token.span,
+        Item::Static(i) => i.static_token.span,
+        Item::Struct(i) => i.struct_token.span,
+        Item::Enum(i) => i.enum_token.span,
+        Item::Impl(i) => i.impl_token.span,
+        Item::ExternCrate(i) => i.crate_token.span,
+        Item::Type(i) => i.type_token.span,
+        Item::Trait(i) => i.trait_token.span,
+        _ => return 0,
+    };
+    span.start().line
 }
 
 fn collect_rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -195,6 +304,7 @@ pub fn upward_references(krate: &Crate, layers: &Layers) -> Vec<Violation> {
             // `crate::something` that is not a module (an item of the crate root) or a
             // module outside the table: nothing to compare with.
             let Some(to) = r.path.first() else { continue };
+            let to = krate.root_aliases.get(to).unwrap_or(to);
             let Some(&(to_rank, to_layer)) = rank.get(to.as_str()) else {
                 continue;
             };
@@ -226,6 +336,38 @@ pub fn unlisted_modules(krate: &Crate, layers: &Layers) -> Vec<String> {
             format!("{shown}: top-level module {name} is not in LAYERS; give it a layer")
         })
         .collect()
+}
+
+/// Constructs that would hide a reference from [`upward_references`]: a path to the
+/// crate root itself (`use crate as c;`, `use crate::*;`, `super::*` up to the root),
+/// `extern crate self`, a path from the crate root built by a macro variable
+/// (`crate::$m`), `#[macro_export]` (a macro at the crate root), `#[path]` modules,
+/// `include!`, an inherent `impl` on another top-level module's type (its methods
+/// are called without a path), a reference to `crate::X` where `X` is neither a
+/// module nor a re-export of `lib.rs`, and code at the crate root.
+pub fn escape_hatches(krate: &Crate) -> Vec<String> {
+    let mut found = krate.root_problems.clone();
+    for file in &krate.files {
+        for (line, message) in &file.escapes {
+            found.push(format!("{}:{line}: {message}", file.display));
+        }
+        for r in &file.refs {
+            let Some(first) = r.path.first() else {
+                continue;
+            };
+            if !krate.top_level.contains_key(first) && !krate.root_aliases.contains_key(first) {
+                found.push(format!(
+                    "{}:{}: crate::{} names no module of src/ and no re-export of lib.rs",
+                    file.display,
+                    r.line,
+                    r.path.join("::")
+                ));
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
 }
 
 /// Table entries with no module on disk (a renamed or removed module left behind).
@@ -389,12 +531,57 @@ fn resolve(module: &[String], segments: &[String]) -> Option<Vec<String>> {
 struct Collector<'a> {
     module: Vec<String>,
     refs: &'a mut Vec<Reference>,
+    escapes: &'a mut Vec<(usize, String)>,
 }
 
 impl Collector<'_> {
     fn record(&mut self, segments: &[String], line: usize) {
         if let Some(path) = resolve(&self.module, segments) {
-            self.refs.push(Reference { line, path });
+            if path.is_empty() {
+                // `use crate as c;`, `use crate::*;`, `super::*` up to the root: later
+                // paths through that name cannot be judged.
+                self.escapes.push((
+                    line,
+                    format!(
+                        "`{}` names the crate root: name the module instead",
+                        segments.join("::")
+                    ),
+                ));
+            } else {
+                self.refs.push(Reference { line, path });
+            }
+        }
+    }
+
+    fn escape(&mut self, line: usize, message: &str) {
+        self.escapes.push((line, message.to_string()));
+    }
+
+    /// Paths written as strings in attributes: `"crate::a::b"`, `"super::x"`.
+    fn string_paths(&mut self, stream: TokenStream) {
+        for token in stream {
+            match token {
+                TokenTree::Group(g) => self.string_paths(g.stream()),
+                TokenTree::Literal(lit) => {
+                    if let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&lit.to_string()) {
+                        self.string_path(&s.value(), lit.span().start().line);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// One string that may be a path (`"crate::a::b"`): recorded when it is one.
+    fn string_path(&mut self, value: &str, line: usize) {
+        let segments: Vec<String> = value.split("::").map(|p| p.trim().to_string()).collect();
+        let is_path = segments.len() > 1
+            && segments.iter().all(|p| {
+                matches!(p.as_str(), "crate" | "super" | "self")
+                    || syn::parse_str::<syn::Ident>(p).is_ok()
+            });
+        if is_path {
+            self.record(&segments, line);
         }
     }
 
@@ -402,7 +589,7 @@ impl Collector<'_> {
     fn use_tree(&mut self, tree: &syn::UseTree, prefix: &mut Vec<String>) {
         match tree {
             syn::UseTree::Path(p) => {
-                prefix.push(p.ident.to_string());
+                prefix.push(p.ident.unraw().to_string());
                 self.use_tree(&p.tree, prefix);
                 prefix.pop();
             }
@@ -425,7 +612,7 @@ impl Collector<'_> {
         let mut segments = prefix.to_vec();
         // `use crate::a::{self}` names `crate::a` itself.
         if ident != "self" || segments.is_empty() {
-            segments.push(ident.to_string());
+            segments.push(ident.unraw().to_string());
         }
         self.record(&segments, ident.span().start().line);
     }
@@ -454,6 +641,12 @@ impl Collector<'_> {
                         segments.push(next);
                         j += 3;
                     }
+                    if is_macro_variable_after(&tokens, j) {
+                        self.escape(
+                            line,
+                            "a macro builds a path with a variable (`crate::$name`): write the module's name",
+                        );
+                    }
                     if segments.len() > 1 {
                         self.record(&segments, line);
                     }
@@ -465,16 +658,25 @@ impl Collector<'_> {
     }
 }
 
-/// `::name` at `j`: the name.
+/// `::name` at `j`: the name (a raw `r#name` read as `name`).
 fn path_step(tokens: &[TokenTree], j: usize) -> Option<String> {
     match (tokens.get(j)?, tokens.get(j + 1)?, tokens.get(j + 2)?) {
         (TokenTree::Punct(a), TokenTree::Punct(b), TokenTree::Ident(name))
             if a.as_char() == ':' && a.spacing() == Spacing::Joint && b.as_char() == ':' =>
         {
-            Some(name.to_string())
+            Some(name.unraw().to_string())
         }
         _ => None,
     }
+}
+
+/// `::$` at `j`: a path continued by a macro variable.
+fn is_macro_variable_after(tokens: &[TokenTree], j: usize) -> bool {
+    matches!(
+        (tokens.get(j), tokens.get(j + 1), tokens.get(j + 2)),
+        (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)), Some(TokenTree::Punct(d)))
+            if a.as_char() == ':' && b.as_char() == ':' && d.as_char() == '$'
+    )
 }
 
 /// Whether the token at `i` comes right after `::` (so it is not the start of a path).
@@ -578,8 +780,46 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         }
     }
 
-    /// Attributes are not references: doc comments (`///` links), derives, `cfg`s.
-    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+    /// Doc comments (`///` links) are not references. Other attributes may hold paths
+    /// (`#[serde(with = "crate::a::b")]`, clap's `value_parser = crate::…`): their
+    /// tokens and the paths written in their string literals count.
+    fn visit_attribute(&mut self, attr: &'ast syn::Attribute) {
+        if attr.path().is_ident("doc") {
+            return;
+        }
+        if attr.path().is_ident("macro_export") {
+            let line = attr.pound_token.span.start().line;
+            self.escape(
+                line,
+                "`#[macro_export]` puts a macro at the crate root, where no layer judges its uses",
+            );
+        }
+        if attr.path().is_ident("path") {
+            let line = attr.pound_token.span.start().line;
+            self.escape(
+                line,
+                "`#[path]` on a module: the checker reads modules where their names say",
+            );
+        }
+        match &attr.meta {
+            syn::Meta::List(list) => {
+                self.string_paths(list.tokens.clone());
+                self.tokens(list.tokens.clone());
+            }
+            syn::Meta::NameValue(nv) => {
+                if let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) = &nv.value
+                {
+                    self.string_path(&s.value(), s.span().start().line);
+                } else {
+                    self.visit_expr(&nv.value);
+                }
+            }
+            syn::Meta::Path(_) => {}
+        }
+    }
 
     /// `pub(super)` / `pub(in crate::a)` limit who may see an item; they use nothing.
     fn visit_visibility(&mut self, _: &'ast syn::Visibility) {}
@@ -587,6 +827,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     /// An inline `mod x { … }` moves `super` and `self` one level down; `mod x;` is
     /// another file, read on its own.
     fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        for attr in &item.attrs {
+            self.visit_attribute(attr);
+        }
         if let Some((_, items)) = &item.content {
             self.module.push(item.ident.to_string());
             for item in items {
@@ -594,6 +837,38 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             }
             self.module.pop();
         }
+    }
+
+    fn visit_item_extern_crate(&mut self, item: &'ast syn::ItemExternCrate) {
+        if item.ident == "self" {
+            self.escape(
+                item.ident.span().start().line,
+                "`extern crate self` names the crate root: name the module instead",
+            );
+        }
+    }
+
+    /// An inherent `impl` on another top-level module's type adds methods to it, which
+    /// its users then call without a path: keep a type's methods in its own module.
+    fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
+        if item.trait_.is_none() {
+            if let syn::Type::Path(tp) = &*item.self_ty {
+                let segments: Vec<String> = tp
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.unraw().to_string())
+                    .collect();
+                let owner = resolve(&self.module, &segments).and_then(|p| p.first().cloned());
+                if owner.is_some_and(|o| Some(&o) != self.module.first()) {
+                    self.escape(
+                        item.impl_token.span.start().line,
+                        "an inherent `impl` on another module's type: its methods are called without a path",
+                    );
+                }
+            }
+        }
+        visit::visit_item_impl(self, item);
     }
 
     fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
@@ -605,8 +880,11 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_path(&mut self, path: &'ast syn::Path) {
         if path.leading_colon.is_none() {
             if let Some(first) = path.segments.first() {
-                let segments: Vec<String> =
-                    path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let segments: Vec<String> = path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.unraw().to_string())
+                    .collect();
                 self.record(&segments, first.ident.span().start().line);
             }
         }
@@ -615,6 +893,13 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        // `include!(concat!(env!("OUT_DIR"), …))` brings in build-script output, data
+        // rather than a module of `src/`.
+        let generated = mac.tokens.to_string().contains("OUT_DIR");
+        if mac.path.is_ident("include") && !generated {
+            let line = mac.bang_token.span.start().line;
+            self.escape(line, "`include!` brings in code the checker does not read");
+        }
         visit::visit_macro(self, mac);
         self.tokens(mac.tokens.clone());
     }

@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::chain::{attempts_bound, AttemptsBound, LayerView};
+use super::chain::{attempts_bound, budget_bound, AttemptsBound, LayerView};
 use super::decision::{Decision, StopReason};
 use super::policy_decision::{
     classify_ms, decide_observed, EffectivePolicyView, ObservedRetryAfter,
@@ -239,17 +239,31 @@ pub struct LayerFigures {
     /// False when `max_attempts` is a lower bound (a retried layer without
     /// `attempts`).
     pub max_attempts_exact: bool,
+    /// Retries (and hedged copies) this layer's budget refused (absent from the
+    /// JSON when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub budget_refused: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What a chain of two or more layers adds to the report: attempts per layer and
 /// the amplification bound of RL311, beside the measured
 /// [`SimulationReport::amplification`] (upstream attempts / client requests).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChainFigures {
     /// Every layer, outermost first.
     pub layers: Vec<LayerFigures>,
-    /// The product of the layers' `max_attempts` (RL311's computed bound).
+    /// The product of the layers' `max_attempts` (RL311's computed bound,
+    /// [`compose::total_attempts`](super::compose::total_attempts)).
     pub amplification_bound: AttemptsBound,
+    /// Attempts per client request under sustained load with the budgets applied
+    /// (`1 + ratio` or `1 + token_ratio` for a budgeted layer), when a budget lowers
+    /// the product (absent from the JSON otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_bound: Option<f64>,
 }
 
 /// Runs the herd simulation of one layer with instant 503s: the model of issue 4
@@ -282,57 +296,72 @@ pub fn simulate_chain(config: &ChainConfig) -> Result<SimulationReport, Simulati
     if config.layers.is_empty() {
         return Err(SimulationError::NoLayer);
     }
+    let retry_after = config
+        .retry_after
+        .as_deref()
+        .map(|raw| parse_retry_after_at(raw, config.start_epoch_ms));
     let mut rng = SplitMix64::new(config.seed);
-    let mut run = Run {
-        config,
-        retry_after: config
-            .retry_after
-            .as_deref()
-            .map(|raw| parse_retry_after_at(raw, config.start_epoch_ms)),
-        draw: move || rng.next_unit(),
-        buckets: BTreeMap::new(),
-        layer_attempts: vec![0; config.layers.len()],
-    };
-
-    let (mut succeeded, mut gave_up_deadline, mut out_of_attempts) = (0u64, 0u64, 0u64);
-    let mut other_stops: BTreeMap<String, u64> = BTreeMap::new();
-    let mut finished_at_ms = 0.0f64;
-    for _ in 0..config.clients {
-        let outcome = run.layer(0, 0.0, true);
-        match outcome.stop {
-            None if outcome.answer == Answer::Success => succeeded += 1,
-            None => {
-                // Nothing bounds the attempt and the upstream never answers.
-                *other_stops.entry(NEVER_ANSWERED.to_owned()).or_default() += 1;
-                continue;
-            }
-            Some(StopReason::DeadlineExhausted) => gave_up_deadline += 1,
-            Some(StopReason::MaxAttempts) => out_of_attempts += 1,
-            Some(other) => *other_stops.entry(other.as_str().to_owned()).or_default() += 1,
+    let tally = if config
+        .layers
+        .iter()
+        .any(|l| l.budget.is_some() || l.hedges())
+    {
+        // Budgets depend on every client's load at once: one time-ordered queue.
+        super::simulate_events::run(config, retry_after, move || rng.next_unit())
+    } else {
+        let mut run = Run {
+            config,
+            retry_after,
+            draw: move || rng.next_unit(),
+            buckets: BTreeMap::new(),
+            layer_attempts: vec![0; config.layers.len()],
+        };
+        let mut tally = Tally::new(config.layers.len());
+        for _ in 0..config.clients {
+            let outcome = run.layer(0, 0.0, true);
+            let answered = match outcome.answer {
+                Answer::Success => Some(true),
+                Answer::Failed { .. } => Some(false),
+                Answer::Never => None,
+            };
+            tally.client_done(answered, outcome.stop.map(StopReason::as_str), outcome.at);
         }
-        finished_at_ms = finished_at_ms.max(outcome.at);
-    }
+        tally.buckets = run.buckets;
+        tally.layer_attempts = run.layer_attempts;
+        tally
+    };
+    let Tally {
+        buckets,
+        layer_attempts,
+        layer_refused,
+        succeeded,
+        gave_up_deadline,
+        out_of_attempts,
+        other_stops,
+        finished_at_ms,
+    } = tally;
 
-    let total_attempts = run.layer_attempts.last().copied().unwrap_or(0);
+    let total_attempts = layer_attempts.last().copied().unwrap_or(0);
     let chain = (config.layers.len() > 1).then(|| ChainFigures {
         layers: config
             .layers
             .iter()
-            .zip(&run.layer_attempts)
-            .map(|(l, &attempts)| {
+            .zip(layer_attempts.iter().zip(&layer_refused))
+            .map(|(l, (&attempts, &budget_refused))| {
                 let (max_attempts, max_attempts_exact) = l.max_attempts();
                 LayerFigures {
                     layer: l.kind.clone(),
                     attempts,
                     max_attempts,
                     max_attempts_exact,
+                    budget_refused,
                 }
             })
             .collect(),
         amplification_bound: attempts_bound(&config.layers),
+        budget_bound: budget_bound(&config.layers),
     });
-    let buckets: Vec<Bucket> = run
-        .buckets
+    let buckets: Vec<Bucket> = buckets
         .into_iter()
         .map(|(i, (attempts, retries))| Bucket {
             start_ms: i * BUCKET_MS,
@@ -385,6 +414,63 @@ pub fn simulate_chain(config: &ChainConfig) -> Result<SimulationReport, Simulati
         buckets,
         chain,
     })
+}
+
+/// The `other_stops` name of a client whose retry a budget refused (its own
+/// layer's budget: a layer's loop ends when its budget refuses a retry).
+pub const BUDGET_EXHAUSTED: &str = "budget-exhausted";
+
+/// What a run counts, whichever way its events were ordered.
+pub(super) struct Tally {
+    /// Bucket index -> (attempts, retries) at the upstream.
+    pub buckets: BTreeMap<u64, (u64, u64)>,
+    /// Attempts sent by each layer, outermost first.
+    pub layer_attempts: Vec<u64>,
+    /// Retries refused by each layer's budget.
+    pub layer_refused: Vec<u64>,
+    pub succeeded: u64,
+    pub gave_up_deadline: u64,
+    pub out_of_attempts: u64,
+    pub other_stops: BTreeMap<String, u64>,
+    pub finished_at_ms: f64,
+}
+
+impl Tally {
+    pub(super) fn new(layers: usize) -> Tally {
+        Tally {
+            buckets: BTreeMap::new(),
+            layer_attempts: vec![0; layers],
+            layer_refused: vec![0; layers],
+            succeeded: 0,
+            gave_up_deadline: 0,
+            out_of_attempts: 0,
+            other_stops: BTreeMap::new(),
+            finished_at_ms: 0.0,
+        }
+    }
+
+    /// A client's final answer at `at`: `Some(true)` a success, `Some(false)` a
+    /// failure after which it stopped for `stop`, `None` never answered.
+    pub(super) fn client_done(&mut self, answered: Option<bool>, stop: Option<&str>, at: f64) {
+        match (answered, stop) {
+            (Some(true), _) => self.succeeded += 1,
+            (None, _) | (Some(false), None) => {
+                // Nothing bounds the attempt and the upstream never answers.
+                *self.other_stops.entry(NEVER_ANSWERED.to_owned()).or_default() += 1;
+                return;
+            }
+            (Some(false), Some(reason)) if reason == StopReason::DeadlineExhausted.as_str() => {
+                self.gave_up_deadline += 1
+            }
+            (Some(false), Some(reason)) if reason == StopReason::MaxAttempts.as_str() => {
+                self.out_of_attempts += 1
+            }
+            (Some(false), Some(other)) => {
+                *self.other_stops.entry(other.to_owned()).or_default() += 1
+            }
+        }
+        self.finished_at_ms = self.finished_at_ms.max(at);
+    }
 }
 
 /// The `other_stops` name of a client whose attempt is bounded by nothing (no
@@ -763,6 +849,8 @@ mod tests {
                 kind: kind.to_owned(),
                 policy,
                 attempt_timeout: timeout.map_or(AttemptLimit::Remaining, |ms| AttemptLimit::Fixed(f64::from(ms))),
+                budget: None,
+                hedging: None,
             }
         }
     }
@@ -863,6 +951,8 @@ mod tests {
                 ..EffectivePolicyView::default()
             },
             attempt_timeout: timeout,
+            budget: None,
+            hedging: None,
         }
     }
 

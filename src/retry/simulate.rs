@@ -663,6 +663,7 @@ fn passed_up(depth: usize, signal: Signal, retry_after: bool) -> Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::retry::budget::{Hedging, RetryBudget};
     use crate::retry::chain::AttemptLimit;
     use crate::retry::policy_decision::RetryAfterPolicy;
     use crate::retry::types::{Effect, Jitter, OnInvalid, RetryOnEntry};
@@ -930,6 +931,225 @@ mod tests {
             }
             prop_assert_eq!(simulate_chain(&config).unwrap(), r);
         }
+    }
+
+    fn budget() -> impl Strategy<Value = Option<RetryBudget>> {
+        prop_oneof![
+            Just(None),
+            (0u32..100, prop::option::of(0u32..20)).prop_map(|(pct, min)| Some(RetryBudget::Ratio {
+                ratio: f64::from(pct) / 100.0,
+                min_per_second: min.map(f64::from),
+                min_concurrent: None,
+                window_ms: Some(10_000.0),
+            })),
+            (0u64..10).prop_map(|n| Some(RetryBudget::Concurrency { max_concurrent_retries: n })),
+            (1u32..20, 1u32..10).prop_map(|(t, r)| Some(RetryBudget::Tokens {
+                tokens: f64::from(t),
+                token_ratio: f64::from(r) / 10.0,
+            })),
+        ]
+    }
+
+    prop_compose! {
+        /// A layer that may have a budget and may hedge.
+        fn budgeted_layer()(
+            mut layer in layer(),
+            budget in budget(),
+            hedging in prop::option::weighted(0.3, (1u64..5, 0u32..300)),
+        ) -> LayerView {
+            layer.budget = budget;
+            layer.hedging = hedging.map(|(attempts, delay)| Hedging { attempts, delay_ms: f64::from(delay) });
+            layer
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// Budgets and hedging (the event queue) keep RL311's product bound, count
+        /// every client once and are deterministic.
+        #[test]
+        fn budgets_and_hedging_stay_within_the_product_bound(
+            layers in prop::collection::vec(budgeted_layer(), 1..4),
+            failure in failure(),
+            clients in 1u32..40,
+            outage in 0u32..8000,
+            seed in any::<u64>(),
+        ) {
+            let bound = attempts_bound(&layers);
+            let config = ChainConfig {
+                clients,
+                outage_ms: f64::from(outage),
+                retry_after: Some("1".to_owned()),
+                start_epoch_ms: 1_700_000_000_000.0,
+                seed,
+                failure,
+                layers,
+            };
+            let r = simulate_chain(&config).unwrap();
+            prop_assert!(r.amplification <= bound.attempts as f64, "{} > {:?}", r.amplification, bound);
+            let outcomes = r.succeeded + r.gave_up_deadline + r.out_of_attempts
+                + r.other_stops.values().sum::<u64>();
+            prop_assert_eq!(outcomes, u64::from(clients));
+            prop_assert_eq!(r.buckets.iter().map(|b| b.attempts).sum::<u64>(), r.total_attempts);
+            prop_assert_eq!(r.buckets.iter().map(|b| b.attempts - b.retries).sum::<u64>(), u64::from(clients));
+            prop_assert_eq!(simulate_chain(&config).unwrap(), r);
+        }
+
+        /// With no jitter (no random draw) and a budget that never binds, the event
+        /// queue gives exactly the result of the client-by-client order.
+        #[test]
+        fn a_budget_that_never_binds_changes_nothing(
+            layers in prop::collection::vec(layer(), 1..4),
+            failure in failure(),
+            clients in 1u32..30,
+            outage in 0u32..8000,
+        ) {
+            let mut layers = layers;
+            for l in &mut layers {
+                l.policy.jitter = Some(Jitter::None);
+            }
+            let plain = ChainConfig {
+                clients,
+                outage_ms: f64::from(outage),
+                retry_after: Some("1".to_owned()),
+                start_epoch_ms: 1_700_000_000_000.0,
+                seed: 7,
+                failure,
+                layers,
+            };
+            let mut budgeted = plain.clone();
+            budgeted.layers[0].budget = Some(RetryBudget::Concurrency { max_concurrent_retries: u64::MAX });
+            let a = simulate_chain(&plain).unwrap();
+            let mut b = simulate_chain(&budgeted).unwrap();
+            // The bound does not change either: a cap is not a share of the load.
+            prop_assert_eq!(a.clone().chain.map(|c| c.amplification_bound), b.clone().chain.map(|c| c.amplification_bound));
+            if let (Some(x), Some(y)) = (&a.chain, &mut b.chain) {
+                y.budget_bound = x.budget_bound;
+            }
+            prop_assert_eq!(a, b);
+        }
+
+        /// A ratio budget `r` whose window covers the whole run admits a retry only
+        /// while the retries so far are below `r` x the requests so far: the budgeted
+        /// layer sends at most `(1 + r) x requests + 1` attempts, so the
+        /// amplification stays within the other layers' product x `(1 + r + 1 /
+        /// clients)`, near RL311's budget bound `1 + r` for a large herd, and
+        /// within the plain product.
+        #[test]
+        fn a_ratio_budget_holds_a_long_outage_near_one_plus_ratio(
+            layers in prop::collection::vec(layer(), 1..4),
+            at in 0usize..3,
+            pct in 0u32..100,
+            failure in failure(),
+            clients in 100u32..400,
+            seed in any::<u64>(),
+        ) {
+            let mut layers = layers;
+            let d = at % layers.len();
+            let r = f64::from(pct) / 100.0;
+            layers[d].budget = Some(RetryBudget::Ratio {
+                ratio: r,
+                min_per_second: None,
+                min_concurrent: None,
+                window_ms: Some(1e12),
+            });
+            let others: f64 = layers
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != d)
+                .map(|(_, l)| l.max_attempts().0 as f64)
+                .product();
+            let product = attempts_bound(&layers).attempts as f64;
+            let config = ChainConfig {
+                clients,
+                outage_ms: 1e9,
+                retry_after: None,
+                start_epoch_ms: 0.0,
+                seed,
+                failure,
+                layers,
+            };
+            let rep = simulate_chain(&config).unwrap();
+            prop_assert!(rep.amplification <= product, "{} > {}", rep.amplification, product);
+            let near = others * (1.0 + r + 1.0 / f64::from(clients));
+            prop_assert!(rep.amplification <= near + 1e-9, "{} > {}", rep.amplification, near);
+            if let Some(chain) = &rep.chain {
+                let requests = if d == 0 { u64::from(clients) } else { chain.layers[d - 1].attempts };
+                let sent = chain.layers[d].attempts as f64;
+                prop_assert!(sent <= (1.0 + r) * requests as f64 + 1.0 + 1e-9, "{} for {} requests", sent, requests);
+            }
+        }
+    }
+
+    #[test]
+    fn a_token_bucket_stops_retrying_at_half() {
+        // 100 clients fail at t = 0: the bucket of 10 admits retries while more
+        // than 5 tokens remain after the failure: 4 retries, then none.
+        let mut l = layer_of("client", 3, AttemptLimit::Remaining);
+        l.budget = Some(RetryBudget::Tokens { tokens: 10.0, token_ratio: 0.1 });
+        let r = simulate_chain(&ChainConfig {
+            clients: 100,
+            outage_ms: 1e9,
+            retry_after: None,
+            start_epoch_ms: 0.0,
+            seed: 1,
+            failure: Failure::Status { attempt_ms: 0.0 },
+            layers: vec![l],
+        })
+        .unwrap();
+        assert_eq!(r.total_attempts, 104);
+        assert_eq!(r.other_stops.get(BUDGET_EXHAUSTED), Some(&100));
+    }
+
+    #[test]
+    fn a_concurrency_cap_limits_retries_in_flight() {
+        // 503s take 100 ms, backoff 100 ms: a cap of 5 admits 5 retries at 100 ms,
+        // held until answered at 300 ms; every other client is refused at 100 ms.
+        let mut l = layer_of("client", 3, AttemptLimit::Remaining);
+        l.budget = Some(RetryBudget::Concurrency { max_concurrent_retries: 5 });
+        let r = simulate_chain(&ChainConfig {
+            clients: 20,
+            outage_ms: 1e9,
+            retry_after: None,
+            start_epoch_ms: 0.0,
+            seed: 1,
+            failure: Failure::Status { attempt_ms: 100.0 },
+            layers: vec![l],
+        })
+        .unwrap();
+        // 20 first attempts, 5 retries at 200 ms, 5 more at 400 ms.
+        assert_eq!(r.total_attempts, 30);
+        assert_eq!(r.out_of_attempts, 5);
+        assert_eq!(r.other_stops.get(BUDGET_EXHAUSTED), Some(&15));
+    }
+
+    #[test]
+    fn hedging_sends_copies_and_the_first_success_wins() {
+        let hedged = |outage_ms: f64| {
+            let mut l = layer_of("client", 1, AttemptLimit::Remaining);
+            l.hedging = Some(Hedging { attempts: 3, delay_ms: 50.0 });
+            simulate_chain(&ChainConfig {
+                clients: 10,
+                outage_ms,
+                retry_after: None,
+                start_epoch_ms: 0.0,
+                seed: 1,
+                failure: Failure::Status { attempt_ms: 100.0 },
+                layers: vec![l],
+            })
+            .unwrap()
+        };
+        // Copies at 0, 50 and 100 ms all fail: 3 attempts each, all spent.
+        let r = hedged(1e9);
+        assert_eq!(r.total_attempts, 30);
+        assert_eq!(r.out_of_attempts, 10);
+        assert_eq!(r.finished_at_ms, 200.0);
+        // The copy sent at 50 ms answers at once after a 40 ms outage and wins.
+        let r = hedged(40.0);
+        assert_eq!(r.total_attempts, 20);
+        assert_eq!(r.succeeded, 10);
+        assert_eq!(r.finished_at_ms, 50.0);
     }
 
     fn layer_of(kind: &str, attempts: u32, timeout: AttemptLimit) -> LayerView {

@@ -27,6 +27,14 @@
 //! with `seed`, consumed client by client in that order, so a seed gives the same
 //! report on every platform, and a chain of one layer with instant failures gives
 //! exactly the result of the single-layer model of issue 4.
+//!
+//! A retry budget breaks that independence: it depends on the load of every client
+//! at once. When some layer has a `budget` or hedges, the run orders every client's
+//! events in one time-ordered queue instead (`simulate_events`, which also models
+//! hedged copies); runs without either keep the order above and their results.
+//! The report's bound is [`compose::total_attempts`](super::compose::total_attempts),
+//! the count of RL311 and the readiness: the plain product and, when a budget lowers
+//! it, the bound under load.
 
 use std::collections::BTreeMap;
 
@@ -580,15 +588,13 @@ impl<D: FnMut() -> f64> Run<'_, D> {
                 &mut self.draw,
             );
             let stop = match decision {
-                Decision::Retry { delay_ms, .. } => match self.budget_stops_retry(depth, at) {
-                    None => {
-                        t = at + delay_ms;
-                        previous = Some(delay_ms);
-                        retry = retry.saturating_add(1);
-                        continue;
-                    }
-                    Some(reason) => reason,
-                },
+                Decision::Retry { delay_ms, .. } => {
+                    // No budget on this path (see `simulate_events`).
+                    t = at + delay_ms;
+                    previous = Some(delay_ms);
+                    retry = retry.saturating_add(1);
+                    continue;
+                }
                 Decision::Stop(reason) => reason,
             };
             return LayerOutcome {
@@ -597,20 +603,6 @@ impl<D: FnMut() -> f64> Run<'_, D> {
                 stop: Some(stop),
             };
         }
-    }
-
-    /// The hook where a retry budget would cap retries (issue 13: ratio budget,
-    /// concurrency cap, token bucket; layers.md "What the model gains"). Called when
-    /// layer `depth` has decided to retry at `at_ms`; `Some(reason)` stops the layer
-    /// instead. No budget is modelled yet, so every retry is admitted.
-    ///
-    /// A budget depends on the load of every client at `at_ms` (active requests,
-    /// retries in flight, tokens left), while this run simulates clients one after
-    /// another: a budget-aware run must order every client's events by time (an
-    /// event queue), at least when some layer has a budget, so that the random
-    /// stream of a run without budgets stays as it is.
-    fn budget_stops_retry(&mut self, _depth: usize, _at_ms: f64) -> Option<StopReason> {
-        None
     }
 
     /// One attempt at the upstream, sent at `t`: counted in its bucket; the answer

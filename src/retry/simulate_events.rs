@@ -237,12 +237,6 @@ impl<D: FnMut() -> f64> Sim<'_, D> {
             done: false,
         });
         self.requests_at(depth, at);
-        if let Some(h) = self.hedging(lp) {
-            for copy in 1..h.attempts {
-                let when = at + copy as f64 * h.delay_ms.max(0.0);
-                self.push(when, Kind::Hedge { lp, copy });
-            }
-        }
         self.send(lp, at, false);
     }
 
@@ -303,6 +297,14 @@ impl<D: FnMut() -> f64> Sim<'_, D> {
         let attempt = self.loops[lp].attempts.len();
         self.loops[lp].attempts.push(Attempt { open: true, retry });
         self.tally.layer_attempts[depth] += 1;
+        if let Some(h) = self.hedging(lp) {
+            // The next copy's timer (one at a time: `attempts` may be large).
+            if self.loops[lp].copies_left > 0 {
+                let copy = attempt as u64 + 1;
+                let when = self.loops[lp].start_ms + copy as f64 * h.delay_ms.max(0.0);
+                self.push(when.max(at), Kind::Hedge { lp, copy });
+            }
+        }
         let first = self.loops[lp].first_path && attempt == 0;
         let view = self.layer(lp);
         let limit = view

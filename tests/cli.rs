@@ -868,11 +868,26 @@ fn a_gateway_budget_cuts_the_upstream_load_of_a_long_outage() {
     let (code, budget, err) = simulate_layers_in("fixtures/examples/layers-budget", &args);
     assert_eq!(code, 0, "{err}");
     insta::assert_snapshot!("simulate_layers_budget_long_outage", budget);
-    assert!(plain.contains("upstream attempts  18000 (18.00 per client)"), "{plain}");
-    assert!(!plain.contains("under load"), "no budget, no budget bound: {plain}");
-    assert!(budget.contains("attempts by layer  client 3000, gateway 3700, mesh 11100"), "{budget}");
-    assert!(budget.contains("10.8 under load with the budgets (RL311)"), "{budget}");
-    assert!(budget.contains("budget refused     gateway 2300"), "{budget}");
+    assert!(
+        plain.contains("upstream attempts  18000 (18.00 per client)"),
+        "{plain}"
+    );
+    assert!(
+        !plain.contains("under load"),
+        "no budget, no budget bound: {plain}"
+    );
+    assert!(
+        budget.contains("attempts by layer  client 3000, gateway 3700, mesh 11100"),
+        "{budget}"
+    );
+    assert!(
+        budget.contains("10.8 under load with the budgets (RL311)"),
+        "{budget}"
+    );
+    assert!(
+        budget.contains("budget refused     gateway 2300"),
+        "{budget}"
+    );
     // The JSON carries the same figures.
     let json = [&args[..], &["--format", "json"]].concat();
     let (_, out, _) = simulate_layers_in("fixtures/examples/layers-budget", &json);
@@ -880,7 +895,11 @@ fn a_gateway_budget_cuts_the_upstream_load_of_a_long_outage() {
     assert_eq!(v["chain"]["budget_bound"].as_f64(), Some(10.8));
     assert_eq!(v["chain"]["amplification_bound"]["attempts"], 18);
     assert_eq!(v["chain"]["layers"][1]["budget_refused"], 2300);
-    assert_eq!(v["chain"]["layers"][0].get("budget_refused"), None, "0 is left out");
+    assert_eq!(
+        v["chain"]["layers"][0].get("budget_refused"),
+        None,
+        "0 is left out"
+    );
     let (_, out, _) = simulate_layers(&json);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["chain"].get("budget_bound"), None);

@@ -26,6 +26,7 @@ mod chain;
 mod compose;
 mod correlation;
 mod decision;
+mod herd;
 mod idempotency_key;
 mod policy_decision;
 mod retry_after;

@@ -42,14 +42,13 @@ use serde::Serialize;
 
 use super::chain::{attempts_bound, budget_bound, AttemptsBound, LayerView};
 use super::decision::{Decision, StopReason};
+use super::herd::Tally;
+pub use super::herd::{ChainConfig, Failure, BUCKET_MS, BUDGET_EXHAUSTED, NEVER_ANSWERED};
 use super::policy_decision::{
     classify_ms, decide_observed, EffectivePolicyView, ObservedRetryAfter,
 };
 use super::retry_after::parse_retry_after_at;
 use super::types::Signal;
-
-/// Width of a load bucket, in ms.
-pub const BUCKET_MS: u64 = 10;
 
 /// SplitMix64 (Steele, Lea, Flood 2014; the reference constants of Vigna's
 /// `splitmix64.c`): a tiny, portable, seedable generator. Integer arithmetic
@@ -184,40 +183,6 @@ impl std::fmt::Display for SimulationError {
 }
 
 impl std::error::Error for SimulationError {}
-
-/// How a failing upstream attempt fails (`simulate --failure`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Failure {
-    /// `status`: the upstream answers 503 (with the configured Retry-After)
-    /// `attempt_ms` after the attempt was sent (0: instantly, the model of issue 4).
-    Status {
-        /// How long a failing attempt takes, in ms.
-        attempt_ms: f64,
-    },
-    /// `timeout`: the upstream never answers; each layer gives up on the attempt
-    /// at its attempt timeout (or its deadline), and the attempt fails with
-    /// `timeout`.
-    Timeout,
-}
-
-/// Parameters of a simulation of a chain of layers (see [`simulate_chain`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChainConfig {
-    /// Number of clients, all starting at t = 0.
-    pub clients: u32,
-    /// The upstream fails every attempt sent before this time, in ms.
-    pub outage_ms: f64,
-    /// Raw Retry-After value sent with every 503 (`None`: no header).
-    pub retry_after: Option<String>,
-    /// Wall-clock epoch ms of t = 0; an HTTP-date Retry-After is relative to it.
-    pub start_epoch_ms: f64,
-    /// Seed of the random stream.
-    pub seed: u64,
-    /// How failing attempts fail.
-    pub failure: Failure,
-    /// The layers, outermost (client) first; the last one sends to the upstream.
-    pub layers: Vec<LayerView>,
-}
 
 impl SimulationConfig {
     /// The same simulation as a chain of one layer with instant 503s.
@@ -423,67 +388,6 @@ pub fn simulate_chain(config: &ChainConfig) -> Result<SimulationReport, Simulati
         chain,
     })
 }
-
-/// The `other_stops` name of a client whose retry a budget refused (its own
-/// layer's budget: a layer's loop ends when its budget refuses a retry).
-pub const BUDGET_EXHAUSTED: &str = "budget-exhausted";
-
-/// What a run counts, whichever way its events were ordered.
-pub(super) struct Tally {
-    /// Bucket index -> (attempts, retries) at the upstream.
-    pub buckets: BTreeMap<u64, (u64, u64)>,
-    /// Attempts sent by each layer, outermost first.
-    pub layer_attempts: Vec<u64>,
-    /// Retries refused by each layer's budget.
-    pub layer_refused: Vec<u64>,
-    pub succeeded: u64,
-    pub gave_up_deadline: u64,
-    pub out_of_attempts: u64,
-    pub other_stops: BTreeMap<String, u64>,
-    pub finished_at_ms: f64,
-}
-
-impl Tally {
-    pub(super) fn new(layers: usize) -> Tally {
-        Tally {
-            buckets: BTreeMap::new(),
-            layer_attempts: vec![0; layers],
-            layer_refused: vec![0; layers],
-            succeeded: 0,
-            gave_up_deadline: 0,
-            out_of_attempts: 0,
-            other_stops: BTreeMap::new(),
-            finished_at_ms: 0.0,
-        }
-    }
-
-    /// A client's final answer at `at`: `Some(true)` a success, `Some(false)` a
-    /// failure after which it stopped for `stop`, `None` never answered.
-    pub(super) fn client_done(&mut self, answered: Option<bool>, stop: Option<&str>, at: f64) {
-        match (answered, stop) {
-            (Some(true), _) => self.succeeded += 1,
-            (None, _) | (Some(false), None) => {
-                // Nothing bounds the attempt and the upstream never answers.
-                *self.other_stops.entry(NEVER_ANSWERED.to_owned()).or_default() += 1;
-                return;
-            }
-            (Some(false), Some(reason)) if reason == StopReason::DeadlineExhausted.as_str() => {
-                self.gave_up_deadline += 1
-            }
-            (Some(false), Some(reason)) if reason == StopReason::MaxAttempts.as_str() => {
-                self.out_of_attempts += 1
-            }
-            (Some(false), Some(other)) => {
-                *self.other_stops.entry(other.to_owned()).or_default() += 1
-            }
-        }
-        self.finished_at_ms = self.finished_at_ms.max(at);
-    }
-}
-
-/// The `other_stops` name of a client whose attempt is bounded by nothing (no
-/// attempt timeout, no deadline) while the upstream never answers.
-pub const NEVER_ANSWERED: &str = "never-answered";
 
 /// What a layer received for one attempt.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -928,13 +832,17 @@ mod tests {
     fn budget() -> impl Strategy<Value = Option<RetryBudget>> {
         prop_oneof![
             Just(None),
-            (0u32..100, prop::option::of(0u32..20)).prop_map(|(pct, min)| Some(RetryBudget::Ratio {
-                ratio: f64::from(pct) / 100.0,
-                min_per_second: min.map(f64::from),
-                min_concurrent: None,
-                window_ms: Some(10_000.0),
+            (0u32..100, prop::option::of(0u32..20)).prop_map(|(pct, min)| Some(
+                RetryBudget::Ratio {
+                    ratio: f64::from(pct) / 100.0,
+                    min_per_second: min.map(f64::from),
+                    min_concurrent: None,
+                    window_ms: Some(10_000.0),
+                }
+            )),
+            (0u64..10).prop_map(|n| Some(RetryBudget::Concurrency {
+                max_concurrent_retries: n
             })),
-            (0u64..10).prop_map(|n| Some(RetryBudget::Concurrency { max_concurrent_retries: n })),
             (1u32..20, 1u32..10).prop_map(|(t, r)| Some(RetryBudget::Tokens {
                 tokens: f64::from(t),
                 token_ratio: f64::from(r) / 10.0,
@@ -1079,7 +987,10 @@ mod tests {
         // 100 clients fail at t = 0: the bucket of 10 admits retries while more
         // than 5 tokens remain after the failure: 4 retries, then none.
         let mut l = layer_of("client", 3, AttemptLimit::Remaining);
-        l.budget = Some(RetryBudget::Tokens { tokens: 10.0, token_ratio: 0.1 });
+        l.budget = Some(RetryBudget::Tokens {
+            tokens: 10.0,
+            token_ratio: 0.1,
+        });
         let r = simulate_chain(&ChainConfig {
             clients: 100,
             outage_ms: 1e9,
@@ -1099,7 +1010,9 @@ mod tests {
         // 503s take 100 ms, backoff 100 ms: a cap of 5 admits 5 retries at 100 ms,
         // held until answered at 300 ms; every other client is refused at 100 ms.
         let mut l = layer_of("client", 3, AttemptLimit::Remaining);
-        l.budget = Some(RetryBudget::Concurrency { max_concurrent_retries: 5 });
+        l.budget = Some(RetryBudget::Concurrency {
+            max_concurrent_retries: 5,
+        });
         let r = simulate_chain(&ChainConfig {
             clients: 20,
             outage_ms: 1e9,
@@ -1120,7 +1033,10 @@ mod tests {
     fn hedging_sends_copies_and_the_first_success_wins() {
         let hedged = |outage_ms: f64| {
             let mut l = layer_of("client", 1, AttemptLimit::Remaining);
-            l.hedging = Some(Hedging { attempts: 3, delay_ms: 50.0 });
+            l.hedging = Some(Hedging {
+                attempts: 3,
+                delay_ms: 50.0,
+            });
             simulate_chain(&ChainConfig {
                 clients: 10,
                 outage_ms,

@@ -36,9 +36,9 @@ use std::collections::{BinaryHeap, VecDeque};
 use super::budget::{Hedging, RetryBudget};
 use super::chain::LayerView;
 use super::decision::{Decision, StopReason};
+use super::herd::{ChainConfig, Failure, Tally, BUCKET_MS, BUDGET_EXHAUSTED};
 use super::policy_decision::{classify_ms, decide_observed, ObservedRetryAfter};
 use super::retry_after::{RetryAfter, RetryAfterError};
-use super::simulate::{ChainConfig, Failure, Tally, BUCKET_MS, BUDGET_EXHAUSTED};
 use super::types::Signal;
 
 /// The ratio budget's window when the policy gives none, ms (Linkerd `ttl` and
@@ -55,7 +55,11 @@ enum Answer {
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Kind {
     /// Attempt `attempt` of loop `lp` is answered.
-    Answer { lp: usize, attempt: usize, answer: Answer },
+    Answer {
+        lp: usize,
+        attempt: usize,
+        answer: Answer,
+    },
     /// Attempt `attempt` of loop `lp` reaches the layer's attempt timeout.
     Limit { lp: usize, attempt: usize },
     /// Loop `lp` sends its next attempt (`retry` true: a retry already admitted).
@@ -186,11 +190,7 @@ pub(super) fn run<D: FnMut() -> f64>(
     }
     // Clients still waiting: nothing bounds their attempt and the upstream never
     // answers.
-    let waiting = sim
-        .loops
-        .iter()
-        .filter(|l| l.depth == 0 && !l.done)
-        .count();
+    let waiting = sim.loops.iter().filter(|l| l.depth == 0 && !l.done).count();
     for _ in 0..waiting {
         sim.tally.client_done(None, None, f64::INFINITY);
     }
@@ -217,7 +217,13 @@ impl<D: FnMut() -> f64> Sim<'_, D> {
     }
 
     /// A request reaches layer `depth` at `at`: a new loop sends its first attempt.
-    fn start_loop(&mut self, depth: usize, at: f64, first_path: bool, parent: Option<(usize, usize)>) {
+    fn start_loop(
+        &mut self,
+        depth: usize,
+        at: f64,
+        first_path: bool,
+        parent: Option<(usize, usize)>,
+    ) {
         let copies_left = self.config.layers[depth]
             .hedging
             .filter(|h| h.sends_copies())
@@ -241,14 +247,21 @@ impl<D: FnMut() -> f64> Sim<'_, D> {
     }
 
     fn requests_at(&mut self, depth: usize, at: f64) {
-        if matches!(self.config.layers[depth].budget, Some(RetryBudget::Ratio { .. })) {
+        if matches!(
+            self.config.layers[depth].budget,
+            Some(RetryBudget::Ratio { .. })
+        ) {
             self.budgets[depth].requests.push_back(at);
         }
     }
 
     fn handle(&mut self, e: Event) {
         match e.kind {
-            Kind::Answer { lp, attempt, answer } => self.answered(lp, attempt, e.at, answer),
+            Kind::Answer {
+                lp,
+                attempt,
+                answer,
+            } => self.answered(lp, attempt, e.at, answer),
             Kind::Limit { lp, attempt } => self.answered(
                 lp,
                 attempt,
@@ -307,9 +320,9 @@ impl<D: FnMut() -> f64> Sim<'_, D> {
         }
         let first = self.loops[lp].first_path && attempt == 0;
         let view = self.layer(lp);
-        let limit = view
-            .attempt_timeout
-            .ends_at(self.loops[lp].start_ms, at, view.policy.deadline_ms);
+        let limit =
+            view.attempt_timeout
+                .ends_at(self.loops[lp].start_ms, at, view.policy.deadline_ms);
         if limit.is_finite() {
             self.push(limit, Kind::Limit { lp, attempt });
         }
@@ -327,7 +340,14 @@ impl<D: FnMut() -> f64> Sim<'_, D> {
             slot.1 += 1;
         }
         if at >= self.config.outage_ms {
-            self.push(at, Kind::Answer { lp, attempt, answer: Answer::Success });
+            self.push(
+                at,
+                Kind::Answer {
+                    lp,
+                    attempt,
+                    answer: Answer::Success,
+                },
+            );
             return;
         }
         if let Failure::Status { attempt_ms } = self.config.failure {
@@ -335,7 +355,14 @@ impl<D: FnMut() -> f64> Sim<'_, D> {
                 signal: Signal::Status(503),
                 retry_after: true,
             };
-            self.push(at + attempt_ms, Kind::Answer { lp, attempt, answer });
+            self.push(
+                at + attempt_ms,
+                Kind::Answer {
+                    lp,
+                    attempt,
+                    answer,
+                },
+            );
         }
     }
 
@@ -491,11 +518,14 @@ impl<D: FnMut() -> f64> Sim<'_, D> {
             self.loops[lp].pending_retry = false;
         }
         match self.loops[lp].parent {
-            Some((parent, attempt)) => self.push(at, Kind::Answer {
-                lp: parent,
-                attempt,
-                answer,
-            }),
+            Some((parent, attempt)) => self.push(
+                at,
+                Kind::Answer {
+                    lp: parent,
+                    attempt,
+                    answer,
+                },
+            ),
             None => {
                 let ok = answer == Answer::Success;
                 self.tally.client_done(Some(ok), stop, at);

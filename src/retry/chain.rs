@@ -147,3 +147,55 @@ pub fn budget_bound(layers: &[LayerView]) -> Option<f64> {
 fn shapes(layers: &[LayerView]) -> Vec<LayerShape> {
     layers.iter().map(LayerView::shape).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retry::types::RetryOnEntry;
+
+    fn retried(kind: &str, attempts: u32) -> LayerView {
+        LayerView::new(
+            kind,
+            EffectivePolicyView {
+                retry: true,
+                retry_on: vec![RetryOnEntry::Status(503)],
+                attempts: Some(attempts),
+                ..EffectivePolicyView::default()
+            },
+        )
+    }
+
+    #[test]
+    fn the_bound_is_compose_total_attempts_with_budgets_and_hedging() {
+        let mut layers = vec![
+            retried("client", 3),
+            retried("gateway", 2),
+            retried("mesh", 3),
+        ];
+        assert_eq!(
+            attempts_bound(&layers),
+            AttemptsBound {
+                attempts: 18,
+                exact: true
+            }
+        );
+        assert_eq!(budget_bound(&layers), None);
+        layers[1].budget = Some(RetryBudget::Ratio {
+            ratio: 0.2,
+            min_per_second: None,
+            min_concurrent: None,
+            window_ms: None,
+        });
+        assert_eq!(attempts_bound(&layers).attempts, 18, "the product stays");
+        let under_load = budget_bound(&layers).unwrap();
+        assert!((under_load - 10.8).abs() < 1e-9, "{under_load}");
+        // A hedged layer that does not retry counts its copies.
+        let mut hedged = LayerView::new("client", EffectivePolicyView::default());
+        hedged.hedging = Some(Hedging {
+            attempts: 4,
+            delay_ms: 50.0,
+        });
+        assert_eq!(hedged.max_attempts(), (4, true));
+        assert!(hedged.hedges());
+    }
+}

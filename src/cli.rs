@@ -272,7 +272,8 @@ pub enum SimulateFormat {
     /// The figures and a text histogram of the load over time.
     Human,
     /// `{"clients": ..., "total_attempts": ..., "retry_peak": ..., "buckets": [...]}`,
-    /// and `"chain": {"layers": [...], "amplification_bound": ...}` for several layers.
+    /// and `"chain": {"layers": [...], "amplification_bound": ...}` for several layers
+    /// (with `"budget_bound"` when a budget lowers the count under load).
     Json,
 }
 

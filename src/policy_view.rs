@@ -61,5 +61,7 @@ pub fn layer_view(p: &EffectivePolicy) -> crate::retry::LayerView {
             AttemptTimeout::Remaining => AttemptLimit::Remaining,
             AttemptTimeout::Fixed(ms) => AttemptLimit::Fixed(ms),
         },
+        budget: p.budget.as_ref().map(|b| b.value),
+        hedging: p.hedging.as_ref().map(|h| h.value),
     }
 }

@@ -811,7 +811,11 @@ fn a_rejected_jitter_is_reported_once_not_as_missing_jitter() {
 
 /// `simulate` over the three-layer example (client -> gateway -> mesh), with `ARGS`.
 fn simulate_layers(args: &[&str]) -> (i32, String, String) {
-    let dir = "fixtures/examples/layers";
+    simulate_layers_in("fixtures/examples/layers", args)
+}
+
+/// `simulate` over the three policies of `dir`, with `ARGS`.
+fn simulate_layers_in(dir: &str, args: &[&str]) -> (i32, String, String) {
     let (client, gateway, mesh) = (
         format!("{dir}/client.retry-policy.yaml"),
         format!("{dir}/gateway.retry-policy.yaml"),
@@ -842,6 +846,63 @@ fn simulate_runs_the_chain_of_layers_nested() {
         simulate_layers(&[&common[..], &["--outage", "1s", "--layer", "mesh"]].concat());
     assert_eq!(code, 0, "{err}");
     insta::assert_snapshot!("simulate_layers_mesh_alone", out);
+}
+
+#[test]
+fn a_gateway_budget_cuts_the_upstream_load_of_a_long_outage() {
+    // The README's figures: the same chain and outage with and without the
+    // gateway's 20 % budget (60 s, 503s after 100 ms).
+    let args = [
+        "--operation",
+        "getPayment",
+        "--outage",
+        "60s",
+        "--attempt-ms",
+        "100",
+        "--seed",
+        "42",
+    ];
+    let (code, plain, err) = simulate_layers(&args);
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!("simulate_layers_long_outage", plain);
+    let (code, budget, err) = simulate_layers_in("fixtures/examples/layers-budget", &args);
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!("simulate_layers_budget_long_outage", budget);
+    assert!(
+        plain.contains("upstream attempts  18000 (18.00 per client)"),
+        "{plain}"
+    );
+    assert!(
+        !plain.contains("under load"),
+        "no budget, no budget bound: {plain}"
+    );
+    assert!(
+        budget.contains("attempts by layer  client 3000, gateway 3700, mesh 11100"),
+        "{budget}"
+    );
+    assert!(
+        budget.contains("10.8 under load with the budgets (RL311)"),
+        "{budget}"
+    );
+    assert!(
+        budget.contains("budget refused     gateway 2300"),
+        "{budget}"
+    );
+    // The JSON carries the same figures.
+    let json = [&args[..], &["--format", "json"]].concat();
+    let (_, out, _) = simulate_layers_in("fixtures/examples/layers-budget", &json);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["chain"]["budget_bound"].as_f64(), Some(10.8));
+    assert_eq!(v["chain"]["amplification_bound"]["attempts"], 18);
+    assert_eq!(v["chain"]["layers"][1]["budget_refused"], 2300);
+    assert_eq!(
+        v["chain"]["layers"][0].get("budget_refused"),
+        None,
+        "0 is left out"
+    );
+    let (_, out, _) = simulate_layers(&json);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["chain"].get("budget_bound"), None);
 }
 
 #[test]

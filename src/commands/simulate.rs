@@ -100,7 +100,7 @@ fn chain_lines(r: &SimulationReport, chain: &ChainFigures) -> String {
         .collect::<Vec<_>>()
         .join(" x ");
     let bound = &chain.amplification_bound;
-    format!(
+    let mut out = format!(
         "upstream attempts  {} ({:.2} per client)\n\
          attempts by layer  {by_layer}\n\
          amplification      {:.2} measured, bound {}{} ({factors}; RL311)\n",
@@ -109,5 +109,24 @@ fn chain_lines(r: &SimulationReport, chain: &ChainFigures) -> String {
         r.amplification,
         at_least(bound.exact),
         bound.attempts
-    )
+    );
+    if let Some(under_load) = chain.budget_bound {
+        out.push_str(&format!(
+            "                   {} under load with the budgets (RL311)\n",
+            crate::retry::format_factor(under_load)
+        ));
+    }
+    let refused: Vec<String> = chain
+        .layers
+        .iter()
+        .filter(|l| l.budget_refused > 0)
+        .map(|l| format!("{} {}", l.layer, l.budget_refused))
+        .collect();
+    if !refused.is_empty() {
+        out.push_str(&format!(
+            "budget refused     {} (retries not sent)\n",
+            refused.join(", ")
+        ));
+    }
+    out
 }

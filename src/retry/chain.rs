@@ -8,6 +8,8 @@
 
 use serde::Serialize;
 
+use super::budget::{Hedging, RetryBudget};
+use super::compose::{total_attempts, LayerShape};
 use super::policy_decision::EffectivePolicyView;
 
 /// How long one attempt of a layer may last before the layer gives up on it
@@ -50,6 +52,10 @@ pub struct LayerView {
     pub policy: EffectivePolicyView,
     /// The layer's `attempt_timeout`.
     pub attempt_timeout: AttemptLimit,
+    /// The layer's `budget`, shared by every request through the layer.
+    pub budget: Option<RetryBudget>,
+    /// The layer's `hedging`.
+    pub hedging: Option<Hedging>,
 }
 
 impl LayerView {
@@ -60,7 +66,34 @@ impl LayerView {
             kind: kind.to_owned(),
             policy,
             attempt_timeout: AttemptLimit::Remaining,
+            budget: None,
+            hedging: None,
         }
+    }
+
+    /// The layer as the composition functions see it ([`LayerShape`]): the same
+    /// counting as RL311 and the readiness `composed` column.
+    pub fn shape(&self) -> LayerShape {
+        let p = &self.policy;
+        LayerShape {
+            retried: self.is_retried(),
+            attempts: p.attempts.map(|a| u64::from(a.max(1))),
+            attempt_timeout_ms: match self.attempt_timeout {
+                AttemptLimit::Fixed(ms) => Some(ms),
+                AttemptLimit::Remaining => None,
+            },
+            deadline_ms: p.deadline_ms,
+            base_ms: p.base_ms.unwrap_or(0.0),
+            cap_ms: p.cap_ms.unwrap_or(f64::INFINITY),
+            multiplier: p.multiplier,
+            budget: self.budget,
+            hedging: self.hedging,
+        }
+    }
+
+    /// True when the layer sends parallel copies (`hedging.attempts > 1`).
+    pub fn hedges(&self) -> bool {
+        self.hedging.is_some_and(|h| h.sends_copies())
     }
 
     /// Retried in the sense of policy-format.md: `retry` true, `retry_on` not empty,
@@ -72,17 +105,12 @@ impl LayerView {
     }
 
     /// The most attempts this layer makes per request it receives, as RL311 counts
-    /// them, and whether that count is exact: `attempts` of a retried layer; 2 ("at
-    /// least", inexact) for a retried layer without `attempts`; 1 for a layer that
-    /// does not retry.
+    /// them ([`LayerShape::attempts`]), and whether that count is exact: `attempts`
+    /// of a retried layer (or its hedged copies, if more); 2 ("at least", inexact)
+    /// for a retried layer without `attempts`; 1 for a layer that neither retries
+    /// nor hedges.
     pub fn max_attempts(&self) -> (u64, bool) {
-        if !self.is_retried() {
-            return (1, true);
-        }
-        match self.policy.attempts {
-            Some(n) => (u64::from(n.max(1)), true),
-            None => (2, false),
-        }
+        self.shape().attempts()
     }
 }
 
@@ -97,19 +125,77 @@ pub struct AttemptsBound {
     pub exact: bool,
 }
 
-/// The attempt bound of `layers` (see [`AttemptsBound`]).
-///
-/// Budgets (issue 13: a ratio budget bounds amplification near `1 + ratio`) are not
-/// modelled here yet; a budget-aware bound belongs beside this function.
+/// The attempt bound of `layers` (see [`AttemptsBound`]): the product of
+/// [`compose::total_attempts`](super::compose::total_attempts), the one count RL311
+/// and the readiness use.
 pub fn attempts_bound(layers: &[LayerView]) -> AttemptsBound {
-    layers.iter().map(LayerView::max_attempts).fold(
-        AttemptsBound {
-            attempts: 1,
-            exact: true,
-        },
-        |b, (n, exact)| AttemptsBound {
-            attempts: b.attempts.saturating_mul(n),
-            exact: b.exact && exact,
-        },
-    )
+    let total = total_attempts(&shapes(layers));
+    AttemptsBound {
+        attempts: total.product,
+        exact: total.exact,
+    }
+}
+
+/// The chain's attempts per client request under sustained load with its budgets
+/// applied ([`TotalAttempts::under_load`](super::compose::TotalAttempts)), when a
+/// budget lowers the product; `None` otherwise.
+pub fn budget_bound(layers: &[LayerView]) -> Option<f64> {
+    let total = total_attempts(&shapes(layers));
+    total.bound_by_budget.then_some(total.under_load)
+}
+
+fn shapes(layers: &[LayerView]) -> Vec<LayerShape> {
+    layers.iter().map(LayerView::shape).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retry::types::RetryOnEntry;
+
+    fn retried(kind: &str, attempts: u32) -> LayerView {
+        LayerView::new(
+            kind,
+            EffectivePolicyView {
+                retry: true,
+                retry_on: vec![RetryOnEntry::Status(503)],
+                attempts: Some(attempts),
+                ..EffectivePolicyView::default()
+            },
+        )
+    }
+
+    #[test]
+    fn the_bound_is_compose_total_attempts_with_budgets_and_hedging() {
+        let mut layers = vec![
+            retried("client", 3),
+            retried("gateway", 2),
+            retried("mesh", 3),
+        ];
+        assert_eq!(
+            attempts_bound(&layers),
+            AttemptsBound {
+                attempts: 18,
+                exact: true
+            }
+        );
+        assert_eq!(budget_bound(&layers), None);
+        layers[1].budget = Some(RetryBudget::Ratio {
+            ratio: 0.2,
+            min_per_second: None,
+            min_concurrent: None,
+            window_ms: None,
+        });
+        assert_eq!(attempts_bound(&layers).attempts, 18, "the product stays");
+        let under_load = budget_bound(&layers).unwrap();
+        assert!((under_load - 10.8).abs() < 1e-9, "{under_load}");
+        // A hedged layer that does not retry counts its copies.
+        let mut hedged = LayerView::new("client", EffectivePolicyView::default());
+        hedged.hedging = Some(Hedging {
+            attempts: 4,
+            delay_ms: 50.0,
+        });
+        assert_eq!(hedged.max_attempts(), (4, true));
+        assert!(hedged.hedges());
+    }
 }

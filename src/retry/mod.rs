@@ -26,16 +26,18 @@ mod chain;
 mod compose;
 mod correlation;
 mod decision;
+mod herd;
 mod idempotency_key;
 mod policy_decision;
 mod retry_after;
 pub mod signals;
 mod simulate;
+mod simulate_events;
 mod types;
 
 pub use backoff::{backoff_bound_ms, total_backoff_ms};
 pub use budget::{format_factor, Hedging, RetryBudget};
-pub use chain::{attempts_bound, AttemptLimit, AttemptsBound, LayerView};
+pub use chain::{attempts_bound, budget_bound, AttemptLimit, AttemptsBound, LayerView};
 pub use compose::{
     chain_worst_case_ms, layer_worst_case_ms, total_attempts, LayerShape, TotalAttempts,
 };
@@ -53,7 +55,8 @@ pub use retry_after::{
 };
 pub use simulate::{
     simulate, simulate_chain, Bucket, ChainConfig, ChainFigures, Failure, LayerFigures,
-    SimulationConfig, SimulationError, SimulationReport, SplitMix64, BUCKET_MS, NEVER_ANSWERED,
+    SimulationConfig, SimulationError, SimulationReport, SplitMix64, BUCKET_MS, BUDGET_EXHAUSTED,
+    NEVER_ANSWERED,
 };
 pub use types::{
     retry_on_covers, Effect, GrpcCode, Jitter, JitterFactor, OnInvalid, ParseTokenError,

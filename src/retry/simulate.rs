@@ -27,21 +27,28 @@
 //! with `seed`, consumed client by client in that order, so a seed gives the same
 //! report on every platform, and a chain of one layer with instant failures gives
 //! exactly the result of the single-layer model of issue 4.
+//!
+//! A retry budget breaks that independence: it depends on the load of every client
+//! at once. When some layer has a `budget` or hedges, the run orders every client's
+//! events in one time-ordered queue instead (`simulate_events`, which also models
+//! hedged copies); runs without either keep the order above and their results.
+//! The report's bound is [`compose::total_attempts`](super::compose::total_attempts),
+//! the count of RL311 and the readiness: the plain product and, when a budget lowers
+//! it, the bound under load.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::chain::{attempts_bound, AttemptsBound, LayerView};
+use super::chain::{attempts_bound, budget_bound, AttemptsBound, LayerView};
 use super::decision::{Decision, StopReason};
+use super::herd::Tally;
+pub use super::herd::{ChainConfig, Failure, BUCKET_MS, BUDGET_EXHAUSTED, NEVER_ANSWERED};
 use super::policy_decision::{
     classify_ms, decide_observed, EffectivePolicyView, ObservedRetryAfter,
 };
 use super::retry_after::parse_retry_after_at;
 use super::types::Signal;
-
-/// Width of a load bucket, in ms.
-pub const BUCKET_MS: u64 = 10;
 
 /// SplitMix64 (Steele, Lea, Flood 2014; the reference constants of Vigna's
 /// `splitmix64.c`): a tiny, portable, seedable generator. Integer arithmetic
@@ -177,40 +184,6 @@ impl std::fmt::Display for SimulationError {
 
 impl std::error::Error for SimulationError {}
 
-/// How a failing upstream attempt fails (`simulate --failure`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Failure {
-    /// `status`: the upstream answers 503 (with the configured Retry-After)
-    /// `attempt_ms` after the attempt was sent (0: instantly, the model of issue 4).
-    Status {
-        /// How long a failing attempt takes, in ms.
-        attempt_ms: f64,
-    },
-    /// `timeout`: the upstream never answers; each layer gives up on the attempt
-    /// at its attempt timeout (or its deadline), and the attempt fails with
-    /// `timeout`.
-    Timeout,
-}
-
-/// Parameters of a simulation of a chain of layers (see [`simulate_chain`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChainConfig {
-    /// Number of clients, all starting at t = 0.
-    pub clients: u32,
-    /// The upstream fails every attempt sent before this time, in ms.
-    pub outage_ms: f64,
-    /// Raw Retry-After value sent with every 503 (`None`: no header).
-    pub retry_after: Option<String>,
-    /// Wall-clock epoch ms of t = 0; an HTTP-date Retry-After is relative to it.
-    pub start_epoch_ms: f64,
-    /// Seed of the random stream.
-    pub seed: u64,
-    /// How failing attempts fail.
-    pub failure: Failure,
-    /// The layers, outermost (client) first; the last one sends to the upstream.
-    pub layers: Vec<LayerView>,
-}
-
 impl SimulationConfig {
     /// The same simulation as a chain of one layer with instant 503s.
     pub fn to_chain(&self) -> ChainConfig {
@@ -239,17 +212,31 @@ pub struct LayerFigures {
     /// False when `max_attempts` is a lower bound (a retried layer without
     /// `attempts`).
     pub max_attempts_exact: bool,
+    /// Retries (and hedged copies) this layer's budget refused (absent from the
+    /// JSON when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub budget_refused: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What a chain of two or more layers adds to the report: attempts per layer and
 /// the amplification bound of RL311, beside the measured
 /// [`SimulationReport::amplification`] (upstream attempts / client requests).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChainFigures {
     /// Every layer, outermost first.
     pub layers: Vec<LayerFigures>,
-    /// The product of the layers' `max_attempts` (RL311's computed bound).
+    /// The product of the layers' `max_attempts` (RL311's computed bound,
+    /// [`compose::total_attempts`](super::compose::total_attempts)).
     pub amplification_bound: AttemptsBound,
+    /// Attempts per client request under sustained load with the budgets applied
+    /// (`1 + ratio` or `1 + token_ratio` for a budgeted layer), when a budget lowers
+    /// the product (absent from the JSON otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_bound: Option<f64>,
 }
 
 /// Runs the herd simulation of one layer with instant 503s: the model of issue 4
@@ -282,57 +269,72 @@ pub fn simulate_chain(config: &ChainConfig) -> Result<SimulationReport, Simulati
     if config.layers.is_empty() {
         return Err(SimulationError::NoLayer);
     }
+    let retry_after = config
+        .retry_after
+        .as_deref()
+        .map(|raw| parse_retry_after_at(raw, config.start_epoch_ms));
     let mut rng = SplitMix64::new(config.seed);
-    let mut run = Run {
-        config,
-        retry_after: config
-            .retry_after
-            .as_deref()
-            .map(|raw| parse_retry_after_at(raw, config.start_epoch_ms)),
-        draw: move || rng.next_unit(),
-        buckets: BTreeMap::new(),
-        layer_attempts: vec![0; config.layers.len()],
-    };
-
-    let (mut succeeded, mut gave_up_deadline, mut out_of_attempts) = (0u64, 0u64, 0u64);
-    let mut other_stops: BTreeMap<String, u64> = BTreeMap::new();
-    let mut finished_at_ms = 0.0f64;
-    for _ in 0..config.clients {
-        let outcome = run.layer(0, 0.0, true);
-        match outcome.stop {
-            None if outcome.answer == Answer::Success => succeeded += 1,
-            None => {
-                // Nothing bounds the attempt and the upstream never answers.
-                *other_stops.entry(NEVER_ANSWERED.to_owned()).or_default() += 1;
-                continue;
-            }
-            Some(StopReason::DeadlineExhausted) => gave_up_deadline += 1,
-            Some(StopReason::MaxAttempts) => out_of_attempts += 1,
-            Some(other) => *other_stops.entry(other.as_str().to_owned()).or_default() += 1,
+    let tally = if config
+        .layers
+        .iter()
+        .any(|l| l.budget.is_some() || l.hedges())
+    {
+        // Budgets depend on every client's load at once: one time-ordered queue.
+        super::simulate_events::run(config, retry_after, move || rng.next_unit())
+    } else {
+        let mut run = Run {
+            config,
+            retry_after,
+            draw: move || rng.next_unit(),
+            buckets: BTreeMap::new(),
+            layer_attempts: vec![0; config.layers.len()],
+        };
+        let mut tally = Tally::new(config.layers.len());
+        for _ in 0..config.clients {
+            let outcome = run.layer(0, 0.0, true);
+            let answered = match outcome.answer {
+                Answer::Success => Some(true),
+                Answer::Failed { .. } => Some(false),
+                Answer::Never => None,
+            };
+            tally.client_done(answered, outcome.stop.map(StopReason::as_str), outcome.at);
         }
-        finished_at_ms = finished_at_ms.max(outcome.at);
-    }
+        tally.buckets = run.buckets;
+        tally.layer_attempts = run.layer_attempts;
+        tally
+    };
+    let Tally {
+        buckets,
+        layer_attempts,
+        layer_refused,
+        succeeded,
+        gave_up_deadline,
+        out_of_attempts,
+        other_stops,
+        finished_at_ms,
+    } = tally;
 
-    let total_attempts = run.layer_attempts.last().copied().unwrap_or(0);
+    let total_attempts = layer_attempts.last().copied().unwrap_or(0);
     let chain = (config.layers.len() > 1).then(|| ChainFigures {
         layers: config
             .layers
             .iter()
-            .zip(&run.layer_attempts)
-            .map(|(l, &attempts)| {
+            .zip(layer_attempts.iter().zip(&layer_refused))
+            .map(|(l, (&attempts, &budget_refused))| {
                 let (max_attempts, max_attempts_exact) = l.max_attempts();
                 LayerFigures {
                     layer: l.kind.clone(),
                     attempts,
                     max_attempts,
                     max_attempts_exact,
+                    budget_refused,
                 }
             })
             .collect(),
         amplification_bound: attempts_bound(&config.layers),
+        budget_bound: budget_bound(&config.layers),
     });
-    let buckets: Vec<Bucket> = run
-        .buckets
+    let buckets: Vec<Bucket> = buckets
         .into_iter()
         .map(|(i, (attempts, retries))| Bucket {
             start_ms: i * BUCKET_MS,
@@ -386,10 +388,6 @@ pub fn simulate_chain(config: &ChainConfig) -> Result<SimulationReport, Simulati
         chain,
     })
 }
-
-/// The `other_stops` name of a client whose attempt is bounded by nothing (no
-/// attempt timeout, no deadline) while the upstream never answers.
-pub const NEVER_ANSWERED: &str = "never-answered";
 
 /// What a layer received for one attempt.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -494,15 +492,13 @@ impl<D: FnMut() -> f64> Run<'_, D> {
                 &mut self.draw,
             );
             let stop = match decision {
-                Decision::Retry { delay_ms, .. } => match self.budget_stops_retry(depth, at) {
-                    None => {
-                        t = at + delay_ms;
-                        previous = Some(delay_ms);
-                        retry = retry.saturating_add(1);
-                        continue;
-                    }
-                    Some(reason) => reason,
-                },
+                Decision::Retry { delay_ms, .. } => {
+                    // No budget on this path (see `simulate_events`).
+                    t = at + delay_ms;
+                    previous = Some(delay_ms);
+                    retry = retry.saturating_add(1);
+                    continue;
+                }
                 Decision::Stop(reason) => reason,
             };
             return LayerOutcome {
@@ -511,20 +507,6 @@ impl<D: FnMut() -> f64> Run<'_, D> {
                 stop: Some(stop),
             };
         }
-    }
-
-    /// The hook where a retry budget would cap retries (issue 13: ratio budget,
-    /// concurrency cap, token bucket; layers.md "What the model gains"). Called when
-    /// layer `depth` has decided to retry at `at_ms`; `Some(reason)` stops the layer
-    /// instead. No budget is modelled yet, so every retry is admitted.
-    ///
-    /// A budget depends on the load of every client at `at_ms` (active requests,
-    /// retries in flight, tokens left), while this run simulates clients one after
-    /// another: a budget-aware run must order every client's events by time (an
-    /// event queue), at least when some layer has a budget, so that the random
-    /// stream of a run without budgets stays as it is.
-    fn budget_stops_retry(&mut self, _depth: usize, _at_ms: f64) -> Option<StopReason> {
-        None
     }
 
     /// One attempt at the upstream, sent at `t`: counted in its bucket; the answer
@@ -577,6 +559,7 @@ fn passed_up(depth: usize, signal: Signal, retry_after: bool) -> Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::retry::budget::{Hedging, RetryBudget};
     use crate::retry::chain::AttemptLimit;
     use crate::retry::policy_decision::RetryAfterPolicy;
     use crate::retry::types::{Effect, Jitter, OnInvalid, RetryOnEntry};
@@ -763,6 +746,8 @@ mod tests {
                 kind: kind.to_owned(),
                 policy,
                 attempt_timeout: timeout.map_or(AttemptLimit::Remaining, |ms| AttemptLimit::Fixed(f64::from(ms))),
+                budget: None,
+                hedging: None,
             }
         }
     }
@@ -844,6 +829,237 @@ mod tests {
         }
     }
 
+    fn budget() -> impl Strategy<Value = Option<RetryBudget>> {
+        prop_oneof![
+            Just(None),
+            (0u32..100, prop::option::of(0u32..20)).prop_map(|(pct, min)| Some(
+                RetryBudget::Ratio {
+                    ratio: f64::from(pct) / 100.0,
+                    min_per_second: min.map(f64::from),
+                    min_concurrent: None,
+                    window_ms: Some(10_000.0),
+                }
+            )),
+            (0u64..10).prop_map(|n| Some(RetryBudget::Concurrency {
+                max_concurrent_retries: n
+            })),
+            (1u32..20, 1u32..10).prop_map(|(t, r)| Some(RetryBudget::Tokens {
+                tokens: f64::from(t),
+                token_ratio: f64::from(r) / 10.0,
+            })),
+        ]
+    }
+
+    prop_compose! {
+        /// A layer that may have a budget and may hedge.
+        fn budgeted_layer()(
+            mut layer in layer(),
+            budget in budget(),
+            hedging in prop::option::weighted(0.3, (1u64..5, 0u32..300)),
+        ) -> LayerView {
+            layer.budget = budget;
+            layer.hedging = hedging.map(|(attempts, delay)| Hedging { attempts, delay_ms: f64::from(delay) });
+            layer
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// Budgets and hedging (the event queue) keep RL311's product bound, count
+        /// every client once and are deterministic.
+        #[test]
+        fn budgets_and_hedging_stay_within_the_product_bound(
+            layers in prop::collection::vec(budgeted_layer(), 1..4),
+            failure in failure(),
+            clients in 1u32..40,
+            outage in 0u32..8000,
+            seed in any::<u64>(),
+        ) {
+            let bound = attempts_bound(&layers);
+            let config = ChainConfig {
+                clients,
+                outage_ms: f64::from(outage),
+                retry_after: Some("1".to_owned()),
+                start_epoch_ms: 1_700_000_000_000.0,
+                seed,
+                failure,
+                layers,
+            };
+            let r = simulate_chain(&config).unwrap();
+            prop_assert!(r.amplification <= bound.attempts as f64, "{} > {:?}", r.amplification, bound);
+            let outcomes = r.succeeded + r.gave_up_deadline + r.out_of_attempts
+                + r.other_stops.values().sum::<u64>();
+            prop_assert_eq!(outcomes, u64::from(clients));
+            prop_assert_eq!(r.buckets.iter().map(|b| b.attempts).sum::<u64>(), r.total_attempts);
+            prop_assert_eq!(r.buckets.iter().map(|b| b.attempts - b.retries).sum::<u64>(), u64::from(clients));
+            prop_assert_eq!(simulate_chain(&config).unwrap(), r);
+        }
+
+        /// With no jitter (no random draw) and a budget that never binds, the event
+        /// queue gives exactly the result of the client-by-client order.
+        #[test]
+        fn a_budget_that_never_binds_changes_nothing(
+            layers in prop::collection::vec(layer(), 1..4),
+            failure in failure(),
+            clients in 1u32..30,
+            outage in 0u32..8000,
+        ) {
+            let mut layers = layers;
+            for l in &mut layers {
+                l.policy.jitter = Some(Jitter::None);
+            }
+            let plain = ChainConfig {
+                clients,
+                outage_ms: f64::from(outage),
+                retry_after: Some("1".to_owned()),
+                start_epoch_ms: 1_700_000_000_000.0,
+                seed: 7,
+                failure,
+                layers,
+            };
+            let mut budgeted = plain.clone();
+            budgeted.layers[0].budget = Some(RetryBudget::Concurrency { max_concurrent_retries: u64::MAX });
+            let a = simulate_chain(&plain).unwrap();
+            let mut b = simulate_chain(&budgeted).unwrap();
+            // The bound does not change either: a cap is not a share of the load.
+            prop_assert_eq!(a.clone().chain.map(|c| c.amplification_bound), b.clone().chain.map(|c| c.amplification_bound));
+            if let (Some(x), Some(y)) = (&a.chain, &mut b.chain) {
+                y.budget_bound = x.budget_bound;
+            }
+            prop_assert_eq!(a, b);
+        }
+
+        /// A ratio budget `r` whose window covers the whole run admits a retry only
+        /// while the retries so far are below `r` x the requests so far: the budgeted
+        /// layer sends at most `(1 + r) x requests + 1` attempts, so the
+        /// amplification stays within the other layers' product x `(1 + r + 1 /
+        /// clients)`, near RL311's budget bound `1 + r` for a large herd, and
+        /// within the plain product.
+        #[test]
+        fn a_ratio_budget_holds_a_long_outage_near_one_plus_ratio(
+            layers in prop::collection::vec(layer(), 1..4),
+            at in 0usize..3,
+            pct in 0u32..100,
+            failure in failure(),
+            clients in 100u32..400,
+            seed in any::<u64>(),
+        ) {
+            let mut layers = layers;
+            let d = at % layers.len();
+            let r = f64::from(pct) / 100.0;
+            layers[d].budget = Some(RetryBudget::Ratio {
+                ratio: r,
+                min_per_second: None,
+                min_concurrent: None,
+                window_ms: Some(1e12),
+            });
+            let others: f64 = layers
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != d)
+                .map(|(_, l)| l.max_attempts().0 as f64)
+                .product();
+            let product = attempts_bound(&layers).attempts as f64;
+            let config = ChainConfig {
+                clients,
+                outage_ms: 1e9,
+                retry_after: None,
+                start_epoch_ms: 0.0,
+                seed,
+                failure,
+                layers,
+            };
+            let rep = simulate_chain(&config).unwrap();
+            prop_assert!(rep.amplification <= product, "{} > {}", rep.amplification, product);
+            let near = others * (1.0 + r + 1.0 / f64::from(clients));
+            prop_assert!(rep.amplification <= near + 1e-9, "{} > {}", rep.amplification, near);
+            if let Some(chain) = &rep.chain {
+                let requests = if d == 0 { u64::from(clients) } else { chain.layers[d - 1].attempts };
+                let sent = chain.layers[d].attempts as f64;
+                prop_assert!(sent <= (1.0 + r) * requests as f64 + 1.0 + 1e-9, "{} for {} requests", sent, requests);
+            }
+        }
+    }
+
+    #[test]
+    fn a_token_bucket_stops_retrying_at_half() {
+        // 100 clients fail at t = 0: the bucket of 10 admits retries while more
+        // than 5 tokens remain after the failure: 4 retries, then none.
+        let mut l = layer_of("client", 3, AttemptLimit::Remaining);
+        l.budget = Some(RetryBudget::Tokens {
+            tokens: 10.0,
+            token_ratio: 0.1,
+        });
+        let r = simulate_chain(&ChainConfig {
+            clients: 100,
+            outage_ms: 1e9,
+            retry_after: None,
+            start_epoch_ms: 0.0,
+            seed: 1,
+            failure: Failure::Status { attempt_ms: 0.0 },
+            layers: vec![l],
+        })
+        .unwrap();
+        assert_eq!(r.total_attempts, 104);
+        assert_eq!(r.other_stops.get(BUDGET_EXHAUSTED), Some(&100));
+    }
+
+    #[test]
+    fn a_concurrency_cap_limits_retries_in_flight() {
+        // 503s take 100 ms, backoff 100 ms: a cap of 5 admits 5 retries at 100 ms,
+        // held until answered at 300 ms; every other client is refused at 100 ms.
+        let mut l = layer_of("client", 3, AttemptLimit::Remaining);
+        l.budget = Some(RetryBudget::Concurrency {
+            max_concurrent_retries: 5,
+        });
+        let r = simulate_chain(&ChainConfig {
+            clients: 20,
+            outage_ms: 1e9,
+            retry_after: None,
+            start_epoch_ms: 0.0,
+            seed: 1,
+            failure: Failure::Status { attempt_ms: 100.0 },
+            layers: vec![l],
+        })
+        .unwrap();
+        // 20 first attempts, 5 retries at 200 ms, 5 more at 400 ms.
+        assert_eq!(r.total_attempts, 30);
+        assert_eq!(r.out_of_attempts, 5);
+        assert_eq!(r.other_stops.get(BUDGET_EXHAUSTED), Some(&15));
+    }
+
+    #[test]
+    fn hedging_sends_copies_and_the_first_success_wins() {
+        let hedged = |outage_ms: f64| {
+            let mut l = layer_of("client", 1, AttemptLimit::Remaining);
+            l.hedging = Some(Hedging {
+                attempts: 3,
+                delay_ms: 50.0,
+            });
+            simulate_chain(&ChainConfig {
+                clients: 10,
+                outage_ms,
+                retry_after: None,
+                start_epoch_ms: 0.0,
+                seed: 1,
+                failure: Failure::Status { attempt_ms: 100.0 },
+                layers: vec![l],
+            })
+            .unwrap()
+        };
+        // Copies at 0, 50 and 100 ms all fail: 3 attempts each, all spent.
+        let r = hedged(1e9);
+        assert_eq!(r.total_attempts, 30);
+        assert_eq!(r.out_of_attempts, 10);
+        assert_eq!(r.finished_at_ms, 200.0);
+        // The copy sent at 50 ms answers at once after a 40 ms outage and wins.
+        let r = hedged(40.0);
+        assert_eq!(r.total_attempts, 20);
+        assert_eq!(r.succeeded, 10);
+        assert_eq!(r.finished_at_ms, 50.0);
+    }
+
     fn layer_of(kind: &str, attempts: u32, timeout: AttemptLimit) -> LayerView {
         LayerView {
             kind: kind.to_owned(),
@@ -863,6 +1079,8 @@ mod tests {
                 ..EffectivePolicyView::default()
             },
             attempt_timeout: timeout,
+            budget: None,
+            hedging: None,
         }
     }
 

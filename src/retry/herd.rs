@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use super::chain::LayerView;
 use super::decision::StopReason;
+use super::types::Signal;
 
 /// Width of a load bucket, in ms.
 pub const BUCKET_MS: u64 = 10;
@@ -107,3 +108,16 @@ impl Tally {
 /// The `other_stops` name of a client whose attempt is bounded by nothing (no
 /// attempt timeout, no deadline) while the upstream never answers.
 pub const NEVER_ANSWERED: &str = "never-answered";
+
+/// What layer `depth` passes to its caller after it stopped on `signal`, and whether
+/// that answer carries a Retry-After. A proxy (any layer inside the client) relays an
+/// upstream response as it is (a 503 with its Retry-After); when its own attempt
+/// timeout or deadline fired it answers `504 Gateway Timeout` (RFC 9110 §15.6.5;
+/// Envoy's "upstream request timeout", nginx's `proxy_read_timeout`). The client's
+/// answer goes to the caller, not to a layer, and is kept as it is.
+pub(super) fn passed_up_signal(depth: usize, signal: Signal, retry_after: bool) -> (Signal, bool) {
+    match signal {
+        Signal::Timeout if depth > 0 => (Signal::Status(504), false),
+        _ => (signal, retry_after),
+    }
+}

@@ -537,22 +537,13 @@ impl<D: FnMut() -> f64> Run<'_, D> {
     }
 }
 
-/// What layer `depth` answers its caller after it stopped on `signal`. A proxy
-/// (any layer inside the client) relays an upstream response as it is (a 503 with
-/// its Retry-After); when its own attempt timeout or deadline fired it answers
-/// `504 Gateway Timeout` (RFC 9110 §15.6.5; Envoy's "upstream request timeout",
-/// nginx's `proxy_read_timeout`). The client's answer goes to the caller, not to a
-/// layer, and is kept as it is.
+/// What layer `depth` answers its caller after it stopped on `signal`
+/// ([`super::herd::passed_up_signal`]).
 fn passed_up(depth: usize, signal: Signal, retry_after: bool) -> Answer {
-    match signal {
-        Signal::Timeout if depth > 0 => Answer::Failed {
-            signal: Signal::Status(504),
-            retry_after: false,
-        },
-        _ => Answer::Failed {
-            signal,
-            retry_after,
-        },
+    let (signal, retry_after) = super::herd::passed_up_signal(depth, signal, retry_after);
+    Answer::Failed {
+        signal,
+        retry_after,
     }
 }
 

@@ -534,17 +534,12 @@ impl<D: FnMut() -> f64> Sim<'_, D> {
     }
 }
 
-/// What layer `depth` answers its caller after it stopped on `signal` (see
-/// `simulate::passed_up`): a proxy answers 504 when its own timeout fired.
+/// What layer `depth` answers its caller after it stopped on `signal`
+/// ([`super::herd::passed_up_signal`]).
 fn passed_up(depth: usize, signal: Signal, retry_after: bool) -> Answer {
-    match signal {
-        Signal::Timeout if depth > 0 => Answer::Failed {
-            signal: Signal::Status(504),
-            retry_after: false,
-        },
-        _ => Answer::Failed {
-            signal,
-            retry_after,
-        },
+    let (signal, retry_after) = super::herd::passed_up_signal(depth, signal, retry_after);
+    Answer::Failed {
+        signal,
+        retry_after,
     }
 }

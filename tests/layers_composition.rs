@@ -200,3 +200,33 @@ fn budget_and_hedging_types_serialise_their_shape() {
     };
     assert!(h.sends_copies());
 }
+
+/// The worked example (README "Layers"): the client's key, required by the spec,
+/// travels to the gateway and the mesh, so `composed` lists every layer as protected
+/// (as RL201 sees it: no RL201 for the proxies), not only the layer that declares it.
+#[test]
+fn the_clients_key_protects_every_layer_of_the_example() {
+    let dir = repo().join("fixtures/examples/layers");
+    let (analyzed, diags) = run_full(&options(&dir));
+    assert!(!diags.iter().any(|d| d.code == "RL201" || d.code == "RL203"));
+    let m = matrix(&analyzed, &diags);
+    let json: serde_json::Value = serde_json::from_str(&render::json(&m)).unwrap();
+    let post = json["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["method"] == "POST")
+        .expect("POST /payments");
+    let names = |key: &str| -> Vec<String> {
+        post["composed"][key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names("protected_layers"), ["client", "gateway", "mesh"]);
+    assert!(names("unprotected_layers").is_empty());
+    assert_eq!(post["composed"]["attempts_total"], 18);
+    assert_eq!(post["composed"]["worst_case_ms"], 6600.0);
+}

@@ -31,8 +31,8 @@ pub struct Composed {
     pub attempts_bound_by_budget: bool,
     /// The chain's worst-case time, ms; null when unbounded.
     pub worst_case_ms: Option<f64>,
-    /// Layers protected by the model's predicate (an idempotency key is sent, or a
-    /// status endpoint is checked).
+    /// Layers an idempotency key reaches (declared by the layer or one outside it,
+    /// or required by the spec), and the client when it checks a status endpoint.
     pub protected_layers: Vec<String>,
     /// Layers of a non-idempotent operation that retry on a possibly processed
     /// signal, or hedge, and are not protected.
@@ -62,10 +62,16 @@ pub fn composed(j: &JoinedOperation, analysis: &Analysis, documents: &[Document]
         })
         .collect();
     let total = composition::attempts(j);
+    // Protection travels with the request (`JoinedOperation::protection`, as RL201
+    // sees it): a key the client declares or the spec requires reaches the gateway
+    // and the mesh too; a status check protects the client only. Hedged copies need
+    // a key (RL207).
+    let op = j.resolve(documents);
+    let protection = |p: &crate::analysis::EffectivePolicy| j.protection(p.layer, op);
     let protected_layers = j
         .layers
         .iter()
-        .filter(|p| p.is_protected())
+        .filter(|p| protection(p).is_some())
         .map(|p| p.layer.as_str().to_string())
         .collect();
     let unprotected_layers = j
@@ -74,7 +80,10 @@ pub fn composed(j: &JoinedOperation, analysis: &Analysis, documents: &[Document]
         .filter(|p| {
             let hedged = p.hedging.as_ref().is_some_and(|h| h.value.sends_copies());
             let resends = p.is_retried() && !p.unsafe_signals().is_empty();
-            p.is_non_idempotent() && !p.is_protected() && (resends || hedged)
+            let reached = protection(p);
+            p.is_non_idempotent()
+                && ((resends && reached.is_none())
+                    || (hedged && !reached.is_some_and(|r| r.is_key())))
         })
         .map(|p| p.layer.as_str().to_string())
         .collect();

@@ -45,7 +45,10 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         // A policy's `idempotency_key` mapping without a `header` (or with a
         // misspelled one) is that key's contract: checked below, not reported as absent.
         let stated = jo.layers.iter().any(|l| l.idempotency_key.at.is_some());
-        if !stated && eff.is_retried() && !eff.unsafe_signals().is_empty() {
+        // Repeats that may follow processing: retries on such a signal, or hedged copies.
+        let hedged = eff.hedging.as_ref().is_some_and(|h| h.value.sends_copies());
+        let repeats = (eff.is_retried() && !eff.unsafe_signals().is_empty()) || hedged;
+        if !stated && repeats {
             if let Some(Protection::SpecKey(param)) = jo.protection(eff.layer, op) {
                 spec_only.add(&param.at, op, (eff.layer, param.name.clone()));
             }

@@ -5,15 +5,16 @@
 //! Hedging is a duplicate by design: every copy may be processed, so only a key the
 //! server de-duplicates on makes it safe (a status check cannot help: the copies are
 //! in flight at once, not sent after an unknown result). A key travels with the
-//! request: one declared by this layer or by a layer outside it (`layers.md`
-//! "Protection travels with the request") protects the copies; a correlation header
-//! such as `X-Request-ID` does not (RL206).
+//! request: one declared by this layer or by a layer outside it, or required by the
+//! spec (`layers.md` "Protection travels with the request"), protects the copies (a
+//! key only the spec requires, with no stated contract, is RL203); a correlation
+//! header such as `X-Request-ID` does not (RL206).
 //!
 //! The finding points at the `hedging` mapping, labelled at a non-built-in `effect`.
 
 use super::grouping::{layer_phrase, Collector, Hit};
 use super::{Context, RuleMeta};
-use crate::analysis::Source;
+use crate::analysis::{Protection, Source};
 use crate::diagnostic::catalog;
 use crate::diagnostic::Diagnostic;
 
@@ -25,17 +26,23 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut out = Collector::new();
     for jo in &ctx.analysis.operations {
         let op = jo.resolve(ctx.documents);
-        for (i, eff) in jo.layers.iter().enumerate() {
+        for eff in &jo.layers {
             let Some(hedging) = &eff.hedging else {
                 continue;
             };
             if !hedging.value.sends_copies() || !eff.is_non_idempotent() {
                 continue;
             }
-            // The key of this layer or of any layer outside it (outermost first).
-            let keyed = jo.layers[..=i]
-                .iter()
-                .any(|l| l.dedup_key_header().is_some());
+            // A key that reaches this layer: declared by it or by a layer outside it,
+            // or required by the spec (`JoinedOperation::protection`; a spec-only key
+            // is RL203's); a correlation header is not a key (RL206).
+            let keyed = match jo.protection(eff.layer, op) {
+                Some(Protection::Key { header, .. }) => {
+                    !crate::retry::is_correlation_header(&header.value)
+                }
+                Some(Protection::SpecKey(_)) => true,
+                _ => false,
+            };
             if keyed || (eff.key_header().is_none() && eff.is_misspelled("idempotency_key.header"))
             {
                 continue;

@@ -1,9 +1,10 @@
 //! RL403 unknown-result-strategy-unsupported: an `on_unknown_result` strategy the
 //! operation cannot carry out: `check-status` without a `status_endpoint`,
-//! `check-status` on a gateway or mesh (checking a status is client behaviour: a
-//! proxy can only resend or pass the error up; layers.md "Protection travels with
-//! the request"), or `replay-key` without an idempotency key that reaches the layer
-//! (its own, an outer layer's, or one the spec requires).
+//! `check-status` or `reconcile` on a gateway or mesh (checking a status and
+//! reconciling out of band are client behaviour: a proxy can only resend or pass the
+//! error up; layers.md "Protection travels with the request"), or `replay-key`
+//! without an idempotency key that reaches the layer (its own, an outer layer's, or
+//! one the spec requires).
 //!
 //! Applies whatever the effect. The finding points at the `on_unknown_result` value.
 
@@ -21,6 +22,8 @@ pub const META: RuleMeta = catalog::UNKNOWN_RESULT_STRATEGY_UNSUPPORTED;
 enum Unsupported {
     /// `check-status` on a gateway or mesh.
     ProxyCheckStatus,
+    /// `reconcile` on a gateway or mesh.
+    ProxyReconcile,
     /// `check-status` without a `status_endpoint`.
     NoStatusEndpoint,
     /// `replay-key` with no key reaching the layer.
@@ -36,6 +39,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         };
         let unsupported = match u.value {
             UnknownResult::CheckStatus if !eff.layer.is_client() => Unsupported::ProxyCheckStatus,
+            UnknownResult::Reconcile if !eff.layer.is_client() => Unsupported::ProxyReconcile,
             UnknownResult::CheckStatus if eff.status_endpoint.is_none() => {
                 Unsupported::NoStatusEndpoint
             }
@@ -61,6 +65,14 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                     ),
                     "check-status on a proxy layer",
                     "check the status in the client policy (`check-status` with a `status_endpoint`); here choose `fail` (pass the error up), or `replay-key` when an idempotency key reaches this layer",
+                ),
+                Unsupported::ProxyReconcile => (
+                    format!(
+                        "`on_unknown_result: reconcile`{layer} for {who}, but a {} cannot reconcile with the source of truth: it can only resend the request or pass the error up",
+                        layer_kind.as_str()
+                    ),
+                    "reconcile on a proxy layer",
+                    "reconcile in the client (`reconcile` in the client policy); here choose `fail` (pass the error up), or `replay-key` when an idempotency key reaches this layer",
                 ),
                 Unsupported::NoStatusEndpoint => (
                     format!(

@@ -982,3 +982,23 @@ fn simulate_layer_alone_is_the_single_layer_run_and_flags_are_checked() {
     assert_eq!(code, 2);
     assert!(err.contains("unknown layer `edge`"), "{err}");
 }
+
+/// A huge `hedging.attempts` (or `attempts`) must not make `simulate` run for
+/// minutes and eat gigabytes: it refuses with exit 2 and says what to lower.
+#[test]
+fn simulate_refuses_a_run_too_large_instead_of_hanging() {
+    let start = std::time::Instant::now();
+    let (code, _out, err) = retrylint(&[
+        "simulate",
+        "--policy",
+        "fixtures/simulate/huge-hedging.retry-policy.yaml",
+        "--operation",
+        "getReport",
+        "--failure",
+        "timeout",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("hedging.attempts"), "{err}");
+    assert!(!err.contains("TooManyAttempts"), "Display, not Debug: {err}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+}

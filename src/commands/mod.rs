@@ -472,7 +472,7 @@ pub fn simulate(args: &SimulateArgs) -> u8 {
     };
     let report = match simulate_chain(&config) {
         Ok(r) => r,
-        Err(e) => return fail(format!("{e:?}")),
+        Err(e) => return fail(format!("{e}")),
     };
     match args.format {
         SimulateFormat::Json => {

@@ -165,7 +165,20 @@ pub enum SimulationError {
     InvalidAttemptDuration,
     /// The chain has no layer.
     NoLayer,
+    /// `clients` x the chain's attempt bound is above [`MAX_SIMULATED_ATTEMPTS`]
+    /// (a huge `attempts` or `hedging.attempts`): the run would not end in
+    /// reasonable time or memory.
+    TooManyAttempts {
+        /// Simulated clients.
+        clients: u32,
+        /// The most upstream attempts one client request can cause.
+        per_client: u64,
+    },
 }
+
+/// The most attempts one simulation may have to send (clients x the chain's
+/// attempt bound); above it `simulate` refuses instead of running for minutes.
+pub const MAX_SIMULATED_ATTEMPTS: u64 = 10_000_000;
 
 impl std::fmt::Display for SimulationError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -178,6 +191,15 @@ impl std::fmt::Display for SimulationError {
                 f.write_str("the duration of an attempt must be finite and non-negative")
             }
             SimulationError::NoLayer => f.write_str("no layer to simulate"),
+            SimulationError::TooManyAttempts {
+                clients,
+                per_client,
+            } => write!(
+                f,
+                "{clients} clients x up to {per_client} attempts each is more than \
+                 {MAX_SIMULATED_ATTEMPTS} attempts to simulate: lower `--clients`, \
+                 `attempts` or `hedging.attempts`"
+            ),
         }
     }
 }
@@ -268,6 +290,13 @@ pub fn simulate_chain(config: &ChainConfig) -> Result<SimulationReport, Simulati
     }
     if config.layers.is_empty() {
         return Err(SimulationError::NoLayer);
+    }
+    let per_client = attempts_bound(&config.layers).attempts;
+    if u64::from(config.clients).saturating_mul(per_client) > MAX_SIMULATED_ATTEMPTS {
+        return Err(SimulationError::TooManyAttempts {
+            clients: config.clients,
+            per_client,
+        });
     }
     let retry_after = config
         .retry_after

@@ -999,6 +999,9 @@ fn simulate_refuses_a_run_too_large_instead_of_hanging() {
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("hedging.attempts"), "{err}");
-    assert!(!err.contains("TooManyAttempts"), "Display, not Debug: {err}");
+    assert!(
+        !err.contains("TooManyAttempts"),
+        "Display, not Debug: {err}"
+    );
     assert!(start.elapsed() < std::time::Duration::from_secs(20));
 }

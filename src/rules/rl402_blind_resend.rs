@@ -29,9 +29,14 @@ struct Hit {
 pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     let mut groups = ByNode::new();
     for (jo, op, eff) in layers(ctx) {
-        // A layer whose `methods` filter leaves this method out never resends it
-        // once sent: its `on_unknown_result` cannot apply.
-        if !eff.layer.is_client() || !eff.is_non_idempotent() || !eff.retries_method_after_send() {
+        // A layer that does not turn retries on (`retry: false`), or whose `methods`
+        // filter leaves the method out, never resends it once sent: its
+        // `on_unknown_result` cannot apply.
+        if !eff.layer.is_client()
+            || !eff.retry.value
+            || !eff.is_non_idempotent()
+            || !eff.retries_method_after_send()
+        {
             continue;
         }
         let Some(u) = &eff.on_unknown_result else {

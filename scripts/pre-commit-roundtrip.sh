@@ -75,8 +75,10 @@ paths:
         "200": {description: the orders}
     post:
       operationId: createOrder
+      # Optional: a key the spec requires would protect a retry by itself (it travels
+      # with the request, layers.md), and step 2 needs an unprotected one.
       parameters:
-        - {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
+        - {name: Idempotency-Key, in: header, required: false, schema: {type: string}}
       responses:
         "201": {description: created}
         "409": {description: a request with this key is in progress}

@@ -32,7 +32,25 @@ use std::sync::Arc;
 /// The configuration file's name.
 pub const FILE_NAME: &str = ".retrylint.yaml";
 /// Keys of the configuration's top level.
-pub const TOP_KEYS: &[&str] = &["rules", "thresholds", "include", "exclude", "fail_on"];
+pub const TOP_KEYS: &[&str] = &[
+    "rules",
+    "thresholds",
+    "include",
+    "exclude",
+    "fail_on",
+    "services",
+    "platforms",
+];
+/// Keys of a `services` item (`layers.md` "Binding a config to operations").
+pub const SERVICE_KEYS: &[&str] = &["spec", "names", "base_path", "grpc", "clients", "mesh"];
+/// Keys of `platforms`.
+pub const PLATFORM_KEYS: &[&str] = &["istio", "gateway_api"];
+/// Keys of `platforms.istio`.
+pub const ISTIO_KEYS: &[&str] = &["version", "exclude_unsafe_503"];
+/// Keys of `platforms.gateway_api`.
+pub const GATEWAY_API_KEYS: &[&str] = &["implementation"];
+/// Values of `platforms.gateway_api.implementation`.
+pub const GATEWAY_API_IMPLEMENTATIONS: &[&str] = &["istio", "envoy-gateway", "cilium", "gep"];
 /// Keys of `thresholds`.
 pub const THRESHOLD_KEYS: &[&str] = &["max_attempts", "max_amplification"];
 /// Values of a `rules` entry.
@@ -160,6 +178,51 @@ pub struct Config {
     pub filter: Option<PathFilter>,
     /// `fail_on`, when given.
     pub fail_on: Option<FailThreshold>,
+    /// `services:`: which spec each imported config serves.
+    pub services: Vec<ServiceBinding>,
+    /// `platforms:`: platform versions and implementations that decide defaults.
+    pub platforms: Platforms,
+}
+
+/// One `services:` item: binds retry configs to a spec (`layers.md` "Binding a
+/// config to operations" 1).
+#[derive(Debug, Clone, Default)]
+pub struct ServiceBinding {
+    /// The spec, as written (relative to `.retrylint.yaml`).
+    pub spec_text: String,
+    /// The spec's path, resolved against the configuration's folder.
+    pub spec: PathBuf,
+    /// Hosts, Kubernetes services, Envoy clusters, upstreams the spec is served as.
+    pub names: Vec<String>,
+    /// The prefix the proxy sees before the spec's paths (`/v1`).
+    pub base_path: Option<String>,
+    /// gRPC services it serves (`example.payments.v1.Payments`).
+    pub grpc: Vec<String>,
+    /// Client names (Resilience4j instances, AWS profiles).
+    pub clients: Vec<String>,
+    /// The mesh the service runs in even with no route config (`istio`): Istio's
+    /// implicit default retry policy then applies to it.
+    pub mesh: Option<String>,
+}
+
+/// `platforms:`: what decides version-dependent defaults.
+#[derive(Debug, Clone, Default)]
+pub struct Platforms {
+    /// `platforms.istio`.
+    pub istio: Option<IstioPlatform>,
+    /// `platforms.gateway_api.implementation`: `istio`, `envoy-gateway`, `cilium`
+    /// or `gep` (the GEP text itself).
+    pub gateway_api_implementation: Option<String>,
+}
+
+/// `platforms.istio`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IstioPlatform {
+    /// `version` as (major, minor): `"1.22"` is (1, 22).
+    pub version: Option<(u32, u32)>,
+    /// `exclude_unsafe_503`: the value of `EXCLUDE_UNSAFE_503_FROM_DEFAULT_RETRY`
+    /// (1.24 to 1.26; default true there).
+    pub exclude_unsafe_503: Option<bool>,
 }
 
 /// The codes a selector names: a code (`RL201`, any case), a name
@@ -326,6 +389,8 @@ pub fn parse(doc: &Arc<Loaded>, path: &Path) -> Result<Config, ConfigError> {
                     });
                 }
             }
+            "services" => config.services = p.services(v, &dir),
+            "platforms" => config.platforms = p.platforms(v),
             _ => unreachable!("filtered by known_entries"),
         }
     }
@@ -498,4 +563,144 @@ impl Parser<'_> {
         }
         builder.build().ok()
     }
+}
+
+impl Parser<'_> {
+    fn string(&mut self, node: NodeId, what: &str) -> Option<String> {
+        match self.tree.kind(node) {
+            Kind::Str | Kind::Int | Kind::Float => self.tree.scalar(node).map(str::to_string),
+            _ => {
+                self.wrong_type(node, what, "a string");
+                None
+            }
+        }
+    }
+
+    fn strings(&mut self, node: NodeId, what: &str) -> Vec<String> {
+        match self.tree.kind(node) {
+            Kind::Seq => {
+                let items = self.tree.items(node).to_vec();
+                items
+                    .into_iter()
+                    .filter_map(|i| self.string(i, what))
+                    .collect()
+            }
+            _ => self.string(node, what).into_iter().collect(),
+        }
+    }
+
+    fn services(&mut self, node: NodeId, dir: &Path) -> Vec<ServiceBinding> {
+        if self.tree.kind(node) != Kind::Seq {
+            self.wrong_type(node, "`services`", "a list of `{spec, names}` mappings");
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for item in self.tree.items(node).to_vec() {
+            if self.tree.kind(item) != Kind::Map {
+                self.wrong_type(item, "a `services` item", "a mapping");
+                continue;
+            }
+            let mut b = ServiceBinding::default();
+            for (key, v) in self.known_entries(item, SERVICE_KEYS, "a `services` item") {
+                match key.as_str() {
+                    "spec" => {
+                        if let Some(t) = self.string(v, "`services[].spec`") {
+                            b.spec = dir.join(&t);
+                            b.spec_text = t;
+                        }
+                    }
+                    "names" => b.names = self.strings(v, "`services[].names`"),
+                    "base_path" => b.base_path = self.string(v, "`services[].base_path`"),
+                    "grpc" => b.grpc = self.strings(v, "`services[].grpc`"),
+                    "clients" => b.clients = self.strings(v, "`services[].clients`"),
+                    "mesh" => b.mesh = self.string(v, "`services[].mesh`"),
+                    _ => unreachable!("filtered by known_entries"),
+                }
+            }
+            if b.spec_text.is_empty() {
+                self.err(
+                    item,
+                    "a `services` item needs `spec`".into(),
+                    "no spec",
+                    Some(
+                        "write `spec: path/to/openapi.yaml` (relative to `.retrylint.yaml`)".into(),
+                    ),
+                );
+                continue;
+            }
+            out.push(b);
+        }
+        out
+    }
+
+    fn platforms(&mut self, node: NodeId) -> Platforms {
+        let mut out = Platforms::default();
+        if !self.expect_map(node, "`platforms`") {
+            return out;
+        }
+        for (key, v) in self.known_entries(node, PLATFORM_KEYS, "`platforms`") {
+            match key.as_str() {
+                "istio" => {
+                    if !self.expect_map(v, "`platforms.istio`") {
+                        continue;
+                    }
+                    let mut istio = IstioPlatform::default();
+                    for (k, value) in self.known_entries(v, ISTIO_KEYS, "`platforms.istio`") {
+                        match k.as_str() {
+                            "version" => {
+                                let text = self.string(value, "`platforms.istio.version`");
+                                let parsed = text.as_deref().and_then(parse_minor_version);
+                                if parsed.is_none() && text.is_some() {
+                                    self.err(
+                                        value,
+                                        "`platforms.istio.version` must be a version such as \"1.22\"".into(),
+                                        "not a version",
+                                        Some("quote it: `version: \"1.22\"` (unquoted, 1.20 would be read as the number 1.2)".into()),
+                                    );
+                                }
+                                istio.version = parsed;
+                            }
+                            "exclude_unsafe_503" => match self.tree.as_bool(value) {
+                                Some(b) => istio.exclude_unsafe_503 = Some(b),
+                                None => self.wrong_type(
+                                    value,
+                                    "`platforms.istio.exclude_unsafe_503`",
+                                    "true or false",
+                                ),
+                            },
+                            _ => unreachable!("filtered by known_entries"),
+                        }
+                    }
+                    out.istio = Some(istio);
+                }
+                "gateway_api" => {
+                    if !self.expect_map(v, "`platforms.gateway_api`") {
+                        continue;
+                    }
+                    for (_, value) in
+                        self.known_entries(v, GATEWAY_API_KEYS, "`platforms.gateway_api`")
+                    {
+                        out.gateway_api_implementation = self
+                            .choice(
+                                value,
+                                "`platforms.gateway_api.implementation`",
+                                GATEWAY_API_IMPLEMENTATIONS,
+                            )
+                            .map(str::to_string);
+                    }
+                }
+                _ => unreachable!("filtered by known_entries"),
+            }
+        }
+        out
+    }
+}
+
+/// `"1.22"` (or `"1.22.3"`, `"v1.22"`) as (1, 22).
+pub fn parse_minor_version(text: &str) -> Option<(u32, u32)> {
+    let t = text.trim().trim_start_matches('v');
+    let mut parts = t.split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
 }

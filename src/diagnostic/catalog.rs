@@ -143,6 +143,24 @@ pub const EQUIVALENT_PATHS: RuleMeta = RuleMeta {
     summary: "two templated paths differ only in parameter names (OpenAPI forbids them)",
 };
 
+/// RL016 `unbound-config`.
+pub const UNBOUND_CONFIG: RuleMeta = RuleMeta {
+    code: "RL016",
+    name: "unbound-config",
+    severity: Severity::Info,
+    question: Question::Input,
+    summary: "a retry config (or a route of it) binds to no operation of any spec",
+};
+
+/// RL017 `ineffective-setting`.
+pub const INEFFECTIVE_SETTING: RuleMeta = RuleMeta {
+    code: "RL017",
+    name: "ineffective-setting",
+    severity: Severity::Warning,
+    question: Question::Input,
+    summary: "a retry setting that silently does nothing or is not what it says (unknown key, ignored, capped or missing value, a route that never matches)",
+};
+
 /// RL101 `undeclared-effect`.
 pub const UNDECLARED_EFFECT: RuleMeta = RuleMeta {
     code: "RL101",
@@ -352,6 +370,15 @@ pub const INNER_LAYER_OUTLIVES_OUTER: RuleMeta = RuleMeta {
         "an inner layer's worst case is longer than an outer layer's attempt timeout or deadline",
 };
 
+/// RL314 `version-dependent-default`.
+pub const VERSION_DEPENDENT_DEFAULT: RuleMeta = RuleMeta {
+    code: "RL314",
+    name: "version-dependent-default",
+    severity: Severity::Warning,
+    question: Question::Budget,
+    summary: "a platform default that decides a finding depends on the platform version, which `.retrylint.yaml` does not name",
+};
+
 /// RL401 `unknown-result-unhandled`.
 pub const UNKNOWN_RESULT_UNHANDLED: RuleMeta = RuleMeta {
     code: "RL401",
@@ -441,6 +468,8 @@ pub static ALL: &[&RuleMeta] = &[
     &SUPPRESSION_WITHOUT_REASON,
     &MULTIPLE_DOCUMENTS,
     &EQUIVALENT_PATHS,
+    &UNBOUND_CONFIG,
+    &INEFFECTIVE_SETTING,
     &UNDECLARED_EFFECT,
     &UNSAFE_METHOD_WITH_SIDE_EFFECTS,
     &CONFLICTING_EFFECT,
@@ -464,6 +493,7 @@ pub static ALL: &[&RuleMeta] = &[
     &RETRY_AMPLIFICATION,
     &ATTEMPT_TIMEOUT_NEVER_RETRIED,
     &INNER_LAYER_OUTLIVES_OUTER,
+    &VERSION_DEPENDENT_DEFAULT,
     &UNKNOWN_RESULT_UNHANDLED,
     &BLIND_RESEND,
     &UNKNOWN_RESULT_STRATEGY_UNSUPPORTED,

@@ -1,11 +1,212 @@
 //! Importers of the retry configurations that run: Istio, Envoy, Gateway API,
-//! Linkerd, NGINX, HAProxy, Traefik, Kong, gRPC service configs, Spring, AWS and
-//! retries in application code, each read into the same policy model as a layer with
-//! its origin (file and JSON Pointer of every field).
+//! Linkerd, NGINX, HAProxy, Traefik and Kong (and, later, client configs and code),
+//! each read into the same policy model as a layer with its origin (file and node of
+//! every value); `layers.md` is the design, `retry-configs.md` the facts.
 //!
-//! One module per platform, each with one entry point (a located tree and its file
-//! in, layers out) and its own fixtures; mechanics they share (route matching,
-//! durations, located readers) live here, below them, once. Importers sit beside
-//! [`crate::openapi`] and [`crate::policy`], below the join: they may use
-//! `diagnostic`, `source`, `retry`, `openapi` and `policy`, and nothing above.
-//! Empty until the first importer lands.
+//! The stage runs in three steps, top to bottom:
+//! 1. [`recognize`]: is this loaded file a retry config, and of which format
+//!    (by content: `apiVersion` + `kind`, Envoy's `static_resources`, Kong's
+//!    `_format_version`; by name for nginx, HAProxy and Traefik TOML);
+//! 2. [`import_file`]: one importer per format ([`istio`], [`envoy`], ...) reads the
+//!    file into [`ConfigObject`]s: route tables whose routes carry v1 policy
+//!    [`Settings`] (every value with the node that set it, or, for a platform
+//!    default, the node that would have) and [`OriginNote`]s naming each default;
+//! 3. [`bind::bind`]: routes meet the OpenAPI operations they may match (hosts,
+//!    paths, methods, rewrites, first match), and each bound file becomes a
+//!    synthetic [`PolicyFile`] the join reads like a written policy; a config that
+//!    binds nothing is RL016.
+//!
+//! Importers sit beside [`crate::openapi`] and [`crate::policy`], below the join: they
+//! may use `diagnostic`, `source`, `retry`, `openapi`, `policy` and `config`, and
+//! nothing above.
+
+pub mod bind;
+pub mod duration;
+pub mod envoy;
+pub mod envoy_retry_on;
+pub mod gateway_api;
+pub mod haproxy;
+pub mod istio;
+pub mod keys;
+pub mod kong;
+pub mod linkerd;
+pub mod nginx;
+pub mod recognize;
+pub mod rl016_unbound_config;
+pub mod rl017_ineffective_setting;
+pub mod rl314_version_dependent_default;
+pub mod route;
+pub mod stream;
+pub mod summary;
+pub mod traefik;
+
+pub use recognize::{recognize, Format};
+pub use route::{PathMatch, RequestMatch, Rewrite};
+
+use crate::config::Platforms;
+use crate::diagnostic::Diagnostic;
+use crate::policy::model::{Layer, Settings, Spanned};
+use crate::source::loader::Loaded;
+use crate::source::refs::At;
+use std::sync::Arc;
+
+/// The platform a config object comes from; names the layer in messages and
+/// `retrylint layers`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Platform {
+    /// Istio (`VirtualService`, mesh config).
+    Istio,
+    /// Envoy (bootstrap, route configuration, listener, config dump).
+    Envoy,
+    /// Kubernetes Gateway API (`HTTPRoute`, `GRPCRoute`).
+    GatewayApi,
+    /// Envoy Gateway (`BackendTrafficPolicy`).
+    EnvoyGateway,
+    /// Linkerd (route annotations, `ServiceProfile`).
+    Linkerd,
+    /// NGINX (`proxy_next_upstream`).
+    Nginx,
+    /// ingress-nginx (`Ingress` annotations, controller ConfigMap).
+    IngressNginx,
+    /// HAProxy (`retries`, `retry-on`).
+    Haproxy,
+    /// Traefik (`retry` middleware).
+    Traefik,
+    /// Kong (declarative config).
+    Kong,
+}
+
+impl Platform {
+    /// The name used in messages: `Istio`, `Envoy`, `Gateway API`, ...
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Platform::Istio => "Istio",
+            Platform::Envoy => "Envoy",
+            Platform::GatewayApi => "Gateway API",
+            Platform::EnvoyGateway => "Envoy Gateway",
+            Platform::Linkerd => "Linkerd",
+            Platform::Nginx => "NGINX",
+            Platform::IngressNginx => "ingress-nginx",
+            Platform::Haproxy => "HAProxy",
+            Platform::Traefik => "Traefik",
+            Platform::Kong => "Kong",
+        }
+    }
+}
+
+/// What an importer may consult besides the file: the platform versions and
+/// implementation choices of `.retrylint.yaml` `platforms:`.
+#[derive(Debug, Clone, Copy)]
+pub struct ImportContext<'a> {
+    /// `platforms:` (empty when the configuration names none).
+    pub platforms: &'a Platforms,
+}
+
+/// A note on a value no file wrote: the platform default that applies at `at` (the
+/// node that would have set it), named with its source. Shown with every finding
+/// located at that node, so a user can see why retrylint believes a route retries.
+#[derive(Debug, Clone)]
+pub struct OriginNote {
+    /// The node that would have set the value (a route, a `retries` block).
+    pub at: At,
+    /// The note: "no `retries:` here, so Istio's default applies: 2 retries on ...
+    /// (retry-configs.md §2.2)".
+    pub text: String,
+}
+
+/// One route of a route table: which requests it may match and what it does to them.
+#[derive(Debug, Clone)]
+pub struct Route {
+    /// The route node (an `http[]` item, an Envoy route, a `location` block).
+    pub at: At,
+    /// A name for messages (`route "payments"`, `location /`), when the file gives one.
+    pub name: Option<String>,
+    /// Request matches, OR'ed; empty: every request reaching the table.
+    pub matches: Vec<RequestMatch>,
+    /// The path rewrite applied before the request reaches the backend (the spec
+    /// describes the backend, so matching inverts it).
+    pub rewrite: Option<Rewrite>,
+    /// The retry settings of this route, v1 policy settings with origins:
+    /// `retry` (true when the route retries; false when it is explicitly off),
+    /// `attempts` (total tries), `retry_on`, `methods`, `backoff`, `attempt_timeout`,
+    /// `deadline`, `retry_after`, `budget`, `hedging`. Unset keys keep the v1
+    /// meaning; an importer sets every value the platform defines, defaults
+    /// included, with their [`OriginNote`]s.
+    pub settings: Settings,
+    /// Notes on the platform defaults in `settings`.
+    pub notes: Vec<OriginNote>,
+}
+
+/// A route table: one config object whose routes are tried in order (first match
+/// wins, or the platform's precedence already applied by the importer).
+#[derive(Debug, Clone)]
+pub struct ConfigObject {
+    /// The platform.
+    pub platform: Platform,
+    /// The object kind as the platform names it (`VirtualService`, `route
+    /// configuration`, `server`, `backend`).
+    pub kind: String,
+    /// The object name (`metadata.name`, a virtual host name, a backend name).
+    pub name: String,
+    /// The object node (where RL016 points when there is no host node).
+    pub at: At,
+    /// Where its requests are retried: client, gateway or mesh.
+    pub layer: Layer,
+    /// The names that say which API it serves (hosts, Kubernetes services, Envoy
+    /// domains and clusters, upstreams), each with its node; empty: any (bound only
+    /// when the run holds one spec or `.retrylint.yaml` binds it).
+    pub names: Vec<Spanned<String>>,
+    /// The routes, in the order the platform tries them.
+    pub routes: Vec<Route>,
+}
+
+/// What one importer read from one file.
+#[derive(Debug, Clone, Default)]
+pub struct Imported {
+    /// Route tables found.
+    pub objects: Vec<ConfigObject>,
+    /// Findings about the file itself: RL017 (unknown or ineffective settings),
+    /// RL314 (a version-dependent default), RL001 (a syntax error in a located reader).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Reads every recognised config file of a run with its format's importer.
+/// Kubernetes streams are read together (object by object, `List`s flattened), so
+/// references between objects resolve across files (a `BackendTrafficPolicy` and the
+/// `HTTPRoute` it targets; a mesh config and the `VirtualService`s it gives a
+/// default). Never panics on bad input: what cannot be read is a finding in
+/// [`Imported::diagnostics`], and the other files are still read.
+pub fn import_all(files: &[(Arc<Loaded>, Format)], ctx: &ImportContext<'_>) -> Imported {
+    let mut out = Imported::default();
+    let mut kube_docs = Vec::new();
+    for (doc, format) in files {
+        match format {
+            Format::Kubernetes | Format::IstioMeshConfig => match stream::documents(doc) {
+                Ok(docs) => kube_docs.extend(docs),
+                Err(d) => out.diagnostics.push(d),
+            },
+            Format::Envoy => out.extend(envoy::import(doc, ctx)),
+            Format::Kong => out.extend(kong::import(doc, ctx)),
+            Format::TraefikYaml | Format::TraefikToml => out.extend(traefik::import(doc, ctx)),
+            Format::Nginx => out.extend(nginx::import(doc, ctx)),
+            Format::Haproxy => out.extend(haproxy::import(doc, ctx)),
+        }
+    }
+    if !kube_docs.is_empty() {
+        let objects = stream::kube_objects(&kube_docs);
+        out.extend(istio::import_with_mesh_files(&objects, &kube_docs, ctx));
+        out.extend(gateway_api::import(&objects, ctx));
+        out.extend(linkerd::import(&objects, ctx));
+        out.extend(nginx::import_ingress(&objects, ctx));
+    }
+    out
+}
+
+impl Imported {
+    /// Appends what another importer read.
+    pub fn extend(&mut self, other: Imported) {
+        self.objects.extend(other.objects);
+        self.diagnostics.extend(other.diagnostics);
+    }
+}

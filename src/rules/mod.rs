@@ -44,6 +44,9 @@ pub mod rl505_accepted_without_status_location;
 // Input rules are reported by the stage that finds the problem, in that stage's
 // folder; re-exported here so that every rule is reachable as `rules::rlNNN_*`.
 pub use crate::analysis::rl006_unknown_operation;
+pub use crate::import::rl016_unbound_config;
+pub use crate::import::rl017_ineffective_setting;
+pub use crate::import::rl314_version_dependent_default;
 pub use crate::openapi::rl007_unsupported_document;
 pub use crate::openapi::rl009_duplicate_parameter;
 pub use crate::openapi::rl011_ref_siblings_ignored;
@@ -148,6 +151,14 @@ pub static REGISTRY: &[Rule] = &[
         check: Some(rl015_equivalent_paths::check),
     },
     Rule {
+        meta: &rl016_unbound_config::META,
+        check: None,
+    },
+    Rule {
+        meta: &rl017_ineffective_setting::META,
+        check: None,
+    },
+    Rule {
         meta: &rl101_undeclared_effect::META,
         check: Some(rl101_undeclared_effect::check),
     },
@@ -238,6 +249,10 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         meta: &rl313_inner_layer_outlives_outer::META,
         check: Some(rl313_inner_layer_outlives_outer::check),
+    },
+    Rule {
+        meta: &rl314_version_dependent_default::META,
+        check: None,
     },
     Rule {
         meta: &rl401_unknown_result_unhandled::META,

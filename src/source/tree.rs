@@ -1040,6 +1040,78 @@ impl<'t> Builder<'t> {
     }
 }
 
+/// Builds a located [`Tree`] for a file that is not YAML or JSON (nginx and HAProxy
+/// configuration, TOML, properties), so that values read from it carry the same
+/// origins as YAML values: every node gets the byte span of its source text, and
+/// findings point into the real file with a JSON Pointer over the built structure.
+///
+/// Call [`TreeBuilder::open_map`]/[`TreeBuilder::open_seq`], add children (in a
+/// mapping: a key scalar, then its value), [`TreeBuilder::close`] each collection,
+/// then [`TreeBuilder::finish`]. The first node added becomes the root. Spans are
+/// byte ranges into the text given to [`TreeBuilder::new`]; a scalar whose value is
+/// not that text verbatim is added with `owned` set.
+pub struct TreeBuilder<'t> {
+    builder: Builder<'t>,
+}
+
+impl<'t> TreeBuilder<'t> {
+    /// A builder over `text` (the whole file).
+    pub fn new(text: &'t str) -> TreeBuilder<'t> {
+        TreeBuilder {
+            builder: Builder::new(text),
+        }
+    }
+
+    /// Adds a scalar spanning `span`. Its value is the text at `span`, or `owned`
+    /// when given (a quoted string without its quotes, a joined value).
+    pub fn scalar(&mut self, span: Range<usize>, owned: Option<String>, kind: Kind) -> NodeId {
+        let (start, end) = (span.start as u32, span.end as u32);
+        let id = self.builder.scalar(
+            start,
+            end,
+            (start, end),
+            owned.map(String::into_boxed_str),
+            kind,
+            false,
+        );
+        NodeId(id)
+    }
+
+    /// Opens a mapping starting at byte `start`.
+    pub fn open_map(&mut self, start: usize) -> NodeId {
+        NodeId(self.builder.open(Kind::Map, start as u32, start as u32))
+    }
+
+    /// Opens a sequence starting at byte `start`.
+    pub fn open_seq(&mut self, start: usize) -> NodeId {
+        NodeId(self.builder.open(Kind::Seq, start as u32, start as u32))
+    }
+
+    /// Closes the innermost open collection; its span ends at byte `end` (or later,
+    /// if a child ends later). A mapping with an odd number of children drops the
+    /// last one.
+    pub fn close(&mut self, end: usize) {
+        let Some(frame) = self.builder.stack.last() else {
+            return;
+        };
+        match self.builder.tree.nodes[frame.node as usize].kind {
+            Kind::Map => self.builder.close_map(end as u32),
+            _ => self.builder.close_seq(end as u32),
+        }
+    }
+
+    /// The tree (open collections are closed at the end of the text).
+    pub fn finish(mut self, text: Arc<str>) -> Tree {
+        while !self.builder.stack.is_empty() {
+            self.close(self.builder.text.len());
+        }
+        self.builder.tree.document = 0..self.builder.text.len();
+        let mut tree = self.builder.tree;
+        tree.text = text;
+        tree
+    }
+}
+
 /// The parser reports some tab errors at the scalar before the tab; point at the tab
 /// used as indentation (the first tab at or after `offset` with only blanks before it
 /// on its line).

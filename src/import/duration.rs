@@ -1,0 +1,76 @@
+//! Durations as platforms write them, in ms ([`Millis`]): Go and Istio durations
+//! (`1h`, `1m30s`, `250ms`, `1.5s`), proto3-JSON Durations (`"0.100s"`), GEP-2257
+//! (`1h2m3s4ms`), and bare numbers in a unit the caller names (ingress-nginx
+//! seconds, Kong and Spring milliseconds, Traefik seconds).
+
+use crate::policy::duration::Millis;
+
+/// A Go-style duration: one or more `<number><unit>` parts with units `h`, `m`, `s`,
+/// `ms`, `us`/`µs`, `ns` (`1m30s`, `0.100s`, `250ms`). `None` for anything else,
+/// including a bare number (its unit is the platform's; see [`bare_or_unit`]).
+pub fn parse_go(text: &str) -> Option<Millis> {
+    let s = text.trim();
+    if s.is_empty() {
+        return None;
+    }
+    if s == "0" {
+        return Some(0.0);
+    }
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    let mut total = 0.0;
+    let mut parts = 0;
+    while i < bytes.len() {
+        let start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+            i += 1;
+        }
+        if start == i {
+            return None;
+        }
+        let number: f64 = s[start..i].parse().ok()?;
+        let unit_start = i;
+        while i < bytes.len() && !(bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+            i += 1;
+        }
+        let factor = match &s[unit_start..i] {
+            "h" => 3_600_000.0,
+            "m" => 60_000.0,
+            "s" => 1000.0,
+            "ms" => 1.0,
+            "us" | "µs" => 0.001,
+            "ns" => 0.000_001,
+            _ => return None,
+        };
+        total += number * factor;
+        parts += 1;
+    }
+    (parts > 0).then_some(total)
+}
+
+/// A duration that is either Go-style (`5s`) or a bare number in `bare_unit_ms`
+/// milliseconds per unit (1000.0 for seconds, 1.0 for ms).
+pub fn bare_or_unit(text: &str, bare_unit_ms: f64) -> Option<Millis> {
+    let s = text.trim();
+    if let Ok(n) = s.parse::<f64>() {
+        return (n.is_finite() && n >= 0.0).then_some(n * bare_unit_ms);
+    }
+    parse_go(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_durations() {
+        assert_eq!(parse_go("1m30s"), Some(90_000.0));
+        assert_eq!(parse_go("0.100s"), Some(100.0));
+        assert_eq!(parse_go("250ms"), Some(250.0));
+        assert_eq!(parse_go("1.000s"), Some(1000.0));
+        assert_eq!(parse_go("5"), None);
+        assert_eq!(parse_go("5x"), None);
+        assert_eq!(bare_or_unit("5", 1000.0), Some(5000.0));
+        assert_eq!(bare_or_unit("500ms", 1000.0), Some(500.0));
+    }
+}

@@ -1,0 +1,296 @@
+//! Route matching shared by every importer: which requests a route may match (path
+//! exact, string prefix, segment prefix, full-match regex, URI template; methods),
+//! and the rewrite a proxy applies before the request reaches the backend.
+//!
+//! The spec describes the backend, so an operation `METHOD /backend/path` is matched
+//! by inverting the rewrite to get the path the proxy sees, then testing the route's
+//! matches on it (`layers.md` "Binding" 2 and 3). An OpenAPI path parameter stands
+//! for one non-empty segment without `/`; a route *may* match when some value of the
+//! parameters makes it match, which is enough for safety findings.
+
+use regex::Regex;
+
+/// How a route matches the request path.
+#[derive(Debug, Clone)]
+pub enum PathMatch {
+    /// Every path.
+    Any,
+    /// The path equals this (query stripped).
+    Exact(String),
+    /// The path starts with this string (`/order` matches `/orders`: Istio `prefix`,
+    /// Envoy `prefix`, Kong paths, nginx `location` prefixes).
+    Prefix(String),
+    /// Element-wise prefix (`/abc` matches `/abc` and `/abc/def`, not `/abcd`):
+    /// Gateway API `PathPrefix`, Kubernetes Ingress `Prefix`, Envoy
+    /// `path_separated_prefix`.
+    SegmentPrefix(String),
+    /// A regular expression that must match the whole path (RE2 as Envoy anchors it;
+    /// Linkerd `pathRegex` is anchored too). An invalid one matches nothing (the
+    /// importer reports it).
+    Regex(Regex),
+    /// A URI template (`/users/{id}`, Envoy `{name=*}`/`{name=**}`): `{x}` and `*`
+    /// match one segment, `**` and `{x=**}` the rest.
+    Template(String),
+}
+
+/// One request match: a path match AND a method set; `partial` when the platform
+/// also tests headers or query parameters (then the route only *may* match).
+#[derive(Debug, Clone)]
+pub struct RequestMatch {
+    /// The path match.
+    pub path: PathMatch,
+    /// Upper-case methods; `None`: every method.
+    pub methods: Option<Vec<String>>,
+    /// True when other conditions (headers, query) also decide.
+    pub partial: bool,
+}
+
+impl RequestMatch {
+    /// A match of every request.
+    pub fn any() -> RequestMatch {
+        RequestMatch {
+            path: PathMatch::Any,
+            methods: None,
+            partial: false,
+        }
+    }
+
+    /// A path match for every method.
+    pub fn path(path: PathMatch) -> RequestMatch {
+        RequestMatch {
+            path,
+            methods: None,
+            partial: false,
+        }
+    }
+}
+
+/// A rewrite of the request path before it reaches the backend.
+#[derive(Debug, Clone)]
+pub enum Rewrite {
+    /// The matched prefix `from` is replaced by `to` (Envoy `prefix_rewrite`, Istio
+    /// `rewrite.uri` on a prefix match, Gateway API `ReplacePrefixMatch`, nginx
+    /// `proxy_pass` with a URI part, Kong `strip_path` with `to` empty).
+    Prefix {
+        /// What the proxy sees.
+        from: String,
+        /// What the backend sees instead.
+        to: String,
+    },
+    /// The whole path is replaced (Gateway API `ReplaceFullPath`, Istio `rewrite.uri`
+    /// on an exact match).
+    Full(String),
+    /// A prefix is added in front of the path (Spring Cloud Gateway `PrefixPath`).
+    AddPrefix(String),
+}
+
+/// Sample values tried for a path parameter when testing whether a route may match.
+const SAMPLES: &[&str] = &["1", "x", "00000000-0000-0000-0000-000000000000", "a-b_c.d"];
+
+/// The concrete paths the proxy may see for the backend path template `template`
+/// (an OpenAPI path, `/users/{id}`), after inverting `rewrite` and prefixing
+/// `base_path`; empty when the rewrite can never produce that backend path.
+pub fn proxy_paths(template: &str, base_path: &str, rewrite: Option<&Rewrite>) -> Vec<String> {
+    let backend = join_base(base_path, template);
+    let seen: Option<String> = match rewrite {
+        None => Some(backend),
+        Some(Rewrite::Prefix { from, to }) => {
+            let to_trimmed = to.trim_end_matches('/');
+            if to.is_empty() || to == "/" {
+                Some(join_base(from, &backend))
+            } else if backend == to_trimmed || backend.starts_with(&format!("{to_trimmed}/")) {
+                Some(join_base(from, &backend[to_trimmed.len()..]))
+            } else if backend.starts_with(to) {
+                Some(format!("{from}{}", &backend[to.len()..]))
+            } else {
+                None
+            }
+        }
+        Some(Rewrite::Full(path)) => {
+            // Any request path may be rewritten to `path`: the route matches if the
+            // backend path is that one, whatever was asked.
+            (instantiate(&backend).iter().any(|b| b == path)).then(|| "\u{0}any".to_string())
+        }
+        Some(Rewrite::AddPrefix(prefix)) => {
+            let p = prefix.trim_end_matches('/');
+            if backend == p || backend.starts_with(&format!("{p}/")) {
+                let rest = &backend[p.len()..];
+                Some(if rest.is_empty() {
+                    "/".to_string()
+                } else {
+                    rest.to_string()
+                })
+            } else {
+                None
+            }
+        }
+    };
+    match seen {
+        None => Vec::new(),
+        Some(s) if s == "\u{0}any" => vec![String::from("\u{0}any")],
+        Some(s) => instantiate(&s),
+    }
+}
+
+/// `base` + `path` with exactly one `/` between them.
+fn join_base(base: &str, path: &str) -> String {
+    let b = base.trim_end_matches('/');
+    if b.is_empty() {
+        if path.is_empty() {
+            "/".to_string()
+        } else {
+            path.to_string()
+        }
+    } else if path.is_empty() || path == "/" {
+        b.to_string()
+    } else if path.starts_with('/') {
+        format!("{b}{path}")
+    } else {
+        format!("{b}/{path}")
+    }
+}
+
+/// The template with every `{param}` replaced by each sample value (the same sample
+/// for every parameter, which is enough for "may match").
+fn instantiate(template: &str) -> Vec<String> {
+    if !template.contains('{') {
+        return vec![template.to_string()];
+    }
+    SAMPLES
+        .iter()
+        .map(|sample| {
+            let mut out = String::with_capacity(template.len());
+            let mut rest = template;
+            while let Some(open) = rest.find('{') {
+                out.push_str(&rest[..open]);
+                match rest[open..].find('}') {
+                    Some(close) => {
+                        out.push_str(sample);
+                        rest = &rest[open + close + 1..];
+                    }
+                    None => {
+                        out.push_str(&rest[open..]);
+                        rest = "";
+                    }
+                }
+            }
+            out.push_str(rest);
+            out
+        })
+        .collect()
+}
+
+impl PathMatch {
+    /// True when the concrete path `path` matches.
+    pub fn matches(&self, path: &str) -> bool {
+        if path == "\u{0}any" {
+            return true;
+        }
+        match self {
+            PathMatch::Any => true,
+            PathMatch::Exact(p) => path == p,
+            PathMatch::Prefix(p) => path.starts_with(p.as_str()),
+            PathMatch::SegmentPrefix(p) => {
+                let p = p.trim_end_matches('/');
+                p.is_empty() || path == p || path.starts_with(&format!("{p}/"))
+            }
+            PathMatch::Regex(re) => re.is_match(path),
+            PathMatch::Template(t) => template_matches(t, path),
+        }
+    }
+}
+
+/// A full-match regex from `pattern` (anchored: `^(?:pattern)$`); `Err` with the
+/// regex engine's message when it does not compile.
+pub fn full_match_regex(pattern: &str) -> Result<Regex, String> {
+    Regex::new(&format!("^(?:{pattern})$")).map_err(|e| e.to_string())
+}
+
+fn template_matches(template: &str, path: &str) -> bool {
+    let t: Vec<&str> = template.trim_start_matches('/').split('/').collect();
+    let p: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let mut i = 0;
+    for (k, seg) in t.iter().enumerate() {
+        let rest = *seg == "**" || seg.ends_with("=**}");
+        if rest {
+            return k == t.len() - 1 || p.len() >= t.len() - 1;
+        }
+        let Some(actual) = p.get(i) else {
+            return false;
+        };
+        let wildcard = *seg == "*" || (seg.starts_with('{') && seg.ends_with('}'));
+        if wildcard {
+            if actual.is_empty() {
+                return false;
+            }
+        } else if seg != actual {
+            return false;
+        }
+        i += 1;
+    }
+    i == p.len()
+}
+
+impl RequestMatch {
+    /// True when a request `method` to the backend path template `template` may be
+    /// matched, with the proxy seeing `base_path` in front and `rewrite` applied.
+    pub fn may_match(
+        &self,
+        method: &str,
+        template: &str,
+        base_path: &str,
+        rewrite: Option<&Rewrite>,
+    ) -> bool {
+        if let Some(methods) = &self.methods {
+            if !methods.iter().any(|m| m.eq_ignore_ascii_case(method)) {
+                return false;
+            }
+        }
+        proxy_paths(template, base_path, rewrite)
+            .iter()
+            .any(|p| self.path.matches(p))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_is_a_string_prefix_and_segment_prefix_is_element_wise() {
+        assert!(PathMatch::Prefix("/order".into()).matches("/orders"));
+        assert!(!PathMatch::SegmentPrefix("/order".into()).matches("/orders"));
+        assert!(PathMatch::SegmentPrefix("/order".into()).matches("/order/1"));
+        assert!(PathMatch::SegmentPrefix("/".into()).matches("/anything"));
+    }
+
+    #[test]
+    fn a_parameter_may_match_a_digit_regex() {
+        let m = RequestMatch::path(PathMatch::Regex(
+            full_match_regex(r"/users/id/\d+").unwrap(),
+        ));
+        assert!(m.may_match("GET", "/users/id/{id}", "", None));
+        assert!(!m.may_match("GET", "/users", "", None));
+    }
+
+    #[test]
+    fn rewrites_are_inverted() {
+        let strip = Rewrite::Prefix {
+            from: "/mock".into(),
+            to: String::new(),
+        };
+        let m = RequestMatch::path(PathMatch::Prefix("/mock".into()));
+        assert!(m.may_match("POST", "/records", "", Some(&strip)));
+        let add = Rewrite::AddPrefix("/httpbin".into());
+        let m = RequestMatch::path(PathMatch::Exact("/retry".into()));
+        assert!(m.may_match("GET", "/httpbin/retry", "", Some(&add)));
+        assert!(!m.may_match("GET", "/retry", "", Some(&add)));
+    }
+
+    #[test]
+    fn templates_match_segments() {
+        assert!(template_matches("/v1/{name=**}", "/v1/a/b"));
+        assert!(template_matches("/users/{id}", "/users/7"));
+        assert!(!template_matches("/users/{id}", "/users/7/x"));
+    }
+}

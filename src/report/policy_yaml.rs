@@ -159,9 +159,17 @@ impl<'a> Emitter<'a> {
             self.key(i, k);
         }
         if let Some(v) = &s.status_endpoint {
+            // The selector as written when its node says it (`{orderId}` keeps its
+            // name; the parsed selector only keeps `{}`).
+            let written = v
+                .at
+                .tree()
+                .and_then(|t| t.as_str(v.at.node))
+                .filter(|t| crate::policy::selector::Selector::parse(t).ok() == Some(v.value.clone()))
+                .map_or_else(|| v.value.to_string(), str::to_string);
             self.line(
                 i,
-                format!("status_endpoint: {}", scalar(&v.value.to_string())),
+                format!("status_endpoint: {}", scalar(&written)),
                 Some(&v.at),
             );
         }
@@ -432,7 +440,8 @@ fn plain_is_safe(s: &str) -> bool {
     let Some(first) = s.chars().next() else {
         return false;
     };
-    if !(first.is_ascii_alphabetic() || first == '/' || first == '_') {
+    let relative = s.starts_with("./") || s.starts_with("../");
+    if !(first.is_ascii_alphabetic() || first == '/' || first == '_' || relative) {
         // Digits (numbers, `5xx` aside), `-`, `.`, `*`, `&`, `!`, `[`, quotes ...
         // are quoted; `5xx` and `429` are handled by the caller's reader either way.
         return s.chars().all(|c| c.is_ascii_alphanumeric()) && !looks_numeric(s);
@@ -644,6 +653,51 @@ mod tests {
         assert!(checked > 50, "checked only {checked}");
     }
 
+    /// Every shape of `docs/policy-format.md`, including the ones few fixtures use.
+    #[test]
+    fn every_shape_reads_back() {
+        let text = r#"version: 1
+spec: [a.yaml, "../b c.yaml"]
+layer: gateway
+defaults:
+  retry: true
+  attempt_timeout: remaining
+  backoff: {base: 0.5ms, cap: 90s, multiplier: 1.5, jitter: {proportional: 0.2}}
+  retry_on: [reset-before-request, unavailable, 5XX, 429, transport]
+  methods: [GET, PUT]
+  budget: {max_concurrent_retries: 3}
+  hedging: {attempts: 3}
+operations:
+  "GET /orders/{id}":
+    budget: {tokens: 10, token_ratio: 0.1}
+    retry_after: {}
+  createOrder:
+    effect: non-idempotent
+    status_endpoint: "GET /orders/by-key/{key}"
+    on_unknown_result: check-status
+    budget: {ratio: 0.2, min_per_second: 10, min_concurrent: 3, window: 1m30s}
+    hedging: {attempts: 2, delay: 100ms}
+    idempotency_key: {header: "X-Key", scope: "yes", on_concurrent: wait}
+    ignore: [{rule: RL201, reason: "reviewed: #42, keys: yes"}]
+  "* /health": {}
+ignore:
+  - rule: RL305
+    reason: 'the gateway''s jitter is fixed'
+"#;
+        let dir = repo();
+        let ws = Workspace::new(dir.clone(), Limits::default());
+        let doc = ws.load_text(&dir.join("shapes.retry-policy.yaml"), text);
+        let (original, diags) = load_policy(&doc);
+        assert!(diags.is_empty(), "{:?}", diags.iter().map(|d| &d.message).collect::<Vec<_>>());
+        let original = original.expect("parses");
+        let emitted = emit(&original);
+        let again = ws.load_text(&dir.join("shapes2.retry-policy.yaml"), &emitted);
+        let (again, again_diags) = load_policy(&again);
+        assert!(again_diags.is_empty(), "{emitted}");
+        assert_eq!(plain_file(&original), plain_file(&again.expect("parses")), "{emitted}");
+        insta::assert_snapshot!("every_shape", emitted);
+    }
+
     #[test]
     fn snapshots_of_written_policies() {
         let ws = Workspace::new(repo(), Limits::default());
@@ -665,6 +719,7 @@ mod tests {
         assert_eq!(scalar("Idempotency-Key"), "Idempotency-Key");
         assert_eq!(scalar("POST /orders/{id}"), "POST /orders/{id}");
         assert_eq!(scalar("per API key"), "per API key");
+        assert_eq!(scalar("../api/openapi.yaml"), "../api/openapi.yaml");
         for s in ["yes", "No", "null", "123", "1.5", "0x1f", "", " a", "a: b", "#x", "*", "-x", "a, {b}", "x\ny", "é"] {
             let q = scalar(s);
             assert!(q.starts_with('"'), "{s:?} -> {q}");

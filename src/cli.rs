@@ -345,8 +345,9 @@ pub enum SimulateFailure {
 #[command(
     after_help = "Each synthetic policy is one YAML document (one per config object, layer and bound spec); \
 its `spec:` is relative to the config file's folder, so save it beside the config. \
-The specs are found in the configs' folders and in `.retrylint.yaml` `services:`; \
-name a spec too (`retrylint import vs.yaml api/openapi.yaml`) to use it.\n\n\
+The specs are found as `check FILE` finds them: the OpenAPI documents of the \
+config's project (the git work tree, or --root DIR), and the `services:` specs of \
+`.retrylint.yaml`; bind a config to its spec there when the project holds several.\n\n\
 Exit codes: 0 every named config was read; 1 a named file holds no retry config \
 retrylint reads; 2 a file could not be read or parsed.\n\n\
 Example:\n  retrylint import k8s/virtual-service.yaml"
@@ -356,7 +357,8 @@ pub struct ImportArgs {
     /// specs they bind to, not printed).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// Project root that bounds `$ref`s.
+    /// Project root: where the specs the configs bind to are looked for, and the
+    /// bound of `$ref`s [default: the enclosing git work tree].
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// Configuration file (`services:` bindings, `platforms:` versions) [default:

@@ -4,8 +4,10 @@
 //! or a footnote naming the platform default), so the mapping can be reviewed and,
 //! if wanted, saved as a written policy.
 //!
-//! The specs the configs bind to are read from the configs' folders, the `services:`
-//! of `.retrylint.yaml`, and any OpenAPI document named among the files. `spec:` is
+//! The specs the configs bind to are found as `retrylint check FILE...` finds them
+//! (the OpenAPI documents of the project a named config belongs to: the git work
+//! tree, or `--root`), plus the `services:` specs of `.retrylint.yaml` and any
+//! OpenAPI document named among the files. `spec:` is
 //! written relative to the config file's folder: each document is meant to be saved
 //! beside its config. Objects that bind nothing are written as comments with the
 //! reason and the `services:` entry to add (RL016's message and help).
@@ -48,19 +50,10 @@ pub fn run(args: &ImportArgs) -> u8 {
             Err(e) => return fail(format!("cannot read {}: {e}", f.display())),
         }
     }
-    // The run: the named files, their folders (where a companion spec usually is),
-    // and the specs `services:` names.
+    // The run reads what `retrylint check FILE...` reads: a named retry config brings
+    // its project's OpenAPI documents and other retry configs (the project root is
+    // the git work tree, else `--root`); plus the specs `services:` names.
     let mut paths: Vec<PathBuf> = args.files.clone();
-    for f in &args.files {
-        let dir = f
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .to_path_buf();
-        if !paths.contains(&dir) {
-            paths.push(dir);
-        }
-    }
     paths.extend(
         config
             .services
@@ -75,6 +68,7 @@ pub fn run(args: &ImportArgs) -> u8 {
         services: config.services.clone(),
         platforms: config.platforms.clone(),
         explicit_policies_only: true,
+        related: true,
         ..CheckOptions::default()
     });
     let imported: Vec<&PolicyFile> = analyzed
@@ -136,7 +130,8 @@ pub fn run(args: &ImportArgs) -> u8 {
         }
         let why = match crate::import::recognize(&doc) {
             Some(format) => format!(
-                "it is read as {format:?}, but holds no route table or retry setting retrylint reads"
+                "it is read as {}, but holds no route table or retry setting retrylint reads",
+                format_name(format)
             ),
             None if analyzed
                 .analysis
@@ -155,6 +150,20 @@ pub fn run(args: &ImportArgs) -> u8 {
         code = EXIT_NOTHING;
     }
     code
+}
+
+/// A format as the message about an empty file names it.
+fn format_name(format: crate::import::Format) -> &'static str {
+    use crate::import::Format;
+    match format {
+        Format::Kubernetes => "a Kubernetes stream",
+        Format::IstioMeshConfig => "an Istio mesh config",
+        Format::Envoy => "an Envoy config",
+        Format::Kong => "a Kong declarative config",
+        Format::TraefikYaml | Format::TraefikToml => "a Traefik config",
+        Format::Nginx => "an nginx config",
+        Format::Haproxy => "an HAProxy config",
+    }
 }
 
 /// True when `p` was read from the file `path`: its config object is there, or some

@@ -19,17 +19,16 @@ fn layers_of_the_three_layer_example() {
     assert_eq!(code, 0, "{err}");
     // The composed figures are the readiness matrix's (README "Layers").
     assert!(out.contains("3 x 2 x 3 = 18"), "{out}");
-    assert!(out.contains("whole chain                     6.6s"), "{out}");
+    assert!(
+        out.contains("whole chain                     6.6s"),
+        "{out}"
+    );
     insta::assert_snapshot!("layers_human", out);
 }
 
 #[test]
 fn layers_with_a_budget_show_the_bound_under_load() {
-    let (code, out, err) = run(&[
-        "layers",
-        "createPayment",
-        "fixtures/examples/layers-budget",
-    ]);
+    let (code, out, err) = run(&["layers", "createPayment", "fixtures/examples/layers-budget"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("under load (budgets)"), "{out}");
     insta::assert_snapshot!("layers_budget_human", out);
@@ -83,8 +82,16 @@ fn layers_of_an_operation_in_several_documents_shows_each() {
         "fixtures/examples/layers-budget",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("POST /payments (createPayment) in fixtures/examples/layers/openapi.yaml"), "{out}");
-    assert!(out.contains("POST /payments (createPayment) in fixtures/examples/layers-budget/openapi.yaml"), "{out}");
+    assert!(
+        out.contains("POST /payments (createPayment) in fixtures/examples/layers/openapi.yaml"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "POST /payments (createPayment) in fixtures/examples/layers-budget/openapi.yaml"
+        ),
+        "{out}"
+    );
 }
 
 #[test]
@@ -97,15 +104,25 @@ fn layers_of_an_unknown_operation_is_a_usage_error_with_a_suggestion() {
 
 #[test]
 fn import_of_a_file_that_is_no_retry_config_exits_1_naming_the_formats() {
-    let (code, out, err) = run(&["import", "fixtures/examples/layers/client.retry-policy.yaml"]);
+    let (code, out, err) = run(&[
+        "import",
+        "fixtures/examples/layers/client.retry-policy.yaml",
+    ]);
     assert_eq!(code, 1);
     assert!(out.is_empty(), "{out}");
     assert!(err.contains("it is a retrylint policy already"), "{err}");
     assert!(err.contains("formats read: Istio VirtualService"), "{err}");
-    let (code, _, err) = run(&["import", "fixtures/examples/layers/openapi.yaml", "README.md"]);
+    let (code, _, err) = run(&[
+        "import",
+        "fixtures/examples/layers/openapi.yaml",
+        "README.md",
+    ]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("README.md: nothing imported"), "{err}");
-    assert!(!err.contains("openapi.yaml: nothing imported"), "a named spec is used, not imported: {err}");
+    assert!(
+        !err.contains("openapi.yaml: nothing imported"),
+        "a named spec is used, not imported: {err}"
+    );
 }
 
 #[test]
@@ -113,5 +130,8 @@ fn import_of_a_missing_file_exits_2() {
     let (code, out, err) = run(&["import", "fixtures/examples/no-such-config.yaml"]);
     assert_eq!(code, 2);
     assert!(out.is_empty(), "{out}");
-    assert!(err.contains("cannot read fixtures/examples/no-such-config.yaml"), "{err}");
+    assert!(
+        err.contains("cannot read fixtures/examples/no-such-config.yaml"),
+        "{err}"
+    );
 }

@@ -110,7 +110,10 @@ pub fn run(args: &ImportArgs) -> u8 {
     if !unreadable.is_empty() {
         return EXIT_ERROR;
     }
-    let ws = Workspace::new(std::env::current_dir().unwrap_or_default(), Limits::default());
+    let ws = Workspace::new(
+        std::env::current_dir().unwrap_or_default(),
+        Limits::default(),
+    );
     let mut code = 0;
     for (given, path) in args.files.iter().zip(&named) {
         let read = imported.iter().any(|p| reads_from(p, path))
@@ -121,11 +124,7 @@ pub fn run(args: &ImportArgs) -> u8 {
             continue;
         }
         let doc = ws.load(given);
-        if analyzed
-            .documents
-            .iter()
-            .any(|d| d.doc.file.path == *path)
-        {
+        if analyzed.documents.iter().any(|d| d.doc.file.path == *path) {
             continue; // a spec named to bind to
         }
         let why = match crate::import::recognize(&doc) {
@@ -207,7 +206,13 @@ fn settings_ats(s: &Settings) -> impl Iterator<Item = &At> {
     }
     if let Some(k) = &s.idempotency_key {
         v.push(&k.at);
-        opt!(k.header, k.retention, k.scope, k.on_payload_mismatch, k.on_concurrent);
+        opt!(
+            k.header,
+            k.retention,
+            k.scope,
+            k.on_payload_mismatch,
+            k.on_concurrent
+        );
     }
     if let Some(list) = &s.retry_on {
         v.extend(list.value.iter().map(|x| &x.at));
@@ -252,7 +257,10 @@ pub fn document(p: &PolicyFile, notes: &[OriginNote]) -> String {
         .map(Path::to_path_buf)
         .unwrap_or_default();
     let beside = Workspace::new(config_dir, Limits::default());
-    let cwd = Workspace::new(std::env::current_dir().unwrap_or_default(), Limits::default());
+    let cwd = Workspace::new(
+        std::env::current_dir().unwrap_or_default(),
+        Limits::default(),
+    );
     let governs = p.imported.as_ref().map_or(&[][..], |i| &i.governs[..]);
     let spec: Vec<String> = governs.iter().map(|g| beside.display_path(g)).collect();
     // Footnotes: the platform defaults this policy's values carry, numbered in the
@@ -260,7 +268,10 @@ pub fn document(p: &PolicyFile, notes: &[OriginNote]) -> String {
     let mut used: Vec<&OriginNote> = Vec::new();
     let mut collect = |at: &At| {
         for n in notes_at(at, notes) {
-            if !used.iter().any(|u| u.text == n.text && same_node(&u.at, &n.at)) {
+            if !used
+                .iter()
+                .any(|u| u.text == n.text && same_node(&u.at, &n.at))
+            {
                 used.push(n);
             }
         }
@@ -370,12 +381,24 @@ mod tests {
         let retry_on = tree.get(retries, "retryOn").expect("retryOn");
         let at = |n| At::new(&config, n);
         let mut s = Settings::empty(at(route));
-        s.retry = Some(Spanned { value: true, at: at(retries) });
-        s.attempts = Some(Spanned { value: 3, at: at(attempts) });
+        s.retry = Some(Spanned {
+            value: true,
+            at: at(retries),
+        });
+        s.attempts = Some(Spanned {
+            value: 3,
+            at: at(attempts),
+        });
         s.retry_on = Some(Spanned {
             value: vec![
-                Spanned { value: "5xx".parse().expect("signal"), at: at(retry_on) },
-                Spanned { value: "reset".parse().expect("signal"), at: at(retry_on) },
+                Spanned {
+                    value: "5xx".parse().expect("signal"),
+                    at: at(retry_on),
+                },
+                Spanned {
+                    value: "reset".parse().expect("signal"),
+                    at: at(retry_on),
+                },
             ],
             at: at(retry_on),
         });
@@ -388,7 +411,10 @@ mod tests {
             at: at(root),
             version: None,
             spec: Vec::new(),
-            layer: Some(Spanned { value: Layer::Mesh, at: at(root) }),
+            layer: Some(Spanned {
+                value: Layer::Mesh,
+                at: at(root),
+            }),
             defaults: None,
             operations: vec![OperationEntry {
                 text: "POST /payments".into(),
@@ -417,13 +443,20 @@ mod tests {
                 .unwrap_or_else(|| panic!("{key} in {text}"))
                 .to_string()
         };
-        assert!(line("attempt_timeout:").ends_with("deploy/vs.yaml:3:5 [1]"), "{text}");
+        assert!(
+            line("attempt_timeout:").ends_with("deploy/vs.yaml:3:5 [1]"),
+            "{text}"
+        );
         assert!(line("attempts:").ends_with("deploy/vs.yaml:5:7"), "{text}");
         assert!(line("retry_on:").contains("[5xx, reset]"), "{text}");
         // Reading it back gives the same values.
         let again = ws.load_text(&dir.join("deploy/vs.retry-policy.yaml"), &text);
         let (parsed, diags) = crate::policy::load_policy(&again);
-        assert!(diags.is_empty(), "{:?}", diags.iter().map(|d| &d.message).collect::<Vec<_>>());
+        assert!(
+            diags.is_empty(),
+            "{:?}",
+            diags.iter().map(|d| &d.message).collect::<Vec<_>>()
+        );
         let parsed = parsed.expect("a policy");
         assert_eq!(parsed.layer(), Layer::Mesh);
         assert_eq!(parsed.spec[0].value, "../api/openapi.yaml");
@@ -432,10 +465,11 @@ mod tests {
         assert_eq!(e.settings.attempts.as_ref().map(|a| a.value), Some(3));
         assert_eq!(e.settings.retry.as_ref().map(|a| a.value), Some(true));
         assert_eq!(
-            e.settings
-                .retry_on
-                .as_ref()
-                .map(|l| l.value.iter().map(|x| x.value.to_string()).collect::<Vec<_>>()),
+            e.settings.retry_on.as_ref().map(|l| l
+                .value
+                .iter()
+                .map(|x| x.value.to_string())
+                .collect::<Vec<_>>()),
             Some(vec!["5xx".to_string(), "reset".to_string()])
         );
     }

@@ -221,7 +221,11 @@ fn view(analyzed: &Analyzed, j: &JoinedOperation) -> OperationView {
             let (source, file, imported) = match policy {
                 Some(p) => match &p.imported {
                     Some(i) => (i.source.clone(), p.doc.file.display.clone(), true),
-                    None => (p.doc.file.display.clone(), p.doc.file.display.clone(), false),
+                    None => (
+                        p.doc.file.display.clone(),
+                        p.doc.file.display.clone(),
+                        false,
+                    ),
                 },
                 None => (
                     format!("inline x-retry of {document}"),
@@ -305,28 +309,32 @@ fn outlived(layers: &[EffectivePolicy], shapes: &[LayerShape]) -> Vec<Outlived> 
 
 fn values(eff: &EffectivePolicy, notes: &[OriginNote]) -> Vec<Value> {
     let mut out = Vec::new();
-    let mut push = |key: &'static str, value: Option<String>, at: Option<Option<&crate::source::refs::At>>| {
-        let (origin, default, texts) = match at {
-            None => (None, None, Vec::new()),
-            Some(None) => (None, Some("built-in"), Vec::new()),
-            Some(Some(at)) => {
-                let texts: Vec<String> = notes_at(at, notes)
-                    .iter()
-                    .map(|n| n.text.replace('\n', " "))
-                    .collect();
-                let default = (!texts.is_empty()).then_some("platform");
-                (Some(position(at)), default, texts)
-            }
+    let mut push =
+        |key: &'static str, value: Option<String>, at: Option<Option<&crate::source::refs::At>>| {
+            let (origin, default, texts) = match at {
+                None => (None, None, Vec::new()),
+                Some(None) => (None, Some("built-in"), Vec::new()),
+                Some(Some(at)) => {
+                    let texts: Vec<String> = notes_at(at, notes)
+                        .iter()
+                        .map(|n| n.text.replace('\n', " "))
+                        .collect();
+                    let default = (!texts.is_empty()).then_some("platform");
+                    (Some(position(at)), default, texts)
+                }
+            };
+            out.push(Value {
+                key,
+                value,
+                origin,
+                default,
+                notes: texts,
+            });
         };
-        out.push(Value {
-            key,
-            value,
-            origin,
-            default,
-            notes: texts,
-        });
-    };
-    fn f<T>(x: &Option<Field<T>>, show: impl Fn(&T) -> String) -> (Option<String>, Option<Option<&crate::source::refs::At>>) {
+    fn f<T>(
+        x: &Option<Field<T>>,
+        show: impl Fn(&T) -> String,
+    ) -> (Option<String>, Option<Option<&crate::source::refs::At>>) {
         match x {
             Some(field) => (Some(show(&field.value)), Some(field.at.as_ref())),
             None => (None, None),
@@ -416,10 +424,14 @@ fn values(eff: &EffectivePolicy, notes: &[OriginNote]) -> Vec<Value> {
     push("retry_after.honor", v, a);
     let (v, a) = f(&r.max, |x| duration(*x));
     push("retry_after.max", v, a);
-    let (v, a) = f(&eff.budget, |b| budget_text(b));
+    let (v, a) = f(&eff.budget, budget_text);
     push("budget", v, a);
     let (v, a) = f(&eff.hedging, |h| {
-        format!("{{attempts: {}, delay: {}}}", h.attempts, duration(h.delay_ms))
+        format!(
+            "{{attempts: {}, delay: {}}}",
+            h.attempts,
+            duration(h.delay_ms)
+        )
     });
     push("hedging", v, a);
     out
@@ -474,7 +486,9 @@ pub fn human(views: &[OperationView]) -> String {
             .unwrap_or_default();
         out.push_str(&format!("{}{id} in {}\n", v.operation, v.document));
         if v.layers.is_empty() {
-            out.push_str("  no layer applies: no policy, inline x-retry or retry config retries it\n");
+            out.push_str(
+                "  no layer applies: no policy, inline x-retry or retry config retries it\n",
+            );
             continue;
         }
         let mut notes: Vec<String> = Vec::new();

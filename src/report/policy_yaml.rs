@@ -10,9 +10,8 @@
 
 use crate::policy::duration::Millis;
 use crate::policy::model::{
-    AttemptTimeout, BackoffSettings, Concurrent, Hedging, Jitter, KeySettings,
-    PayloadMismatch, PolicyFile, RetryAfterSettings, RetryBudget, Settings, Spanned,
-    Suppression, UnknownResult,
+    AttemptTimeout, BackoffSettings, Concurrent, Hedging, Jitter, KeySettings, PayloadMismatch,
+    PolicyFile, RetryAfterSettings, RetryBudget, Settings, Spanned, Suppression, UnknownResult,
 };
 use crate::source::refs::At;
 
@@ -40,17 +39,17 @@ const COMMENT_COLUMN: usize = 44;
 /// The policy as YAML text (one document, ending with a newline).
 pub fn render(p: &PolicyFile, options: &EmitOptions<'_>) -> String {
     let mut out = Emitter { lines: Vec::new() };
-    out.line(
-        0,
-        "version: 1".into(),
-        p.version.as_ref().map(|v| &v.at),
-    );
+    out.line(0, "version: 1".into(), p.version.as_ref().map(|v| &v.at));
     match options.spec {
         Some(spec) => out.spec_texts(spec),
         None => out.spec(&p.spec),
     }
     if let Some(layer) = &p.layer {
-        out.line(0, format!("layer: {}", layer.value.as_str()), Some(&layer.at));
+        out.line(
+            0,
+            format!("layer: {}", layer.value.as_str()),
+            Some(&layer.at),
+        );
     }
     if let Some(d) = &p.defaults {
         out.settings_block(0, "defaults", d);
@@ -161,12 +160,13 @@ impl<'a> Emitter<'a> {
         if let Some(v) = &s.status_endpoint {
             // The selector as written when its node says it (`{orderId}` keeps its
             // name; the parsed selector only keeps `{}`).
-            let written = v
-                .at
-                .tree()
-                .and_then(|t| t.as_str(v.at.node))
-                .filter(|t| crate::policy::selector::Selector::parse(t).ok() == Some(v.value.clone()))
-                .map_or_else(|| v.value.to_string(), str::to_string);
+            let written =
+                v.at.tree()
+                    .and_then(|t| t.as_str(v.at.node))
+                    .filter(|t| {
+                        crate::policy::selector::Selector::parse(t).ok() == Some(v.value.clone())
+                    })
+                    .map_or_else(|| v.value.to_string(), str::to_string);
             self.line(
                 i,
                 format!("status_endpoint: {}", scalar(&written)),
@@ -246,7 +246,11 @@ impl<'a> Emitter<'a> {
             self.line(i + 1, format!("header: {}", scalar(&v.value)), Some(&v.at));
         }
         if let Some(v) = &k.retention {
-            self.line(i + 1, format!("retention: {}", duration(v.value)), Some(&v.at));
+            self.line(
+                i + 1,
+                format!("retention: {}", duration(v.value)),
+                Some(&v.at),
+            );
         }
         if let Some(v) = &k.scope {
             self.line(i + 1, format!("scope: {}", scalar(&v.value)), Some(&v.at));
@@ -279,7 +283,11 @@ impl<'a> Emitter<'a> {
             self.line(i + 1, format!("cap: {}", duration(v.value)), Some(&v.at));
         }
         if let Some(v) = &b.multiplier {
-            self.line(i + 1, format!("multiplier: {}", number(v.value)), Some(&v.at));
+            self.line(
+                i + 1,
+                format!("multiplier: {}", number(v.value)),
+                Some(&v.at),
+            );
         }
         if let Some(v) = &b.jitter {
             self.line(i + 1, format!("jitter: {}", jitter(v.value)), Some(&v.at));
@@ -297,7 +305,11 @@ impl<'a> Emitter<'a> {
             self.line(i + 1, format!("max: {}", duration(v.value)), Some(&v.at));
         }
         if let Some(v) = &r.on_invalid {
-            self.line(i + 1, format!("on_invalid: {}", v.value.as_str()), Some(&v.at));
+            self.line(
+                i + 1,
+                format!("on_invalid: {}", v.value.as_str()),
+                Some(&v.at),
+            );
         }
         self.close_empty(start);
     }
@@ -313,7 +325,11 @@ impl<'a> Emitter<'a> {
             for (k, v) in [("rule", &s.rule), ("reason", &s.reason)] {
                 if let Some(v) = v {
                     let dash = if first { "- " } else { "  " };
-                    self.line(i + 1, format!("{dash}{k}: {}", scalar(&v.value)), Some(&v.at));
+                    self.line(
+                        i + 1,
+                        format!("{dash}{k}: {}", scalar(&v.value)),
+                        Some(&v.at),
+                    );
                     first = false;
                 }
             }
@@ -411,8 +427,12 @@ pub fn duration(ms: Millis) -> String {
         // Not a duration the parser gives; written so that reading it fails loudly.
         return format!("{}ms", number(ms));
     }
-    for (unit, size) in [("d", 86_400_000.0), ("h", 3_600_000.0), ("m", 60_000.0), ("s", 1000.0)]
-    {
+    for (unit, size) in [
+        ("d", 86_400_000.0),
+        ("h", 3_600_000.0),
+        ("m", 60_000.0),
+        ("s", 1000.0),
+    ] {
         if ms >= size && ms % size == 0.0 && ms < 9.0e15 {
             return format!("{}{unit}", (ms / size) as u64);
         }
@@ -481,7 +501,9 @@ fn quoted(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
             c => out.push(c),
         }
     }
@@ -557,9 +579,11 @@ mod tests {
                 s.retry_on
                     .as_ref()
                     .map(|l| l.value.iter().map(|x| x.value).collect::<Vec<_>>()),
-                s.methods
-                    .as_ref()
-                    .map(|l| l.value.iter().map(|x| x.value.clone()).collect::<Vec<_>>()),
+                s.methods.as_ref().map(|l| l
+                    .value
+                    .iter()
+                    .map(|x| x.value.clone())
+                    .collect::<Vec<_>>()),
                 s.retry_after.as_ref().map(|r| {
                     (
                         r.honor.as_ref().map(|x| x.value),
@@ -632,7 +656,10 @@ mod tests {
             let again_doc = ws.load_text(&again_path, &text);
             let (again, again_diags) = load_policy(&again_doc);
             let again = again.unwrap_or_else(|| {
-                panic!("{}: the emitted text does not parse:\n{text}", path.display())
+                panic!(
+                    "{}: the emitted text does not parse:\n{text}",
+                    path.display()
+                )
             });
             assert_eq!(
                 plain_file(&original),
@@ -688,13 +715,21 @@ ignore:
         let ws = Workspace::new(dir.clone(), Limits::default());
         let doc = ws.load_text(&dir.join("shapes.retry-policy.yaml"), text);
         let (original, diags) = load_policy(&doc);
-        assert!(diags.is_empty(), "{:?}", diags.iter().map(|d| &d.message).collect::<Vec<_>>());
+        assert!(
+            diags.is_empty(),
+            "{:?}",
+            diags.iter().map(|d| &d.message).collect::<Vec<_>>()
+        );
         let original = original.expect("parses");
         let emitted = emit(&original);
         let again = ws.load_text(&dir.join("shapes2.retry-policy.yaml"), &emitted);
         let (again, again_diags) = load_policy(&again);
         assert!(again_diags.is_empty(), "{emitted}");
-        assert_eq!(plain_file(&original), plain_file(&again.expect("parses")), "{emitted}");
+        assert_eq!(
+            plain_file(&original),
+            plain_file(&again.expect("parses")),
+            "{emitted}"
+        );
         insta::assert_snapshot!("every_shape", emitted);
     }
 
@@ -702,8 +737,14 @@ ignore:
     fn snapshots_of_written_policies() {
         let ws = Workspace::new(repo(), Limits::default());
         for (name, path) in [
-            ("layers_client", "fixtures/examples/layers/client.retry-policy.yaml"),
-            ("layers_budget_mesh", "fixtures/examples/layers-budget/mesh.retry-policy.yaml"),
+            (
+                "layers_client",
+                "fixtures/examples/layers/client.retry-policy.yaml",
+            ),
+            (
+                "layers_budget_mesh",
+                "fixtures/examples/layers-budget/mesh.retry-policy.yaml",
+            ),
             ("shop", "fixtures/examples/shop/shop.retry-policy.yaml"),
         ] {
             let doc = ws.load(&repo().join(path));
@@ -720,7 +761,10 @@ ignore:
         assert_eq!(scalar("POST /orders/{id}"), "POST /orders/{id}");
         assert_eq!(scalar("per API key"), "per API key");
         assert_eq!(scalar("../api/openapi.yaml"), "../api/openapi.yaml");
-        for s in ["yes", "No", "null", "123", "1.5", "0x1f", "", " a", "a: b", "#x", "*", "-x", "a, {b}", "x\ny", "é"] {
+        for s in [
+            "yes", "No", "null", "123", "1.5", "0x1f", "", " a", "a: b", "#x", "*", "-x", "a, {b}",
+            "x\ny", "é",
+        ] {
             let q = scalar(s);
             assert!(q.starts_with('"'), "{s:?} -> {q}");
         }
@@ -736,8 +780,20 @@ ignore:
         assert_eq!(duration(90_000.0), "90s");
         assert_eq!(duration(0.0), "0s");
         assert_eq!(duration(0.5), "0.5ms");
-        for ms in [0.0, 0.5, 1.0, 25.0, 1500.0, 60_000.0, 3_600_000.0, 123_456.789] {
-            assert_eq!(crate::policy::duration::parse_duration(&duration(ms)), Ok(ms));
+        for ms in [
+            0.0,
+            0.5,
+            1.0,
+            25.0,
+            1500.0,
+            60_000.0,
+            3_600_000.0,
+            123_456.789,
+        ] {
+            assert_eq!(
+                crate::policy::duration::parse_duration(&duration(ms)),
+                Ok(ms)
+            );
         }
     }
 }

@@ -266,7 +266,11 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
             let (settings, notes) = backend_settings(&config, &target);
             main.routes.push(Route {
                 at: config.at(line),
-                name: Some(format!("default_backend {}", target.section.name())),
+                name: Some(if std::ptr::eq(line, &p.section.header) {
+                    format!("listen {}", target.section.name())
+                } else {
+                    format!("default_backend {}", target.section.name())
+                }),
                 matches: vec![RequestMatch::any()],
                 rewrite: None,
                 settings,

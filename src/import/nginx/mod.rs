@@ -438,7 +438,7 @@ fn retry_settings(
             Some((
                 s.max(1) as i64,
                 tries_at.clone(),
-                Some(format!("{why}, and {what}: nginx tries each server at most once, so {} tries in total{refund} ({SOURCE})", s.max(1))),
+                Some(format!("{why}, and {what}: nginx tries each server at most once, so {}{refund} ({SOURCE})", if s <= 1 { "a single try".to_string() } else { format!("{s} tries in total") })),
             ))
         }
         _ => None,

@@ -505,13 +505,25 @@ fn backend_settings(config: &Config, p: &Proxy<'_>) -> (Settings, Vec<OriginNote
         let every = l.args.get(1).map_or("the last retry".to_string(), |n| format!("every {}th retry", n.text));
         note(&config.at(l), format!("`option redispatch`: {every} goes to another server ({SOURCE})"));
     }
+    // `timeout server` bounds every try; it is a retry's attempt timeout only when
+    // `retry-on` retries a try that timed out (`response-timeout`): otherwise it
+    // ends the request, as it would without retries.
+    let timeout_retried = s
+        .retry_on
+        .as_ref()
+        .is_some_and(|r| r.value.iter().any(|e| e.value == Signal::Timeout));
     match p.timeout("server", "srvtimeout") {
         Some(l) => {
-            if let Some(ms) = l.args.get(1).or(l.args.first()).and_then(|a| time(&a.text)) {
-                s.attempt_timeout = Some(Spanned {
-                    value: AttemptTimeout::Fixed(ms),
-                    at: config.at(l),
-                });
+            let ms = l.args.get(1).or(l.args.first()).and_then(|a| time(&a.text));
+            match ms {
+                Some(ms) if timeout_retried => {
+                    s.attempt_timeout = Some(Spanned {
+                        value: AttemptTimeout::Fixed(ms),
+                        at: config.at(l),
+                    })
+                }
+                Some(ms) => note(&config.at(l), format!("`timeout server` ({}) bounds each try; a try that times out is not retried (no `response-timeout` in `retry-on`) ({SOURCE})", crate::policy::duration::format_millis(ms))),
+                None => {}
             }
         }
         None => note(&on_at, format!("no `timeout server`: a try waits for the server without limit ({SOURCE})")),

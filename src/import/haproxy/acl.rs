@@ -16,7 +16,9 @@ use crate::import::PathMatch;
 use std::collections::BTreeSet;
 
 /// Every v1 method token.
-pub const METHODS: &[&str] = &["GET", "HEAD", "PUT", "POST", "DELETE", "OPTIONS", "PATCH", "TRACE"];
+pub const METHODS: &[&str] = &[
+    "GET", "HEAD", "PUT", "POST", "DELETE", "OPTIONS", "PATCH", "TRACE",
+];
 
 /// A Host header condition: a name pattern for binding (`img`, `img*`, `*img`,
 /// `*.img`, or a regex as written) and the criterion word it comes from.
@@ -135,7 +137,9 @@ fn criterion(word: &Word, values: &[Word]) -> Vec<Alt> {
                 "dir" => regex::Regex::new(&format!("(^|/){}(/|$)", escape(v.trim_matches('/'))))
                     .map(PathMatch::Regex)
                     .unwrap_or(PathMatch::Any),
-                _ => regex::Regex::new(v).map(PathMatch::Regex).unwrap_or(PathMatch::Any),
+                _ => regex::Regex::new(v)
+                    .map(PathMatch::Regex)
+                    .unwrap_or(PathMatch::Any),
             })
             .collect();
         return vec![Alt {
@@ -150,10 +154,12 @@ fn criterion(word: &Word, values: &[Word]) -> Vec<Alt> {
         }];
     }
     let lower = c.to_ascii_lowercase();
-    let host_kind = ["hdr", "hdr_beg", "hdr_end", "hdr_dom", "hdr_reg", "req.hdr", "req.fhdr"]
-        .iter()
-        .find(|k| lower == format!("{k}(host)"))
-        .copied();
+    let host_kind = [
+        "hdr", "hdr_beg", "hdr_end", "hdr_dom", "hdr_reg", "req.hdr", "req.fhdr",
+    ]
+    .iter()
+    .find(|k| lower == format!("{k}(host)"))
+    .copied();
     if let Some(kind) = host_kind {
         let hosts = vals
             .iter()
@@ -191,14 +197,16 @@ fn predefined(name: &str) -> Option<Vec<Alt>> {
         "METH_OPTIONS" => m(&["OPTIONS"]),
         "METH_TRACE" => m(&["TRACE"]),
         "METH_CONNECT" => m(&[]),
-        "TRUE" | "HTTP" | "HTTP_1.0" | "HTTP_1.1" | "HTTP_2.0" | "HTTP_3.0" => Some(vec![Alt::any(false)]),
+        "TRUE" | "HTTP" | "HTTP_1.0" | "HTTP_1.1" | "HTTP_2.0" | "HTTP_3.0" => {
+            Some(vec![Alt::any(false)])
+        }
         "FALSE" => Some(Vec::new()),
         _ => None,
     }
 }
 
 /// The named ACLs of a section: name → the `acl` lines defining it.
-pub fn named<'a>(lines: &'a [Line]) -> Vec<(&'a str, &'a Line)> {
+pub fn named(lines: &[Line]) -> Vec<(&str, &Line)> {
     lines
         .iter()
         .filter(|l| l.keyword.text == "acl" && !l.args.is_empty())
@@ -207,7 +215,11 @@ pub fn named<'a>(lines: &'a [Line]) -> Vec<(&'a str, &'a Line)> {
 }
 
 fn named_alts(acls: &[(&str, &Line)], name: &str) -> Vec<Alt> {
-    let defs: Vec<&Line> = acls.iter().filter(|(n, _)| *n == name).map(|(_, l)| *l).collect();
+    let defs: Vec<&Line> = acls
+        .iter()
+        .filter(|(n, _)| *n == name)
+        .map(|(_, l)| *l)
+        .collect();
     if defs.is_empty() {
         return predefined(name).unwrap_or_else(|| vec![Alt::any(true)]);
     }
@@ -226,10 +238,22 @@ fn negate(alts: &[Alt]) -> Vec<Alt> {
     if alts.is_empty() {
         return vec![Alt::any(false)];
     }
-    if alts.iter().all(|a| a.paths.is_none() && a.hosts.is_none() && !a.partial && a.methods.is_some()) {
-        let covered: BTreeSet<String> = alts.iter().flat_map(|a| a.methods.clone().unwrap_or_default()).collect();
+    if alts
+        .iter()
+        .all(|a| a.paths.is_none() && a.hosts.is_none() && !a.partial && a.methods.is_some())
+    {
+        let covered: BTreeSet<String> = alts
+            .iter()
+            .flat_map(|a| a.methods.clone().unwrap_or_default())
+            .collect();
         return vec![Alt {
-            methods: Some(METHODS.iter().map(|m| m.to_string()).filter(|m| !covered.contains(m)).collect()),
+            methods: Some(
+                METHODS
+                    .iter()
+                    .map(|m| m.to_string())
+                    .filter(|m| !covered.contains(m))
+                    .collect(),
+            ),
             ..Alt::any(false)
         }];
     }
@@ -256,22 +280,26 @@ pub fn condition(words: &[Word], acls: &[(&str, &Line)]) -> Vec<Alt> {
             Some(rest) => (true, rest),
             None => (false, t),
         };
-        let mut term = if t == "{" || (t.is_empty() && words.get(i + 1).is_some_and(|n| n.text == "{")) {
-            if t.is_empty() {
-                i += 1;
-            }
-            let close = words[i..].iter().position(|x| x.text == "}").map_or(words.len(), |p| i + p);
-            let inner = &words[(i + 1).min(close)..close];
-            i = close;
-            match inner.split_first() {
-                Some((c, vals)) => criterion(c, vals),
-                None => vec![Alt::any(true)],
-            }
-        } else if t.is_empty() {
-            vec![Alt::any(true)]
-        } else {
-            named_alts(acls, t)
-        };
+        let mut term =
+            if t == "{" || (t.is_empty() && words.get(i + 1).is_some_and(|n| n.text == "{")) {
+                if t.is_empty() {
+                    i += 1;
+                }
+                let close = words[i..]
+                    .iter()
+                    .position(|x| x.text == "}")
+                    .map_or(words.len(), |p| i + p);
+                let inner = &words[(i + 1).min(close)..close];
+                i = close;
+                match inner.split_first() {
+                    Some((c, vals)) => criterion(c, vals),
+                    None => vec![Alt::any(true)],
+                }
+            } else if t.is_empty() {
+                vec![Alt::any(true)]
+            } else {
+                named_alts(acls, t)
+            };
         if neg {
             term = negate(&term);
         }

@@ -31,7 +31,9 @@ pub mod reader;
 
 use super::rl017_ineffective_setting;
 use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, RequestMatch, Route};
-use crate::policy::model::{AttemptTimeout, BackoffSettings, Jitter, Layer, Settings, Signal, Spanned};
+use crate::policy::model::{
+    AttemptTimeout, BackoffSettings, Jitter, Layer, Settings, Signal, Spanned,
+};
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use crate::source::strict::suggest;
@@ -116,11 +118,10 @@ struct Proxy<'a> {
 impl<'a> Proxy<'a> {
     /// The last line matching `pred`, in the proxy, else in its defaults.
     fn find(&self, pred: impl Fn(&Line) -> bool) -> Option<&'a Line> {
-        self.section
-            .lines
-            .iter()
-            .rfind(|l| pred(l))
-            .or_else(|| self.defaults.and_then(|d| d.lines.iter().rfind(|l| pred(l))))
+        self.section.lines.iter().rfind(|l| pred(l)).or_else(|| {
+            self.defaults
+                .and_then(|d| d.lines.iter().rfind(|l| pred(l)))
+        })
     }
 
     fn timeout(&self, which: &str, legacy: &str) -> Option<&'a Line> {
@@ -177,7 +178,7 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
         Err(d) => {
             return Imported {
                 objects: Vec::new(),
-                diagnostics: vec![d],
+                diagnostics: vec![*d],
             }
         }
     };
@@ -190,7 +191,10 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
             .copied()
     };
     let mut reached: Vec<String> = Vec::new();
-    for p in all.iter().filter(|p| matches!(p.section.kind(), "frontend" | "listen")) {
+    for p in all
+        .iter()
+        .filter(|p| matches!(p.section.kind(), "frontend" | "listen"))
+    {
         let acls = acl::named(&p.section.lines);
         let mut main = object(&config, p, p.section.name().to_string());
         let mut host_objects: Vec<ConfigObject> = Vec::new();
@@ -208,7 +212,9 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
             .iter()
             .rfind(|l| l.keyword.text == "default_backend");
         for (line, name, guard) in rules {
-            let Some(target) = backend(name) else { continue };
+            let Some(target) = backend(name) else {
+                continue;
+            };
             if !reached.iter().any(|r| r == name) {
                 reached.push(name.to_string());
             }
@@ -327,7 +333,10 @@ fn push_name(o: &mut ConfigObject, config: &Config, backend: &Proxy<'_>) {
 }
 
 fn request_matches(alt: &acl::Alt) -> Vec<RequestMatch> {
-    let methods = alt.methods.as_ref().map(|m| m.iter().cloned().collect::<Vec<_>>());
+    let methods = alt
+        .methods
+        .as_ref()
+        .map(|m| m.iter().cloned().collect::<Vec<_>>());
     match &alt.paths {
         None => vec![RequestMatch {
             path: crate::import::PathMatch::Any,
@@ -380,15 +389,13 @@ fn validate(config: &Config, out: &mut Imported) {
                         }
                     }
                 }
-                "retries" => {
-                    if l.args.len() != 1 || l.args[0].text.parse::<u32>().is_err() {
-                        out.diagnostics.push(rl017_ineffective_setting::diagnostic(
-                            &config.at(l),
-                            "`retries` needs one non-negative number".into(),
-                            "not a number",
-                            "write the number of retries after the first try, e.g. `retries 2`; HAProxy refuses this line".into(),
-                        ));
-                    }
+                "retries" if l.args.len() != 1 || l.args[0].text.parse::<u32>().is_err() => {
+                    out.diagnostics.push(rl017_ineffective_setting::diagnostic(
+                        &config.at(l),
+                        "`retries` needs one non-negative number".into(),
+                        "not a number",
+                        "write the number of retries after the first try, e.g. `retries 2`; HAProxy refuses this line".into(),
+                    ));
                 }
                 _ => {}
             }
@@ -410,7 +417,11 @@ fn backend_settings(config: &Config, p: &Proxy<'_>) -> (Settings, Vec<OriginNote
     let retries_line = p.find(|l| l.keyword.text == "retries");
     let on_at = retries_line.map_or(header.clone(), |l| config.at(l));
     let retries = match retries_line {
-        Some(l) => l.args.first().and_then(|a| a.text.parse::<i64>().ok()).unwrap_or(3),
+        Some(l) => l
+            .args
+            .first()
+            .and_then(|a| a.text.parse::<i64>().ok())
+            .unwrap_or(3),
         None => {
             note(&on_at, format!("no `retries` here nor in `defaults`: HAProxy's default is 3 retries (CONN_RETRIES), 4 tries in total ({SOURCE})"));
             3
@@ -451,7 +462,10 @@ fn backend_settings(config: &Config, p: &Proxy<'_>) -> (Settings, Vec<OriginNote
             } else {
                 "tcp mode: HAProxy retries connection failures only"
             };
-            note(&sig_at, format!("{why}: the request was never sent ({SOURCE})"));
+            note(
+                &sig_at,
+                format!("{why}: the request was never sent ({SOURCE})"),
+            );
         }
     }
     if retries <= 0 || none || entries.is_empty() {
@@ -475,10 +489,11 @@ fn backend_settings(config: &Config, p: &Proxy<'_>) -> (Settings, Vec<OriginNote
     });
     // The turn-around timer: min(timeout connect, 1 s), fixed.
     let connect = p.timeout("connect", "contimeout");
-    let (pause, pause_at) = match connect.and_then(|l| Some((time(&l.args.get(1).or(l.args.first())?.text)?, l))) {
-        Some((ms, l)) => (ms.min(1000.0), config.at(l)),
-        None => (1000.0, on_at.clone()),
-    };
+    let (pause, pause_at) =
+        match connect.and_then(|l| Some((time(&l.args.get(1).or(l.args.first())?.text)?, l))) {
+            Some((ms, l)) => (ms.min(1000.0), config.at(l)),
+            None => (1000.0, on_at.clone()),
+        };
     let pause_v = Spanned {
         value: pause,
         at: pause_at,
@@ -502,8 +517,13 @@ fn backend_settings(config: &Config, p: &Proxy<'_>) -> (Settings, Vec<OriginNote
             || (l.keyword.text == "no" && l.texts().starts_with(&["option", "redispatch"]))
     });
     if let Some(l) = redispatch.filter(|l| l.keyword.text == "option") {
-        let every = l.args.get(1).map_or("the last retry".to_string(), |n| format!("every {}th retry", n.text));
-        note(&config.at(l), format!("`option redispatch`: {every} goes to another server ({SOURCE})"));
+        let every = l.args.get(1).map_or("the last retry".to_string(), |n| {
+            format!("every {}th retry", n.text)
+        });
+        note(
+            &config.at(l),
+            format!("`option redispatch`: {every} goes to another server ({SOURCE})"),
+        );
     }
     // `timeout server` bounds every try; it is a retry's attempt timeout only when
     // `retry-on` retries a try that timed out (`response-timeout`): otherwise it
@@ -526,13 +546,17 @@ fn backend_settings(config: &Config, p: &Proxy<'_>) -> (Settings, Vec<OriginNote
                 None => {}
             }
         }
-        None => note(&on_at, format!("no `timeout server`: a try waits for the server without limit ({SOURCE})")),
+        None => note(
+            &on_at,
+            format!("no `timeout server`: a try waits for the server without limit ({SOURCE})"),
+        ),
     }
     // `http-request disable-l7-retry [if|unless cond]`: no retry but connection
     // failures for the requests the condition selects.
     let acls = acl::named(&p.section.lines);
     for l in p.section.lines.iter().filter(|l| {
-        l.keyword.text == "http-request" && l.args.first().is_some_and(|a| a.text == "disable-l7-retry")
+        l.keyword.text == "http-request"
+            && l.args.first().is_some_and(|a| a.text == "disable-l7-retry")
     }) {
         let alts = acl::guard(&l.args[1..], &acls);
         let mut disabled: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();

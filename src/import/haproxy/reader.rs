@@ -246,9 +246,16 @@ fn emit_grouped<T>(
 /// Reads `doc`'s text as HAProxy configuration: the sections with their nodes in a
 /// new loaded file (same path and text, the built tree), or RL001 at the first
 /// syntax error.
-pub fn read(doc: &Arc<Loaded>) -> Result<Config, Diagnostic> {
+pub fn read(doc: &Arc<Loaded>) -> Result<Config, Box<Diagnostic>> {
     let text: &str = &doc.file.text;
-    let err = |(msg, at): Error| rl001_invalid_syntax::in_format(doc, "HAProxy configuration", &msg, at);
+    let err = |(msg, at): Error| {
+        Box::new(rl001_invalid_syntax::in_format(
+            doc,
+            "HAProxy configuration",
+            &msg,
+            at,
+        ))
+    };
     let mut sections: Vec<Section> = Vec::new();
     let mut start = 0;
     while start <= text.len() {
@@ -287,7 +294,13 @@ pub fn read(doc: &Arc<Loaded>) -> Result<Config, Diagnostic> {
                 scalar(b, text, a);
             }
             b.close(s.header.keyword.span.end);
-            emit_grouped(b, text, &mut s.lines, |l| &l.keyword, |b, l| emit_line(b, text, l));
+            emit_grouped(
+                b,
+                text,
+                &mut s.lines,
+                |l| &l.keyword,
+                |b, l| emit_line(b, text, l),
+            );
             b.close(s.header.keyword.span.end);
         },
     );
@@ -310,7 +323,11 @@ mod tests {
 
     fn loaded(text: &str) -> Arc<Loaded> {
         Arc::new(Loaded {
-            file: Arc::new(SourceFile::new("haproxy.cfg".into(), "haproxy.cfg".into(), text)),
+            file: Arc::new(SourceFile::new(
+                "haproxy.cfg".into(),
+                "haproxy.cfg".into(),
+                text,
+            )),
             tree: Err(crate::source::loader::LoadError::Binary),
         })
     }

@@ -6,7 +6,10 @@ use crate::import::summary;
 use crate::source::SourceFile;
 
 fn import_fixture(path: &str) -> String {
-    let full = format!("{}/fixtures/import/haproxy/{path}", env!("CARGO_MANIFEST_DIR"));
+    let full = format!(
+        "{}/fixtures/import/haproxy/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(&full).expect("fixture");
     let file = Arc::new(SourceFile::new(full.into(), path.to_string(), &text));
     let doc = Arc::new(Loaded {
@@ -22,15 +25,24 @@ fn import_fixture(path: &str) -> String {
     );
     let mut s = summary::render(&imported.objects);
     for d in &imported.diagnostics {
-        let lc = d.primary.location.file.line_col(d.primary.location.span.start);
-        s.push_str(&format!("{} {}:{} {}\n", d.code, lc.line, lc.column, d.message));
+        let lc = d
+            .primary
+            .location
+            .file
+            .line_col(d.primary.location.span.start);
+        s.push_str(&format!(
+            "{} {}:{} {}\n",
+            d.code, lc.line, lc.column, d.message
+        ));
     }
     s
 }
 
 #[test]
 fn corpus_content_switching_sample() {
-    insta::assert_snapshot!(import_fixture("haproxy--haproxy-haproxy--content-sw-sample.cfg"));
+    insta::assert_snapshot!(import_fixture(
+        "haproxy--haproxy-haproxy--content-sw-sample.cfg"
+    ));
 }
 
 #[test]

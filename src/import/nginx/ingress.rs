@@ -87,13 +87,10 @@ pub fn import_ingress(objects: &[KubeObject], ctx: &ImportContext<'_>) -> Import
         }
     }
     let mut out = Imported::default();
-    for o in objects.iter().filter(|o| {
-        o.kind == "Ingress"
-            && matches!(
-                o.group(),
-                "networking.k8s.io" | "extensions"
-            )
-    }) {
+    for o in objects
+        .iter()
+        .filter(|o| o.kind == "Ingress" && matches!(o.group(), "networking.k8s.io" | "extensions"))
+    {
         if let Some(obj) = ingress(o, &controller, &mut out.diagnostics) {
             out.objects.push(obj);
         }
@@ -272,7 +269,13 @@ fn ingress(
             }),
         });
         note(&on_at, format!("nginx passes the request to the next endpoint at once: no backoff, no jitter, Retry-After not read ({SOURCE})"));
-        let secs = |v: &Value| v.text.trim().parse::<f64>().ok().filter(|s| s.is_finite() && *s >= 0.0);
+        let secs = |v: &Value| {
+            v.text
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|s| s.is_finite() && *s >= 0.0)
+        };
         match annotation("proxy-read-timeout").or_else(|| controller.get("proxy-read-timeout")) {
             Some(v) if secs(&v).is_some() => {
                 settings.attempt_timeout = Some(Spanned {

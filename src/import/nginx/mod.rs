@@ -31,9 +31,7 @@ pub use ingress::import_ingress;
 use super::rl017_ineffective_setting;
 use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, Route};
 use super::{PathMatch, RequestMatch, Rewrite};
-use crate::policy::model::{
-    AttemptTimeout, BackoffSettings, Jitter, Layer, Settings, Spanned,
-};
+use crate::policy::model::{AttemptTimeout, BackoffSettings, Jitter, Layer, Settings, Spanned};
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use reader::{Config, Directive};
@@ -62,7 +60,7 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
         Err(d) => {
             return Imported {
                 objects: Vec::new(),
-                diagnostics: vec![d],
+                diagnostics: vec![*d],
             }
         }
     };
@@ -137,25 +135,25 @@ fn validate(config: &Config, list: &[Directive], out: &mut Imported) {
                 out.diagnostics
                     .extend(conditions::read(&tokens, "`proxy_next_upstream`").diagnostics);
             }
-            "proxy_next_upstream_tries" => {
-                if d.args.len() != 1 || d.args[0].text.parse::<u32>().is_err() {
-                    out.diagnostics.push(rl017_ineffective_setting::diagnostic(
-                        &config.at(d),
-                        "`proxy_next_upstream_tries` needs one non-negative number".into(),
-                        "not a number",
-                        "write the total number of tries, e.g. `proxy_next_upstream_tries 2;` (0: as many as the upstream has servers); nginx refuses this value".into(),
-                    ));
-                }
+            "proxy_next_upstream_tries"
+                if d.args.len() != 1 || d.args[0].text.parse::<u32>().is_err() =>
+            {
+                out.diagnostics.push(rl017_ineffective_setting::diagnostic(
+                    &config.at(d),
+                    "`proxy_next_upstream_tries` needs one non-negative number".into(),
+                    "not a number",
+                    "write the total number of tries, e.g. `proxy_next_upstream_tries 2;` (0: as many as the upstream has servers); nginx refuses this value".into(),
+                ));
             }
-            "proxy_next_upstream_timeout" | "proxy_read_timeout" | "proxy_connect_timeout" => {
-                if d.args.len() != 1 || conditions::nginx_time(&d.args[0].text).is_none() {
-                    out.diagnostics.push(rl017_ineffective_setting::diagnostic(
-                        &config.at(d),
-                        format!("`{}` needs one nginx time", d.name.text),
-                        "not a time",
-                        "write a time such as `30s`, `500ms` or `1m` (a bare number is seconds); nginx refuses this value".into(),
-                    ));
-                }
+            "proxy_next_upstream_timeout" | "proxy_read_timeout" | "proxy_connect_timeout"
+                if d.args.len() != 1 || conditions::nginx_time(&d.args[0].text).is_none() =>
+            {
+                out.diagnostics.push(rl017_ineffective_setting::diagnostic(
+                    &config.at(d),
+                    format!("`{}` needs one nginx time", d.name.text),
+                    "not a time",
+                    "write a time such as `30s`, `500ms` or `1m` (a bare number is seconds); nginx refuses this value".into(),
+                ));
             }
             _ => {}
         }
@@ -190,8 +188,16 @@ fn location_match(d: &Directive) -> Option<(u8, PathMatch, String)> {
         return None;
     }
     Some(match modifier {
-        "=" => (0, PathMatch::Exact(path.to_string()), format!("location = {path}")),
-        "^~" => (1, PathMatch::Prefix(path.to_string()), format!("location ^~ {path}")),
+        "=" => (
+            0,
+            PathMatch::Exact(path.to_string()),
+            format!("location = {path}"),
+        ),
+        "^~" => (
+            1,
+            PathMatch::Prefix(path.to_string()),
+            format!("location ^~ {path}"),
+        ),
         "~" | "~*" => {
             let pattern = if modifier == "~*" {
                 format!("(?i){path}")
@@ -205,13 +211,21 @@ fn location_match(d: &Directive) -> Option<(u8, PathMatch, String)> {
                 .unwrap_or(PathMatch::Any);
             (2, m, format!("location {modifier} {path}"))
         }
-        "" => (3, PathMatch::Prefix(path.to_string()), format!("location {path}")),
+        "" => (
+            3,
+            PathMatch::Prefix(path.to_string()),
+            format!("location {path}"),
+        ),
         _ => return None,
     })
 }
 
 /// Every `location` of a block (nested ones too) with its scope, in file order.
-fn locations<'a>(block: &'a [Directive], scope: &Scope<'a>, out: &mut Vec<(&'a Directive, Scope<'a>)>) {
+fn locations<'a>(
+    block: &'a [Directive],
+    scope: &Scope<'a>,
+    out: &mut Vec<(&'a Directive, Scope<'a>)>,
+) {
     for loc in block.iter().filter(|d| d.name.text == "location") {
         let inner = scope.enter(loc.block.as_deref().unwrap_or(&[]));
         out.push((loc, inner.clone()));
@@ -421,7 +435,9 @@ fn retry_settings(
         (Some(n), None) if n > 0 => Some((n, tries_at.clone(), None)),
         (_, Some((s, keepalive))) => {
             let why = match tries {
-                Some(n) if n > 0 => format!("`proxy_next_upstream_tries {n}` is above the number of servers"),
+                Some(n) if n > 0 => {
+                    format!("`proxy_next_upstream_tries {n}` is above the number of servers")
+                }
                 Some(_) => "`proxy_next_upstream_tries 0` means no limit".to_string(),
                 None => "no `proxy_next_upstream_tries` (0: no limit)".to_string(),
             };

@@ -69,11 +69,7 @@ impl Directive {
     /// The last directive named `name` in this block (nginx keeps the last of a
     /// repeated setting... or rejects it: either way the last is what a reader sees).
     pub fn last<'a>(&'a self, name: &str) -> Option<&'a Directive> {
-        self.block
-            .iter()
-            .flatten()
-            .filter(|d| d.name.text == name)
-            .last()
+        self.block.iter().flatten().rfind(|d| d.name.text == name)
     }
 }
 
@@ -246,11 +242,18 @@ impl<'t> Lexer<'t> {
             }
             i += 1;
         }
-        Err(("unexpected end of file in a Lua block, expecting \"}\"".into(), open))
+        Err((
+            "unexpected end of file in a Lua block, expecting \"}\"".into(),
+            open,
+        ))
     }
 }
 
-fn parse_block(lx: &mut Lexer<'_>, depth: usize, closing: bool) -> Result<(Vec<Directive>, usize), Error> {
+fn parse_block(
+    lx: &mut Lexer<'_>,
+    depth: usize,
+    closing: bool,
+) -> Result<(Vec<Directive>, usize), Error> {
     let mut out = Vec::new();
     loop {
         let tok = lx.next()?;
@@ -333,7 +336,13 @@ fn scalar(b: &mut TreeBuilder<'_>, source: &str, w: &mut Word) {
     w.node = b.scalar(w.span.clone(), owned, Kind::Str);
 }
 
-fn emit_block(b: &mut TreeBuilder<'_>, source: &str, start: usize, end: usize, ds: &mut [Directive]) {
+fn emit_block(
+    b: &mut TreeBuilder<'_>,
+    source: &str,
+    start: usize,
+    end: usize,
+    ds: &mut [Directive],
+) {
     b.open_map(start);
     let mut order: Vec<String> = Vec::new();
     for d in ds.iter() {
@@ -371,11 +380,17 @@ fn emit_block(b: &mut TreeBuilder<'_>, source: &str, start: usize, end: usize, d
 /// Reads `doc`'s text as nginx configuration: the directives with their nodes in a
 /// new loaded file (same path and text, the built tree), or RL001 at the first
 /// syntax error.
-pub fn read(doc: &Arc<Loaded>) -> Result<Config, Diagnostic> {
+pub fn read(doc: &Arc<Loaded>) -> Result<Config, Box<Diagnostic>> {
     let text: &str = &doc.file.text;
     let mut lx = Lexer { text, pos: 0 };
-    let (mut directives, _) = parse_block(&mut lx, 0, false)
-        .map_err(|(msg, at)| rl001_invalid_syntax::in_format(doc, "nginx configuration", &msg, at))?;
+    let (mut directives, _) = parse_block(&mut lx, 0, false).map_err(|(msg, at)| {
+        Box::new(rl001_invalid_syntax::in_format(
+            doc,
+            "nginx configuration",
+            &msg,
+            at,
+        ))
+    })?;
     let mut b = TreeBuilder::new(text);
     emit_block(&mut b, text, 0, text.len(), &mut directives);
     let tree = b.finish(doc.file.text.clone());
@@ -396,7 +411,11 @@ mod tests {
 
     fn loaded(text: &str) -> Arc<Loaded> {
         Arc::new(Loaded {
-            file: Arc::new(SourceFile::new("nginx.conf".into(), "nginx.conf".into(), text)),
+            file: Arc::new(SourceFile::new(
+                "nginx.conf".into(),
+                "nginx.conf".into(),
+                text,
+            )),
             tree: Err(crate::source::loader::LoadError::Binary),
         })
     }
@@ -415,7 +434,10 @@ mod tests {
         let lc = c.doc.file.line_col(c.at(pnu).location().span.start);
         assert_eq!((lc.line, lc.column), (3, 3));
         let loc = http.last("location").unwrap();
-        assert_eq!(loc.args.iter().map(|a| a.text.as_str()).collect::<Vec<_>>(), ["=", "/x"]);
+        assert_eq!(
+            loc.args.iter().map(|a| a.text.as_str()).collect::<Vec<_>>(),
+            ["=", "/x"]
+        );
         assert_eq!(loc.last("proxy_pass").unwrap().args[0].text, "http://a/v1/");
     }
 
@@ -436,7 +458,10 @@ mod tests {
 
     #[test]
     fn lua_blocks_are_skipped() {
-        let c = read(&loaded("content_by_lua_block { ngx.say(\"}\") -- }\n }\nx 1;")).unwrap();
+        let c = read(&loaded(
+            "content_by_lua_block { ngx.say(\"}\") -- }\n }\nx 1;",
+        ))
+        .unwrap();
         assert_eq!(c.directives.len(), 2);
     }
 

@@ -8,7 +8,11 @@ use crate::source::SourceFile;
 fn load(path: &str) -> Arc<Loaded> {
     let full = format!("{}/fixtures/import/{path}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&full).expect("fixture");
-    let file = Arc::new(SourceFile::new(full.clone().into(), path.to_string(), &text));
+    let file = Arc::new(SourceFile::new(
+        full.clone().into(),
+        path.to_string(),
+        &text,
+    ));
     let tree = crate::source::tree::Tree::parse(file.text.clone())
         .map_err(crate::source::loader::LoadError::Syntax);
     Arc::new(Loaded { file, tree })
@@ -17,8 +21,15 @@ fn load(path: &str) -> Arc<Loaded> {
 fn render(imported: &Imported) -> String {
     let mut s = summary::render(&imported.objects);
     for d in &imported.diagnostics {
-        let lc = d.primary.location.file.line_col(d.primary.location.span.start);
-        s.push_str(&format!("{} {}:{} {}\n", d.code, lc.line, lc.column, d.message));
+        let lc = d
+            .primary
+            .location
+            .file
+            .line_col(d.primary.location.span.start);
+        s.push_str(&format!(
+            "{} {}:{} {}\n",
+            d.code, lc.line, lc.column, d.message
+        ));
     }
     s
 }
@@ -71,10 +82,14 @@ fn syntax_error_is_rl001() {
 
 #[test]
 fn corpus_ingress() {
-    insta::assert_snapshot!(ingress("ingress-nginx/ingress-nginx--flackdl-cwwed--ingress.yml"));
+    insta::assert_snapshot!(ingress(
+        "ingress-nginx/ingress-nginx--flackdl-cwwed--ingress.yml"
+    ));
 }
 
 #[test]
 fn ingress_with_controller_configmap() {
-    insta::assert_snapshot!(ingress("ingress-nginx/trigger-retry-non-idempotent/ingress.yaml"));
+    insta::assert_snapshot!(ingress(
+        "ingress-nginx/trigger-retry-non-idempotent/ingress.yaml"
+    ));
 }

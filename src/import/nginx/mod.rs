@@ -235,6 +235,15 @@ fn locations<'a>(
     }
 }
 
+/// True when the `proxy_pass` host looks like the name of an `upstream` group (no
+/// port, no dot, not `localhost`, not an address), so its servers are elsewhere.
+fn single_name(host: &str, pass: &Directive) -> bool {
+    let url = pass.args.first().map_or("", |a| a.text.as_str());
+    let after_scheme = url.split_once("://").map_or(url, |(_, r)| r);
+    let hostport = after_scheme.split('/').next().unwrap_or("");
+    !hostport.contains(':') && !host.contains('.') && host != "localhost" && !host.starts_with('[')
+}
+
 /// The upstream name and the URI part of a `proxy_pass` URL.
 fn split_pass(url: &str) -> (String, Option<String>) {
     let rest = url
@@ -330,9 +339,24 @@ fn server_object(
                         }
                     }
                 }
+                if let (None, Some(u)) = (upstream, url) {
+                    if !host.is_empty()
+                        && !host.contains('$')
+                        && !names.iter().any(|x| x.value == host)
+                    {
+                        names.push(Spanned {
+                            value: host.clone(),
+                            at: config.word_at(u),
+                        });
+                    }
+                }
                 let servers = match upstream {
                     Some(u) => Some((u.children("server").count(), u.last("keepalive").is_some())),
-                    None if host.contains('$') || host.is_empty() => None,
+                    // A bare name without a port is an `upstream` group defined in
+                    // another (included) file; a variable is resolved per request.
+                    None if host.contains('$') || host.is_empty() || single_name(&host, pass) => {
+                        None
+                    }
                     None => Some((1, false)),
                 };
                 retry_settings(config, &mut route, lscope, &host, servers);
@@ -466,7 +490,11 @@ fn retry_settings(
                 at: on_at.clone(),
             });
             if let Some(text) = text {
-                note(route, &at, format!("{text}: there is no next server to pass the request to"));
+                note(
+                    route,
+                    &at,
+                    format!("{text}: there is no next server to pass the request to"),
+                );
             }
             return;
         }
@@ -479,11 +507,17 @@ fn retry_settings(
                 note(route, &at, text);
             }
         }
-        None => note(
-            route,
-            &on_at,
-            format!("`proxy_pass` names `{host}`, whose servers this file does not list: the number of tries is as many as it has addresses ({SOURCE})"),
-        ),
+        None => {
+            route.settings.attempts = Some(Spanned {
+                value: 2,
+                at: tries_at.clone(),
+            });
+            note(
+                route,
+                &tries_at,
+                format!("`proxy_pass` names `{host}`, whose servers this file does not list (an `upstream` in another file, or a variable): at least 2 tries assumed, one per server, up to `proxy_next_upstream_tries` ({SOURCE})"),
+            )
+        }
     }
     route.settings.retry = Some(Spanned {
         value: true,

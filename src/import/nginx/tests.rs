@@ -93,3 +93,8 @@ fn ingress_with_controller_configmap() {
         "ingress-nginx/trigger-retry-non-idempotent/ingress.yaml"
     ));
 }
+
+#[test]
+fn upstream_defined_in_another_file() {
+    insta::assert_snapshot!(nginx("nginx/upstream-elsewhere/site.conf"));
+}

@@ -12,8 +12,10 @@
 //!   `response-timeout` → timeout, `0rtt-rejected` → refused-stream, status codes,
 //!   `all-retryable-errors` → all of those with 500 502 503 504;
 //! - backoff: the fixed turn-around pause min(`timeout connect`, 1 s) before a retry
-//!   (base = cap, multiplier 1, no jitter); `timeout server` the attempt timeout; no
-//!   deadline; Retry-After never read;
+//!   (base = cap, multiplier 1, no jitter); `timeout server` the attempt timeout when
+//!   `retry-on` retries a try that timed out (`response-timeout`), else a note (it
+//!   then ends the request as it would without retries); no deadline; Retry-After
+//!   never read;
 //! - `http-request disable-l7-retry if <method ACL>` is the `methods` filter (it keeps
 //!   connection-failure retries, as the filter keeps never-processed signals).
 //!

@@ -69,3 +69,16 @@ fn times_and_signals() {
     assert_eq!(signals("0rtt-rejected"), Some(vec![Signal::RefusedStream]));
     assert_eq!(signals("599"), None);
 }
+
+proptest::proptest! {
+    #[test]
+    fn import_never_panics(s in "(frontend f|backend b|listen l|defaults|use_backend b|default_backend b| if | unless |\\{|\\}|!|\\|\\||path_beg /a|hdr\\(host\\) h|method POST|METH_GET|acl a|retries 2|retry-on|conn-failure|503|none|mode http|mode tcp|timeout connect 5s|timeout server 1s|http-request disable-l7-retry|option redispatch|\\n|\"|#){0,60}") {
+        let file = Arc::new(SourceFile::new("haproxy.cfg".into(), "haproxy.cfg".into(), &s));
+        let doc = Arc::new(Loaded {
+            file,
+            tree: Err(crate::source::loader::LoadError::Binary),
+        });
+        let platforms = Platforms::default();
+        let _ = import(&doc, &ImportContext { platforms: &platforms });
+    }
+}

@@ -98,3 +98,29 @@ fn ingress_with_controller_configmap() {
 fn upstream_defined_in_another_file() {
     insta::assert_snapshot!(nginx("nginx/upstream-elsewhere/site.conf"));
 }
+
+fn import_text(text: &str) -> Imported {
+    let platforms = Platforms::default();
+    let file = Arc::new(SourceFile::new(
+        "nginx.conf".into(),
+        "nginx.conf".into(),
+        text,
+    ));
+    let doc = Arc::new(Loaded {
+        file,
+        tree: Err(crate::source::loader::LoadError::Binary),
+    });
+    import(
+        &doc,
+        &ImportContext {
+            platforms: &platforms,
+        },
+    )
+}
+
+proptest::proptest! {
+    #[test]
+    fn import_never_panics(s in "(http|server|location|upstream|proxy_pass|proxy_next_upstream|proxy_next_upstream_tries|server_name| |=|~|\\^~|~\\*|/a|http://u/x|\\$v|error|off|non_idempotent|http_503|0|2|1s|\\{|\\}|;|\\n|\"|#){0,60}") {
+        let _ = import_text(&s);
+    }
+}

@@ -5,7 +5,8 @@
 //! one [`ConfigObject`] each (layer gateway, named by its `rules[].host`s and backend
 //! services), one route per `paths[]` item (`Exact`, `Prefix` element-wise,
 //! `ImplementationSpecific` a string prefix, a regex with `use-regex`), exact paths
-//! first, then longest first, as ingress-nginx orders its locations.
+//! first, then longest first, as ingress-nginx orders its locations;
+//! `rewrite-target` as a rewrite (see [`rewrite`]).
 //!
 //! Settings: `…/proxy-next-upstream` (else the controller ConfigMap's
 //! `proxy-next-upstream`, else `error timeout`), `non_idempotent` also from the
@@ -17,7 +18,7 @@
 use super::conditions;
 use crate::import::stream::KubeObject;
 use crate::import::{ConfigObject, ImportContext, Imported, OriginNote, Platform, Route};
-use crate::import::{PathMatch, RequestMatch};
+use crate::import::{PathMatch, RequestMatch, Rewrite};
 use crate::policy::model::{AttemptTimeout, BackoffSettings, Jitter, Layer, Settings, Spanned};
 use crate::source::refs::At;
 use crate::source::tree::{Kind, NodeId, Tree};
@@ -128,7 +129,9 @@ fn ingress(
         _ => {}
     }
     let object_at = At::new(&o.doc, annotations.or(meta).unwrap_or(o.node));
-    let use_regex = annotation("use-regex").is_some_and(|v| v.text == "true");
+    // `rewrite-target` turns the paths into regexes too (ingress-nginx docs).
+    let target = annotation("rewrite-target").map(|v| v.text);
+    let use_regex = annotation("use-regex").is_some_and(|v| v.text == "true") || target.is_some();
     let mut names: Vec<Spanned<String>> = Vec::new();
     let push_name = |names: &mut Vec<Spanned<String>>, node: NodeId| {
         if let Some(v) = tree.as_str(node) {
@@ -140,7 +143,8 @@ fn ingress(
             }
         }
     };
-    let mut paths: Vec<(u8, usize, usize, NodeId, PathMatch, String)> = Vec::new();
+    type PathRow = (u8, usize, usize, NodeId, PathMatch, String, Option<Rewrite>);
+    let mut paths: Vec<PathRow> = Vec::new();
     let rules = tree.get(spec, "rules");
     for rule in rules.map(|r| tree.items(r).to_vec()).unwrap_or_default() {
         if let Some(h) = tree.get(rule, "host") {
@@ -181,14 +185,31 @@ fn ingress(
                 }
             };
             let n = paths.len();
-            paths.push((rank, path.len(), n, item, m, format!("{path_type} {path}")));
+            let rewrite = target.as_deref().and_then(|t| rewrite(&path, t));
+            paths.push((
+                rank,
+                path.len(),
+                n,
+                item,
+                m,
+                format!("{path_type} {path}"),
+                rewrite,
+            ));
         }
     }
     if paths.is_empty() {
         let default = tree
             .get(spec, "defaultBackend")
             .or_else(|| tree.get(spec, "backend"))?;
-        paths.push((1, 0, 0, default, PathMatch::Any, "default backend".into()));
+        paths.push((
+            1,
+            0,
+            0,
+            default,
+            PathMatch::Any,
+            "default backend".into(),
+            None,
+        ));
     }
     paths.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
 
@@ -305,7 +326,7 @@ fn ingress(
     }
     let routes = paths
         .into_iter()
-        .map(|(_, _, _, node, m, name)| {
+        .map(|(_, _, _, node, m, name, rewrite)| {
             let at = At::new(&o.doc, node);
             let mut s = settings.clone();
             s.at = at.clone();
@@ -313,7 +334,7 @@ fn ingress(
                 at,
                 name: Some(name),
                 matches: vec![RequestMatch::path(m)],
-                rewrite: None,
+                rewrite,
                 settings: s,
                 notes: notes.clone(),
             }
@@ -328,4 +349,42 @@ fn ingress(
         names,
         routes,
     })
+}
+
+/// The rewrite of `nginx.ingress.kubernetes.io/rewrite-target` on `path`: nginx's
+/// `rewrite "(?i)path" target break;` replaces the whole URI, so a target without
+/// captures is a full rewrite; the usual `path(/|$)(.*)` with a target ending in
+/// `$N` strips the literal prefix before the first group; anything else is not
+/// modelled (`None`).
+fn rewrite(path: &str, target: &str) -> Option<Rewrite> {
+    if !target.contains('$') {
+        return Some(Rewrite::Full(target.to_string()));
+    }
+    let open = path.find('(')?;
+    let prefix = &path[..open];
+    let to = target.trim_end_matches(|c: char| c.is_ascii_digit());
+    let to = to.strip_suffix('$')?;
+    if to.contains('$') || prefix.contains(['^', '[', '*', '+', '?', '\\', '.']) {
+        return None;
+    }
+    Some(Rewrite::Prefix {
+        from: prefix.to_string(),
+        to: to.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rewrite_targets() {
+        assert!(matches!(rewrite("/api", "/"), Some(Rewrite::Full(t)) if t == "/"));
+        assert!(matches!(
+            rewrite("/api(/|$)(.*)", "/$2"),
+            Some(Rewrite::Prefix { from, to }) if from == "/api" && to == "/"
+        ));
+        assert!(rewrite("/a.b(.*)", "/$1").is_none());
+        assert!(rewrite("/api", "/$1/$2").is_none());
+    }
 }

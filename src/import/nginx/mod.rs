@@ -312,9 +312,21 @@ fn server_object(
                     value: false,
                     at: at.clone(),
                 });
+                let other = [
+                    "grpc_pass",
+                    "fastcgi_pass",
+                    "uwsgi_pass",
+                    "scgi_pass",
+                    "memcached_pass",
+                ]
+                .into_iter()
+                .find(|n| loc.last(n).is_some());
                 route.notes.push(OriginNote {
                     at: at.clone(),
-                    text: "no `proxy_pass` in this location: nginx answers it itself, nothing is passed to an upstream".into(),
+                    text: match other {
+                        Some(n) => format!("this location passes requests with `{n}`, whose own `*_next_upstream` retrylint does not read yet: read as no retry"),
+                        None => "no `proxy_pass` in this location: nginx answers it itself, nothing is passed to an upstream".into(),
+                    },
                 });
             }
             Some(pass) => {

@@ -53,6 +53,8 @@ pub fn check(args: &CheckArgs) -> u8 {
         rule_levels,
         filter: config.filter.clone(),
         related: true,
+        services: config.services.clone(),
+        platforms: config.platforms.clone(),
         ..CheckOptions::default()
     };
     let root = crate::check::report_root(&options);
@@ -166,6 +168,7 @@ pub fn check(args: &CheckArgs) -> u8 {
                 &outcome.diagnostics,
                 outcome.documents,
                 outcome.policies,
+                outcome.configs,
             ));
             s.push('\n');
             s
@@ -540,6 +543,8 @@ pub fn readiness(args: &ReadinessArgs) -> u8 {
         rule_levels: config.rules.clone(),
         filter: config.filter.clone(),
         related: true,
+        services: config.services.clone(),
+        platforms: config.platforms.clone(),
         ..CheckOptions::default()
     };
     let (analyzed, diagnostics) = crate::check::run_full(&options);

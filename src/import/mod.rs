@@ -7,7 +7,7 @@
 //! 1. [`recognize`]: is this loaded file a retry config, and of which format
 //!    (by content: `apiVersion` + `kind`, Envoy's `static_resources`, Kong's
 //!    `_format_version`; by name for nginx, HAProxy and Traefik TOML);
-//! 2. [`import_file`]: one importer per format ([`istio`], [`envoy`], ...) reads the
+//! 2. [`import_all`]: one importer per format ([`istio`], [`envoy`], ...) reads the
 //!    file into [`ConfigObject`]s: route tables whose routes carry v1 policy
 //!    [`Settings`] (every value with the node that set it, or, for a platform
 //!    default, the node that would have) and [`OriginNote`]s naming each default;

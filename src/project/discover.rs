@@ -27,6 +27,10 @@ pub enum NameKind {
     /// skipped (listed by `--verbose`); RL001 only when it cannot be read or declares
     /// `openapi:`/`swagger:` but does not parse.
     Unlisted,
+    /// A proxy configuration that is not YAML or JSON, by name: `*.conf`, `*.cfg`,
+    /// `*.toml` (nginx, HAProxy, Traefik): a retry config if its text says so
+    /// (`crate::import::recognize`), else skipped without a finding.
+    TextConfig,
 }
 
 /// A file found by discovery.
@@ -58,6 +62,9 @@ pub fn name_kind(path: &Path) -> Option<NameKind> {
     let name = String::from_utf8_lossy(&name);
     let name: &str = &name;
     let ext = name.rsplit('.').next()?;
+    if matches!(ext, "conf" | "cfg" | "toml") {
+        return Some(NameKind::TextConfig);
+    }
     if !matches!(ext, "yaml" | "yml" | "json") {
         return None;
     }

@@ -346,15 +346,16 @@ fn settings(
         },
         None => {}
     }
+    let Some(list_at) = list_at else {
+        diags.push(invalid(&first, format!("the retry annotations of {} `{}` name no condition, so Linkerd retries nothing", a.obj.kind, a.obj.name), "add `retry.linkerd.io/http` (e.g. `5xx`) or `retry.linkerd.io/grpc`"));
+        s.retry = Some(sp(false, &first));
+        s.attempt_timeout = None;
+        return (s, Vec::new());
+    };
     if s.attempt_timeout.is_none() {
         s.attempt_timeout = Some(sp(AttemptTimeout::Remaining, &first));
         notes.push(note(&first, "no valid `retry.linkerd.io/timeout`: each try may use what is left of the request timeout (retry-configs.md §5.1)"));
     }
-    let Some(list_at) = list_at else {
-        diags.push(invalid(&first, format!("the retry annotations of {} `{}` name no condition, so Linkerd retries nothing", a.obj.kind, a.obj.name), "add `retry.linkerd.io/http` (e.g. `5xx`) or `retry.linkerd.io/grpc`"));
-        s.retry = Some(sp(false, &first));
-        return (s, notes);
-    };
     s.retry = Some(sp(true, &first));
     s.retry_on = Some(sp(list, &list_at));
     match a.get(LIMIT) {

@@ -16,10 +16,18 @@ fn case(name: &str) -> (i32, String) {
 fn case06_linkerd_annotations() {
     let (code, out) = case("06-linkerd-annotations");
     assert_eq!(code, 1, "{out}");
-    for needle in ["RL201", "route.yaml:8:5", "RL306", "RL016", "route.yaml:44:13"] {
+    for needle in [
+        "RL201",
+        "route.yaml:8:5",
+        "RL306",
+        "RL016",
+        "route.yaml:44:13",
+    ] {
         assert!(out.contains(needle), "{needle} missing:\n{out}");
     }
-    for absent in ["RL301", "RL309", "RL312", "RL303", "RL305", "RL401", "RL402", "RL001", "RL014"] {
+    for absent in [
+        "RL301", "RL309", "RL312", "RL303", "RL305", "RL401", "RL402", "RL001", "RL014",
+    ] {
         assert!(!out.contains(absent), "{absent} fired:\n{out}");
     }
     insta::assert_snapshot!(out);
@@ -29,7 +37,12 @@ fn case06_linkerd_annotations() {
 fn case07_linkerd_serviceprofile() {
     let (code, out) = case("07-linkerd-serviceprofile");
     assert_eq!(code, 1, "{out}");
-    for needle in ["RL308", "service-profile.yaml:25:7", "service-profile.yaml:37:7", "RL306"] {
+    for needle in [
+        "RL308",
+        "service-profile.yaml:25:7",
+        "service-profile.yaml:37:7",
+        "RL306",
+    ] {
         assert!(out.contains(needle), "{needle} missing:\n{out}");
     }
     for absent in ["RL201", "RL101", "RL401", "RL402", "RL016", "RL103"] {

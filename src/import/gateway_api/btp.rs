@@ -17,14 +17,19 @@ use super::routes::{self, get_path, seq, tree};
 use crate::diagnostic::Diagnostic;
 use crate::import::stream::KubeObject;
 use crate::import::{
-    duration, envoy_retry_on, keys, rl017_ineffective_setting, ConfigObject, OriginNote,
-    Platform, RequestMatch, Route,
+    duration, envoy_retry_on, keys, rl017_ineffective_setting, ConfigObject, OriginNote, Platform,
+    RequestMatch, Route,
 };
 use crate::policy::model::{AttemptTimeout, Jitter, Layer, Settings, Signal};
 use crate::source::refs::At;
 use crate::source::tree::{NodeId, Tree};
 
-const RETRY_KEYS: &[&str] = &["numRetries", "numAttemptsPerPriority", "retryOn", "perRetry"];
+const RETRY_KEYS: &[&str] = &[
+    "numRetries",
+    "numAttemptsPerPriority",
+    "retryOn",
+    "perRetry",
+];
 const RETRY_ON_KEYS: &[&str] = &["triggers", "httpStatusCodes"];
 const PER_RETRY_KEYS: &[&str] = &["timeout", "idleTimeout", "backOff"];
 const BACKOFF_KEYS: &[&str] = &["baseInterval", "maxInterval"];
@@ -63,7 +68,10 @@ pub fn read_all(objects: &[KubeObject], diags: &mut Vec<Diagnostic>) -> Vec<Poli
 pub fn for_route(policies: &[Policy], route: &KubeObject) -> Option<usize> {
     let same_ns = |p: &Policy| p.obj.namespace == route.namespace;
     let direct = policies.iter().position(|p| {
-        same_ns(p) && p.targets.iter().any(|(k, n)| *k == route.kind && *n == route.name)
+        same_ns(p)
+            && p.targets
+                .iter()
+                .any(|(k, n)| *k == route.kind && *n == route.name)
     });
     direct.or_else(|| {
         let gateways = routes::gateway_parents(route);
@@ -83,14 +91,21 @@ fn read(obj: &KubeObject, diags: &mut Vec<Diagnostic>) -> Option<Policy> {
     let mut refs = seq(t, t.get(spec, "targetRefs"));
     refs.extend(t.get(spec, "targetRef"));
     for r in refs {
-        let text = |k: &str| t.get(r, k).and_then(|n| t.scalar(n)).unwrap_or("").to_string();
+        let text = |k: &str| {
+            t.get(r, k)
+                .and_then(|n| t.scalar(n))
+                .unwrap_or("")
+                .to_string()
+        };
         targets.push((text("kind"), text("name")));
     }
     let request_timeout = get_path(t, spec, &["timeout", "http", "requestTimeout"]).and_then(|n| {
         let ms = duration_at(obj, t, n, "requestTimeout", diags)?;
         Some((ms, At::new(&obj.doc, n)))
     });
-    let retry = t.get(spec, "retry").map(|r| retry_settings(obj, t, r, diags));
+    let retry = t
+        .get(spec, "retry")
+        .map(|r| retry_settings(obj, t, r, diags));
     Some(Policy {
         obj: obj.clone(),
         targets,
@@ -99,7 +114,13 @@ fn read(obj: &KubeObject, diags: &mut Vec<Diagnostic>) -> Option<Policy> {
     })
 }
 
-fn duration_at(obj: &KubeObject, t: &Tree, n: NodeId, what: &str, diags: &mut Vec<Diagnostic>) -> Option<f64> {
+fn duration_at(
+    obj: &KubeObject,
+    t: &Tree,
+    n: NodeId,
+    what: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<f64> {
     let text = t.scalar(n).unwrap_or("");
     let parsed = duration::parse_go(text);
     if parsed.is_none() {
@@ -113,12 +134,22 @@ fn duration_at(obj: &KubeObject, t: &Tree, n: NodeId, what: &str, diags: &mut Ve
     parsed
 }
 
-fn retry_settings(obj: &KubeObject, t: &Tree, r: NodeId, diags: &mut Vec<Diagnostic>) -> (Settings, Vec<OriginNote>) {
+fn retry_settings(
+    obj: &KubeObject,
+    t: &Tree,
+    r: NodeId,
+    diags: &mut Vec<Diagnostic>,
+) -> (Settings, Vec<OriginNote>) {
     let doc = &obj.doc;
     let r_at = At::new(doc, r);
     let mut s = Settings::empty(r_at.clone());
     let mut notes = Vec::new();
-    diags.extend(keys::unknown_keys(doc, r, RETRY_KEYS, "Envoy Gateway `retry`"));
+    diags.extend(keys::unknown_keys(
+        doc,
+        r,
+        RETRY_KEYS,
+        "Envoy Gateway `retry`",
+    ));
     s.retry = Some(sp(true, &r_at));
     match t.get(r, "numRetries") {
         Some(n) if t.as_i64(n).is_some_and(|v| v >= 0) => {
@@ -132,7 +163,10 @@ fn retry_settings(obj: &KubeObject, t: &Tree, r: NodeId, diags: &mut Vec<Diagnos
             if let Some(n) = other {
                 diags.push(rl017_ineffective_setting::diagnostic(
                     &At::new(doc, n),
-                    format!("`numRetries: {}` is not a count of retries", t.scalar(n).unwrap_or("")),
+                    format!(
+                        "`numRetries: {}` is not a count of retries",
+                        t.scalar(n).unwrap_or("")
+                    ),
                     "invalid numRetries",
                     "write the number of retries after the first try, e.g. `numRetries: 2`".into(),
                 ));
@@ -144,7 +178,12 @@ fn retry_settings(obj: &KubeObject, t: &Tree, r: NodeId, diags: &mut Vec<Diagnos
     // retryOn.
     let on = t.get(r, "retryOn");
     if let Some(o) = on {
-        diags.extend(keys::unknown_keys(doc, o, RETRY_ON_KEYS, "Envoy Gateway `retryOn`"));
+        diags.extend(keys::unknown_keys(
+            doc,
+            o,
+            RETRY_ON_KEYS,
+            "Envoy Gateway `retryOn`",
+        ));
     }
     let list_at = on.map_or(r_at.clone(), |o| At::new(doc, o));
     let mut list = Vec::new();
@@ -170,7 +209,11 @@ fn retry_settings(obj: &KubeObject, t: &Tree, r: NodeId, diags: &mut Vec<Diagnos
         None => {
             status_codes_trigger = true;
             for token in DEFAULT_TRIGGERS {
-                push_signals(&mut list, &envoy_retry_on::signals(token).unwrap_or_default(), &list_at);
+                push_signals(
+                    &mut list,
+                    &envoy_retry_on::signals(token).unwrap_or_default(),
+                    &list_at,
+                );
             }
             notes.push(note(&list_at, "no `triggers`: Envoy Gateway's default `connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes` (retry-configs.md §4.3, EG-TR)"));
         }
@@ -181,7 +224,9 @@ fn retry_settings(obj: &KubeObject, t: &Tree, r: NodeId, diags: &mut Vec<Diagnos
             for item in seq(t, Some(c)) {
                 let at = At::new(doc, item);
                 match t.as_i64(item) {
-                    Some(v) if (100..=599).contains(&v) => push_signals(&mut list, &[Signal::Status(v as u16)], &at),
+                    Some(v) if (100..=599).contains(&v) => {
+                        push_signals(&mut list, &[Signal::Status(v as u16)], &at)
+                    }
                     _ => diags.push(rl017_ineffective_setting::diagnostic(
                         &at,
                         format!("`{}` is not an HTTP status", t.scalar(item).unwrap_or("")),
@@ -206,7 +251,8 @@ fn retry_settings(obj: &KubeObject, t: &Tree, r: NodeId, diags: &mut Vec<Diagnos
     if list.is_empty() && s.retry.as_ref().is_some_and(|v| v.value) {
         diags.push(rl017_ineffective_setting::diagnostic(
             &list_at,
-            "this retry policy retries on nothing retrylint can name, so it is read as no retry".into(),
+            "this retry policy retries on nothing retrylint can name, so it is read as no retry"
+                .into(),
             "no retry condition",
             "add a trigger such as `connect-failure`".into(),
         ));
@@ -216,7 +262,12 @@ fn retry_settings(obj: &KubeObject, t: &Tree, r: NodeId, diags: &mut Vec<Diagnos
     // perRetry.
     let per = t.get(r, "perRetry");
     if let Some(p) = per {
-        diags.extend(keys::unknown_keys(doc, p, PER_RETRY_KEYS, "Envoy Gateway `perRetry`"));
+        diags.extend(keys::unknown_keys(
+            doc,
+            p,
+            PER_RETRY_KEYS,
+            "Envoy Gateway `perRetry`",
+        ));
     }
     match per.and_then(|p| t.get(p, "timeout")) {
         Some(n) => {
@@ -231,7 +282,12 @@ fn retry_settings(obj: &KubeObject, t: &Tree, r: NodeId, diags: &mut Vec<Diagnos
     }
     match per.and_then(|p| t.get(p, "backOff")) {
         Some(b) => {
-            diags.extend(keys::unknown_keys(doc, b, BACKOFF_KEYS, "Envoy Gateway `backOff`"));
+            diags.extend(keys::unknown_keys(
+                doc,
+                b,
+                BACKOFF_KEYS,
+                "Envoy Gateway `backOff`",
+            ));
             let b_at = At::new(doc, b);
             let base_node = t.get(b, "baseInterval");
             let base = base_node.and_then(|n| duration_at(obj, t, n, "baseInterval", diags));
@@ -243,7 +299,12 @@ fn retry_settings(obj: &KubeObject, t: &Tree, r: NodeId, diags: &mut Vec<Diagnos
             if cap.is_none() {
                 notes.push(note(&b_at, "no `maxInterval`: Envoy caps the backoff at 10 x `baseInterval` (retry-configs.md §3.1, §4.3)"));
             }
-            s.backoff = Some(backoff(&b_at, (base, &base_at), (cap.unwrap_or(base * 10.0), &cap_at), Jitter::Full));
+            s.backoff = Some(backoff(
+                &b_at,
+                (base, &base_at),
+                (cap.unwrap_or(base * 10.0), &cap_at),
+                Jitter::Full,
+            ));
             notes.push(note(&b_at, "Envoy's backoff: each wait is uniform in [0, (2^N-1) x base), full jitter (retry-configs.md §3.1, §4.3)"));
         }
         None => {
@@ -276,7 +337,10 @@ impl Policy {
             if let Some(ms) = duration_at(obj, t, n, "request", diags) {
                 let at = At::new(&obj.doc, n);
                 if ms == 0.0 {
-                    notes.push(note(&at, "`request: 0s` switches the route timeout off: no deadline"));
+                    notes.push(note(
+                        &at,
+                        "`request: 0s` switches the route timeout off: no deadline",
+                    ));
                 } else {
                     s.deadline = Some(sp(ms, &at));
                 }

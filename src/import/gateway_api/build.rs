@@ -80,7 +80,11 @@ mod tests {
         );
         assert_eq!(
             status_range(500, 502),
-            vec![Signal::Status(500), Signal::Status(501), Signal::Status(502)]
+            vec![
+                Signal::Status(500),
+                Signal::Status(501),
+                Signal::Status(502)
+            ]
         );
         assert_eq!(status_range(600, 700), vec![]);
     }

@@ -69,12 +69,9 @@ impl Implementation {
                 vec![S::ConnectFailure, S::Reset, S::Timeout, S::RefusedStream]
             }
             Implementation::Gep => vec![S::ConnectFailure, S::Reset, S::Timeout],
-            Implementation::Unknown => vec![
-                S::ConnectFailure,
-                S::RefusedStream,
-                S::Reset,
-                S::Timeout,
-            ],
+            Implementation::Unknown => {
+                vec![S::ConnectFailure, S::RefusedStream, S::Reset, S::Timeout]
+            }
         };
         if matches!(
             self,
@@ -82,8 +79,7 @@ impl Implementation {
         ) {
             out.extend(grpc);
         }
-        if codes_absent && matches!(self, Implementation::EnvoyGateway | Implementation::Unknown)
-        {
+        if codes_absent && matches!(self, Implementation::EnvoyGateway | Implementation::Unknown) {
             out.push(S::Status(503));
         }
         out
@@ -132,7 +128,9 @@ pub fn choose(objects: &[KubeObject], ctx: &ImportContext<'_>) -> Choice {
         }
     }
     for o in objects.iter().filter(|o| o.kind == "GatewayClass") {
-        let Some(t) = o.doc.tree.as_ref().ok() else { continue };
+        let Some(t) = o.doc.tree.as_ref().ok() else {
+            continue;
+        };
         let controller = t
             .get(o.node, "spec")
             .and_then(|s| t.get(s, "controllerName"))
@@ -152,7 +150,10 @@ pub fn choose(objects: &[KubeObject], ctx: &ImportContext<'_>) -> Choice {
             why: format!("inferred from GatewayClass `{}` (`{controller}`)", o.name),
         };
     }
-    if let Some(o) = objects.iter().find(|o| o.group() == "gateway.envoyproxy.io") {
+    if let Some(o) = objects
+        .iter()
+        .find(|o| o.group() == "gateway.envoyproxy.io")
+    {
         return Choice {
             imp: Implementation::EnvoyGateway,
             why: format!("inferred from {} `{}` in the run", o.kind, o.name),

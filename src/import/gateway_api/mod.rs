@@ -137,7 +137,8 @@ fn route_table(
             via_btp = true;
             p.settings_for_rule(obj, t, rule, timeouts, diags)
         } else if istio_default {
-            let (s, n, unknown_version) = istio_implicit(obj, t, rule, timeouts, choice, ctx, diags);
+            let (s, n, unknown_version) =
+                istio_implicit(obj, t, rule, timeouts, choice, ctx, diags);
             if unknown_version && !istio_rl314 {
                 istio_rl314 = true;
                 diags.push(istio_version_unknown(&rule_at, obj));
@@ -238,7 +239,13 @@ fn ineffective(at: &At, message: String, label: &str, help: &str) -> Diagnostic 
 }
 
 /// A GEP-1731 duration at `node`, or RL017.
-fn read_duration(obj: &KubeObject, t: &Tree, node: NodeId, what: &str, diags: &mut Vec<Diagnostic>) -> Option<f64> {
+fn read_duration(
+    obj: &KubeObject,
+    t: &Tree,
+    node: NodeId,
+    what: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<f64> {
     let text = t.scalar(node).unwrap_or("");
     match duration::parse_go(text) {
         Some(ms) => Some(ms),
@@ -294,7 +301,12 @@ fn stanza(
     let mut s = Settings::empty(r_at.clone());
     let mut notes = Vec::new();
     if t.kind(r) == Kind::Map {
-        diags.extend(keys::unknown_keys(&obj.doc, r, RETRY_KEYS, "Gateway API `retry`"));
+        diags.extend(keys::unknown_keys(
+            &obj.doc,
+            r,
+            RETRY_KEYS,
+            "Gateway API `retry`",
+        ));
     }
     let by = format!("{} ({})", imp.name(), choice.why);
     // attempts: retries, so total = attempts + 1.
@@ -348,14 +360,20 @@ fn stanza(
             }
             _ => diags.push(ineffective(
                 &at,
-                format!("retry code `{}` is outside 400-599, which the Gateway API rejects", t.scalar(c).unwrap_or("")),
+                format!(
+                    "retry code `{}` is outside 400-599, which the Gateway API rejects",
+                    t.scalar(c).unwrap_or("")
+                ),
                 "invalid code",
                 "write an HTTP status between 400 and 599",
             )),
         }
     }
     push_signals(&mut list, &imp.stanza_signals(!codes_given), &r_at);
-    notes.push(note(&r_at, format!("{} ({})", imp.signals_text(), choice.why)));
+    notes.push(note(
+        &r_at,
+        format!("{} ({})", imp.signals_text(), choice.why),
+    ));
     s.retry_on = Some(sp(list, &list_at));
     // backoff: Envoy's base interval (every implementation here is Envoy-based).
     match t.get(r, "backoff") {
@@ -393,7 +411,10 @@ fn stanza(
         if let Some(ms) = imp.default_deadline() {
             s.deadline = Some(sp(ms, &at));
         }
-        notes.push(note(&at, format!("{} ({})", imp.deadline_text(), choice.why)));
+        notes.push(note(
+            &at,
+            format!("{} ({})", imp.deadline_text(), choice.why),
+        ));
     }
     (s, notes)
 }

@@ -12,8 +12,8 @@
 //! `PathPrefix /`. Headers and query parameters make a match partial ("may match").
 
 use crate::diagnostic::Diagnostic;
-use crate::import::route::{full_match_regex, PathMatch, RequestMatch, Rewrite};
 use crate::import::rl017_ineffective_setting;
+use crate::import::route::{full_match_regex, PathMatch, RequestMatch, Rewrite};
 use crate::import::stream::KubeObject;
 use crate::policy::model::Spanned;
 use crate::source::refs::At;
@@ -64,7 +64,8 @@ pub fn is_grpc(obj: &KubeObject) -> bool {
 /// True for an `HTTPRoute` or `GRPCRoute` of `gateway.networking.k8s.io` (any
 /// version).
 pub fn is_route(obj: &KubeObject) -> bool {
-    obj.group() == "gateway.networking.k8s.io" && matches!(obj.kind.as_str(), "HTTPRoute" | "GRPCRoute")
+    obj.group() == "gateway.networking.k8s.io"
+        && matches!(obj.kind.as_str(), "HTTPRoute" | "GRPCRoute")
 }
 
 /// The `parentRefs` that are Services (GAMMA): each name with its node.
@@ -78,11 +79,16 @@ pub fn gateway_parents(obj: &KubeObject) -> Vec<Spanned<String>> {
 }
 
 fn parents(obj: &KubeObject, services: bool) -> Vec<Spanned<String>> {
-    let Some(t) = tree(obj) else { return Vec::new() };
+    let Some(t) = tree(obj) else {
+        return Vec::new();
+    };
     let refs = seq(t, get_path(t, obj.node, &["spec", "parentRefs"]));
     let mut out = Vec::new();
     for r in refs {
-        let kind = t.get(r, "kind").and_then(|k| t.as_str(k)).unwrap_or("Gateway");
+        let kind = t
+            .get(r, "kind")
+            .and_then(|k| t.as_str(k))
+            .unwrap_or("Gateway");
         if (kind == "Service") != services {
             continue;
         }
@@ -102,7 +108,9 @@ fn parents(obj: &KubeObject, services: bool) -> Vec<Spanned<String>> {
 /// and, for a `GRPCRoute`, the gRPC services its matches name (first, since a gRPC
 /// service binds through protos or `services[].grpc`, not through a spec's host).
 pub fn names(obj: &KubeObject) -> Vec<Spanned<String>> {
-    let Some(t) = tree(obj) else { return Vec::new() };
+    let Some(t) = tree(obj) else {
+        return Vec::new();
+    };
     let mut out: Vec<Spanned<String>> = Vec::new();
     if is_grpc(obj) {
         for rule in seq(t, get_path(t, obj.node, &["spec", "rules"])) {
@@ -136,10 +144,15 @@ pub fn names(obj: &KubeObject) -> Vec<Spanned<String>> {
 /// Every match of every rule of the route, in precedence order; RL017 for a match
 /// that can never match (an invalid regular expression) in `diags`.
 pub fn rule_matches(obj: &KubeObject, diags: &mut Vec<Diagnostic>) -> Vec<RuleMatch> {
-    let Some(t) = tree(obj) else { return Vec::new() };
+    let Some(t) = tree(obj) else {
+        return Vec::new();
+    };
     let grpc = is_grpc(obj);
     let mut out = Vec::new();
-    for (ri, rule) in seq(t, get_path(t, obj.node, &["spec", "rules"])).into_iter().enumerate() {
+    for (ri, rule) in seq(t, get_path(t, obj.node, &["spec", "rules"]))
+        .into_iter()
+        .enumerate()
+    {
         let items = seq(t, t.get(rule, "matches"));
         if items.is_empty() {
             let request = if grpc {
@@ -214,16 +227,28 @@ fn never_matches(obj: &KubeObject, node: NodeId, pattern: &str, err: &str) -> Di
     )
 }
 
-fn http_match(obj: &KubeObject, t: &Tree, m: NodeId, diags: &mut Vec<Diagnostic>) -> Option<Parsed> {
+fn http_match(
+    obj: &KubeObject,
+    t: &Tree,
+    m: NodeId,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Parsed> {
     let path = t.get(m, "path");
     let kind = path
         .and_then(|p| t.get(p, "type"))
         .and_then(|n| t.as_str(n))
         .unwrap_or("PathPrefix");
     let value_node = path.and_then(|p| t.get(p, "value"));
-    let value = value_node.and_then(|n| t.scalar(n)).unwrap_or("/").to_string();
+    let value = value_node
+        .and_then(|n| t.scalar(n))
+        .unwrap_or("/")
+        .to_string();
     let (pm, class, len) = match kind {
-        "Exact" => (PathMatch::Exact(value.clone()), 0, value.chars().count() as i64),
+        "Exact" => (
+            PathMatch::Exact(value.clone()),
+            0,
+            value.chars().count() as i64,
+        ),
         "RegularExpression" => match full_match_regex(&value) {
             Ok(re) => (PathMatch::Regex(re), 1, value.chars().count() as i64),
             Err(e) => {
@@ -256,13 +281,23 @@ fn http_match(obj: &KubeObject, t: &Tree, m: NodeId, diags: &mut Vec<Diagnostic>
     ))
 }
 
-fn grpc_match(obj: &KubeObject, t: &Tree, m: NodeId, diags: &mut Vec<Diagnostic>) -> Option<Parsed> {
+fn grpc_match(
+    obj: &KubeObject,
+    t: &Tree,
+    m: NodeId,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Parsed> {
     let method = t.get(m, "method");
     let kind = method
         .and_then(|p| t.get(p, "type"))
         .and_then(|n| t.as_str(n))
         .unwrap_or("Exact");
-    let text = |k: &str| method.and_then(|p| t.get(p, k)).and_then(|n| t.scalar(n)).map(str::to_string);
+    let text = |k: &str| {
+        method
+            .and_then(|p| t.get(p, k))
+            .and_then(|n| t.scalar(n))
+            .map(str::to_string)
+    };
     let (service, name) = (text("service"), text("method"));
     let headers = count(t, m, "headers");
     let pm = match (kind, &service, &name) {
@@ -283,7 +318,9 @@ fn grpc_match(obj: &KubeObject, t: &Tree, m: NodeId, diags: &mut Vec<Diagnostic>
         }
         (_, Some(s), Some(n)) => PathMatch::Exact(format!("/{s}/{n}")),
         (_, Some(s), None) => PathMatch::SegmentPrefix(format!("/{s}")),
-        (_, None, Some(n)) => PathMatch::Regex(full_match_regex(&format!("/[^/]+/{}", regex::escape(n))).ok()?),
+        (_, None, Some(n)) => {
+            PathMatch::Regex(full_match_regex(&format!("/[^/]+/{}", regex::escape(n))).ok()?)
+        }
     };
     let class = match pm {
         PathMatch::Exact(_) => 0,

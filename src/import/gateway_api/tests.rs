@@ -23,7 +23,11 @@ pub(crate) fn render_fixture(
     let imported = importer(&objects, &ctx);
     let mut out = summary::render(&imported.objects);
     for d in &imported.diagnostics {
-        let lc = d.primary.location.file.line_col(d.primary.location.span.start);
+        let lc = d
+            .primary
+            .location
+            .file
+            .line_col(d.primary.location.span.start);
         out.push_str(&format!(
             "{} {}:{}: {}\n",
             d.code, lc.line, lc.column, d.message
@@ -72,7 +76,10 @@ fn conformance_retry_codes() {
 #[test]
 fn envoy_gateway_btp_binds_its_route() {
     let out = gw("envoy-gateway-btp--envoyproxy-gateway--retry.yaml", None);
-    assert!(out.contains("Envoy Gateway HTTPRoute `retry-route`"), "{out}");
+    assert!(
+        out.contains("Envoy Gateway HTTPRoute `retry-route`"),
+        "{out}"
+    );
     assert!(!out.contains("RL314"), "{out}");
     insta::assert_snapshot!(out);
 }
@@ -81,8 +88,12 @@ fn envoy_gateway_btp_binds_its_route() {
 fn precedence_rewrite_and_typos() {
     let out = gw("trigger-precedence-rewrite-typo.yaml", None);
     // Exact before the longer prefix before the shorter prefix.
-    let exact = out.find("Exact(\"/v1/payments/refunds\")").expect("exact route");
-    let long = out.find("SegmentPrefix(\"/v1/payments\")").expect("long prefix");
+    let exact = out
+        .find("Exact(\"/v1/payments/refunds\")")
+        .expect("exact route");
+    let long = out
+        .find("SegmentPrefix(\"/v1/payments\")")
+        .expect("long prefix");
     let short = out.find("SegmentPrefix(\"/v1\")").expect("short prefix");
     assert!(exact < long && long < short, "{out}");
     insta::assert_snapshot!(out);

@@ -58,7 +58,9 @@ impl<'o> Annotations<'o> {
             if let Some(a) = get_path(t, obj.node, &["metadata", "annotations"]) {
                 for &(k, v) in t.raw_entries(a) {
                     if let Some(name) = t.scalar(k) {
-                        if name.starts_with("retry.linkerd.io/") || name.starts_with("timeout.linkerd.io/") {
+                        if name.starts_with("retry.linkerd.io/")
+                            || name.starts_with("timeout.linkerd.io/")
+                        {
                             entries.push((name.to_string(), v));
                         }
                     }
@@ -70,13 +72,22 @@ impl<'o> Annotations<'o> {
 
     fn get(&self, name: &str) -> Option<(At, String)> {
         let t = tree(self.obj)?;
-        self.entries.iter().rev().find(|(n, _)| n == name).map(|(_, v)| {
-            (At::new(&self.obj.doc, *v), t.scalar(*v).unwrap_or("").to_string())
-        })
+        self.entries
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| {
+                (
+                    At::new(&self.obj.doc, *v),
+                    t.scalar(*v).unwrap_or("").to_string(),
+                )
+            })
     }
 
     fn has_retry(&self) -> bool {
-        self.entries.iter().any(|(n, _)| n.starts_with("retry.linkerd.io/"))
+        self.entries
+            .iter()
+            .any(|(n, _)| n.starts_with("retry.linkerd.io/"))
     }
 
     fn first_retry(&self) -> Option<At> {
@@ -128,7 +139,10 @@ pub fn import(objects: &[KubeObject]) -> Imported {
         let own = Annotations::of(obj);
         let parents = routes::service_parents(obj);
         if parents.is_empty() {
-            if let Some(at) = own.first_retry().or_else(|| own.get(REQUEST).map(|(a, _)| a)) {
+            if let Some(at) = own
+                .first_retry()
+                .or_else(|| own.get(REQUEST).map(|(a, _)| a))
+            {
                 out.diagnostics.push(rl017_ineffective_setting::diagnostic(
                     &at,
                     format!("{} `{}` attaches to no Service, and Linkerd reads these annotations only on routes whose parent is a Service", obj.kind, obj.name),
@@ -141,13 +155,25 @@ pub fn import(objects: &[KubeObject]) -> Imported {
         let parent: Option<&KubeObject> = parents.iter().find_map(|p| {
             services
                 .iter()
-                .find(|s| s.name == p.value && s.namespace == obj.namespace && has_linkerd_annotations(s))
+                .find(|s| {
+                    s.name == p.value && s.namespace == obj.namespace && has_linkerd_annotations(s)
+                })
                 .copied()
         });
-        attached.extend(parents.iter().map(|p| (p.value.clone(), obj.namespace.clone())));
+        attached.extend(
+            parents
+                .iter()
+                .map(|p| (p.value.clone(), obj.namespace.clone())),
+        );
         let inherited = parent.map(Annotations::of);
-        let retry_src = if own.has_retry() { Some(&own) } else { inherited.as_ref().filter(|a| a.has_retry()) };
-        let request = own.get(REQUEST).or_else(|| inherited.as_ref().and_then(|a| a.get(REQUEST)));
+        let retry_src = if own.has_retry() {
+            Some(&own)
+        } else {
+            inherited.as_ref().filter(|a| a.has_retry())
+        };
+        let request = own
+            .get(REQUEST)
+            .or_else(|| inherited.as_ref().and_then(|a| a.get(REQUEST)));
         if let Some(sp_obj) = profile_for(&profiles, &parents, &obj.namespace) {
             if let Some(src) = retry_src {
                 if let Some(at) = src.first_retry() {
@@ -186,7 +212,10 @@ pub fn import(objects: &[KubeObject]) -> Imported {
     // Services with annotations that no route of the run attaches to: their default
     // route carries them.
     for svc in services.iter().filter(|s| has_linkerd_annotations(s)) {
-        if attached.iter().any(|(n, ns)| *n == svc.name && *ns == svc.namespace) {
+        if attached
+            .iter()
+            .any(|(n, ns)| *n == svc.name && *ns == svc.namespace)
+        {
             continue;
         }
         let own = Annotations::of(svc);
@@ -225,10 +254,18 @@ pub fn import(objects: &[KubeObject]) -> Imported {
 }
 
 /// The ServiceProfile whose name is the FQDN of one of `services` in `namespace`.
-fn profile_for<'a>(profiles: &[&'a KubeObject], services: &[Spanned<String>], namespace: &str) -> Option<&'a KubeObject> {
+fn profile_for<'a>(
+    profiles: &[&'a KubeObject],
+    services: &[Spanned<String>],
+    namespace: &str,
+) -> Option<&'a KubeObject> {
     profiles.iter().copied().find(|p| {
         services.iter().any(|s| {
-            let ns = if namespace.is_empty() { "default" } else { namespace };
+            let ns = if namespace.is_empty() {
+                "default"
+            } else {
+                namespace
+            };
             p.name == format!("{}.{ns}.svc.cluster.local", s.value)
         })
     })
@@ -260,7 +297,11 @@ pub fn http_conditions(value: &str) -> Option<Vec<Signal>> {
         };
         match lower.as_str() {
             "5xx" => out.push(Signal::Class(5)),
-            "gateway-error" => out.extend([Signal::Status(502), Signal::Status(503), Signal::Status(504)]),
+            "gateway-error" => out.extend([
+                Signal::Status(502),
+                Signal::Status(503),
+                Signal::Status(504),
+            ]),
             other => match other.split_once('-') {
                 Some((a, b)) => {
                     let (a, b) = (code(a)?, code(b)?);
@@ -281,9 +322,8 @@ pub fn grpc_conditions(value: &str) -> Option<Vec<Signal>> {
     value
         .split(',')
         .map(|token| match token.to_ascii_lowercase().as_str() {
-            t @ ("cancelled" | "deadline-exceeded" | "internal" | "resource-exhausted" | "unavailable") => {
-                t.parse().ok()
-            }
+            t @ ("cancelled" | "deadline-exceeded" | "internal" | "resource-exhausted"
+            | "unavailable") => t.parse().ok(),
             _ => None,
         })
         .collect()
@@ -314,7 +354,11 @@ fn settings(
     let mut list_at = None;
     if let Some((at, text)) = a.get(HTTP) {
         if routes::is_grpc(obj) && std::ptr::eq(a.obj, obj) {
-            diags.push(invalid(&at, format!("`{HTTP}` is not valid on a GRPCRoute, so Linkerd ignores it"), "use `retry.linkerd.io/grpc` with gRPC status names"));
+            diags.push(invalid(
+                &at,
+                format!("`{HTTP}` is not valid on a GRPCRoute, so Linkerd ignores it"),
+                "use `retry.linkerd.io/grpc` with gRPC status names",
+            ));
         } else {
             match http_conditions(&text) {
                 Some(sig) => {
@@ -342,12 +386,25 @@ fn settings(
                 list_at.get_or_insert(at.clone());
                 notes.push(note(&at, "Linkerd cancels a try that outlives `retry.linkerd.io/timeout` and retries it (retry-configs.md §5.1, LD-REF)"));
             }
-            _ => diags.push(invalid(&at, format!("`{TIMEOUT}: {text}` is not a duration with a unit, so tries have no timeout"), "write a duration with its unit, such as `150ms` (a bare number is invalid)")),
+            _ => diags.push(invalid(
+                &at,
+                format!(
+                    "`{TIMEOUT}: {text}` is not a duration with a unit, so tries have no timeout"
+                ),
+                "write a duration with its unit, such as `150ms` (a bare number is invalid)",
+            )),
         },
         None => {}
     }
     let Some(list_at) = list_at else {
-        diags.push(invalid(&first, format!("the retry annotations of {} `{}` name no condition, so Linkerd retries nothing", a.obj.kind, a.obj.name), "add `retry.linkerd.io/http` (e.g. `5xx`) or `retry.linkerd.io/grpc`"));
+        diags.push(invalid(
+            &first,
+            format!(
+                "the retry annotations of {} `{}` name no condition, so Linkerd retries nothing",
+                a.obj.kind, a.obj.name
+            ),
+            "add `retry.linkerd.io/http` (e.g. `5xx`) or `retry.linkerd.io/grpc`",
+        ));
         s.retry = Some(sp(false, &first));
         s.attempt_timeout = None;
         return (s, Vec::new());
@@ -377,7 +434,12 @@ fn settings(
             notes.push(note(&first, "no `retry.linkerd.io/limit`: Linkerd's default of 1 retry, 2 tries in all (retry-configs.md §5.1, LD-PC)"));
         }
     }
-    s.backoff = Some(backoff(&first, (25.0, &first), (250.0, &first), Jitter::Full));
+    s.backoff = Some(backoff(
+        &first,
+        (25.0, &first),
+        (250.0, &first),
+        Jitter::Full,
+    ));
     notes.push(note(&first, "Linkerd's fixed backoff: exponential from 25 ms to 250 ms, jitter ratio 1.0, not configurable; Retry-After is not honoured; bodies over 64 KiB are never retried (retry-configs.md §5.1, LD-PC)"));
     if request.is_none() {
         notes.push(note(&first, "no `timeout.linkerd.io/request`: Linkerd sets no request timeout, so no deadline (retry-configs.md §5.1)"));

@@ -19,17 +19,23 @@
 use crate::diagnostic::Diagnostic;
 use crate::import::gateway_api::build::{note, push_signals, sp, status_range};
 use crate::import::gateway_api::routes::{get_path, seq, tree};
+use crate::import::route::full_match_regex;
 use crate::import::stream::KubeObject;
 use crate::import::{
     duration, keys, rl017_ineffective_setting, ConfigObject, Imported, OriginNote, PathMatch,
     Platform, RequestMatch, Route,
 };
-use crate::import::route::full_match_regex;
 use crate::policy::model::{Layer, RetryBudget, Settings, Signal, Spanned};
 use crate::source::refs::At;
 use crate::source::tree::{Kind, NodeId, Tree};
 
-const ROUTE_KEYS: &[&str] = &["name", "condition", "responseClasses", "isRetryable", "timeout"];
+const ROUTE_KEYS: &[&str] = &[
+    "name",
+    "condition",
+    "responseClasses",
+    "isRetryable",
+    "timeout",
+];
 const BUDGET_KEYS: &[&str] = &["retryRatio", "minRetriesPerSecond", "ttl"];
 const CONDITION_KEYS: &[&str] = &["pathRegex", "method", "all", "any", "not"];
 
@@ -56,17 +62,31 @@ fn profile(obj: &KubeObject, diags: &mut Vec<Diagnostic>) -> Option<ConfigObject
     let mut names = Vec::new();
     if let Some(n) = get_path(t, obj.node, &["metadata", "name"]) {
         let at = At::new(doc, n);
-        names.push(Spanned { value: obj.name.clone(), at: at.clone() });
+        names.push(Spanned {
+            value: obj.name.clone(),
+            at: at.clone(),
+        });
         if let Some((short, _)) = obj.name.split_once('.') {
-            names.push(Spanned { value: short.to_string(), at });
+            names.push(Spanned {
+                value: short.to_string(),
+                at,
+            });
         }
     }
     let (budget, budget_ok, budget_note) = read_budget(obj, t, spec, &spec_at, diags);
     let mut routes = Vec::new();
     for r in seq(t, spec.and_then(|s| t.get(s, "routes"))) {
         let r_at = At::new(doc, r);
-        diags.extend(keys::unknown_keys(doc, r, ROUTE_KEYS, "Linkerd ServiceProfile route"));
-        let name = t.get(r, "name").and_then(|n| t.scalar(n)).map(str::to_string);
+        diags.extend(keys::unknown_keys(
+            doc,
+            r,
+            ROUTE_KEYS,
+            "Linkerd ServiceProfile route",
+        ));
+        let name = t
+            .get(r, "name")
+            .and_then(|n| t.scalar(n))
+            .map(str::to_string);
         let matches = match t.get(r, "condition") {
             Some(c) => match condition(obj, t, c, diags) {
                 Some(m) if !m.is_empty() => m,
@@ -100,7 +120,10 @@ fn profile(obj: &KubeObject, diags: &mut Vec<Diagnostic>) -> Option<ConfigObject
             Some((n, None)) => {
                 diags.push(rl017_ineffective_setting::diagnostic(
                     &At::new(doc, n),
-                    format!("`isRetryable: {}` is not true or false", t.scalar(n).unwrap_or("")),
+                    format!(
+                        "`isRetryable: {}` is not true or false",
+                        t.scalar(n).unwrap_or("")
+                    ),
                     "invalid isRetryable",
                     "write `isRetryable: true` or remove it".into(),
                 ));
@@ -108,7 +131,10 @@ fn profile(obj: &KubeObject, diags: &mut Vec<Diagnostic>) -> Option<ConfigObject
             }
             None => {
                 s.retry = Some(sp(false, &r_at));
-                notes.push(note(&r_at, "no `isRetryable`: Linkerd does not retry this route (retry-configs.md §5.2)"));
+                notes.push(note(
+                    &r_at,
+                    "no `isRetryable`: Linkerd does not retry this route (retry-configs.md §5.2)",
+                ));
             }
         }
         if let Some(n) = t.get(r, "timeout") {
@@ -175,7 +201,12 @@ fn read_budget(
             "no `retryBudget`, so the destination controller's default: ratio 0.2, at least 10 retries/s, ttl 10 s (LD-PT `defaultRetryBudget`)".into(),
         );
     };
-    diags.extend(keys::unknown_keys(doc, b, BUDGET_KEYS, "Linkerd `retryBudget`"));
+    diags.extend(keys::unknown_keys(
+        doc,
+        b,
+        BUDGET_KEYS,
+        "Linkerd `retryBudget`",
+    ));
     let num = |k: &str, d: f64| t.get(b, k).and_then(|n| t.as_f64(n)).unwrap_or(d);
     let ratio = num("retryRatio", 0.2);
     let min = num("minRetriesPerSecond", 10.0);
@@ -236,7 +267,10 @@ fn failures(
         }
         let at = At::new(doc, c);
         let Some(status) = get_path(t, c, &["condition", "status"]) else {
-            notes.push(note(&at, "a failure class without a `status` range: retrylint cannot name its signals"));
+            notes.push(note(
+                &at,
+                "a failure class without a `status` range: retrylint cannot name its signals",
+            ));
             continue;
         };
         let bound = |k: &str, d: i64| t.get(status, k).and_then(|n| t.as_i64(n)).unwrap_or(d);
@@ -257,11 +291,21 @@ fn failures(
 
 /// The requests a `condition` may match (OR'ed), or `None` when it never matches
 /// (an invalid `pathRegex`, reported).
-fn condition(obj: &KubeObject, t: &Tree, c: NodeId, diags: &mut Vec<Diagnostic>) -> Option<Vec<RequestMatch>> {
+fn condition(
+    obj: &KubeObject,
+    t: &Tree,
+    c: NodeId,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<RequestMatch>> {
     if t.kind(c) != Kind::Map {
         return Some(vec![may_match()]);
     }
-    diags.extend(keys::unknown_keys(&obj.doc, c, CONDITION_KEYS, "Linkerd route `condition`"));
+    diags.extend(keys::unknown_keys(
+        &obj.doc,
+        c,
+        CONDITION_KEYS,
+        "Linkerd route `condition`",
+    ));
     let mut acc = vec![RequestMatch::any()];
     if let Some(n) = t.get(c, "pathRegex") {
         let pattern = t.scalar(n).unwrap_or("").trim();
@@ -280,7 +324,14 @@ fn condition(obj: &KubeObject, t: &Tree, c: NodeId, diags: &mut Vec<Diagnostic>)
     }
     if let Some(n) = t.get(c, "method") {
         let m = t.scalar(n).unwrap_or("").to_ascii_uppercase();
-        acc = and(acc, vec![RequestMatch { path: PathMatch::Any, methods: Some(vec![m]), partial: false }]);
+        acc = and(
+            acc,
+            vec![RequestMatch {
+                path: PathMatch::Any,
+                methods: Some(vec![m]),
+                partial: false,
+            }],
+        );
     }
     for item in seq(t, t.get(c, "all")) {
         acc = and(acc, condition(obj, t, item, diags)?);
@@ -300,7 +351,11 @@ fn condition(obj: &KubeObject, t: &Tree, c: NodeId, diags: &mut Vec<Diagnostic>)
 
 /// A match retrylint cannot evaluate exactly (`not`): any request may match.
 fn may_match() -> RequestMatch {
-    RequestMatch { path: PathMatch::Any, methods: None, partial: true }
+    RequestMatch {
+        path: PathMatch::Any,
+        methods: None,
+        partial: true,
+    }
 }
 
 /// The matches of both `a` and `b`.
@@ -322,7 +377,11 @@ fn and(a: Vec<RequestMatch>, b: Vec<RequestMatch>) -> Vec<RequestMatch> {
                 (PathMatch::Any, p) | (p, PathMatch::Any) => (p.clone(), false),
                 (p, _) => (p.clone(), true),
             };
-            out.push(RequestMatch { path, methods, partial: x.partial || y.partial || extra });
+            out.push(RequestMatch {
+                path,
+                methods,
+                partial: x.partial || y.partial || extra,
+            });
         }
     }
     out

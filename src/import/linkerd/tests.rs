@@ -4,7 +4,11 @@ use crate::config::Platforms;
 use crate::import::gateway_api::tests::render_fixture;
 
 fn ld(rel: &str) -> String {
-    render_fixture(&format!("linkerd/{rel}"), &Platforms::default(), super::import)
+    render_fixture(
+        &format!("linkerd/{rel}"),
+        &Platforms::default(),
+        super::import,
+    )
 }
 
 #[test]

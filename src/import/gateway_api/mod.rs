@@ -311,27 +311,24 @@ fn stanza(
     let by = format!("{} ({})", imp.name(), choice.why);
     // attempts: retries, so total = attempts + 1.
     let mut off = false;
-    match t.get(r, "attempts") {
-        Some(n) => {
-            let at = At::new(&obj.doc, n);
-            match t.as_i64(n) {
-                Some(0) => {
-                    off = true;
-                    notes.push(note(&at, "`attempts: 0`: no retries (retry-configs.md §4.1)"));
-                }
-                Some(v) if v > 0 => s.attempts = Some(sp(v.saturating_add(1), &at)),
-                _ => diags.push(ineffective(
-                    &at,
-                    format!(
-                        "`attempts: {}` is not a count of retries, so the implementation's default applies",
-                        t.scalar(n).unwrap_or("")
-                    ),
-                    "invalid attempts",
-                    "write the number of retries after the first try, e.g. `attempts: 2`",
-                )),
+    if let Some(n) = t.get(r, "attempts") {
+        let at = At::new(&obj.doc, n);
+        match t.as_i64(n) {
+            Some(0) => {
+                off = true;
+                notes.push(note(&at, "`attempts: 0`: no retries (retry-configs.md §4.1)"));
             }
+            Some(v) if v > 0 => s.attempts = Some(sp(v.saturating_add(1), &at)),
+            _ => diags.push(ineffective(
+                &at,
+                format!(
+                    "`attempts: {}` is not a count of retries, so the implementation's default applies",
+                    t.scalar(n).unwrap_or("")
+                ),
+                "invalid attempts",
+                "write the number of retries after the first try, e.g. `attempts: 2`",
+            )),
         }
-        None => {}
     }
     if off {
         s.retry = Some(sp(false, &r_at));

@@ -378,8 +378,8 @@ fn settings(
             None => diags.push(invalid(&at, format!("`{GRPC}: {text}` is not a valid list, so Linkerd retries no gRPC status here"), "write a comma list without spaces of `cancelled`, `deadline-exceeded`, `internal`, `resource-exhausted`, `unavailable`")),
         }
     }
-    match a.get(TIMEOUT) {
-        Some((at, text)) => match duration::parse_go(&text) {
+    if let Some((at, text)) = a.get(TIMEOUT) {
+        match duration::parse_go(&text) {
             Some(ms) if ms > 0.0 => {
                 s.attempt_timeout = Some(sp(AttemptTimeout::Fixed(ms), &at));
                 push_signals(&mut list, &[Signal::Timeout], &at);
@@ -393,8 +393,7 @@ fn settings(
                 ),
                 "write a duration with its unit, such as `150ms` (a bare number is invalid)",
             )),
-        },
-        None => {}
+        }
     }
     let Some(list_at) = list_at else {
         diags.push(invalid(

@@ -215,8 +215,11 @@ pub fn bind(
     // Entries: for each bound (object, document), each operation takes the first
     // route that may match it. Objects of one file, layer and platform share a
     // synthetic policy per document; the first object that matches an operation wins.
+    // (config file, layer depth, platform, document) -> (first object, hits as
+    // (object, route, operation)).
     type Key = (PathBuf, u8, super::Platform, usize);
-    let mut grouped: BTreeMap<Key, (usize, Vec<(usize, usize, usize)>)> = BTreeMap::new();
+    type Hits = (usize, Vec<(usize, usize, usize)>);
+    let mut grouped: BTreeMap<Key, Hits> = BTreeMap::new();
     for (i, o) in objects.iter().enumerate() {
         if bindings[i].is_empty() {
             if o.routes

@@ -184,7 +184,7 @@ pub fn import_all(files: &[(Arc<Loaded>, Format)], ctx: &ImportContext<'_>) -> I
         match format {
             Format::Kubernetes | Format::IstioMeshConfig => match stream::documents(doc) {
                 Ok(docs) => kube_docs.extend(docs),
-                Err(d) => out.diagnostics.push(d),
+                Err(d) => out.diagnostics.push(*d),
             },
             Format::Envoy => out.extend(envoy::import(doc, ctx)),
             Format::Kong => out.extend(kong::import(doc, ctx)),

@@ -260,6 +260,21 @@ pub fn with_related(
                 }
                 continue;
             }
+            if c.explicit && crate::import::recognize(&doc).is_some() {
+                // A named retry config changes what the operations it binds report:
+                // read the project's OpenAPI documents (with the policies governing
+                // them) and its other retry configs (their layers stack), so the run
+                // finds what a full run finds for them.
+                let bound = super::project_root(&abs, root);
+                let (found, _) = discover(std::slice::from_ref(&bound), &[]);
+                for f in found.into_iter().filter(|f| f.kind != NameKind::Policy) {
+                    let other = ws.load(&f.path);
+                    if is_openapi(&other) || crate::import::recognize(&other).is_some() {
+                        add(f.path, f.kind, &mut out, &mut queue);
+                    }
+                }
+                continue;
+            }
             let openapi = is_openapi(&doc);
             if !openapi && !c.explicit {
                 continue;
@@ -316,6 +331,8 @@ mod tests {
         assert_eq!(k("shop.openapi.yaml"), Some(NameKind::SpecLike));
         assert_eq!(k("docker-compose.yml"), Some(NameKind::Other));
         assert_eq!(k("README.md"), None);
+        assert_eq!(k("nginx.conf"), Some(NameKind::TextConfig));
+        assert_eq!(k("traefik.toml"), Some(NameKind::TextConfig));
     }
 
     #[cfg(unix)]

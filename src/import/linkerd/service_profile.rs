@@ -297,7 +297,21 @@ fn condition(
     c: NodeId,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Vec<RequestMatch>> {
-    if t.kind(c) != Kind::Map {
+    condition_at(obj, t, c, diags, 0)
+}
+
+/// Nesting of `all`/`any` deeper than this is read as "may match" (hostile input
+/// must not exhaust the stack).
+const MAX_CONDITION_DEPTH: usize = 32;
+
+fn condition_at(
+    obj: &KubeObject,
+    t: &Tree,
+    c: NodeId,
+    diags: &mut Vec<Diagnostic>,
+    depth: usize,
+) -> Option<Vec<RequestMatch>> {
+    if t.kind(c) != Kind::Map || depth > MAX_CONDITION_DEPTH {
         return Some(vec![may_match()]);
     }
     diags.extend(keys::unknown_keys(
@@ -334,12 +348,12 @@ fn condition(
         );
     }
     for item in seq(t, t.get(c, "all")) {
-        acc = and(acc, condition(obj, t, item, diags)?);
+        acc = and(acc, condition_at(obj, t, item, diags, depth + 1)?);
     }
     if let Some(any) = t.get(c, "any") {
         let mut alt = Vec::new();
         for item in seq(t, Some(any)) {
-            alt.extend(condition(obj, t, item, diags).unwrap_or_default());
+            alt.extend(condition_at(obj, t, item, diags, depth + 1).unwrap_or_default());
         }
         acc = and(acc, alt);
     }

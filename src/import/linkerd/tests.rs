@@ -63,3 +63,31 @@ fn http_conditions_follow_the_policy_controller() {
     assert_eq!(grpc_conditions("internal").map(|v| v.len()), Some(1));
     assert_eq!(grpc_conditions("bogus"), None);
 }
+
+#[test]
+fn deeply_nested_conditions_do_not_exhaust_the_stack() {
+    use crate::import::stream;
+    use crate::source::loader::{Limits, Workspace};
+    let mut cond = String::from("{method: GET}");
+    for _ in 0..500 {
+        cond = format!("{{all: [{cond}]}}");
+    }
+    let text = format!(
+        "apiVersion: linkerd.io/v1alpha2\nkind: ServiceProfile\nmetadata: {{name: a.b.svc.cluster.local}}\nspec:\n  routes:\n  - name: deep\n    condition: {cond}\n    isRetryable: true\n"
+    );
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let ws = Workspace::new(root.clone(), Limits::default());
+    let doc = ws.load_text(&root.join("deep.yaml"), &text);
+    let Ok(docs) = stream::documents(&doc) else {
+        return; // the YAML reader refused the depth itself: also fine
+    };
+    let objects = stream::kube_objects(&docs);
+    let imported = super::service_profile::import(&objects);
+    assert_eq!(imported.objects.len(), 1);
+    let route = &imported.objects[0].routes[0];
+    assert!(
+        route.matches.iter().all(|m| m.partial),
+        "{:?}",
+        route.matches
+    );
+}

@@ -135,3 +135,26 @@ fn import_of_a_missing_file_exits_2() {
         "{err}"
     );
 }
+
+/// A real config (Envoy Gateway `BackendTrafficPolicy` + `HTTPRoute`, case 05 of
+/// `retry-configs/README.md`): the policy `import` prints reads back as the same
+/// layer `layers` shows.
+#[test]
+fn import_and_layers_of_a_real_envoy_gateway_config() {
+    let case = repo().join("fixtures/cases/retry-configs/05-envoy-gateway-btp");
+    let (code, out, err) = retrylint_in(
+        &case,
+        &["import", "backend-traffic-policy.yaml", "--root", "."],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("spec: openapi.yaml\n"), "{out}");
+    assert!(out.contains("  POST /payments:"), "{out}");
+    insta::assert_snapshot!("import_envoy_gateway_btp", out);
+    let (code, out, err) = retrylint_in(&case, &["layers", "POST /payments", ".", "--root", "."]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("gateway layer: Envoy Gateway HTTPRoute retry-route"),
+        "{out}"
+    );
+    insta::assert_snapshot!("layers_envoy_gateway_btp", out);
+}

@@ -150,6 +150,38 @@ fn import_and_layers_of_a_real_envoy_gateway_config() {
     assert!(out.contains("spec: openapi.yaml\n"), "{out}");
     assert!(out.contains("  POST /payments:"), "{out}");
     insta::assert_snapshot!("import_envoy_gateway_btp", out);
+    // Saved beside the config, each document is a valid policy with the same values.
+    let ws = retrylint::source::loader::Workspace::new(
+        case.clone(),
+        retrylint::source::loader::Limits::default(),
+    );
+    let docs: Vec<&str> = out
+        .split("---\n")
+        .filter(|d| !d.trim().is_empty())
+        .collect();
+    assert_eq!(docs.len(), 1, "{out}");
+    let doc = ws.load_text(&case.join("imported.retry-policy.yaml"), docs[0]);
+    let (policy, diags) = retrylint::policy::load_policy(&doc);
+    assert!(
+        diags.is_empty(),
+        "{:?}",
+        diags.iter().map(|d| &d.message).collect::<Vec<_>>()
+    );
+    let policy = policy.expect("a policy");
+    assert_eq!(policy.layer().as_str(), "gateway");
+    let payments = policy
+        .operations
+        .iter()
+        .find(|e| e.text == "POST /payments")
+        .expect("POST /payments");
+    assert_eq!(
+        payments.settings.attempts.as_ref().map(|a| a.value),
+        Some(6)
+    );
+    assert_eq!(
+        payments.settings.deadline.as_ref().map(|a| a.value),
+        Some(15_000.0)
+    );
     let (code, out, err) = retrylint_in(&case, &["layers", "POST /payments", ".", "--root", "."]);
     assert_eq!(code, 0, "{err}");
     assert!(

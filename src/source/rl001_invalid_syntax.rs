@@ -98,3 +98,35 @@ pub fn walk_problem(
     )
     .with_help("Check that the path exists and is readable, or remove it from the command line.")
 }
+
+/// The finding for a file of another syntax (`format`: `TOML`, `nginx`, ...) read by
+/// a located reader of the import stage: `message` from its parser, `offset` the byte
+/// it points at.
+pub fn in_format(
+    file: &std::sync::Arc<crate::source::SourceFile>,
+    format: &str,
+    message: &str,
+    offset: usize,
+) -> Diagnostic {
+    let len = file.text.len();
+    let start = offset.min(len);
+    let mut end = (start + 1).min(len);
+    while !file.text.is_char_boundary(end) {
+        end += 1;
+    }
+    Diagnostic::new(
+        &META,
+        format!(
+            "`{}` is not valid {format}: {}.",
+            file.display,
+            message.trim_end_matches('.')
+        ),
+        Location {
+            file: file.clone(),
+            span: start..end,
+            pointer: String::new(),
+        },
+        "syntax error",
+    )
+    .with_help("Fix the syntax at the marked position.")
+}

@@ -17,9 +17,14 @@ fn case_11_kong_defaults() {
         assert!(stdout.contains(c), "{c} missing:\n{stdout}");
     }
     assert!(stdout.contains("kong.yaml:3:4"), "{stdout}");
-    assert!(stdout.contains("Kong's default applies: 5 retries"), "{stdout}");
+    assert!(
+        stdout.contains("Kong's default applies: 5 retries"),
+        "{stdout}"
+    );
     // POST is retried only when the connection failed before sending: no RL201.
-    for absent in ["RL201", "RL306", "RL309", "RL310", "RL401", "RL402", "RL001", "RL008"] {
+    for absent in [
+        "RL201", "RL306", "RL309", "RL310", "RL401", "RL402", "RL001", "RL008",
+    ] {
         assert!(!stdout.contains(absent), "{absent} fired:\n{stdout}");
     }
     insta::assert_snapshot!(format!("exit {code}\n{stdout}"));

@@ -25,8 +25,8 @@
 //! - Unknown keys on a service are RL017 (Kong rejects the whole declarative config).
 //!   The layer is `gateway`. Terraform files of the Kong provider are not read.
 
-use super::route::{full_match_regex, PathMatch, RequestMatch, Rewrite};
 use super::rl017_ineffective_setting;
+use super::route::{full_match_regex, PathMatch, RequestMatch, Rewrite};
 use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, Route};
 use crate::diagnostic::Diagnostic;
 use crate::policy::model::{AttemptTimeout, Layer, Settings, Signal, Spanned};
@@ -138,7 +138,8 @@ fn read_service<'t>(tree: &'t Tree, svc: NodeId) -> Service<'t> {
         id: scalar(tree, svc, "id").map(|(_, v)| v),
         host: scalar(tree, svc, "host").map(|(n, h)| (n, h.to_string())),
         path: scalar(tree, svc, "path").map_or(String::new(), |(_, p)| p.to_string()),
-        protocol: scalar(tree, svc, "protocol").map_or("http".to_string(), |(_, p)| p.to_ascii_lowercase()),
+        protocol: scalar(tree, svc, "protocol")
+            .map_or("http".to_string(), |(_, p)| p.to_ascii_lowercase()),
     };
     if let Some((node, url)) = scalar(tree, svc, "url") {
         let (scheme, rest) = url.split_once("://").unwrap_or(("http", url));
@@ -347,12 +348,13 @@ fn service(
         };
         let refers = match tree.kind(reference) {
             Kind::Map => {
-                scalar(tree, reference, "name").is_some_and(|(_, n)| Some(n) == s.name.map(|(_, x)| x))
+                scalar(tree, reference, "name")
+                    .is_some_and(|(_, n)| Some(n) == s.name.map(|(_, x)| x))
                     || scalar(tree, reference, "id").is_some_and(|(_, n)| Some(n) == s.id)
             }
-            _ => tree.scalar(reference).is_some_and(|n| {
-                Some(n) == s.name.map(|(_, x)| x) || Some(n) == s.id
-            }),
+            _ => tree
+                .scalar(reference)
+                .is_some_and(|n| Some(n) == s.name.map(|(_, x)| x) || Some(n) == s.id),
         };
         if refers {
             route_nodes.push(r);
@@ -406,7 +408,9 @@ fn routes_of(
             .filter_map(|&i| tree.scalar(i).map(|s| s.to_ascii_uppercase()))
             .collect()
     });
-    let partial_base = tree.get(r, "headers").is_some_and(|h| !tree.raw_entries(h).is_empty())
+    let partial_base = tree
+        .get(r, "headers")
+        .is_some_and(|h| !tree.raw_entries(h).is_empty())
         || tree.get(r, "expression").is_some();
     let strip = tree
         .get(r, "strip_path")
@@ -442,7 +446,10 @@ fn routes_of(
         notes: notes.to_vec(),
     };
     if paths.is_empty() || tree.get(r, "expression").is_some() {
-        return vec![((i64::MIN, 0), make(PathMatch::Any, add_service_path(), false))];
+        return vec![(
+            (i64::MIN, 0),
+            make(PathMatch::Any, add_service_path(), false),
+        )];
     }
     let mut out = Vec::new();
     for p in paths {
@@ -459,7 +466,10 @@ fn routes_of(
                 };
                 let rewrite = if strip { None } else { add_service_path() };
                 out.push((
-                    (i64::MAX / 2 + regex_priority.clamp(-1_000_000, 1_000_000), 0),
+                    (
+                        i64::MAX / 2 + regex_priority.clamp(-1_000_000, 1_000_000),
+                        0,
+                    ),
                     make(path, rewrite, partial),
                 ));
             }
@@ -559,8 +569,15 @@ mod tests {
         );
         let mut out = summary::render(&imported.objects);
         for d in &imported.diagnostics {
-            let lc = d.primary.location.file.line_col(d.primary.location.span.start);
-            out.push_str(&format!("{}:{} {} {}\n", lc.line, lc.column, d.code, d.message));
+            let lc = d
+                .primary
+                .location
+                .file
+                .line_col(d.primary.location.span.start);
+            out.push_str(&format!(
+                "{}:{} {} {}\n",
+                lc.line, lc.column, d.code, d.message
+            ));
         }
         out
     }

@@ -116,7 +116,8 @@ pub(crate) fn is_true(tree: &Tree, node: NodeId) -> bool {
 
 /// What a middleware is, as far as retries go.
 enum Middleware {
-    Retry(RetryMiddleware),
+    /// Index into the retry middlewares read.
+    Retry(usize),
     Chain(Vec<String>),
 }
 
@@ -150,7 +151,7 @@ fn import_tree(doc: &Arc<Loaded>) -> Imported {
             let Some(name) = tree.scalar(k) else { continue };
             if let Some((_, block)) = get_ci(tree, v, "retry") {
                 let r = retry::read(doc, tree, name, block, &mut out.diagnostics);
-                middlewares.insert(name.to_string(), Middleware::Retry(r.clone()));
+                middlewares.insert(name.to_string(), Middleware::Retry(retries.len()));
                 retries.push(r);
             } else if let Some((_, chain)) = get_ci(tree, v, "chain") {
                 let names = get_ci(tree, chain, "middlewares")
@@ -163,12 +164,6 @@ fn import_tree(doc: &Arc<Loaded>) -> Imported {
     if retries.is_empty() {
         return out;
     }
-    let retry_index: HashMap<String, usize> = retries
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.name.clone(), i))
-        .collect();
-
     // Routers.
     let mut routers = Vec::new();
     if let Some((_, rs)) = get_ci(tree, http, "routers") {
@@ -190,7 +185,7 @@ fn import_tree(doc: &Arc<Loaded>) -> Imported {
             let refs = get_ci(tree, v, "middlewares")
                 .map(|(_, list)| strings(tree, list))
                 .unwrap_or_default();
-            let retry = find_retry(&refs, &middlewares, &retry_index, 0);
+            let retry = find_retry(&refs, &middlewares, 0);
             routers.push(Router {
                 name: name.to_string(),
                 node: v,
@@ -202,15 +197,13 @@ fn import_tree(doc: &Arc<Loaded>) -> Imported {
         }
     }
     // Traefik tries routers by priority, highest first (stable for ties).
-    routers.sort_by(|a, b| b.priority.cmp(&a.priority));
+    routers.sort_by_key(|r| std::cmp::Reverse(r.priority));
 
     // One table per service that a retrying router reaches.
     let mut services: Vec<String> = Vec::new();
     for r in &routers {
         let svc = r.service.as_ref().map_or(String::new(), |(_, s)| s.clone());
-        let retrying = r
-            .retry
-            .is_some_and(|i| retries[i].settings.is_some());
+        let retrying = r.retry.is_some_and(|i| retries[i].settings.is_some());
         if retrying && !services.contains(&svc) {
             services.push(svc);
         }
@@ -221,16 +214,20 @@ fn import_tree(doc: &Arc<Loaded>) -> Imported {
             .iter()
             .filter(|r| r.service.as_ref().map_or(String::new(), |(_, s)| s.clone()) == svc)
             .collect();
-        let svc_node = services_node.and_then(|s| get_ci(tree, s, &svc)).map(|(_, v)| v);
+        let svc_node = services_node
+            .and_then(|s| get_ci(tree, s, &svc))
+            .map(|(_, v)| v);
         let first = group.first().map_or(http, |r| r.node);
         let at_node = svc_node
-            .or_else(|| group.iter().find_map(|r| r.service.as_ref().map(|(n, _)| *n)))
+            .or_else(|| {
+                group
+                    .iter()
+                    .find_map(|r| r.service.as_ref().map(|(n, _)| *n))
+            })
             .unwrap_or(first);
         let mut names: Vec<Spanned<String>> = Vec::new();
         let mut push_name = |value: String, node: NodeId| {
-            if !value.is_empty()
-                && !value.contains("{{")
-                && !names.iter().any(|n| n.value == value)
+            if !value.is_empty() && !value.contains("{{") && !names.iter().any(|n| n.value == value)
             {
                 names.push(Spanned {
                     value,
@@ -312,7 +309,6 @@ fn strip_provider(text: &str) -> Option<&str> {
 fn find_retry(
     refs: &[String],
     middlewares: &HashMap<String, Middleware>,
-    index: &HashMap<String, usize>,
     depth: usize,
 ) -> Option<usize> {
     if depth > 16 {
@@ -323,9 +319,9 @@ fn find_retry(
             continue;
         };
         match middlewares.get(name) {
-            Some(Middleware::Retry(m)) => return index.get(&m.name).copied(),
+            Some(Middleware::Retry(i)) => return Some(*i),
             Some(Middleware::Chain(inner)) => {
-                if let Some(i) = find_retry(inner, middlewares, index, depth + 1) {
+                if let Some(i) = find_retry(inner, middlewares, depth + 1) {
                     return Some(i);
                 }
             }

@@ -155,8 +155,8 @@ pub fn read(
     }
     let has_status = status.is_some();
 
-    let disable_network = get_ci(tree, block, "disableRetryOnNetworkError")
-        .is_some_and(|(_, v)| is_true(tree, v));
+    let disable_network =
+        get_ci(tree, block, "disableRetryOnNetworkError").is_some_and(|(_, v)| is_true(tree, v));
     if disable_network && !has_status {
         diags.push(rl017_ineffective_setting::diagnostic(
             &at(get_ci(tree, block, "disableRetryOnNetworkError").map_or(block, |(_, v)| v)),
@@ -311,7 +311,10 @@ fn unknown_keys(doc: &Arc<Loaded>, tree: &Tree, block: NodeId, name: &str) -> Ve
     let mut out = Vec::new();
     for &(k, _) in tree.raw_entries(block) {
         let Some(key) = tree.scalar(k) else { continue };
-        if KNOWN_KEYS.iter().any(|known| known.eq_ignore_ascii_case(key)) {
+        if KNOWN_KEYS
+            .iter()
+            .any(|known| known.eq_ignore_ascii_case(key))
+        {
             continue;
         }
         let help = match suggest(key, KNOWN_KEYS) {

@@ -396,7 +396,8 @@ fn to_match(term: &[Atom]) -> RequestMatch {
                     Some(prev) => prev.into_iter().filter(|m| set.contains(m)).collect(),
                 });
             }
-            "host" | "hostheader" | "hostregexp" | "hostsni" | "hostsniregexp" if !atom.negated => {}
+            "host" | "hostheader" | "hostregexp" | "hostsni" | "hostsniregexp" if !atom.negated => {
+            }
             _ => partial = true,
         }
     }

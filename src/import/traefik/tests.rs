@@ -23,7 +23,11 @@ fn render(name: &str) -> String {
     let (_, read) = load(name);
     let mut out = summary::render(&read.imported.objects);
     for d in &read.imported.diagnostics {
-        let lc = d.primary.location.file.line_col(d.primary.location.span.start);
+        let lc = d
+            .primary
+            .location
+            .file
+            .line_col(d.primary.location.span.start);
         out.push_str(&format!(
             "{}:{} {} {}\n",
             lc.line, lc.column, d.code, d.message
@@ -62,14 +66,20 @@ fn trigger_status_post() {
 #[test]
 fn clean_status_idempotent() {
     let text = render("clean-status-idempotent.yaml");
-    assert!(text.contains("methods [GET, HEAD, PUT, DELETE, OPTIONS, TRACE]"), "{text}");
+    assert!(
+        text.contains("methods [GET, HEAD, PUT, DELETE, OPTIONS, TRACE]"),
+        "{text}"
+    );
     insta::assert_snapshot!(text);
 }
 
 #[test]
 fn trigger_typos() {
     let text = render("trigger-typos.toml");
-    assert!(text.contains("RL017 unknown key `initalInterval`"), "{text}");
+    assert!(
+        text.contains("RL017 unknown key `initalInterval`"),
+        "{text}"
+    );
     insta::assert_snapshot!(text);
 }
 

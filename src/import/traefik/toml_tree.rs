@@ -119,10 +119,7 @@ fn value(b: &mut TreeBuilder<'_>, v: &Value) {
         Value::InlineTable(t) => {
             b.open_map(span.start);
             for (name, item) in t.iter() {
-                let key_span = t
-                    .key(name)
-                    .and_then(toml_edit::Key::span)
-                    .unwrap_or(0..0);
+                let key_span = t.key(name).and_then(toml_edit::Key::span).unwrap_or(0..0);
                 key(b, key_span, name);
                 value(b, item);
             }

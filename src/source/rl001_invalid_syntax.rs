@@ -99,30 +99,26 @@ pub fn walk_problem(
     .with_help("Check that the path exists and is readable, or remove it from the command line.")
 }
 
-/// The finding for a file of another syntax (`format`: `TOML`, `nginx`, ...) read by
-/// a located reader of the import stage: `message` from its parser, `offset` the byte
-/// it points at.
-pub fn in_format(
-    file: &std::sync::Arc<crate::source::SourceFile>,
-    format: &str,
-    message: &str,
-    offset: usize,
-) -> Diagnostic {
+/// The finding for a syntax error that a located reader of a non-YAML format (nginx,
+/// HAProxy) met in `loaded`'s file: `format` names the syntax ("nginx
+/// configuration"), `message` what is wrong, `offset` the byte where it is.
+pub fn in_format(loaded: &Loaded, format: &str, message: &str, offset: usize) -> Diagnostic {
+    let file = loaded.file.clone();
     let len = file.text.len();
     let start = offset.min(len);
     let mut end = (start + 1).min(len);
     while !file.text.is_char_boundary(end) {
         end += 1;
     }
+    let name = file.display.clone();
     Diagnostic::new(
         &META,
         format!(
-            "`{}` is not valid {format}: {}.",
-            file.display,
+            "`{name}` is not valid {format}: {}.",
             message.trim_end_matches('.')
         ),
         Location {
-            file: file.clone(),
+            file,
             span: start..end,
             pointer: String::new(),
         },

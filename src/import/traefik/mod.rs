@@ -69,7 +69,7 @@ pub fn read(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> TraefikRead {
                     out.imported
                         .diagnostics
                         .push(rl001_invalid_syntax::in_format(
-                            &doc.file, "TOML", &e.message, e.offset,
+                            doc, "TOML", &e.message, e.offset,
                         ));
                 }
                 return out;

@@ -76,3 +76,17 @@ fn clean_status_retries_skip_a_post() {
     assert!(!stdout.contains("RL201"), "{stdout}");
     insta::assert_snapshot!(format!("exit {code}\n{stdout}"));
 }
+
+#[test]
+fn a_toml_template_is_listed_under_verbose() {
+    let (code, stdout, stderr) = common::retrylint_in(
+        &dir("fixtures/import/traefik/e2e-template"),
+        &["check", "--verbose", "."],
+    );
+    // Nothing to lint, no finding: the template is skipped and says so.
+    assert!(!stdout.contains("RL001"), "{stdout}");
+    assert!(
+        stdout.contains("skipped traefik.toml") && stdout.contains("render it first"),
+        "code {code}\n{stdout}\n{stderr}"
+    );
+}

@@ -87,6 +87,12 @@ pub fn read(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> TraefikRead {
     out
 }
 
+/// True when `doc` is a Traefik TOML file whose Go template directives break the
+/// syntax: it is skipped (listed by `--verbose`: render it first), not linted.
+pub fn is_broken_template(doc: &Loaded) -> bool {
+    is_template(&doc.file.text) && toml_tree::parse(&doc.file.text).is_err()
+}
+
 /// True when the text holds Go template actions (`{{ ... }}`).
 fn is_template(text: &str) -> bool {
     text.contains("{{") && text.contains("}}")

@@ -95,7 +95,7 @@ fn invalid_toml_is_rl001_with_position() {
 
 #[test]
 fn a_template_that_breaks_the_syntax_is_skipped() {
-    let (_, read) = load("template.toml");
+    let (_, read) = load("e2e-template/traefik.toml");
     assert!(read.skipped_template);
     assert!(read.imported.diagnostics.is_empty());
     assert!(read.imported.objects.is_empty());

@@ -30,7 +30,9 @@ pub fn read(objects: &[KubeObject], diags: &mut Vec<Diagnostic>) -> Vec<HostBudg
             continue;
         }
         let Ok(tree) = &o.doc.tree else { continue };
-        let Some(spec) = tree.get(o.node, "spec") else { continue };
+        let Some(spec) = tree.get(o.node, "spec") else {
+            continue;
+        };
         let Some(host) = tree.get(spec, "host").and_then(|h| tree.scalar(h)) else {
             continue;
         };
@@ -121,10 +123,25 @@ mod tests {
 
     #[test]
     fn short_names_resolve_in_their_namespace() {
-        assert!(host_matches("reviews", "prod", "reviews.prod.svc.cluster.local", ""));
-        assert!(!host_matches("reviews", "dev", "reviews.prod.svc.cluster.local", ""));
+        assert!(host_matches(
+            "reviews",
+            "prod",
+            "reviews.prod.svc.cluster.local",
+            ""
+        ));
+        assert!(!host_matches(
+            "reviews",
+            "dev",
+            "reviews.prod.svc.cluster.local",
+            ""
+        ));
         assert!(host_matches("reviews", "", "reviews", ""));
-        assert!(host_matches("reviews.prod.svc.cluster.local", "", "*.prod.svc.cluster.local", ""));
+        assert!(host_matches(
+            "reviews.prod.svc.cluster.local",
+            "",
+            "*.prod.svc.cluster.local",
+            ""
+        ));
         assert!(!host_matches("ratings", "prod", "reviews", "prod"));
     }
 }

@@ -100,9 +100,7 @@ fn read_match(doc: &Arc<Loaded>, tree: &Tree, m: NodeId, diags: &mut Vec<Diagnos
             (StringMatch::Exact(p), false) => PathMatch::Exact(p),
             (StringMatch::Prefix(p), false) => PathMatch::Prefix(p),
             (StringMatch::Exact(p), true) => case_insensitive(&regex::escape(&p)),
-            (StringMatch::Prefix(p), true) => {
-                case_insensitive(&format!("{}.*", regex::escape(&p)))
-            }
+            (StringMatch::Prefix(p), true) => case_insensitive(&format!("{}.*", regex::escape(&p))),
             (StringMatch::Regex(re), _) => PathMatch::Regex(re),
             (StringMatch::Never, _) => PathMatch::Exact(String::new()),
             (StringMatch::Any, _) => PathMatch::Any,
@@ -168,12 +166,18 @@ fn string_match(
     field: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> (StringMatch, UriKind) {
-    let text = |k: &str| tree.get(node, k).and_then(|n| tree.scalar(n).map(|s| (n, s)));
+    let text = |k: &str| {
+        tree.get(node, k)
+            .and_then(|n| tree.scalar(n).map(|s| (n, s)))
+    };
     if let Some((_, s)) = text("exact") {
         return (StringMatch::Exact(s.to_string()), UriKind::Exact);
     }
     if let Some((_, s)) = text("prefix") {
-        return (StringMatch::Prefix(s.to_string()), UriKind::Prefix(s.to_string()));
+        return (
+            StringMatch::Prefix(s.to_string()),
+            UriKind::Prefix(s.to_string()),
+        );
     }
     if let Some((n, s)) = text("regex") {
         return match full_match_regex(s) {
@@ -183,7 +187,10 @@ fn string_match(
                     &At::new(doc, n),
                     format!("`{field}` regex `{s}` does not compile, so this match never applies"),
                     "invalid regex",
-                    format!("fix the RE2 expression ({}); Istio's validation rejects it.", e.lines().last().unwrap_or("")),
+                    format!(
+                        "fix the RE2 expression ({}); Istio's validation rejects it.",
+                        e.lines().last().unwrap_or("")
+                    ),
                 ));
                 (StringMatch::Never, UriKind::Regex)
             }
@@ -198,7 +205,10 @@ fn string_match(
 /// replace there; `uriRegexRewrite` is not read yet).
 pub fn rewrite_for(tree: &Tree, route: NodeId, uri: &UriKind) -> Option<Rewrite> {
     let rw = tree.get(route, "rewrite")?;
-    let to = tree.get(rw, "uri").and_then(|n| tree.scalar(n))?.to_string();
+    let to = tree
+        .get(rw, "uri")
+        .and_then(|n| tree.scalar(n))?
+        .to_string();
     match uri {
         UriKind::None => Some(Rewrite::Prefix {
             from: "/".into(),

@@ -7,9 +7,9 @@
 //! istio/api `mesh/v1alpha1/config.proto` field 62; istio/istio `route.go`
 //! (`policy = opts.Mesh.GetDefaultHttpRetryPolicy()`).
 
-use super::retry::{self, HttpRetry, Src};
 use super::super::rl017_ineffective_setting as rl017;
 use super::super::stream::KubeObject;
+use super::retry::{self, HttpRetry, Src};
 use crate::diagnostic::Diagnostic;
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
@@ -20,7 +20,11 @@ const KEY: &str = "defaultHttpRetryPolicy";
 
 /// The mesh default of a run, or `None` when no mesh config sets it. The first one
 /// found wins; each other one is RL017 (two mesh configs disagree about which applies).
-pub fn find(objects: &[KubeObject], docs: &[Arc<Loaded>], diags: &mut Vec<Diagnostic>) -> Option<HttpRetry> {
+pub fn find(
+    objects: &[KubeObject],
+    docs: &[Arc<Loaded>],
+    diags: &mut Vec<Diagnostic>,
+) -> Option<HttpRetry> {
     let mut found: Vec<HttpRetry> = Vec::new();
     // Bare mesh config files: no apiVersion/kind, the key at the top.
     for doc in docs {
@@ -30,7 +34,12 @@ pub fn find(objects: &[KubeObject], docs: &[Arc<Loaded>], diags: &mut Vec<Diagno
             continue;
         }
         if let Some(p) = policy_node(tree, root) {
-            found.push(retry::read(Src::Doc(doc), p, "Istio `defaultHttpRetryPolicy`", diags));
+            found.push(retry::read(
+                Src::Doc(doc),
+                p,
+                "Istio `defaultHttpRetryPolicy`",
+                diags,
+            ));
             per_try_timeout_ignored(Src::Doc(doc), p, diags);
         }
     }
@@ -45,14 +54,21 @@ pub fn find(objects: &[KubeObject], docs: &[Arc<Loaded>], diags: &mut Vec<Diagno
                 else {
                     continue;
                 };
-                found.push(retry::read(Src::Doc(&o.doc), p, "Istio `defaultHttpRetryPolicy`", diags));
+                found.push(retry::read(
+                    Src::Doc(&o.doc),
+                    p,
+                    "Istio `defaultHttpRetryPolicy`",
+                    diags,
+                ));
                 per_try_timeout_ignored(Src::Doc(&o.doc), p, diags);
             }
             "ConfigMap" if o.group().is_empty() && is_istio_config_map(&o.name) => {
                 let Some(mesh) = tree.get(o.node, "data").and_then(|d| tree.get(d, "mesh")) else {
                     continue;
                 };
-                let Some(text) = tree.as_str(mesh) else { continue };
+                let Some(text) = tree.as_str(mesh) else {
+                    continue;
+                };
                 let host = At::new(&o.doc, mesh);
                 let inner = match Tree::parse(Arc::from(text)) {
                     Ok(t) => t,

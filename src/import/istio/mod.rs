@@ -77,7 +77,13 @@ pub fn import_with_mesh_files(
             continue;
         }
         if o.kind == "VirtualService" {
-            if let Some(object) = virtual_service(o, mesh_default.as_ref(), &budgets, ctx, &mut out.diagnostics) {
+            if let Some(object) = virtual_service(
+                o,
+                mesh_default.as_ref(),
+                &budgets,
+                ctx,
+                &mut out.diagnostics,
+            ) {
                 out.objects.push(object);
             }
         }
@@ -141,7 +147,9 @@ fn virtual_service(
 ) -> Option<ConfigObject> {
     let doc = &o.doc;
     let tree = doc.tree.as_ref().ok()?;
-    let spec = tree.get(o.node, "spec").filter(|&s| tree.kind(s) == Kind::Map)?;
+    let spec = tree
+        .get(o.node, "spec")
+        .filter(|&s| tree.kind(s) == Kind::Map)?;
     let http = tree.get(spec, "http")?;
     let mut names: Vec<Spanned<String>> = strings(tree, spec, "hosts")
         .into_iter()

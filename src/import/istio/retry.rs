@@ -226,7 +226,7 @@ pub fn read(src: Src<'_>, node: NodeId, block: &str, diags: &mut Vec<Diagnostic>
             if let Some((k, _)) = tree.get_entry(node, key) {
                 diags.push(rl017::diagnostic(
                     &src.at(k),
-                    format!("`{key}` with 0 retries: Istio's validation rejects this {block}"),
+                    format!("Istio's validation rejects `{key}` with 0 retries in {block}"),
                     "rejected with attempts 0",
                     format!("`attempts` is absent or 0, which switches retries off, and Istio's validator refuses `{key}` then (ValidateHTTPRetry): set `attempts` to the number of retries you want, or remove `{key}`."),
                 ));
@@ -306,8 +306,7 @@ pub fn retry_on_signals(field: &Field<String>, diags: &mut Vec<Diagnostic>) -> V
 }
 
 fn is_status_code(token: &str) -> bool {
-    token.len() == 3
-        && token.parse::<u16>().is_ok_and(|c| (100..=599).contains(&c))
+    token.len() == 3 && token.parse::<u16>().is_ok_and(|c| (100..=599).contains(&c))
 }
 
 /// Which policy governs a route: its own `retries`, the mesh-wide
@@ -342,10 +341,7 @@ pub fn default_includes_503(ctx: &ImportContext<'_>) -> Option<bool> {
 /// The default `retryOn` list as signals: connect-failure, refused-stream, gRPC
 /// unavailable and cancelled, and 503 when `with_503`.
 fn default_signals(with_503: bool) -> Vec<RetryOnEntry> {
-    let mut out = vec![
-        RetryOnEntry::ConnectFailure,
-        RetryOnEntry::RefusedStream,
-    ];
+    let mut out = vec![RetryOnEntry::ConnectFailure, RetryOnEntry::RefusedStream];
     out.extend(envoy_retry_on::signals("unavailable").unwrap_or_default());
     out.extend(envoy_retry_on::signals("cancelled").unwrap_or_default());
     if with_503 {
@@ -495,7 +491,9 @@ pub fn settings(route_at: &At, policy: Policy<'_>, ctx: &ImportContext<'_>) -> M
             if with_503.is_none() {
                 let what = match policy {
                     Policy::Route(_) => "`retries` has no `retryOn`, so it keeps",
-                    Policy::Mesh(_) => "the mesh-wide `defaultHttpRetryPolicy` has no `retryOn`, so it keeps",
+                    Policy::Mesh(_) => {
+                        "the mesh-wide `defaultHttpRetryPolicy` has no `retryOn`, so it keeps"
+                    }
                     Policy::BuiltIn => "no `retries:` on this route, so it gets",
                 };
                 diagnostics.push(rl314_at(&policy_at, what));

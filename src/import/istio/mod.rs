@@ -125,8 +125,8 @@ pub fn default_settings(
 ) -> (Settings, Vec<OriginNote>, Vec<Diagnostic>) {
     let policy = mesh_default.map_or(Policy::BuiltIn, Policy::Mesh);
     let mut mapped = retry::settings(at, policy, ctx);
-    if mapped.settings.retry.as_ref().is_some_and(|r| r.value) {
-        mapped.notes.push(no_deadline_note(at));
+    if let Some(on) = mapped.settings.retry.as_ref().filter(|r| r.value) {
+        mapped.notes.push(no_deadline_note(&on.at));
     }
     (mapped.settings, mapped.notes, mapped.diagnostics)
 }
@@ -335,10 +335,10 @@ fn deadline(
     notes: &mut Vec<OriginNote>,
     diags: &mut Vec<Diagnostic>,
 ) {
-    let retries = settings.retry.as_ref().is_some_and(|r| r.value);
     let Some(n) = tree.get(item, "timeout") else {
-        if retries {
-            notes.push(no_deadline_note(&At::new(doc, item)));
+        // The note goes where the retry is turned on, where RL301 points.
+        if let Some(on) = settings.retry.as_ref().filter(|r| r.value) {
+            notes.push(no_deadline_note(&on.at));
         }
         return;
     };

@@ -226,7 +226,7 @@ pub fn read(src: Src<'_>, node: NodeId, block: &str, diags: &mut Vec<Diagnostic>
             if let Some((k, _)) = tree.get_entry(node, key) {
                 diags.push(rl017::diagnostic(
                     &src.at(k),
-                    format!("Istio's validation rejects `{key}` with 0 retries in {block}"),
+                    format!("`{key}` with 0 retries in {block} is rejected by Istio's validation"),
                     "rejected with attempts 0",
                     format!("`attempts` is absent or 0, which switches retries off, and Istio's validator refuses `{key}` then (ValidateHTTPRetry): set `attempts` to the number of retries you want, or remove `{key}`."),
                 ));

@@ -254,7 +254,7 @@ fn rl017_trigger() {
     assert!(rl017.iter().any(|d| d.message.contains("case-sensitively")));
     assert!(rl017
         .iter()
-        .any(|d| d.message.contains("rejects `perTryTimeout` with 0 retries")));
+        .any(|d| d.message.contains("`perTryTimeout` with 0 retries")));
     // `5xx, reset` is still read with the tokens trimmed, as the translator does.
     assert!(signals(&got, 0, 1).contains(&RetryOnEntry::Reset));
     insta::assert_snapshot!("rl017_trigger", render(&got));
@@ -313,11 +313,11 @@ fn bad_input_never_panics() {
         "apiVersion: networking.istio.io/v1\nkind: VirtualService\nspec:\n  http: 7\n",
         "apiVersion: networking.istio.io/v1\nkind: VirtualService\nspec:\n  http:\n  - 3\n  - retries: [1]\n  - retries: {attempts: x, retryOn: [a]}\n    match: [{uri: {regex: '('}}, 4]\n    timeout: soon\n",
         "apiVersion: networking.istio.io/v9\nkind: VirtualService\nspec: {}\n",
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio}\ndata:\n  mesh: 'a: [\'\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio}\ndata:\n  mesh: 'defaultHttpRetryPolicy: [\'\n",
         "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nspec: {host: a, trafficPolicy: {connectionPool: {http: {maxRetries: -1}}}}\n",
     ] {
         let doc = ws.load_text(&dir().join("bad.yaml"), text);
-        let format = recognize(&doc).expect("recognised");
+        let format = recognize(&doc).unwrap_or(super::super::Format::Kubernetes);
         let platforms = unversioned();
         let got = import_all(&[(doc, format)], &ImportContext { platforms: &platforms });
         let _ = render(&got);

@@ -267,7 +267,7 @@ fn destination_rule_max_retries_is_a_concurrency_budget() {
         .settings
         .budget
         .as_ref()
-        .map(|b| b.value.clone());
+        .map(|b| b.value);
     assert!(matches!(
         b,
         Some(RetryBudget::Concurrency {

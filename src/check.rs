@@ -247,8 +247,12 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
             platforms: &options.platforms,
         };
         let imported = crate::import::import_all(&inputs.configs, &ctx);
-        diags.extend(imported.diagnostics);
         let bound = crate::import::bind::bind(&imported.objects, &documents, &options.services);
+        diags.extend(crate::import::drop_version_findings_of_unbound(
+            imported.diagnostics,
+            &imported.objects,
+            &bound.diagnostics,
+        ));
         diags.extend(bound.diagnostics);
         let mut files: Vec<&std::path::Path> = imported
             .objects

@@ -210,3 +210,37 @@ impl Imported {
         self.diagnostics.extend(other.diagnostics);
     }
 }
+
+/// `diagnostics` without the RL314 findings located inside an object that binds to
+/// nothing (one with an RL016 in `unbound`): a version-dependent default decides
+/// findings about operations, and such an object has none; its RL016 is the finding
+/// there (case README 01: the unbound `system-virtual-service` gets no RL314).
+pub fn drop_version_findings_of_unbound(
+    diagnostics: Vec<Diagnostic>,
+    objects: &[ConfigObject],
+    unbound: &[Diagnostic],
+) -> Vec<Diagnostic> {
+    let inside = |o: &ConfigObject, d: &Diagnostic| {
+        let Some(tree) = o.at.tree() else {
+            return false;
+        };
+        let span = tree.span(o.at.node);
+        d.primary.location.file.path == o.at.doc.file.path
+            && span.contains(&d.primary.location.span.start)
+    };
+    let dropped: Vec<&ConfigObject> = objects
+        .iter()
+        .filter(|o| {
+            unbound
+                .iter()
+                .any(|d| d.code == rl016_unbound_config::META.code && inside(o, d))
+        })
+        .collect();
+    diagnostics
+        .into_iter()
+        .filter(|d| {
+            d.code != rl314_version_dependent_default::META.code
+                || !dropped.iter().any(|o| inside(o, d))
+        })
+        .collect()
+}

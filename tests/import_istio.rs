@@ -1,0 +1,54 @@
+//! End to end over the Istio cases of `fixtures/cases/retry-configs/` (copies of the
+//! shared acceptance cases): `retrylint check` on each case folder, human output,
+//! compared with the expectations of the cases' README.
+
+use std::path::PathBuf;
+
+mod common;
+
+fn case(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/cases/retry-configs")
+        .join(name)
+}
+
+/// `retrylint check .` in the case folder: (exit code, stdout).
+fn check(name: &str) -> (i32, String) {
+    let (code, out, _) = common::retrylint_in(&case(name), &["check", "."]);
+    (code, out)
+}
+
+#[test]
+fn case_01_istio_retry_5xx() {
+    let (code, out) = check("01-istio-retry-5xx");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("virtual-service.yaml:34:7"),
+        "RL201 at retryOn:\n{out}"
+    );
+    insta::assert_snapshot!("case_01_istio_retry_5xx", out);
+}
+
+#[test]
+fn case_02_istio_default_conditions() {
+    let (code, out) = check("02-istio-default-conditions");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("RL314"), "{out}");
+    assert!(
+        !out.contains("RL201"),
+        "no RL201 while no version is named:\n{out}"
+    );
+    insta::assert_snapshot!("case_02_istio_default_conditions", out);
+}
+
+#[test]
+fn case_02_with_istio_1_23_retries_503() {
+    let (code, out) = check("02-istio-default-conditions-1.23");
+    assert_eq!(code, 1, "{out}");
+    assert!(!out.contains("RL314"), "{out}");
+    assert!(
+        out.contains("RL201"),
+        "503 after sending on POST /ratings:\n{out}"
+    );
+    insta::assert_snapshot!("case_02_istio_1_23", out);
+}

@@ -247,11 +247,17 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
             platforms: &options.platforms,
         };
         let imported = crate::import::import_all(&inputs.configs, &ctx);
-        let bound = crate::import::bind::bind(&imported.objects, &documents, &options.services);
-        diags.extend(crate::import::drop_version_findings_of_unbound(
+        let bound =
+            crate::import::bind::bind(&imported.objects, &documents, &options.services, &ctx);
+        let own = crate::import::drop_version_findings_of_unbound(
             imported.diagnostics,
             &imported.objects,
             &bound.diagnostics,
+        );
+        diags.extend(crate::import::label_bound_operations(
+            own,
+            &imported.objects,
+            &bound.operations,
         ));
         diags.extend(bound.diagnostics);
         let mut files: Vec<&std::path::Path> = imported

@@ -203,6 +203,8 @@ pub struct ServiceBinding {
     /// The mesh the service runs in even with no route config (`istio`): Istio's
     /// implicit default retry policy then applies to it.
     pub mesh: Option<String>,
+    /// The `mesh` node, where findings about that implicit default point.
+    pub mesh_at: Option<crate::source::refs::At>,
 }
 
 /// `platforms:`: what decides version-dependent defaults.
@@ -613,7 +615,10 @@ impl Parser<'_> {
                     "base_path" => b.base_path = self.string(v, "`services[].base_path`"),
                     "grpc" => b.grpc = self.strings(v, "`services[].grpc`"),
                     "clients" => b.clients = self.strings(v, "`services[].clients`"),
-                    "mesh" => b.mesh = self.string(v, "`services[].mesh`"),
+                    "mesh" => {
+                        b.mesh = self.string(v, "`services[].mesh`");
+                        b.mesh_at = Some(self.at(v));
+                    }
                     _ => unreachable!("filtered by known_entries"),
                 }
             }

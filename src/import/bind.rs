@@ -12,8 +12,10 @@ use crate::policy::model::{ImportedFrom, OperationEntry, PolicyFile, Spanned};
 use crate::policy::selector::Selector;
 use crate::source::refs::normalize;
 use crate::source::tree::Kind;
+use crate::source::SourceFile;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// What binding produced.
 #[derive(Debug, Default)]
@@ -24,8 +26,12 @@ pub struct Bound {
     pub policies: Vec<PolicyFile>,
     /// The platform-default notes of the routes that bound something.
     pub notes: Vec<OriginNote>,
-    /// RL016 for objects that bind to nothing.
+    /// RL016 for objects that bind to nothing, and RL314 of a `services[].mesh`
+    /// entry whose Istio default depends on the version.
     pub diagnostics: Vec<Diagnostic>,
+    /// Per object (same order as the input): the operations it bound, each with its
+    /// document, so that findings about the object itself (RL017, RL314) can name them.
+    pub operations: Vec<Vec<(Arc<SourceFile>, String)>>,
 }
 
 /// A spec server as the proxy sees it: its host (lower case, no port) and the path
@@ -126,8 +132,12 @@ pub fn bind(
     objects: &[ConfigObject],
     documents: &[Document],
     services: &[ServiceBinding],
+    ctx: &super::ImportContext<'_>,
 ) -> Bound {
-    let mut out = Bound::default();
+    let mut out = Bound {
+        operations: vec![Vec::new(); objects.len()],
+        ..Bound::default()
+    };
     let doc_servers: Vec<Vec<Server>> = documents.iter().map(servers).collect();
     let canonical_specs: Vec<(usize, PathBuf)> = services
         .iter()
@@ -242,6 +252,7 @@ pub fn bind(
                 });
                 if let Some(r) = hit {
                     any = true;
+                    out.operations[i].push((documents[*d].doc.file.clone(), op.display()));
                     let key = (o.at.doc.file.path.clone(), o.layer.depth(), o.platform, *d);
                     let entry = grouped.entry(key).or_insert((i, Vec::new()));
                     if !entry.1.iter().any(|(_, _, kk)| *kk == k) {
@@ -296,7 +307,92 @@ pub fn bind(
             }),
         });
     }
+    mesh_services(&mut out, documents, services, &canonical_specs, ctx);
     out
+}
+
+/// `services[].mesh: istio` with no Istio route table bound to the spec: the service
+/// still runs behind an Istio sidecar, so Istio's implicit default retry policy
+/// applies to every operation (`layers.md` "Binding a config to operations" 1),
+/// located at the entry's `mesh` node.
+fn mesh_services(
+    out: &mut Bound,
+    documents: &[Document],
+    services: &[ServiceBinding],
+    canonical_specs: &[(usize, PathBuf)],
+    ctx: &super::ImportContext<'_>,
+) {
+    for (i, spec_path) in canonical_specs {
+        let s = &services[*i];
+        let (Some(mesh), Some(at)) = (&s.mesh, &s.mesh_at) else {
+            continue;
+        };
+        if !mesh.eq_ignore_ascii_case("istio") {
+            continue;
+        }
+        for doc in documents
+            .iter()
+            .filter(|doc| doc.doc.file.path == *spec_path)
+        {
+            let covered = out.policies.iter().any(|p| {
+                p.layer
+                    .as_ref()
+                    .is_some_and(|l| l.value == crate::policy::model::Layer::Mesh)
+                    && p.imported.as_ref().is_some_and(|imp| {
+                        imp.source
+                            .starts_with(super::Platform::Istio.display_name())
+                            && imp.governs.contains(&doc.doc.file.path)
+                    })
+            });
+            if covered {
+                continue;
+            }
+            let (settings, notes, rl314) = super::istio::implicit_default_settings(at, ctx);
+            let operations: Vec<OperationEntry> = doc
+                .operations
+                .iter()
+                .map(|op| {
+                    let text = op.display();
+                    OperationEntry {
+                        selector: Selector::parse(&text).ok(),
+                        text,
+                        at: at.clone(),
+                        settings: settings.clone(),
+                    }
+                })
+                .collect();
+            if let Some(d314) = rl314 {
+                out.diagnostics.push(
+                    d314.with_operations_in(
+                        doc.operations
+                            .iter()
+                            .map(|op| (Some(doc.doc.file.clone()), op.display())),
+                    ),
+                );
+            }
+            out.notes.extend(notes);
+            out.policies.push(PolicyFile {
+                doc: at.doc.clone(),
+                at: at.clone(),
+                version: None,
+                spec: Vec::new(),
+                layer: Some(Spanned {
+                    value: crate::policy::model::Layer::Mesh,
+                    at: at.clone(),
+                }),
+                defaults: None,
+                operations,
+                ignore: Vec::new(),
+                imported: Some(ImportedFrom {
+                    source: format!(
+                        "Istio default for `{}` (services[].mesh: istio)",
+                        s.spec_text
+                    ),
+                    governs: vec![doc.doc.file.path.clone()],
+                }),
+            });
+        }
+    }
 }
 
 fn mentions_prefix(o: &ConfigObject, base: &str) -> bool {

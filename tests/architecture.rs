@@ -33,7 +33,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("foundation", &["diagnostic", "timing", "deep_stack"]),
     ("source",     &["source"]),
     ("domain",     &["retry"]),
-    ("model",      &["openapi", "policy", "import", "config"]),
+    ("model",      &["openapi", "policy", "config", "import"]),
     ("project",    &["project"]),
     ("join",       &["analysis"]),
     ("rules",      &["rules"]),

@@ -145,10 +145,14 @@ fn run_example(code: &str, label: &str, files: &[(String, String)]) -> Vec<Strin
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, text).unwrap();
     }
+    // An example may carry a `.retrylint.yaml` (`services:`, `platforms:`).
+    let config = retrylint::config::load(None, &dir).expect("the example's configuration reads");
     let outcome = run(&CheckOptions {
         paths: vec![dir.clone()],
         root: Some(dir.clone()),
         cwd: Some(dir.clone()),
+        services: config.services,
+        platforms: config.platforms,
         ..CheckOptions::default()
     });
     let _ = std::fs::remove_dir_all(&dir);

@@ -473,6 +473,15 @@ fn missing_spec_paths(policy: &PolicyFile, documents: &[Document]) -> Vec<Diagno
 /// The documents a policy governs: its `spec:` paths (relative to the policy file),
 /// else every document in the policy file's directory and below.
 pub fn governed_documents(policy: &PolicyFile, documents: &[Document]) -> Vec<usize> {
+    if let Some(imported) = &policy.imported {
+        // An imported config governs what the binder bound it to, nothing else.
+        return documents
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| imported.governs.iter().any(|g| *g == d.doc.file.path))
+            .map(|(i, _)| i)
+            .collect();
+    }
     let dir = policy
         .doc
         .file
@@ -695,7 +704,11 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
         }
         for layer in Layer::ALL {
             let of_layer: Vec<usize> = (0..policies.len())
-                .filter(|&p| policies[p].layer() == layer && governs[p].contains(&d))
+                .filter(|&p| {
+                    policies[p].layer() == layer
+                        && policies[p].imported.is_none()
+                        && governs[p].contains(&d)
+                })
                 .collect();
             for &later in of_layer.iter().skip(1) {
                 let first = of_layer[0];
@@ -745,14 +758,44 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                 s
             });
             let mut layers = Vec::new();
-            for layer in Layer::ALL {
-                let policy = (0..policies.len())
-                    .find(|&p| policies[p].layer() == layer && governs[p].contains(&d));
-                let op_layer_x = op_x.as_ref().filter(|s| x_retry_layer(s) == layer);
+            // Per layer kind: the written policy (with the inline `x-retry` of that
+            // layer), then every imported config of that kind, each a layer of its
+            // own in sequence (layers.md "Layer identity and order").
+            let governs_ref = &governs;
+            let stacked: Vec<(Layer, Option<usize>, bool)> = Layer::ALL
+                .iter()
+                .flat_map(|&layer| {
+                    let written = (0..policies.len()).find(|&p| {
+                        policies[p].layer() == layer
+                            && policies[p].imported.is_none()
+                            && governs_ref[p].contains(&d)
+                    });
+                    let imported = (0..policies.len()).filter(move |&p| {
+                        policies[p].layer() == layer
+                            && policies[p].imported.is_some()
+                            && governs_ref[p].contains(&d)
+                    });
+                    std::iter::once((layer, written, true))
+                        .chain(imported.map(move |p| (layer, Some(p), false)))
+                })
+                .collect();
+            for (layer, policy, with_x_retry) in stacked {
+                let op_layer_x = op_x
+                    .as_ref()
+                    .filter(|s| with_x_retry && x_retry_layer(s) == layer);
                 let root_layer_x = document_x_retry[d]
                     .as_ref()
-                    .filter(|s| x_retry_layer(s) == layer);
+                    .filter(|s| with_x_retry && x_retry_layer(s) == layer);
                 if policy.is_none() && op_layer_x.is_none() && root_layer_x.is_none() {
+                    continue;
+                }
+                if policy.is_some_and(|p| policies[p].imported.is_some())
+                    && !policies[policy.unwrap_or_default()]
+                        .operations
+                        .iter()
+                        .any(|e| e.selector.as_ref().is_some_and(|sel| matches_op(sel, op)))
+                {
+                    // An imported config reaches only the operations a route binds.
                     continue;
                 }
                 let mut entry = None;

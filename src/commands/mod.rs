@@ -53,6 +53,8 @@ pub fn check(args: &CheckArgs) -> u8 {
         rule_levels,
         filter: config.filter.clone(),
         related: true,
+        services: config.services.clone(),
+        platforms: config.platforms.clone(),
         ..CheckOptions::default()
     };
     let root = crate::check::report_root(&options);
@@ -154,9 +156,14 @@ pub fn check(args: &CheckArgs) -> u8 {
             let mut s = report::human::render(&outcome.diagnostics, HumanOptions { color, width });
             if args.verbose {
                 for skipped in &outcome.skipped {
-                    s.push_str(&format!(
-                        "skipped {skipped}: neither an OpenAPI document nor a retry policy\n"
-                    ));
+                    // A template (Helm's `{{ }}`) is no config until it is rendered.
+                    let template = std::fs::read_to_string(skipped)
+                        .is_ok_and(|t| t.contains("{{") && t.contains("}}"));
+                    s.push_str(&if template {
+                        format!("skipped {skipped}: a template, not yet YAML (render it first, e.g. `helm template`, and check the output)\n")
+                    } else {
+                        format!("skipped {skipped}: neither an OpenAPI document, a retry policy nor a retry config retrylint reads\n")
+                    });
                 }
             }
             if args.show_suppressed {
@@ -166,6 +173,7 @@ pub fn check(args: &CheckArgs) -> u8 {
                 &outcome.diagnostics,
                 outcome.documents,
                 outcome.policies,
+                outcome.configs,
             ));
             s.push('\n');
             s
@@ -540,6 +548,8 @@ pub fn readiness(args: &ReadinessArgs) -> u8 {
         rule_levels: config.rules.clone(),
         filter: config.filter.clone(),
         related: true,
+        services: config.services.clone(),
+        platforms: config.platforms.clone(),
         ..CheckOptions::default()
     };
     let (analyzed, diagnostics) = crate::check::run_full(&options);

@@ -3,3 +3,367 @@
 //! server's host, or the only spec of the run), which operations (each route's
 //! matches with its rewrite inverted, first match wins), and the synthetic policy
 //! file each bound source becomes for the join.
+
+use super::{rl016_unbound_config, ConfigObject, OriginNote};
+use crate::config::ServiceBinding;
+use crate::diagnostic::Diagnostic;
+use crate::openapi::model::{Document, Operation};
+use crate::policy::model::{ImportedFrom, OperationEntry, PolicyFile, Spanned};
+use crate::policy::selector::Selector;
+use crate::source::refs::normalize;
+use crate::source::tree::Kind;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// What binding produced.
+#[derive(Debug, Default)]
+pub struct Bound {
+    /// One synthetic policy per (config file, layer, platform, document): an entry
+    /// `METHOD /path` per bound operation, holding the settings of the first route
+    /// that may match it.
+    pub policies: Vec<PolicyFile>,
+    /// The platform-default notes of the routes that bound something.
+    pub notes: Vec<OriginNote>,
+    /// RL016 for objects that bind to nothing.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A spec server as the proxy sees it: its host (lower case, no port) and the path
+/// of its URL (the prefix before the spec's paths).
+#[derive(Debug, Clone)]
+struct Server {
+    host: String,
+    path: String,
+}
+
+/// The servers of a document: OpenAPI 3 `servers[].url`, Swagger 2 `host` +
+/// `basePath`. Relative URLs have no host.
+fn servers(doc: &Document) -> Vec<Server> {
+    let Ok(tree) = &doc.doc.tree else {
+        return Vec::new();
+    };
+    let Some(root) = tree.root() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Some(list) = tree
+        .get(root, "servers")
+        .filter(|&n| tree.kind(n) == Kind::Seq)
+    {
+        for &item in tree.items(list) {
+            if let Some(url) = tree.get(item, "url").and_then(|u| tree.as_str(u)) {
+                out.push(parse_url(url));
+            }
+        }
+    }
+    if let Some(host) = tree.get(root, "host").and_then(|h| tree.as_str(h)) {
+        let path = tree
+            .get(root, "basePath")
+            .and_then(|b| tree.as_str(b))
+            .unwrap_or("")
+            .to_string();
+        out.push(Server {
+            host: strip_port(host).to_ascii_lowercase(),
+            path,
+        });
+    }
+    out
+}
+
+fn strip_port(host: &str) -> &str {
+    host.rsplit_once(':')
+        .filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit()))
+        .map_or(host, |(h, _)| h)
+}
+
+fn parse_url(url: &str) -> Server {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    if url.starts_with('/') || !url.contains("://") && !url.starts_with("//") {
+        return Server {
+            host: String::new(),
+            path: if url.starts_with('/') {
+                url.trim_end_matches('/').to_string()
+            } else {
+                String::new()
+            },
+        };
+    }
+    let rest = rest.trim_start_matches("//");
+    let (authority, path) = rest.split_once('/').map_or((rest, ""), |(a, p)| (a, p));
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    Server {
+        host: strip_port(authority).to_ascii_lowercase(),
+        path: if path.is_empty() {
+            String::new()
+        } else {
+            format!("/{}", path.trim_end_matches('/'))
+        },
+    }
+}
+
+/// True when a config name (a host, a Kubernetes service, a cluster) names `host`:
+/// equal (case-insensitively), a `*.` wildcard covering it, or the same Kubernetes
+/// service written short and long (`payments` and `payments.prod.svc.cluster.local`).
+fn names_host(name: &str, host: &str) -> bool {
+    let name = strip_port(name.trim()).to_ascii_lowercase();
+    if name.is_empty() || host.is_empty() {
+        return false;
+    }
+    if name == host {
+        return true;
+    }
+    if let Some(suffix) = name.strip_prefix("*.") {
+        return host.ends_with(&format!(".{suffix}"));
+    }
+    let short = |s: &str| s.split('.').next().unwrap_or("").to_string();
+    let kube = |s: &str| !s.contains('.') || s.contains(".svc");
+    kube(&name) && kube(host) && short(&name) == short(host)
+}
+
+/// Binds `objects` to the operations of `documents` (see the module docs); the
+/// `services` of `.retrylint.yaml` come first.
+pub fn bind(
+    objects: &[ConfigObject],
+    documents: &[Document],
+    services: &[ServiceBinding],
+) -> Bound {
+    let mut out = Bound::default();
+    let doc_servers: Vec<Vec<Server>> = documents.iter().map(servers).collect();
+    let canonical_specs: Vec<(usize, PathBuf)> = services
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            (
+                i,
+                std::fs::canonicalize(&s.spec).unwrap_or_else(|_| normalize(&s.spec)),
+            )
+        })
+        .collect();
+
+    // Which documents each object binds to, with the base path the proxy sees.
+    let mut bindings: Vec<Vec<(usize, String)>> = Vec::with_capacity(objects.len());
+    let mut by_host: Vec<bool> = Vec::with_capacity(objects.len());
+    for o in objects {
+        let mut found: Vec<(usize, String)> = Vec::new();
+        // 1. `.retrylint.yaml` `services:` naming one of the object's names.
+        for (i, spec_path) in &canonical_specs {
+            let s = &services[*i];
+            let named = o.names.iter().any(|n| {
+                s.names.iter().any(|sn| {
+                    names_host(&n.value, &sn.to_ascii_lowercase())
+                        || n.value.eq_ignore_ascii_case(sn)
+                })
+            });
+            if !named {
+                continue;
+            }
+            for (d, doc) in documents.iter().enumerate() {
+                if doc.doc.file.path == *spec_path {
+                    found.push((d, s.base_path.clone().unwrap_or_default()));
+                }
+            }
+        }
+        let mut host_evidence = false;
+        // 2. A name equal to a server host of a spec.
+        if found.is_empty() {
+            for (d, list) in doc_servers.iter().enumerate() {
+                if let Some(server) = list
+                    .iter()
+                    .find(|srv| o.names.iter().any(|n| names_host(&n.value, &srv.host)))
+                {
+                    found.push((d, server.path.clone()));
+                    host_evidence = true;
+                }
+            }
+        }
+        bindings.push(found);
+        by_host.push(host_evidence);
+    }
+    // 3. The run holds exactly one spec: an object with no binding takes it, unless
+    // its names are hosts and another object of its file bound by host (then it
+    // serves another API: case README Q1).
+    if documents.len() == 1 {
+        for (i, o) in objects.iter().enumerate() {
+            if !bindings[i].is_empty() {
+                continue;
+            }
+            let sibling_bound_by_host = objects.iter().enumerate().any(|(j, other)| {
+                j != i && by_host[j] && other.at.doc.file.path == o.at.doc.file.path
+            });
+            let has_real_hosts = o
+                .names
+                .iter()
+                .any(|n| n.value.contains('.') && !n.value.starts_with('*') && n.value != "*");
+            if sibling_bound_by_host && has_real_hosts {
+                continue;
+            }
+            let base = doc_servers[0]
+                .first()
+                .map(|s| s.path.clone())
+                .unwrap_or_default();
+            // A route table usually sees the spec's paths as written; the server's
+            // path prefix only when some route mentions it.
+            let base = if base.is_empty() || mentions_prefix(o, &base) {
+                base
+            } else {
+                String::new()
+            };
+            bindings[i].push((0, base));
+        }
+    }
+
+    // Entries: for each bound (object, document), each operation takes the first
+    // route that may match it. Objects of one file, layer and platform share a
+    // synthetic policy per document; the first object that matches an operation wins.
+    // (config file, layer depth, platform, document) -> (first object, hits as
+    // (object, route, operation)).
+    type Key = (PathBuf, u8, super::Platform, usize);
+    type Hits = (usize, Vec<(usize, usize, usize)>);
+    let mut grouped: BTreeMap<Key, Hits> = BTreeMap::new();
+    for (i, o) in objects.iter().enumerate() {
+        if bindings[i].is_empty() {
+            if o.routes
+                .iter()
+                .any(|r| r.settings.retry.as_ref().is_some_and(|v| v.value))
+            {
+                out.diagnostics.push(unbound(o, documents, &doc_servers));
+            }
+            continue;
+        }
+        let mut any = false;
+        for (d, base) in &bindings[i] {
+            for (k, op) in documents[*d].operations.iter().enumerate() {
+                let method = op.method.to_ascii_uppercase();
+                let hit = o.routes.iter().position(|r| {
+                    r.matches.is_empty()
+                        || r.matches
+                            .iter()
+                            .any(|m| m.may_match(&method, &op.path, base, r.rewrite.as_ref()))
+                });
+                if let Some(r) = hit {
+                    any = true;
+                    let key = (o.at.doc.file.path.clone(), o.layer.depth(), o.platform, *d);
+                    let entry = grouped.entry(key).or_insert((i, Vec::new()));
+                    if !entry.1.iter().any(|(_, _, kk)| *kk == k) {
+                        entry.1.push((i, r, k));
+                    }
+                }
+            }
+        }
+        if !any
+            && o.routes
+                .iter()
+                .any(|r| r.settings.retry.as_ref().is_some_and(|v| v.value))
+        {
+            out.diagnostics.push(unbound(o, documents, &doc_servers));
+        }
+    }
+    for ((_, _, _, d), (first, hits)) in grouped {
+        let head = &objects[first];
+        let mut used_routes: Vec<(usize, usize)> = Vec::new();
+        let operations: Vec<OperationEntry> = hits
+            .iter()
+            .map(|&(i, r, k)| {
+                if !used_routes.contains(&(i, r)) {
+                    used_routes.push((i, r));
+                }
+                entry_for(&documents[d].operations[k], &objects[i].routes[r])
+            })
+            .collect();
+        for (i, r) in used_routes {
+            out.notes.extend(objects[i].routes[r].notes.iter().cloned());
+        }
+        out.policies.push(PolicyFile {
+            doc: head.at.doc.clone(),
+            at: head.at.clone(),
+            version: None,
+            spec: Vec::new(),
+            layer: Some(Spanned {
+                value: head.layer,
+                at: head.at.clone(),
+            }),
+            defaults: None,
+            operations,
+            ignore: Vec::new(),
+            imported: Some(ImportedFrom {
+                source: format!(
+                    "{} {} {}",
+                    head.platform.display_name(),
+                    head.kind,
+                    head.name
+                ),
+                governs: vec![documents[d].doc.file.path.clone()],
+            }),
+        });
+    }
+    out
+}
+
+fn mentions_prefix(o: &ConfigObject, base: &str) -> bool {
+    o.routes.iter().any(|r| {
+        r.matches.iter().any(|m| match &m.path {
+            super::PathMatch::Exact(p)
+            | super::PathMatch::Prefix(p)
+            | super::PathMatch::SegmentPrefix(p)
+            | super::PathMatch::Template(p) => p.starts_with(base),
+            super::PathMatch::Regex(re) => re.as_str().contains(base),
+            super::PathMatch::Any => false,
+        })
+    })
+}
+
+fn entry_for(op: &Operation, route: &super::Route) -> OperationEntry {
+    let text = format!("{} {}", op.method.to_ascii_uppercase(), op.path);
+    OperationEntry {
+        selector: Selector::parse(&text).ok(),
+        text,
+        at: route.at.clone(),
+        settings: route.settings.clone(),
+    }
+}
+
+fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) -> Diagnostic {
+    let at = o.names.first().map_or(&o.at, |n| &n.at);
+    let what = format!("{} {} `{}`", o.platform.display_name(), o.kind, o.name);
+    let names: Vec<String> = o.names.iter().map(|n| n.value.clone()).collect();
+    let why = if documents.is_empty() {
+        "the run holds no OpenAPI document".to_string()
+    } else if names.is_empty() {
+        "it names no host or service, and the run holds more than one spec".to_string()
+    } else {
+        let hosts: Vec<String> = servers
+            .iter()
+            .flatten()
+            .filter(|s| !s.host.is_empty())
+            .map(|s| format!("`{}`", s.host))
+            .collect();
+        format!(
+            "none of its names ({}) is the host of a spec's server{}",
+            names
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if hosts.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", hosts.join(", "))
+            }
+        )
+    };
+    let candidates: Vec<String> = documents
+        .iter()
+        .map(|d| format!("`{}`", d.doc.file.display))
+        .collect();
+    let spec = documents
+        .first()
+        .map_or("path/to/openapi.yaml".to_string(), |d| {
+            d.doc.file.display.clone()
+        });
+    let name = names.first().cloned().unwrap_or_else(|| o.name.clone());
+    let help = format!(
+        "its retries are real, but retrylint cannot tell which operations they repeat. {}Bind it in `.retrylint.yaml`:\n  services:\n    - spec: {spec}\n      names: [{name}]\nor exclude the file with `exclude:` if it serves no API here",
+        if candidates.is_empty() { String::new() } else { format!("Candidate specs: {}. ", candidates.join(", ")) }
+    );
+    rl016_unbound_config::diagnostic(at, &what, &why, help)
+}

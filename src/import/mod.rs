@@ -7,7 +7,7 @@
 //! 1. [`recognize`]: is this loaded file a retry config, and of which format
 //!    (by content: `apiVersion` + `kind`, Envoy's `static_resources`, Kong's
 //!    `_format_version`; by name for nginx, HAProxy and Traefik TOML);
-//! 2. [`import_file`]: one importer per format ([`istio`], [`envoy`], ...) reads the
+//! 2. [`import_all`]: one importer per format ([`istio`], [`envoy`], ...) reads the
 //!    file into [`ConfigObject`]s: route tables whose routes carry v1 policy
 //!    [`Settings`] (every value with the node that set it, or, for a platform
 //!    default, the node that would have) and [`OriginNote`]s naming each default;
@@ -184,7 +184,7 @@ pub fn import_all(files: &[(Arc<Loaded>, Format)], ctx: &ImportContext<'_>) -> I
         match format {
             Format::Kubernetes | Format::IstioMeshConfig => match stream::documents(doc) {
                 Ok(docs) => kube_docs.extend(docs),
-                Err(d) => out.diagnostics.push(d),
+                Err(d) => out.diagnostics.push(*d),
             },
             Format::Envoy => out.extend(envoy::import(doc, ctx)),
             Format::Kong => out.extend(kong::import(doc, ctx)),

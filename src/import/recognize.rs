@@ -53,8 +53,30 @@ pub fn recognize(doc: &Loaded) -> Option<Format> {
         return Some(format);
     }
     let tree = doc.tree.as_ref().ok()?;
-    by_content(tree)
+    match by_content(tree)? {
+        // A manifest stream is a retry config only when it holds an object or
+        // annotation retrylint reads (a Deployment alone is not).
+        Format::Kubernetes if !KUBE_MARKERS.iter().any(|m| doc.file.text.contains(m)) => None,
+        format => Some(format),
+    }
 }
+
+/// Text that a Kubernetes stream holding something the importers read contains: the
+/// kinds, annotations and ConfigMap keys of `layers.md` "Recognising files".
+const KUBE_MARKERS: &[&str] = &[
+    "VirtualService",
+    "DestinationRule",
+    "IstioOperator",
+    "defaultHttpRetryPolicy",
+    "HTTPRoute",
+    "GRPCRoute",
+    "BackendTrafficPolicy",
+    "ServiceProfile",
+    "retry.linkerd.io/",
+    "timeout.linkerd.io/",
+    "proxy-next-upstream",
+    "retry-non-idempotent",
+];
 
 fn by_content(tree: &Tree) -> Option<Format> {
     let root = tree.root()?;

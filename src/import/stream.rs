@@ -11,16 +11,19 @@ use std::sync::Arc;
 
 /// Every non-empty document of `doc`'s stream (`---` separators, `...` end markers
 /// and empty documents tolerated), or RL001 at the first syntax error.
-pub fn documents(doc: &Arc<Loaded>) -> Result<Vec<Arc<Loaded>>, Diagnostic> {
-    let Ok(first) = &doc.tree else {
-        let e = doc.tree.as_ref().err().expect("not a tree");
-        return Err(rl001_invalid_syntax::from_error(doc, e));
+pub fn documents(doc: &Arc<Loaded>) -> Result<Vec<Arc<Loaded>>, Box<Diagnostic>> {
+    let first = match &doc.tree {
+        Ok(first) => first,
+        Err(e) => return Err(Box::new(rl001_invalid_syntax::from_error(doc, e))),
     };
     if first.later_documents().is_empty() {
         return Ok(vec![doc.clone()]);
     }
     let trees = Tree::parse_stream(doc.file.text.clone()).map_err(|e| {
-        rl001_invalid_syntax::from_error(doc, &crate::source::loader::LoadError::Syntax(e))
+        Box::new(rl001_invalid_syntax::from_error(
+            doc,
+            &crate::source::loader::LoadError::Syntax(e),
+        ))
     })?;
     Ok(trees
         .into_iter()

@@ -299,6 +299,18 @@ pub struct PolicyFile {
     pub operations: Vec<OperationEntry>,
     /// Top-level `ignore:`.
     pub ignore: Vec<Suppression>,
+    /// Set when the file is no written policy but a retry config read by an importer
+    /// (`crate::import`): what it is and which documents it is bound to.
+    pub imported: Option<ImportedFrom>,
+}
+
+/// Where an imported policy came from and what it governs.
+#[derive(Debug, Clone)]
+pub struct ImportedFrom {
+    /// The config object, for messages: `Istio VirtualService inventory-virtual-service`.
+    pub source: String,
+    /// Canonical paths of the OpenAPI documents it is bound to.
+    pub governs: Vec<std::path::PathBuf>,
 }
 
 impl PolicyFile {

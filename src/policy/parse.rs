@@ -292,6 +292,7 @@ impl<'a> Parser<'a> {
             defaults: None,
             operations: Vec::new(),
             ignore: Vec::new(),
+            imported: None,
         };
         for (key, v) in self.known_entries(root, TOP_KEYS, "a retry-policy file") {
             match key.as_str() {

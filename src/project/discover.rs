@@ -27,6 +27,10 @@ pub enum NameKind {
     /// skipped (listed by `--verbose`); RL001 only when it cannot be read or declares
     /// `openapi:`/`swagger:` but does not parse.
     Unlisted,
+    /// A proxy configuration that is not YAML or JSON, by name: `*.conf`, `*.cfg`,
+    /// `*.toml` (nginx, HAProxy, Traefik): a retry config if its text says so
+    /// (`crate::import::recognize`), else skipped without a finding.
+    TextConfig,
 }
 
 /// A file found by discovery.
@@ -58,6 +62,9 @@ pub fn name_kind(path: &Path) -> Option<NameKind> {
     let name = String::from_utf8_lossy(&name);
     let name: &str = &name;
     let ext = name.rsplit('.').next()?;
+    if matches!(ext, "conf" | "cfg" | "toml") {
+        return Some(NameKind::TextConfig);
+    }
     if !matches!(ext, "yaml" | "yml" | "json") {
         return None;
     }
@@ -253,6 +260,21 @@ pub fn with_related(
                 }
                 continue;
             }
+            if c.explicit && crate::import::recognize(&doc).is_some() {
+                // A named retry config changes what the operations it binds report:
+                // read the project's OpenAPI documents (with the policies governing
+                // them) and its other retry configs (their layers stack), so the run
+                // finds what a full run finds for them.
+                let bound = super::project_root(&abs, root);
+                let (found, _) = discover(std::slice::from_ref(&bound), &[]);
+                for f in found.into_iter().filter(|f| f.kind != NameKind::Policy) {
+                    let other = ws.load(&f.path);
+                    if is_openapi(&other) || crate::import::recognize(&other).is_some() {
+                        add(f.path, f.kind, &mut out, &mut queue);
+                    }
+                }
+                continue;
+            }
             let openapi = is_openapi(&doc);
             if !openapi && !c.explicit {
                 continue;
@@ -309,6 +331,8 @@ mod tests {
         assert_eq!(k("shop.openapi.yaml"), Some(NameKind::SpecLike));
         assert_eq!(k("docker-compose.yml"), Some(NameKind::Other));
         assert_eq!(k("README.md"), None);
+        assert_eq!(k("nginx.conf"), Some(NameKind::TextConfig));
+        assert_eq!(k("traefik.toml"), Some(NameKind::TextConfig));
     }
 
     #[cfg(unix)]

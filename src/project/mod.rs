@@ -74,6 +74,9 @@ pub struct Inputs {
     pub documents: Vec<(Arc<Loaded>, PathBuf)>,
     /// Retry-policy files that parsed.
     pub policies: Vec<Arc<Loaded>>,
+    /// Retry configs of the platforms retrylint imports (`crate::import`), each with
+    /// its recognised format.
+    pub configs: Vec<(Arc<Loaded>, crate::import::Format)>,
     /// YAML/JSON files skipped as neither document nor policy (display paths).
     pub skipped: Vec<String>,
     /// Findings met while walking and loading: RL001, and RL002/RL014 on policies.
@@ -125,6 +128,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
 
     let mut documents_in: Vec<(Arc<Loaded>, PathBuf)> = Vec::new();
     let mut policy_files: Vec<Arc<Loaded>> = Vec::new();
+    let mut configs: Vec<(Arc<Loaded>, crate::import::Format)> = Vec::new();
     let mut skipped = Vec::new();
     // Streams read on a later document: canonical path -> index of that document.
     let mut streams_read: HashMap<PathBuf, usize> = HashMap::new();
@@ -135,6 +139,23 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
             .find(|p| cand.path.starts_with(p))
             .cloned()
             .unwrap_or_else(|| cand.path.clone());
+        // nginx, HAProxy and Traefik TOML are read by name and text; a YAML parse
+        // error says nothing about them.
+        if cand.kind == NameKind::TextConfig {
+            match crate::import::recognize(doc) {
+                Some(format) => configs.push((doc.clone(), format)),
+                None if cand.explicit && matches!(doc.tree, Err(LoadError::Io(_))) => {
+                    if let Err(e) = &doc.tree {
+                        diags.push(rl001_invalid_syntax::from_error(doc, e));
+                    }
+                }
+                None => {
+                    skipped.push(doc.file.display.clone());
+                    skipped_paths.insert(doc.file.path.clone());
+                }
+            }
+            continue;
+        }
         match (&doc.tree, cand.kind) {
             (Err(e), kind) => {
                 let reported = match kind {
@@ -145,6 +166,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                     }
                     NameKind::Other => cand.explicit || declares_openapi(&doc.file.text),
                     NameKind::Policy | NameKind::SpecLike => true,
+                    NameKind::TextConfig => false,
                 };
                 if reported {
                     diags.push(rl001_invalid_syntax::from_error(doc, e));
@@ -157,6 +179,15 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
             (Ok(_), NameKind::Policy) => policy_files.push(doc.clone()),
             (Ok(_), _) if has_top_level_key(doc, &["openapi", "swagger"]) => {
                 documents_in.push((doc.clone(), project_root(&root_arg, sel.root)));
+            }
+            // A retry config of a platform retrylint imports (Kubernetes manifests,
+            // Envoy, Kong, Traefik): read by the importers, never "skipped".
+            (Ok(_), kind)
+                if kind != NameKind::SpecLike && crate::import::recognize(doc).is_some() =>
+            {
+                if let Some(format) = crate::import::recognize(doc) {
+                    configs.push((doc.clone(), format));
+                }
             }
             // A stream whose first document is not OpenAPI but a later one is: a file
             // named on the command line or like a spec is read on that document (with
@@ -194,6 +225,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
         ws,
         documents: documents_in,
         policies: policy_files,
+        configs,
         skipped,
         diagnostics: diags,
         skipped_paths,

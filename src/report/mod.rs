@@ -55,10 +55,20 @@ fn plural(n: usize, word: &str) -> String {
 }
 
 /// `2 errors, 1 warning, 0 infos in 3 files (1 OpenAPI document, 1 policy)`.
-pub fn summary_line(diags: &[Diagnostic], documents: usize, policies: usize) -> String {
+pub fn summary_line(
+    diags: &[Diagnostic],
+    documents: usize,
+    policies: usize,
+    configs: usize,
+) -> String {
     let c = Counts::of(diags);
+    let configs = if configs == 0 {
+        String::new()
+    } else {
+        format!(", {}", plural(configs, "retry config"))
+    };
     format!(
-        "{}, {}, {} ({} checked, {})",
+        "{}, {}, {} ({} checked, {}{configs})",
         plural(c.errors, "error"),
         plural(c.warnings, "warning"),
         plural(c.infos, "info"),

@@ -60,7 +60,7 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
         Err(d) => {
             return Imported {
                 objects: Vec::new(),
-                diagnostics: vec![d],
+                diagnostics: vec![*d],
             }
         }
     };
@@ -125,7 +125,9 @@ fn import_document(doc: &Arc<Loaded>, tree: &Tree) -> Imported {
     let mut seen_names = HashSet::new();
     let mut seen_nodes = HashSet::new();
     for (rc, side) in tables {
-        let name = proto::field_text(tree, rc, "name").unwrap_or("").to_string();
+        let name = proto::field_text(tree, rc, "name")
+            .unwrap_or("")
+            .to_string();
         if !seen_nodes.insert(rc) || (!name.is_empty() && !seen_names.insert(name.clone())) {
             continue; // a config dump lists inline route configurations twice
         }
@@ -160,7 +162,9 @@ fn visit(tree: &Tree, n: NodeId, depth: u8, found: &mut Found) {
     let short = ty.rsplit('.').next().unwrap_or("");
     let sub = |found: &mut Found, list: &str, inner: &[&str]| {
         for &item in proto::items(tree, n, list) {
-            let target = inner.iter().try_fold(item, |cur, k| proto::get(tree, cur, k));
+            let target = inner
+                .iter()
+                .try_fold(item, |cur, k| proto::get(tree, cur, k));
             if let Some(t) = target {
                 visit(tree, t, depth + 1, found);
             }
@@ -207,7 +211,10 @@ fn visit(tree: &Tree, n: NodeId, depth: u8, found: &mut Found) {
     if let Some(c) = proto::get(tree, n, "configs") {
         visit(tree, c, depth + 1, found);
     }
-    if let Some(r) = tree.get(n, "resources").filter(|&r| tree.kind(r) == Kind::Seq) {
+    if let Some(r) = tree
+        .get(n, "resources")
+        .filter(|&r| tree.kind(r) == Kind::Seq)
+    {
         for &item in tree.items(r) {
             let inner = tree.get(item, "resource").unwrap_or(item);
             visit(tree, inner, depth + 1, found);
@@ -264,7 +271,9 @@ fn hcm_tables(
     if let Some(rc) = proto::map(tree, hcm, "route_config") {
         tables.push((rc, side.clone()));
     }
-    if let Some(name) = proto::map(tree, hcm, "rds").and_then(|r| proto::field_text(tree, r, "route_config_name")) {
+    if let Some(name) =
+        proto::map(tree, hcm, "rds").and_then(|r| proto::field_text(tree, r, "route_config_name"))
+    {
         let e = rds.entry(name.to_string()).or_insert(None);
         if e.is_none() {
             *e = side.clone();
@@ -287,7 +296,10 @@ fn listener_sidecar(tree: &Tree, l: NodeId) -> Sidecar {
     }
     let flag = |k: &str| proto::get(tree, l, k).and_then(|n| proto::boolean(tree, n));
     if flag("use_original_dst") == Some(true) {
-        return Some("the listener takes redirected traffic (`use_original_dst`), as a sidecar does".to_string());
+        return Some(
+            "the listener takes redirected traffic (`use_original_dst`), as a sidecar does"
+                .to_string(),
+        );
     }
     if flag("bind_to_port") == Some(false) {
         return Some("the listener does not bind its port (`bind_to_port: false`): it is reached through a sidecar's redirecting listener".to_string());
@@ -298,7 +310,8 @@ fn listener_sidecar(tree: &Tree, l: NodeId) -> Sidecar {
 fn sidecar_name(name: &str) -> Option<&'static str> {
     if name.starts_with("outbound:") || name.starts_with("inbound:") {
         Some("is named as Kuma names a sidecar's listeners and routes")
-    } else if name == "virtualOutbound" || name == "virtualInbound" || name.starts_with("inbound|") {
+    } else if name == "virtualOutbound" || name == "virtualInbound" || name.starts_with("inbound|")
+    {
         Some("is named as Istio names a sidecar's listeners and routes")
     } else {
         None
@@ -336,11 +349,18 @@ fn read_vhost(
 ) {
     let at = |n: NodeId| At::new(doc, n);
     let side = side.clone().or_else(|| kuma_tags(tree, vh));
-    let layer = if side.is_some() { Layer::Mesh } else { Layer::Gateway };
+    let layer = if side.is_some() {
+        Layer::Mesh
+    } else {
+        Layer::Gateway
+    };
     let mut names: Vec<Spanned<String>> = Vec::new();
     for &d in proto::items(tree, vh, "domains") {
         if let Some(t) = proto::text(tree, d).filter(|t| *t != "*" && !t.is_empty()) {
-            names.push(Spanned { value: t.to_string(), at: at(d) });
+            names.push(Spanned {
+                value: t.to_string(),
+                at: at(d),
+            });
         }
     }
     let vh_policy = proto::map(tree, vh, "retry_policy");
@@ -359,7 +379,12 @@ fn read_vhost(
         let (request, literal) = match read {
             Some(m) => {
                 if let Some((node, msg)) = m.problem {
-                    out.diagnostics.push(rl017_ineffective_setting::diagnostic(&at(node), msg, "invalid regex", "fix the regex (RE2 syntax, matched against the whole path).".to_string()));
+                    out.diagnostics.push(rl017_ineffective_setting::diagnostic(
+                        &at(node),
+                        msg,
+                        "invalid regex",
+                        "fix the regex (RE2 syntax, matched against the whole path).".to_string(),
+                    ));
                 }
                 (m.request, m.literal)
             }
@@ -370,14 +395,17 @@ fn read_vhost(
                 &at(r),
                 format!("route {label} never matches: route {by} above it matches every request it would"),
                 "never matches",
-                "Envoy tries a virtual host's routes in order and the first match wins: move this route above the broader one, or remove it.".to_string(),
+                "move this route above the broader one, or remove it: Envoy tries a virtual host's routes in order and the first match wins.".to_string(),
             ));
         }
         earlier.push((request.clone(), label));
         let Some(action) = proto::map(tree, r, "route") else {
             // `redirect`, `direct_response`, `filter_action`: Envoy answers itself.
             let mut s = crate::policy::model::Settings::empty(at(r));
-            s.retry = Some(Spanned { value: false, at: at(r) });
+            s.retry = Some(Spanned {
+                value: false,
+                at: at(r),
+            });
             routes.push(Route {
                 at: at(r),
                 name: rname,
@@ -390,12 +418,19 @@ fn read_vhost(
         };
         let mut clusters: Vec<NodeId> = proto::get(tree, action, "cluster").into_iter().collect();
         if let Some(wc) = proto::map(tree, action, "weighted_clusters") {
-            clusters.extend(proto::items(tree, wc, "clusters").iter().filter_map(|&c| proto::get(tree, c, "name")));
+            clusters.extend(
+                proto::items(tree, wc, "clusters")
+                    .iter()
+                    .filter_map(|&c| proto::get(tree, c, "name")),
+            );
         }
         for &c in &clusters {
             if let Some(t) = proto::text(tree, c) {
                 if !names.iter().any(|n| n.value == t) {
-                    names.push(Spanned { value: t.to_string(), at: at(c) });
+                    names.push(Spanned {
+                        value: t.to_string(),
+                        at: at(c),
+                    });
                 }
             }
         }
@@ -420,7 +455,8 @@ fn read_vhost(
         };
         let mut read = policy::settings(&inputs);
         if let Some(h) = hedge {
-            out.diagnostics.extend(check_hedge(doc, tree, h, own.or(vh_policy)));
+            out.diagnostics
+                .extend(check_hedge(doc, tree, h, own.or(vh_policy)));
         }
         let (rewrite, rw_note) = matching::rewrite(tree, action, literal.as_ref());
         if let Some((n, text)) = rw_note {
@@ -439,11 +475,15 @@ fn read_vhost(
             Some((g, methods)) => routes.extend(split_by_gate(doc, route, g, &methods)),
         }
     }
-    let vname = proto::field_text(tree, vh, "name").unwrap_or("").to_string();
+    let vname = proto::field_text(tree, vh, "name")
+        .unwrap_or("")
+        .to_string();
     let name = match (table.is_empty(), vname.is_empty()) {
         (_, false) => vname,
         (false, true) => table.to_string(),
-        (true, true) => names.first().map_or_else(|| "-".to_string(), |n| n.value.clone()),
+        (true, true) => names
+            .first()
+            .map_or_else(|| "-".to_string(), |n| n.value.clone()),
     };
     let _ = side;
     out.objects.push(ConfigObject {
@@ -511,7 +551,8 @@ fn split_by_gate(doc: &Arc<Loaded>, route: Route, gate: NodeId, methods: &[Strin
         .collect();
     let all_within = route.matches.iter().all(|m| {
         m.methods.as_ref().is_some_and(|v| {
-            v.iter().all(|x| methods.iter().any(|g| g.eq_ignore_ascii_case(x)))
+            v.iter()
+                .all(|x| methods.iter().any(|g| g.eq_ignore_ascii_case(x)))
         })
     });
     let mut out = Vec::new();
@@ -523,7 +564,10 @@ fn split_by_gate(doc: &Arc<Loaded>, route: Route, gate: NodeId, methods: &[Strin
     }
     if !all_within {
         let at = At::new(doc, gate);
-        rest.settings.retry = Some(Spanned { value: false, at: at.clone() });
+        rest.settings.retry = Some(Spanned {
+            value: false,
+            at: at.clone(),
+        });
         rest.settings.hedging = None;
         rest.settings.budget = None;
         rest.notes.push(OriginNote {

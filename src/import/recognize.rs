@@ -82,10 +82,13 @@ fn by_content(tree: &Tree) -> Option<Format> {
     let root = tree.root()?;
     if tree.kind(root) == Kind::Seq {
         // A list of Envoy route configurations or listeners (Envoy Gateway goldens).
-        let envoy_item = |&i: &crate::source::tree::NodeId| {
-            ENVOY_KEYS.iter().any(|k| tree.get(i, k).is_some())
-        };
-        return tree.items(root).iter().any(envoy_item).then_some(Format::Envoy);
+        let envoy_item =
+            |&i: &crate::source::tree::NodeId| ENVOY_KEYS.iter().any(|k| tree.get(i, k).is_some());
+        return tree
+            .items(root)
+            .iter()
+            .any(envoy_item)
+            .then_some(Format::Envoy);
     }
     if tree.kind(root) != Kind::Map {
         return None;

@@ -25,11 +25,14 @@ pub fn budget(
     let at = |n: NodeId| At::new(doc, n);
     let cb = proto::map(tree, cluster, "circuit_breakers");
     let threshold = cb.and_then(|cb| {
-        proto::items(tree, cb, "thresholds").iter().copied().find(|&t| {
-            proto::get(tree, t, "priority")
-                .and_then(|p| proto::text(tree, p))
-                .is_none_or(|p| p == "DEFAULT" || p == "0")
-        })
+        proto::items(tree, cb, "thresholds")
+            .iter()
+            .copied()
+            .find(|&t| {
+                proto::get(tree, t, "priority")
+                    .and_then(|p| proto::text(tree, p))
+                    .is_none_or(|p| p == "DEFAULT" || p == "0")
+            })
     });
     if let Some(t) = threshold {
         if let Some(rb) = proto::map(tree, t, "retry_budget") {
@@ -40,7 +43,9 @@ pub fn budget(
                     .or_else(|| proto::number(tree, n))
             });
             let min_node = proto::get(tree, rb, "min_retry_concurrency");
-            let min = min_node.and_then(|n| proto::int(tree, n)).and_then(|v| u64::try_from(v).ok());
+            let min = min_node
+                .and_then(|n| proto::int(tree, n))
+                .and_then(|v| u64::try_from(v).ok());
             let mut defaults = Vec::new();
             if pct.is_none() {
                 defaults.push("`budget_percent` 20 %");
@@ -62,7 +67,9 @@ pub fn budget(
         }
         if let Some(n) = proto::get(tree, t, "max_retries") {
             if let Some(v) = proto::int(tree, n).and_then(|v| u64::try_from(v).ok()) {
-                let value = RetryBudget::Concurrency { max_concurrent_retries: v };
+                let value = RetryBudget::Concurrency {
+                    max_concurrent_retries: v,
+                };
                 return Some((name, Spanned { value, at: at(n) }, None));
             }
         }
@@ -72,6 +79,15 @@ pub fn budget(
         at: at(node),
         text: format!("cluster `{name}` sets no `max_retries` nor `retry_budget`: Envoy's default circuit breaker allows at most 3 concurrent retries (ENV-CB, retry-configs.md §3.1)"),
     };
-    let value = RetryBudget::Concurrency { max_concurrent_retries: DEFAULT_MAX_RETRIES };
-    Some((name, Spanned { value, at: at(node) }, Some(note)))
+    let value = RetryBudget::Concurrency {
+        max_concurrent_retries: DEFAULT_MAX_RETRIES,
+    };
+    Some((
+        name,
+        Spanned {
+            value,
+            at: at(node),
+        },
+        Some(note),
+    ))
 }

@@ -312,7 +312,10 @@ pub fn shadows(a: &RequestMatch, b: &RequestMatch) -> bool {
         (None, _) => {}
         (Some(_), None) => return false,
         (Some(am), Some(bm)) => {
-            if !bm.iter().all(|m| am.iter().any(|x| x.eq_ignore_ascii_case(m))) {
+            if !bm
+                .iter()
+                .all(|m| am.iter().any(|x| x.eq_ignore_ascii_case(m)))
+            {
                 return false;
             }
         }
@@ -360,7 +363,10 @@ mod tests {
     fn method_matchers() {
         let t = tree("- {name: ':method', exact_match: POST}\n- {name: ':method', stringMatch: {safeRegex: {regex: 'GET|HEAD'}}}\n- {name: ':method', string_match: {exact: PUT}, invert_match: true}\n- {name: x-retry, present_match: true}\n");
         let items = t.items(t.root().unwrap()).to_vec();
-        assert_eq!(header_test(&t, items[0]), HeaderTest::Methods(vec!["POST".into()]));
+        assert_eq!(
+            header_test(&t, items[0]),
+            HeaderTest::Methods(vec!["POST".into()])
+        );
         assert_eq!(
             header_test(&t, items[1]),
             HeaderTest::Methods(vec!["GET".into(), "HEAD".into()])
@@ -378,7 +384,10 @@ mod tests {
             literal_regex_prefix("^/api/(.*)", "/\\1"),
             Some(("/api/".into(), "/".into()))
         );
-        assert_eq!(literal_regex_prefix("^/v1", "/v2"), Some(("/v1".into(), "/v2".into())));
+        assert_eq!(
+            literal_regex_prefix("^/v1", "/v2"),
+            Some(("/v1".into(), "/v2".into()))
+        );
         assert_eq!(literal_regex_prefix("/v1/.+", "/x"), None);
     }
 
@@ -389,8 +398,14 @@ mod tests {
         assert!(shadows(&any, &items));
         assert!(!shadows(&items, &any));
         let seg = RequestMatch::path(PathMatch::SegmentPrefix("/api".into()));
-        assert!(shadows(&seg, &RequestMatch::path(PathMatch::Prefix("/api/v1".into()))));
-        assert!(!shadows(&seg, &RequestMatch::path(PathMatch::Prefix("/apix".into()))));
+        assert!(shadows(
+            &seg,
+            &RequestMatch::path(PathMatch::Prefix("/api/v1".into()))
+        ));
+        assert!(!shadows(
+            &seg,
+            &RequestMatch::path(PathMatch::Prefix("/apix".into()))
+        ));
         let mut partial = any.clone();
         partial.partial = true;
         assert!(!shadows(&partial, &items));

@@ -123,22 +123,40 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
                 // retry policy: the file itself removed the bound.
                 notes.push(note(t, format!("{DEADLINE_OFF} `timeout: 0s` switches off Envoy's route timeout (default 15 s), so nothing bounds the tries and waits (RouteAction.timeout, retry-configs.md §3.1)")));
             }
-            Some(ms) => s.deadline = Some(Spanned { value: ms, at: at(t) }),
+            Some(ms) => {
+                s.deadline = Some(Spanned {
+                    value: ms,
+                    at: at(t),
+                })
+            }
             None => {
-                s.deadline = Some(Spanned { value: DEFAULT_ROUTE_TIMEOUT_MS, at: at(t) });
+                s.deadline = Some(Spanned {
+                    value: DEFAULT_ROUTE_TIMEOUT_MS,
+                    at: at(t),
+                });
                 notes.push(note(t, "this `timeout` is not a proto Duration (`15s`): read as Envoy's default of 15 s".to_string()));
             }
         },
         None => {
-            s.deadline = Some(Spanned { value: DEFAULT_ROUTE_TIMEOUT_MS, at: at(inp.action) });
+            s.deadline = Some(Spanned {
+                value: DEFAULT_ROUTE_TIMEOUT_MS,
+                at: at(inp.action),
+            });
             notes.push(note(inp.action, "no `timeout`: Envoy's default route timeout of 15 s applies, covering every try and wait (RouteAction.timeout, retry-configs.md §3.1, §1 fact 5)".to_string()));
         }
     }
 
     let Some(p) = inp.policy else {
-        s.retry = Some(Spanned { value: false, at: at(inp.route) });
+        s.retry = Some(Spanned {
+            value: false,
+            at: at(inp.route),
+        });
         notes.push(note(inp.route, "no `retry_policy` on the route or its virtual host: Envoy does not retry (retry-configs.md §3.1)".to_string()));
-        return RetryRead { settings: s, notes, gate: None };
+        return RetryRead {
+            settings: s,
+            notes,
+            gate: None,
+        };
     };
     if inp.policy_from_vhost {
         notes.push(note(p, "the route has no `retry_policy` of its own, so its virtual host's applies (retry-configs.md §3.1)".to_string()));
@@ -148,12 +166,25 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
     let retry_on_node = proto::get(tree, p, "retry_on");
     let tokens: Vec<&str> = retry_on_node
         .and_then(|n| proto::text(tree, n))
-        .map(|t| t.split(',').map(str::trim).filter(|t| !t.is_empty()).collect())
+        .map(|t| {
+            t.split(',')
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .collect()
+        })
         .unwrap_or_default();
     let mut signals: Vec<Spanned<Signal>> = Vec::new();
     let push = |sig: Signal, n: NodeId, out: &mut Vec<Spanned<Signal>>| {
-        if !out.iter().any(|x| x.value == sig) {
-            out.push(Spanned { value: sig, at: at(n) });
+        // A code its class already covers adds nothing (`5xx` then `gateway-error`).
+        let covered = |x: &Spanned<Signal>| match (x.value, sig) {
+            (Signal::Class(c), Signal::Status(code)) => u16::from(c) == code / 100,
+            (a, b) => a == b,
+        };
+        if !out.iter().any(covered) {
+            out.push(Spanned {
+                value: sig,
+                at: at(n),
+            });
         }
     };
     for tok in &tokens {
@@ -178,18 +209,38 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
         }
     }
     if tokens.is_empty() {
-        s.retry = Some(Spanned { value: false, at: at(p) });
+        s.retry = Some(Spanned {
+            value: false,
+            at: at(p),
+        });
         notes.push(note(p, "this `retry_policy` has no `retry_on`: Envoy creates no retry state, so nothing is retried (retry-configs.md §3.1)".to_string()));
-        return RetryRead { settings: s, notes, gate: None };
+        return RetryRead {
+            settings: s,
+            notes,
+            gate: None,
+        };
     }
     let rn = retry_on_node.unwrap_or(p);
     if signals.is_empty() {
-        s.retry = Some(Spanned { value: false, at: at(rn) });
+        s.retry = Some(Spanned {
+            value: false,
+            at: at(rn),
+        });
         notes.push(note(rn, "no `retry_on` token here names a failure retrylint can model (`retriable-headers` tests response headers; unknown tokens and a `retriable-status-codes` without codes retry nothing), so the route is read as not retrying".to_string()));
-        return RetryRead { settings: s, notes, gate: None };
+        return RetryRead {
+            settings: s,
+            notes,
+            gate: None,
+        };
     }
-    s.retry = Some(Spanned { value: true, at: at(p) });
-    s.retry_on = Some(Spanned { value: signals, at: at(rn) });
+    s.retry = Some(Spanned {
+        value: true,
+        at: at(p),
+    });
+    s.retry_on = Some(Spanned {
+        value: signals,
+        at: at(rn),
+    });
 
     // num_retries: retries, default 1 (§3.1, §1 fact 4); attempts are tries.
     let mut tries = 2;
@@ -197,13 +248,22 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
         Some(n) => {
             let v = proto::int(tree, n).unwrap_or(1).max(0);
             tries = v.saturating_add(1);
-            s.attempts = Some(Spanned { value: tries, at: at(n) });
+            s.attempts = Some(Spanned {
+                value: tries,
+                at: at(n),
+            });
             if v == 0 {
-                s.retry = Some(Spanned { value: false, at: at(n) });
+                s.retry = Some(Spanned {
+                    value: false,
+                    at: at(n),
+                });
             }
         }
         None => {
-            s.attempts = Some(Spanned { value: 2, at: at(p) });
+            s.attempts = Some(Spanned {
+                value: 2,
+                at: at(p),
+            });
             notes.push(note(p, format!("no `num_retries`: Envoy's default of 1 retry applies, so 2 tries ({SRC}, §1 fact 4)")));
         }
     }
@@ -214,12 +274,23 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
         Some(n) => match proto::duration_ms(tree, n) {
             Some(ms) if ms > 0.0 => {
                 per_try = Some(ms);
-                s.attempt_timeout = Some(Spanned { value: AttemptTimeout::Fixed(ms), at: at(n) });
+                s.attempt_timeout = Some(Spanned {
+                    value: AttemptTimeout::Fixed(ms),
+                    at: at(n),
+                });
             }
-            _ => s.attempt_timeout = Some(Spanned { value: AttemptTimeout::Remaining, at: at(n) }),
+            _ => {
+                s.attempt_timeout = Some(Spanned {
+                    value: AttemptTimeout::Remaining,
+                    at: at(n),
+                })
+            }
         },
         None => {
-            s.attempt_timeout = Some(Spanned { value: AttemptTimeout::Remaining, at: at(p) });
+            s.attempt_timeout = Some(Spanned {
+                value: AttemptTimeout::Remaining,
+                at: at(p),
+            });
             notes.push(note(p, format!("no `per_try_timeout`: each try may use what is left of the route timeout, so a try that times out ends the request ({SRC}, §1 fact 6)")));
         }
     }
@@ -248,10 +319,22 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
     )));
     s.backoff = Some(BackoffSettings {
         at: at(bo_at),
-        base: Some(Spanned { value: base, at: at(base_node.unwrap_or(bo_at)) }),
-        cap: Some(Spanned { value: cap.unwrap_or(base * 10.0), at: at(cap_node.unwrap_or(bo_at)) }),
-        multiplier: Some(Spanned { value: 2.0, at: at(bo_at) }),
-        jitter: Some(Spanned { value: Jitter::Full, at: at(bo_at) }),
+        base: Some(Spanned {
+            value: base,
+            at: at(base_node.unwrap_or(bo_at)),
+        }),
+        cap: Some(Spanned {
+            value: cap.unwrap_or(base * 10.0),
+            at: at(cap_node.unwrap_or(bo_at)),
+        }),
+        multiplier: Some(Spanned {
+            value: 2.0,
+            at: at(bo_at),
+        }),
+        jitter: Some(Spanned {
+            value: Jitter::Full,
+            at: at(bo_at),
+        }),
     });
 
     // rate_limited_retry_back_off: Retry-After honoured only when a reset header is
@@ -280,7 +363,9 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
                     }
                     HeaderTest::Other => {
                         other.get_or_insert_with(|| {
-                            proto::field_text(tree, h, "name").unwrap_or("?").to_string()
+                            proto::field_text(tree, h, "name")
+                                .unwrap_or("?")
+                                .to_string()
                         });
                     }
                 }
@@ -302,7 +387,10 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
             if proto::boolean(tree, n) == Some(true) {
                 if let Some(delay) = per_try {
                     s.hedging = Some(Spanned {
-                        value: Hedging { attempts: u64::try_from(tries).unwrap_or(1), delay_ms: delay },
+                        value: Hedging {
+                            attempts: u64::try_from(tries).unwrap_or(1),
+                            delay_ms: delay,
+                        },
                         at: at(n),
                     });
                 }
@@ -314,7 +402,11 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
         s.budget = Some(b.clone());
         notes.extend(n.clone());
     }
-    RetryRead { settings: s, notes, gate }
+    RetryRead {
+        settings: s,
+        notes,
+        gate,
+    }
 }
 
 /// The text every note on a deadline switched off starts with (`timeout: 0s`,
@@ -337,7 +429,9 @@ fn retry_after(doc: &Arc<Loaded>, tree: &Tree, rl: NodeId) -> (Option<RetryAfter
         .iter()
         .map(|&h| {
             let name = proto::field_text(tree, h, "name").unwrap_or("").to_string();
-            let format = proto::field_text(tree, h, "format").unwrap_or("SECONDS").to_string();
+            let format = proto::field_text(tree, h, "format")
+                .unwrap_or("SECONDS")
+                .to_string();
             (h, name, format)
         })
         .collect();
@@ -350,9 +444,9 @@ fn retry_after(doc: &Arc<Loaded>, tree: &Tree, rl: NodeId) -> (Option<RetryAfter
         .map(|(_, n, f)| format!("`{n}` ({f})"))
         .collect::<Vec<_>>()
         .join(", ");
-    let honoured = headers.iter().find(|(_, n, f)| {
-        n.eq_ignore_ascii_case("retry-after") && (f == "SECONDS" || f == "0")
-    });
+    let honoured = headers
+        .iter()
+        .find(|(_, n, f)| n.eq_ignore_ascii_case("retry-after") && (f == "SECONDS" || f == "0"));
     match honoured {
         Some((h, _, _)) => (
             Some(RetryAfterSettings {
@@ -392,14 +486,19 @@ pub fn check(doc: &Arc<Loaded>, tree: &Tree, p: NodeId) -> Vec<Diagnostic> {
             .and_then(|n| Some((n, proto::duration_ms(tree, n)?)))
         {
             if max < base.unwrap_or(DEFAULT_BASE_MS) {
-                out.push(diag(mn, format!("`max_interval` {} is below the back-off base {}", format_millis(max), format_millis(base.unwrap_or(DEFAULT_BASE_MS))), "cap below base", "Envoy rejects a `retry_back_off` whose `max_interval` is less than its `base_interval`; raise `max_interval`.".to_string()));
+                out.push(diag(mn, format!("`max_interval` {} is below the back-off base {}", format_millis(max), format_millis(base.unwrap_or(DEFAULT_BASE_MS))), "cap below base", "raise `max_interval` to at least `base_interval`: Envoy rejects a `retry_back_off` whose cap is below its base.".to_string()));
             }
         }
     }
     if let Some(rl) = proto::map(tree, p, "rate_limited_retry_back_off") {
         let k = proto::both_spellings(&["reset_headers", "max_interval"]);
         let k: Vec<&str> = k.iter().map(String::as_str).collect();
-        out.extend(unknown_keys(doc, rl, &k, "Envoy `rate_limited_retry_back_off`"));
+        out.extend(unknown_keys(
+            doc,
+            rl,
+            &k,
+            "Envoy `rate_limited_retry_back_off`",
+        ));
         let hk = ["name", "format"];
         for &h in proto::items(tree, rl, "reset_headers") {
             out.extend(unknown_keys(doc, h, &hk, "an Envoy reset header"));
@@ -408,7 +507,12 @@ pub fn check(doc: &Arc<Loaded>, tree: &Tree, p: NodeId) -> Vec<Diagnostic> {
     let rn = proto::get(tree, p, "retry_on");
     let tokens: Vec<String> = rn
         .and_then(|n| proto::text(tree, n))
-        .map(|t| t.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect())
+        .map(|t| {
+            t.split(',')
+                .map(|x| x.trim().to_string())
+                .filter(|x| !x.is_empty())
+                .collect()
+        })
         .unwrap_or_default();
     match rn {
         Some(n) if !tokens.is_empty() => {
@@ -419,13 +523,13 @@ pub fn check(doc: &Arc<Loaded>, tree: &Tree, p: NodeId) -> Vec<Diagnostic> {
                 }
                 let help = match suggest(t, RETRY_ON_TOKENS) {
                     Some(s) => format!("did you mean `{s}`? Envoy ignores `{t}`, so the retries it was meant to allow do not happen."),
-                    None if t.parse::<u16>().is_ok() => format!("Envoy's `retry_on` takes no bare status codes (Istio's `retryOn` does): write `retriable-status-codes` and list {t} in `retriable_status_codes`."),
-                    None => format!("Envoy ignores `{t}`. Known tokens: {}.", RETRY_ON_TOKENS.join(", ")),
+                    None if t.parse::<u16>().is_ok() => format!("write `retriable-status-codes` and list {t} in `retriable_status_codes`: Envoy's `retry_on` takes no bare status codes (Istio's `retryOn` does)."),
+                    None => format!("use one of Envoy's tokens ({}); Envoy ignores `{t}`.", RETRY_ON_TOKENS.join(", ")),
                 };
                 out.push(diag(n, format!("unknown `retry_on` token `{t}`"), "unknown token", help));
             }
         }
-        _ => out.push(diag(p, "`retry_policy` without `retry_on` retries nothing".to_string(), "no retry_on", "Envoy creates no retry state without `retry_on` (only `x-envoy-retry-on` request headers could add one): name the failures to retry, or remove the policy.".to_string())),
+        _ => out.push(diag(p, "`retry_policy` without `retry_on` retries nothing".to_string(), "no retry_on", "name the failures to retry in `retry_on`, or remove the policy: without it Envoy creates no retry state (only `x-envoy-retry-on` request headers could add one).".to_string())),
     }
     let has = |t: &str| tokens.iter().any(|x| x == t);
     if let Some((_, v)) = proto::field(tree, p, "retriable_status_codes") {
@@ -434,12 +538,18 @@ pub fn check(doc: &Arc<Loaded>, tree: &Tree, p: NodeId) -> Vec<Diagnostic> {
         }
     } else if has("retriable-status-codes") {
         if let Some(n) = rn {
-            out.push(diag(n, "`retriable-status-codes` with no `retriable_status_codes` retries no status".to_string(), "no codes", "list the codes in `retriable_status_codes`, or drop the token.".to_string()));
+            out.push(diag(
+                n,
+                "`retriable-status-codes` with no `retriable_status_codes` retries no status"
+                    .to_string(),
+                "no codes",
+                "list the codes in `retriable_status_codes`, or drop the token.".to_string(),
+            ));
         }
     }
     if let Some((_, v)) = proto::field(tree, p, "retriable_headers") {
         if !tree.items(v).is_empty() && !has("retriable-headers") {
-            out.push(diag(v, "`retriable_headers` without `retriable-headers` in `retry_on` is never consulted".to_string(), "inert", "Envoy reads `retriable_headers` only for the `retriable-headers` token: add it to `retry_on`, or remove the list (Q8).".to_string()));
+            out.push(diag(v, "`retriable_headers` without `retriable-headers` in `retry_on` is never consulted".to_string(), "inert", "add `retriable-headers` to `retry_on`, or remove the list: Envoy reads `retriable_headers` only for that token.".to_string()));
         }
     }
     out

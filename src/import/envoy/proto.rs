@@ -76,11 +76,12 @@ pub fn int(tree: &Tree, node: NodeId) -> Option<i64> {
 
 /// A boolean: `true`/`false`, or the strings `"true"`/`"false"`.
 pub fn boolean(tree: &Tree, node: NodeId) -> Option<bool> {
-    tree.as_bool(node).or_else(|| match tree.as_str(node)?.trim() {
-        "true" => Some(true),
-        "false" => Some(false),
-        _ => None,
-    })
+    tree.as_bool(node)
+        .or_else(|| match tree.as_str(node)?.trim() {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        })
 }
 
 /// A number (integer, float, or a numeric string).
@@ -138,15 +139,27 @@ mod tests {
     #[test]
     fn both_spellings_and_int64_strings() {
         assert_eq!(camel("retry_on"), "retryOn");
-        assert_eq!(camel("host_selection_retry_max_attempts"), "hostSelectionRetryMaxAttempts");
+        assert_eq!(
+            camel("host_selection_retry_max_attempts"),
+            "hostSelectionRetryMaxAttempts"
+        );
         let tree = Tree::parse(Arc::from(
             "a: {numRetries: \"2\", per_try_timeout: 0.250s, t: {seconds: 1, nanos: 500000000}}",
         ))
         .unwrap();
         let a = tree.get(tree.root().unwrap(), "a").unwrap();
-        assert_eq!(get(&tree, a, "num_retries").and_then(|n| int(&tree, n)), Some(2));
-        assert_eq!(get(&tree, a, "per_try_timeout").and_then(|n| duration_ms(&tree, n)), Some(250.0));
-        assert_eq!(get(&tree, a, "t").and_then(|n| duration_ms(&tree, n)), Some(1500.0));
+        assert_eq!(
+            get(&tree, a, "num_retries").and_then(|n| int(&tree, n)),
+            Some(2)
+        );
+        assert_eq!(
+            get(&tree, a, "per_try_timeout").and_then(|n| duration_ms(&tree, n)),
+            Some(250.0)
+        );
+        assert_eq!(
+            get(&tree, a, "t").and_then(|n| duration_ms(&tree, n)),
+            Some(1500.0)
+        );
         assert!(get(&tree, a, "retry_on").is_none());
     }
 }

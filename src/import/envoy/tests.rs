@@ -19,13 +19,22 @@ fn read(name: &str) -> Imported {
         "{name} is recognised as Envoy"
     );
     let platforms = Platforms::default();
-    import(&doc, &ImportContext { platforms: &platforms })
+    import(
+        &doc,
+        &ImportContext {
+            platforms: &platforms,
+        },
+    )
 }
 
 fn render(imported: &Imported) -> String {
     let mut out = summary::render(&imported.objects);
     for d in &imported.diagnostics {
-        let lc = d.primary.location.file.line_col(d.primary.location.span.start);
+        let lc = d
+            .primary
+            .location
+            .file
+            .line_col(d.primary.location.span.start);
         out.push_str(&format!(
             "{} {}:{} {}\n",
             d.code, lc.line, lc.column, d.message
@@ -39,12 +48,25 @@ fn kuma_outbound_listener() {
     let got = read("envoy-listener--kumahq-kuma--http.listeners.golden.yaml");
     assert_eq!(got.objects.len(), 1);
     let o = &got.objects[0];
-    assert_eq!(o.layer, crate::policy::model::Layer::Mesh, "a loopback outbound listener is a sidecar");
+    assert_eq!(
+        o.layer,
+        crate::policy::model::Layer::Mesh,
+        "a loopback outbound listener is a sidecar"
+    );
     let r = &o.routes[0];
     assert_eq!(r.settings.attempts.as_ref().map(|a| a.value), Some(2));
-    assert!(r.settings.deadline.is_none(), "`timeout: 0s` switches the deadline off");
-    assert!(r.notes.iter().any(|n| n.text.starts_with(super::policy::DEADLINE_OFF)));
-    assert!(r.settings.retry_after.is_none(), "reset headers other than Retry-After (Q7)");
+    assert!(
+        r.settings.deadline.is_none(),
+        "`timeout: 0s` switches the deadline off"
+    );
+    assert!(r
+        .notes
+        .iter()
+        .any(|n| n.text.starts_with(super::policy::DEADLINE_OFF)));
+    assert!(
+        r.settings.retry_after.is_none(),
+        "reset headers other than Retry-After (Q7)"
+    );
     assert!(r.settings.methods.is_none(), "the gate lists every method");
     insta::assert_snapshot!(render(&got));
 }
@@ -53,9 +75,14 @@ fn kuma_outbound_listener() {
 fn envoy_gateway_route_list() {
     let got = read("envoy-routes--envoyproxy-gateway--retry.routes.yaml");
     assert_eq!(got.objects.len(), 2);
-    assert!(got.objects.iter().all(|o| o.layer == crate::policy::model::Layer::Gateway));
+    assert!(got
+        .objects
+        .iter()
+        .all(|o| o.layer == crate::policy::model::Layer::Gateway));
     assert!(
-        got.diagnostics.iter().any(|d| d.code == "RL017" && d.message.contains("never matches")),
+        got.diagnostics
+            .iter()
+            .any(|d| d.code == "RL017" && d.message.contains("never matches")),
         "the third route is shadowed by the second"
     );
     insta::assert_snapshot!(render(&got));
@@ -69,15 +96,27 @@ fn snake_case_bootstrap_with_budget_gate_and_hedge() {
     // payments-get, payments-write split by the gate (PUT/DELETE, then the rest),
     // payments-shadowed, health.
     assert_eq!(routes.len(), 5);
-    assert_eq!(routes[0].settings.attempts.as_ref().map(|a| a.value), Some(4));
-    assert_eq!(routes[1].matches[0].methods.as_deref(), Some(&["PUT".to_string(), "DELETE".to_string()][..]));
-    assert_eq!(routes[2].settings.retry.as_ref().map(|r| r.value), Some(false));
+    assert_eq!(
+        routes[0].settings.attempts.as_ref().map(|a| a.value),
+        Some(4)
+    );
+    assert_eq!(
+        routes[1].matches[0].methods.as_deref(),
+        Some(&["PUT".to_string(), "DELETE".to_string()][..])
+    );
+    assert_eq!(
+        routes[2].settings.retry.as_ref().map(|r| r.value),
+        Some(false)
+    );
     assert!(routes[1].settings.hedging.is_some());
     assert!(matches!(
         routes[1].settings.budget.as_ref().map(|b| &b.value),
         Some(crate::retry::RetryBudget::Ratio { ratio, .. }) if (*ratio - 0.25).abs() < 1e-9
     ));
-    assert!(got.diagnostics.iter().any(|d| d.message.contains("retryOnn")));
+    assert!(got
+        .diagnostics
+        .iter()
+        .any(|d| d.message.contains("retryOnn")));
 }
 
 #[test]
@@ -94,11 +133,18 @@ fn json_config_dump() {
     let r = &got.objects[0].routes[0];
     assert_eq!(r.settings.attempts.as_ref().map(|a| a.value), Some(3));
     assert_eq!(
-        r.settings.retry_after.as_ref().and_then(|ra| ra.honor.as_ref()).map(|h| h.value),
+        r.settings
+            .retry_after
+            .as_ref()
+            .and_then(|ra| ra.honor.as_ref())
+            .map(|h| h.value),
         Some(true)
     );
     assert!(got.objects[0].routes[1].matches[0].partial);
-    assert!(got.diagnostics.iter().any(|d| d.message.contains("bogus-token")));
+    assert!(got
+        .diagnostics
+        .iter()
+        .any(|d| d.message.contains("bogus-token")));
     insta::assert_snapshot!(render(&got));
 }
 
@@ -107,7 +153,9 @@ fn malformed_input_never_panics() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let ws = Workspace::new(dir.clone(), Limits::default());
     let platforms = Platforms::default();
-    let ctx = ImportContext { platforms: &platforms };
+    let ctx = ImportContext {
+        platforms: &platforms,
+    };
     for (i, text) in [
         "virtual_hosts: 3\n",
         "virtual_hosts: [{routes: [{match: {safe_regex: {regex: '('}}, route: {retry_policy: {retry_on: 5xx, num_retries: -4, per_try_timeout: nope, retry_back_off: {base_interval: 1s, max_interval: 0.5s}}}}]}]\n",

@@ -116,7 +116,7 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
     // The deadline: the route `timeout` covers every try (ENV-P RouteAction.timeout).
     match proto::get(tree, inp.action, "timeout") {
         Some(t) => match proto::duration_ms(tree, t) {
-            Some(ms) if ms == 0.0 => {
+            Some(0.0) => {
                 // Q26: `0s` switches the route timeout off. The deadline stays unset
                 // (v1 meaning: none), and this note marks the node that did it, so
                 // a missing-deadline finding can point here rather than at the

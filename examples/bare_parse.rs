@@ -21,7 +21,8 @@ fn parse(path: &Path) -> Result<usize, String> {
     } else {
         let mut entries = 0;
         for doc in serde_yaml::Deserializer::from_str(&text) {
-            let v = serde_yaml::Value::deserialize(doc).map_err(|e| format!("{}: {e}", path.display()))?;
+            let v = serde_yaml::Value::deserialize(doc)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
             entries += v.as_mapping().map_or(0, |m| m.len());
         }
         Ok(entries)
@@ -39,7 +40,10 @@ fn main() -> ExitCode {
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_file())
             .map(|e| e.into_path())
-            .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml" || e == "json"))
+            .filter(|p| {
+                p.extension()
+                    .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
+            })
             .collect()
     } else {
         vec![path]

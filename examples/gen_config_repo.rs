@@ -46,7 +46,11 @@ fn main() -> ExitCode {
         eprintln!("usage: gen_config_repo DIR [SPECS] [OBJECTS]");
         return ExitCode::from(2);
     };
-    let specs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(100).max(1);
+    let specs: usize = args
+        .next()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(100)
+        .max(1);
     let objects: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(5000);
     let write = |path: PathBuf, text: String| -> std::io::Result<()> {
         std::fs::create_dir_all(path.parent().expect("a parent"))?;
@@ -75,6 +79,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    println!("{specs} specs, {objects} route objects in {}", dir.display());
+    println!(
+        "{specs} specs, {objects} route objects in {}",
+        dir.display()
+    );
     ExitCode::SUCCESS
 }

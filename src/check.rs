@@ -161,7 +161,6 @@ pub fn run_full(options: &CheckOptions) -> (Analyzed, Vec<Diagnostic>) {
     diagnostics.extend(crate::timing::phase("rules", || {
         rules::run_checks_split(&ctx, options.split.as_ref())
     }));
-    attach_notes(&mut diagnostics, &analyzed.notes);
     crate::timing::phase("sort", || sort_and_dedup(&mut diagnostics));
     let applied = crate::timing::phase("suppress", || {
         let suppressions = suppress::collect(&analyzed.documents, &analyzed.analysis);
@@ -173,6 +172,7 @@ pub fn run_full(options: &CheckOptions) -> (Analyzed, Vec<Diagnostic>) {
         .any(|d| d.code == rules::rl001_invalid_syntax::META.code);
     let mut diagnostics = options.rule_levels.apply(applied.diagnostics);
     sort_and_dedup(&mut diagnostics);
+    attach_notes(&mut diagnostics, &analyzed.notes);
     analyzed.suppressed = applied
         .suppressed
         .into_iter()
@@ -280,8 +280,9 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
     }
 }
 
-/// Appends each platform-default note to the help of the findings located at its
-/// node, so a finding about a value no file wrote says which default applies.
+/// Appends each platform-default note to the help of the first finding (in report
+/// order) located at its node, so a finding about a value no file wrote says which
+/// default applies, once per node rather than on every finding there.
 fn attach_notes(diagnostics: &mut [Diagnostic], notes: &[crate::import::OriginNote]) {
     if notes.is_empty() {
         return;
@@ -290,14 +291,18 @@ fn attach_notes(diagnostics: &mut [Diagnostic], notes: &[crate::import::OriginNo
         .iter()
         .map(|n| (n.at.location(), n.text.as_str()))
         .collect();
+    let mut used = vec![false; located.len()];
     for d in diagnostics.iter_mut() {
         let mut added: Vec<&str> = Vec::new();
-        for (loc, text) in &located {
-            if loc.file.path == d.primary.location.file.path
+        for (i, (loc, text)) in located.iter().enumerate() {
+            if !used[i]
+                && loc.file.path == d.primary.location.file.path
                 && loc.span == d.primary.location.span
-                && !added.contains(text)
             {
-                added.push(text);
+                used[i] = true;
+                if !added.contains(text) {
+                    added.push(text);
+                }
             }
         }
         if added.is_empty() {

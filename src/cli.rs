@@ -35,6 +35,14 @@ pub enum Command {
     /// Simulate N clients retrying through an outage under an operation's policy (or
     /// the chain of its layers: client -> gateway -> mesh).
     Simulate(SimulateArgs),
+    /// Print the v1 retry policy retrylint reads from retry configs (Istio, Envoy,
+    /// Gateway API, Linkerd, NGINX, HAProxy, Traefik, Kong), each value commented
+    /// with its source line: `retrylint import virtual-service.yaml`.
+    Import(ImportArgs),
+    /// Show every layer that retries one operation (client, gateways, mesh), each
+    /// effective value with its origin, and the composed worst case:
+    /// `retrylint layers 'POST /payments' fixtures/examples/layers`.
+    Layers(LayersArgs),
     /// Print the JSON Schema of the retry-policy format (for editors).
     Schema,
     /// Print a shell completion script: `retrylint completions bash > ...`.
@@ -330,6 +338,71 @@ pub enum SimulateFailure {
     Status,
     /// The upstream hangs until each layer's attempt timeout.
     Timeout,
+}
+
+/// Arguments of `import`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Each synthetic policy is one YAML document (one per config object, layer and bound spec); \
+its `spec:` is relative to the config file's folder, so save it beside the config. \
+The specs are found as `check FILE` finds them: the OpenAPI documents of the \
+config's project (the git work tree, or --root DIR), and the `services:` specs of \
+`.retrylint.yaml`; bind a config to its spec there when the project holds several.\n\n\
+Exit codes: 0 every named config was read; 1 a named file holds no retry config \
+retrylint reads; 2 a file could not be read or parsed.\n\n\
+Example:\n  retrylint import k8s/virtual-service.yaml"
+)]
+pub struct ImportArgs {
+    /// The retry configs to translate (OpenAPI documents named here are used as the
+    /// specs they bind to, not printed).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Project root: where the specs the configs bind to are looked for, and the
+    /// bound of `$ref`s [default: the enclosing git work tree].
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Configuration file (`services:` bindings, `platforms:` versions) [default:
+    /// `.retrylint.yaml` in the current directory or the nearest parent].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+/// Output formats of `layers`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LayersFormat {
+    /// Aligned text: a block per layer, then the composed worst case.
+    Human,
+    /// `{"version": 1, "operations": [{"layers": [...], "composed": {...}}]}`.
+    Json,
+}
+
+/// Arguments of `layers`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Layers are listed outermost first (client, gateways, mesh); a value no file \
+wrote is a built-in default, or a platform default named with its source.\n\n\
+Example:\n  retrylint layers 'POST /payments' fixtures/examples/layers"
+)]
+pub struct LayersArgs {
+    /// The operation: an operationId or `METHOD /path` (`'POST /payments'`); every
+    /// operation it matches is shown, each with its document.
+    pub operation: String,
+    /// Files or directories: specs, policies, retry configs [default: the current
+    /// directory].
+    pub paths: Vec<PathBuf>,
+    /// A retry-policy file, whatever its name (repeatable).
+    #[arg(long = "policy", value_name = "FILE")]
+    pub policies: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = LayersFormat::Human)]
+    pub format: LayersFormat,
+    /// Project root that bounds `$ref`s.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Configuration file [default: `.retrylint.yaml` in the current directory or the
+    /// nearest parent].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 /// Arguments of `rule`.

@@ -21,6 +21,8 @@ fn main() -> ExitCode {
         Command::Readiness(args) => retrylint::commands::readiness(&args),
         Command::Plan(args) => retrylint::commands::plan(&args),
         Command::Simulate(args) => retrylint::commands::simulate(&args),
+        Command::Import(args) => retrylint::commands::import::run(&args),
+        Command::Layers(args) => retrylint::commands::layers::run(&args),
         Command::Schema => retrylint::commands::schema(),
         Command::Completions(args) => retrylint::commands::completions(&args),
     };

@@ -143,6 +143,14 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
         // error says nothing about them.
         if cand.kind == NameKind::TextConfig {
             match crate::import::recognize(doc) {
+                // A Traefik TOML template that is not TOML yet: skipped, listed by
+                // `--verbose` ("render it first").
+                Some(crate::import::Format::TraefikToml)
+                    if crate::import::traefik::is_broken_template(doc) =>
+                {
+                    skipped.push(doc.file.display.clone());
+                    skipped_paths.insert(doc.file.path.clone());
+                }
                 Some(format) => configs.push((doc.clone(), format)),
                 None if cand.explicit && matches!(doc.tree, Err(LoadError::Io(_))) => {
                     if let Err(e) = &doc.tree {

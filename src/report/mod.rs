@@ -7,6 +7,7 @@ pub mod gitlab;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod policy_yaml;
 pub mod sarif;
 pub mod sarif_limits;
 

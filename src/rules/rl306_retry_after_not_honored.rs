@@ -43,6 +43,11 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         {
             continue;
         }
+        // A status answer means the request was processed: a layer whose `methods`
+        // filter leaves the method out never retries it on 429 or 503 (nginx POST).
+        if !eff.retries_method_after_send() {
+            continue;
+        }
         let Some(retry_on) = &eff.retry_on else {
             continue;
         };

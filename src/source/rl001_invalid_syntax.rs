@@ -98,3 +98,31 @@ pub fn walk_problem(
     )
     .with_help("Check that the path exists and is readable, or remove it from the command line.")
 }
+
+/// The finding for a syntax error that a located reader of a non-YAML format (nginx,
+/// HAProxy) met in `loaded`'s file: `format` names the syntax ("nginx
+/// configuration"), `message` what is wrong, `offset` the byte where it is.
+pub fn in_format(loaded: &Loaded, format: &str, message: &str, offset: usize) -> Diagnostic {
+    let file = loaded.file.clone();
+    let len = file.text.len();
+    let start = offset.min(len);
+    let mut end = (start + 1).min(len);
+    while !file.text.is_char_boundary(end) {
+        end += 1;
+    }
+    let name = file.display.clone();
+    Diagnostic::new(
+        &META,
+        format!(
+            "`{name}` is not valid {format}: {}.",
+            message.trim_end_matches('.')
+        ),
+        Location {
+            file,
+            span: start..end,
+            pointer: String::new(),
+        },
+        "syntax error",
+    )
+    .with_help("Fix the syntax at the marked position.")
+}

@@ -1,0 +1,126 @@
+//! Snapshot tests of what the Gateway API and Envoy Gateway importers read from the
+//! fixtures in `fixtures/import/gateway_api/`.
+
+use crate::config::{IstioPlatform, Platforms};
+use crate::import::stream;
+use crate::import::{summary, ImportContext, Imported};
+use crate::source::loader::{Limits, Workspace};
+use std::path::PathBuf;
+
+/// Reads `fixtures/import/<rel>` with `importer` and renders the objects and the
+/// findings (code, line:col, message) as text.
+pub(crate) fn render_fixture(
+    rel: &str,
+    platforms: &Platforms,
+    importer: fn(&[stream::KubeObject], &ImportContext<'_>) -> Imported,
+) -> String {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let ws = Workspace::new(root.clone(), Limits::default());
+    let doc = ws.load(&root.join("fixtures/import").join(rel));
+    let docs = stream::documents(&doc).expect("fixture parses");
+    let objects = stream::kube_objects(&docs);
+    let ctx = ImportContext { platforms };
+    let imported = importer(&objects, &ctx);
+    let mut out = summary::render(&imported.objects);
+    for d in &imported.diagnostics {
+        let lc = d
+            .primary
+            .location
+            .file
+            .line_col(d.primary.location.span.start);
+        out.push_str(&format!(
+            "{} {}:{}: {}\n",
+            d.code, lc.line, lc.column, d.message
+        ));
+    }
+    out
+}
+
+fn gw(rel: &str, implementation: Option<&str>) -> String {
+    let platforms = Platforms {
+        gateway_api_implementation: implementation.map(str::to_string),
+        ..Platforms::default()
+    };
+    render_fixture(&format!("gateway_api/{rel}"), &platforms, super::import)
+}
+
+#[test]
+fn conformance_retry_with_timeouts_unnamed_implementation() {
+    insta::assert_snapshot!(gw(
+        "gateway-httproute--kubernetes-sigs-gateway-api--httproute-retry-with-timeouts.yaml",
+        None
+    ));
+}
+
+#[test]
+fn conformance_retry_with_timeouts_per_implementation() {
+    for imp in ["istio", "envoy-gateway", "cilium", "gep"] {
+        insta::assert_snapshot!(
+            format!("retry_with_timeouts_{imp}"),
+            gw(
+                "gateway-httproute--kubernetes-sigs-gateway-api--httproute-retry-with-timeouts.yaml",
+                Some(imp)
+            )
+        );
+    }
+}
+
+#[test]
+fn conformance_retry_codes() {
+    insta::assert_snapshot!(gw(
+        "gateway-httproute--kubernetes-sigs-gateway-api--httproute-retry.yaml",
+        Some("envoy-gateway")
+    ));
+}
+
+#[test]
+fn envoy_gateway_btp_binds_its_route() {
+    let out = gw("envoy-gateway-btp--envoyproxy-gateway--retry.yaml", None);
+    assert!(
+        out.contains("Envoy Gateway HTTPRoute `retry-route`"),
+        "{out}"
+    );
+    assert!(!out.contains("RL314"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn precedence_rewrite_and_typos() {
+    let out = gw("trigger-precedence-rewrite-typo.yaml", None);
+    // Exact before the longer prefix before the shorter prefix.
+    let exact = out
+        .find("Exact(\"/v1/payments/refunds\")")
+        .expect("exact route");
+    let long = out
+        .find("SegmentPrefix(\"/v1/payments\")")
+        .expect("long prefix");
+    let short = out.find("SegmentPrefix(\"/v1\")").expect("short prefix");
+    assert!(exact < long && long < short, "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn btp_on_a_gateway() {
+    insta::assert_snapshot!(gw("trigger-btp-gateway-target.yaml", None));
+}
+
+#[test]
+fn a_route_without_retry_imports_nothing() {
+    assert_eq!(gw("clean-no-retry.yaml", None), "");
+    assert_eq!(gw("clean-no-retry.yaml", Some("envoy-gateway")), "");
+}
+
+#[test]
+fn istio_gives_a_route_without_retry_its_implicit_default() {
+    let platforms = Platforms {
+        gateway_api_implementation: Some("istio".into()),
+        istio: Some(IstioPlatform {
+            version: Some((1, 22)),
+            exclude_unsafe_503: None,
+        }),
+    };
+    let out = render_fixture("gateway_api/clean-no-retry.yaml", &platforms, super::import);
+    assert!(out.contains("attempts 3"), "{out}");
+    assert!(out.contains("503@"), "{out}");
+    assert!(!out.contains("RL314"), "{out}");
+}

@@ -1,0 +1,373 @@
+//! A located reader of HAProxy configuration syntax (HAProxy `doc/configuration.txt`
+//! §2.2 "Quoting and escaping"): line based; a line whose first word is a section
+//! keyword (`global`, `defaults`, `frontend`, `backend`, `listen`, ...) opens a
+//! section, every other non-empty line is a keyword line of the open section; words
+//! split on blanks, `#` starts a comment outside quotes, `"..."` (backslash escapes)
+//! and `'...'` (none) quote, a backslash escapes the next character, and quoted and
+//! plain parts of one word join. Any line ends (CRLF) are read.
+//!
+//! The located tree ([`TreeBuilder`]): the file is a mapping from section keyword to
+//! the sequence of its sections; a section is a mapping whose first key is its
+//! keyword token (value: the sequence of its arguments, the name first), then each
+//! line keyword to the sequence of its lines; a line is a mapping whose single key is
+//! its keyword token with the sequence of its argument scalars. So a line's node is
+//! located at its keyword, an argument's at itself. An unmatched quote, or a keyword
+//! line before any section, is RL001 at its byte; the reader never panics.
+
+use crate::diagnostic::Diagnostic;
+use crate::source::loader::Loaded;
+use crate::source::refs::At;
+use crate::source::rl001_invalid_syntax;
+use crate::source::tree::{Kind, NodeId, TreeBuilder};
+use std::ops::Range;
+use std::sync::Arc;
+
+/// The keywords that open a section.
+pub const SECTIONS: &[&str] = &[
+    "global",
+    "defaults",
+    "frontend",
+    "backend",
+    "listen",
+    "userlist",
+    "peers",
+    "resolvers",
+    "mailers",
+    "program",
+    "http-errors",
+    "ring",
+    "cache",
+    "crt-store",
+    "traces",
+    "log-forward",
+    "fcgi-app",
+    "namespace_list",
+];
+
+/// A word: decoded text, byte span, tree node.
+#[derive(Debug, Clone)]
+pub struct Word {
+    /// The text with quotes and escapes decoded.
+    pub text: String,
+    /// Byte span in the file.
+    pub span: Range<usize>,
+    /// Its scalar node.
+    pub node: NodeId,
+}
+
+/// One line: its keyword (first word) and arguments.
+#[derive(Debug, Clone)]
+pub struct Line {
+    /// The first word.
+    pub keyword: Word,
+    /// The other words.
+    pub args: Vec<Word>,
+    /// The line's mapping (located at the keyword).
+    pub node: NodeId,
+}
+
+impl Line {
+    /// The argument texts.
+    pub fn texts(&self) -> Vec<&str> {
+        self.args.iter().map(|a| a.text.as_str()).collect()
+    }
+}
+
+/// One section: its header line and its keyword lines.
+#[derive(Debug, Clone)]
+pub struct Section {
+    /// The header (`backend static`): keyword = the section kind.
+    pub header: Line,
+    /// The keyword lines, in order.
+    pub lines: Vec<Line>,
+}
+
+impl Section {
+    /// The section kind (`backend`).
+    pub fn kind(&self) -> &str {
+        &self.header.keyword.text
+    }
+
+    /// The section name (first argument), empty when none.
+    pub fn name(&self) -> &str {
+        self.header.args.first().map_or("", |a| a.text.as_str())
+    }
+}
+
+/// A read file: the loaded file with the built tree, and its sections.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The file with the built tree.
+    pub doc: Arc<Loaded>,
+    /// The sections in order.
+    pub sections: Vec<Section>,
+}
+
+impl Config {
+    /// A line's node (located at its keyword).
+    pub fn at(&self, line: &Line) -> At {
+        At::new(&self.doc, line.node)
+    }
+
+    /// A word's node.
+    pub fn word_at(&self, w: &Word) -> At {
+        At::new(&self.doc, w.node)
+    }
+}
+
+type Error = (String, usize);
+
+/// The words of the line `text[start..end]` (no line break inside).
+fn words(text: &str, start: usize, end: usize) -> Result<Vec<Word>, Error> {
+    let line = &text[start..end];
+    let mut out = Vec::new();
+    let mut chars = line.char_indices().peekable();
+    loop {
+        while let Some(&(_, c)) = chars.peek() {
+            if c == ' ' || c == '\t' || c == '\r' {
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        let Some(&(first, c)) = chars.peek() else {
+            break;
+        };
+        if c == '#' {
+            break;
+        }
+        let mut word = String::new();
+        let mut last = first;
+        while let Some(&(i, c)) = chars.peek() {
+            match c {
+                ' ' | '\t' | '\r' => break,
+                '#' => break,
+                '"' | '\'' => {
+                    chars.next();
+                    let mut closed = false;
+                    while let Some((j, d)) = chars.next() {
+                        last = j + d.len_utf8();
+                        if d == c {
+                            closed = true;
+                            break;
+                        }
+                        if d == '\\' && c == '"' {
+                            if let Some((k, e)) = chars.next() {
+                                word.push(e);
+                                last = k + e.len_utf8();
+                            }
+                            continue;
+                        }
+                        word.push(d);
+                    }
+                    if !closed {
+                        return Err(("unmatched quote".into(), start + i));
+                    }
+                }
+                '\\' => {
+                    chars.next();
+                    last = i + 1;
+                    if let Some((k, e)) = chars.next() {
+                        word.push(e);
+                        last = k + e.len_utf8();
+                    }
+                }
+                _ => {
+                    chars.next();
+                    word.push(c);
+                    last = i + c.len_utf8();
+                }
+            }
+        }
+        out.push(Word {
+            text: word,
+            span: start + first..start + last,
+            node: NodeId(0),
+        });
+    }
+    Ok(out)
+}
+
+fn line_of(mut ws: Vec<Word>) -> Line {
+    let keyword = ws.remove(0);
+    Line {
+        keyword,
+        args: ws,
+        node: NodeId(0),
+    }
+}
+
+fn scalar(b: &mut TreeBuilder<'_>, source: &str, w: &mut Word) {
+    let owned = (source.get(w.span.clone()) != Some(w.text.as_str())).then(|| w.text.clone());
+    w.node = b.scalar(w.span.clone(), owned, Kind::Str);
+}
+
+fn emit_line(b: &mut TreeBuilder<'_>, source: &str, l: &mut Line) {
+    l.node = b.open_map(l.keyword.span.start);
+    scalar(b, source, &mut l.keyword);
+    b.open_seq(l.keyword.span.start);
+    for a in &mut l.args {
+        scalar(b, source, a);
+    }
+    let end = l.args.last().map_or(l.keyword.span.end, |a| a.span.end);
+    b.close(end);
+    b.close(end);
+}
+
+fn emit_grouped<T>(
+    b: &mut TreeBuilder<'_>,
+    source: &str,
+    items: &mut [T],
+    key: impl Fn(&T) -> &Word,
+    mut emit: impl FnMut(&mut TreeBuilder<'_>, &mut T),
+) {
+    let mut order: Vec<String> = Vec::new();
+    for it in items.iter() {
+        let k = &key(it).text;
+        if !order.contains(k) {
+            order.push(k.clone());
+        }
+    }
+    for name in &order {
+        let Some(first) = items.iter().find(|it| &key(it).text == name) else {
+            continue;
+        };
+        let span = key(first).span.clone();
+        let owned = (source.get(span.clone()) != Some(name.as_str())).then(|| name.clone());
+        b.scalar(span.clone(), owned, Kind::Str);
+        b.open_seq(span.start);
+        for it in items.iter_mut().filter(|it| &key(it).text == name) {
+            emit(b, it);
+        }
+        b.close(span.end);
+    }
+}
+
+/// Reads `doc`'s text as HAProxy configuration: the sections with their nodes in a
+/// new loaded file (same path and text, the built tree), or RL001 at the first
+/// syntax error.
+pub fn read(doc: &Arc<Loaded>) -> Result<Config, Box<Diagnostic>> {
+    let text: &str = &doc.file.text;
+    let err = |(msg, at): Error| {
+        Box::new(rl001_invalid_syntax::in_format(
+            doc,
+            "HAProxy configuration",
+            &msg,
+            at,
+        ))
+    };
+    let mut sections: Vec<Section> = Vec::new();
+    let mut start = 0;
+    while start <= text.len() {
+        let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        let ws = words(text, start, end).map_err(err)?;
+        if !ws.is_empty() {
+            let line = line_of(ws);
+            if SECTIONS.contains(&line.keyword.text.as_str()) {
+                sections.push(Section {
+                    header: line,
+                    lines: Vec::new(),
+                });
+            } else if let Some(s) = sections.last_mut() {
+                s.lines.push(line);
+            } else {
+                return Err(err((
+                    format!("unknown keyword '{}' out of section", line.keyword.text),
+                    line.keyword.span.start,
+                )));
+            }
+        }
+        start = end + 1;
+    }
+    let mut b = TreeBuilder::new(text);
+    b.open_map(0);
+    emit_grouped(
+        &mut b,
+        text,
+        &mut sections,
+        |s| &s.header.keyword,
+        |b, s| {
+            s.header.node = b.open_map(s.header.keyword.span.start);
+            scalar(b, text, &mut s.header.keyword);
+            b.open_seq(s.header.keyword.span.start);
+            for a in &mut s.header.args {
+                scalar(b, text, a);
+            }
+            b.close(s.header.keyword.span.end);
+            emit_grouped(
+                b,
+                text,
+                &mut s.lines,
+                |l| &l.keyword,
+                |b, l| emit_line(b, text, l),
+            );
+            b.close(s.header.keyword.span.end);
+        },
+    );
+    b.close(text.len());
+    let tree = b.finish(doc.file.text.clone());
+    Ok(Config {
+        doc: Arc::new(Loaded {
+            file: doc.file.clone(),
+            tree: Ok(tree),
+        }),
+        sections,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::SourceFile;
+    use proptest::prelude::*;
+
+    fn loaded(text: &str) -> Arc<Loaded> {
+        Arc::new(Loaded {
+            file: Arc::new(SourceFile::new(
+                "haproxy.cfg".into(),
+                "haproxy.cfg".into(),
+                text,
+            )),
+            tree: Err(crate::source::loader::LoadError::Binary),
+        })
+    }
+
+    #[test]
+    fn sections_lines_quotes_and_positions() {
+        let text = "# c\r\nbackend b1\r\n  retries 2 # two\r\n  retry-on \"conn-failure\" 5\\03\r\n\tretries 3\r\nfrontend f";
+        let c = read(&loaded(text)).unwrap();
+        assert_eq!(c.sections.len(), 2);
+        let b = &c.sections[0];
+        assert_eq!((b.kind(), b.name()), ("backend", "b1"));
+        assert_eq!(b.lines[0].texts(), ["2"]);
+        assert_eq!(b.lines[1].texts(), ["conn-failure", "503"]);
+        let lc = c.doc.file.line_col(c.at(&b.lines[2]).location().span.start);
+        assert_eq!((lc.line, lc.column), (5, 2));
+        let lc = c
+            .doc
+            .file
+            .line_col(c.word_at(&b.lines[1].args[1]).location().span.start);
+        assert_eq!((lc.line, lc.column), (4, 27));
+    }
+
+    #[test]
+    fn errors_are_rl001() {
+        for (text, offset) in [("backend a\n x \"y\n", 13), ("retries 3\n", 0)] {
+            let d = read(&loaded(text)).unwrap_err();
+            assert_eq!(d.code, "RL001");
+            assert_eq!(d.primary.location.span.start, offset, "{text}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(s in "\\PC{0,200}") {
+            let _ = read(&loaded(&s));
+        }
+
+        #[test]
+        fn never_panics_on_haproxy_like_text(s in "(backend |defaults|retries |[a-z\"' #\\\\\r\n\t]){0,80}") {
+            let _ = read(&loaded(&s));
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! End to end: `retrylint check` on the HAProxy case
+//! (`fixtures/cases/retry-configs/09-*`, a copy of the shared acceptance case) and on
+//! the trigger/clean fixtures of `fixtures/import/haproxy/`.
+
+use std::path::PathBuf;
+
+mod common;
+
+fn check(dir: &str) -> String {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let (code, out, err) = common::retrylint_in(&root, &["check", "."]);
+    format!("exit {code}\n{out}{err}")
+}
+
+#[test]
+fn case_09_haproxy_conn_failure() {
+    let out = check("fixtures/cases/retry-configs/09-haproxy-conn-failure");
+    assert!(out.starts_with("exit 1"), "{out}");
+    assert!(!out.contains("RL201"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn trigger_all_retryable_errors_resends_post() {
+    let out = check("fixtures/import/haproxy/e2e-trigger");
+    assert!(out.contains("RL201"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn clean_disable_l7_retry_for_post() {
+    let out = check("fixtures/import/haproxy/e2e-clean");
+    assert!(!out.contains("RL201"), "{out}");
+    insta::assert_snapshot!(out);
+}

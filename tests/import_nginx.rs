@@ -1,0 +1,41 @@
+//! End to end: `retrylint check` on the nginx and ingress-nginx cases
+//! (`fixtures/cases/retry-configs/08-*`, copies of the shared acceptance case) and on
+//! the trigger/clean fixtures of `fixtures/import/`.
+
+use std::path::PathBuf;
+
+mod common;
+
+fn check(dir: &str) -> String {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let (code, out, err) = common::retrylint_in(&root, &["check", "."]);
+    format!("exit {code}\n{out}{err}")
+}
+
+#[test]
+fn case_08_nginx_next_upstream() {
+    let out = check("fixtures/cases/retry-configs/08-nginx-next-upstream");
+    assert!(out.starts_with("exit 1"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn trigger_non_idempotent_post_is_retried_after_sending() {
+    let out = check("fixtures/import/nginx/e2e-trigger-non-idempotent");
+    assert!(out.contains("RL201"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn clean_without_non_idempotent_post_is_not_retried_after_sending() {
+    let out = check("fixtures/import/nginx/e2e-clean");
+    assert!(!out.contains("RL201"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn ingress_nginx_configmap_retry_non_idempotent() {
+    let out = check("fixtures/import/ingress-nginx/e2e-trigger");
+    assert!(out.contains("RL201"), "{out}");
+    insta::assert_snapshot!(out);
+}

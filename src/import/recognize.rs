@@ -80,6 +80,16 @@ const KUBE_MARKERS: &[&str] = &[
 
 fn by_content(tree: &Tree) -> Option<Format> {
     let root = tree.root()?;
+    if tree.kind(root) == Kind::Seq {
+        // A list of Envoy route configurations or listeners (Envoy Gateway goldens).
+        let envoy_item =
+            |&i: &crate::source::tree::NodeId| ENVOY_KEYS.iter().any(|k| tree.get(i, k).is_some());
+        return tree
+            .items(root)
+            .iter()
+            .any(envoy_item)
+            .then_some(Format::Envoy);
+    }
     if tree.kind(root) != Kind::Map {
         return None;
     }

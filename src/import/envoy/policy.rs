@@ -1,0 +1,556 @@
+//! One Envoy route's effective retry behaviour as v1 policy [`Settings`]
+//! (`retry-configs.md` §3.1, §3.2, §12): the route's `retry_policy`, else its virtual
+//! host's (a route-level policy replaces the virtual host's entirely, no merge), the
+//! route `timeout` (the deadline, 15 s by default, `0s` none), the hedge policy and
+//! the target cluster's retry budget. Every value carries the node that set it, or,
+//! for an Envoy default, the node that would have, with an [`OriginNote`].
+
+use super::matching::{admits_every_api_method, header_test, HeaderTest};
+use super::proto;
+use crate::diagnostic::Diagnostic;
+use crate::import::envoy_retry_on;
+use crate::import::keys::unknown_keys;
+use crate::import::rl017_ineffective_setting;
+use crate::import::OriginNote;
+use crate::policy::duration::format_millis;
+use crate::policy::model::{
+    AttemptTimeout, BackoffSettings, Jitter, OnInvalid, RetryAfterSettings, RetryBudget, Settings,
+    Signal, Spanned,
+};
+use crate::retry::Hedging;
+use crate::source::loader::Loaded;
+use crate::source::refs::At;
+use crate::source::strict::suggest;
+use crate::source::tree::{NodeId, Tree};
+use std::sync::Arc;
+
+/// Envoy's default route timeout, ms (`RouteAction.timeout`, ENV-P; §3.1).
+pub const DEFAULT_ROUTE_TIMEOUT_MS: f64 = 15_000.0;
+/// Envoy's default back-off base, ms (`retry_back_off.base_interval`, runtime
+/// `upstream.base_retry_backoff_ms`; ENV-P, ENV-DOC; §3.1).
+pub const DEFAULT_BASE_MS: f64 = 25.0;
+/// Envoy's default cap of a rate-limited back-off, ms
+/// (`rate_limited_retry_back_off.max_interval`; ENV-P; §3.1).
+pub const DEFAULT_RATE_LIMITED_MAX_MS: f64 = 300_000.0;
+
+/// The `retry_on` tokens Envoy knows (ENV-RS, ENV-DOC; §3.2).
+pub const RETRY_ON_TOKENS: &[&str] = &[
+    "5xx",
+    "gateway-error",
+    "reset",
+    "reset-before-request",
+    "connect-failure",
+    "envoy-ratelimited",
+    "retriable-4xx",
+    "refused-stream",
+    "retriable-status-codes",
+    "retriable-headers",
+    "http3-post-connect-failure",
+    "cancelled",
+    "deadline-exceeded",
+    "internal",
+    "resource-exhausted",
+    "unavailable",
+];
+
+/// The fields of `RetryPolicy` (ENV-P), snake_case; proto3-JSON camelCase is known
+/// too.
+const RETRY_POLICY_FIELDS: &[&str] = &[
+    "retry_on",
+    "num_retries",
+    "per_try_timeout",
+    "per_try_idle_timeout",
+    "retry_priority",
+    "retry_host_predicate",
+    "retry_options_predicates",
+    "host_selection_retry_max_attempts",
+    "retriable_status_codes",
+    "retry_back_off",
+    "rate_limited_retry_back_off",
+    "retriable_headers",
+    "retriable_request_headers",
+];
+
+/// Where one route's retry settings come from.
+pub struct Inputs<'a> {
+    /// The file.
+    pub doc: &'a Arc<Loaded>,
+    /// Its tree.
+    pub tree: &'a Tree,
+    /// The route item.
+    pub route: NodeId,
+    /// The `route` action (`RouteAction`).
+    pub action: NodeId,
+    /// The effective `retry_policy` (the route's, else the virtual host's).
+    pub policy: Option<NodeId>,
+    /// True when `policy` is the virtual host's.
+    pub policy_from_vhost: bool,
+    /// The effective `hedge_policy`.
+    pub hedge: Option<NodeId>,
+    /// The target cluster's retry budget and the note on its default, if any.
+    pub budget: Option<(Spanned<RetryBudget>, Option<OriginNote>)>,
+}
+
+/// What [`settings`] read.
+pub struct RetryRead {
+    /// The settings, with origins.
+    pub settings: Settings,
+    /// Notes on Envoy defaults.
+    pub notes: Vec<OriginNote>,
+    /// `retriable_request_headers` that admit only these methods: the
+    /// `retriable_request_headers` node and the methods (upper case). Envoy clears
+    /// `retry_on` for every other request, so the caller splits the route.
+    pub gate: Option<(NodeId, Vec<String>)>,
+}
+
+const SRC: &str = "Envoy v3 `RetryPolicy`, retry-configs.md §3.1";
+
+/// The settings of one route.
+pub fn settings(inp: &Inputs<'_>) -> RetryRead {
+    let (doc, tree) = (inp.doc, inp.tree);
+    let at = |n: NodeId| At::new(doc, n);
+    let note = |n: NodeId, text: String| OriginNote { at: at(n), text };
+    let mut s = Settings::empty(at(inp.action));
+    let mut notes = Vec::new();
+
+    // The deadline: the route `timeout` covers every try (ENV-P RouteAction.timeout).
+    match proto::get(tree, inp.action, "timeout") {
+        Some(t) => match proto::duration_ms(tree, t) {
+            Some(0.0) => {
+                // Q26: `0s` switches the route timeout off. The deadline stays unset
+                // (v1 meaning: none), and this note marks the node that did it, so
+                // a missing-deadline finding can point here rather than at the
+                // retry policy: the file itself removed the bound.
+                notes.push(note(t, format!("{DEADLINE_OFF} `timeout: 0s` switches off Envoy's route timeout (default 15 s), so nothing bounds the tries and waits (RouteAction.timeout, retry-configs.md §3.1)")));
+            }
+            Some(ms) => {
+                s.deadline = Some(Spanned {
+                    value: ms,
+                    at: at(t),
+                })
+            }
+            None => {
+                s.deadline = Some(Spanned {
+                    value: DEFAULT_ROUTE_TIMEOUT_MS,
+                    at: at(t),
+                });
+                notes.push(note(t, "this `timeout` is not a proto Duration (`15s`): read as Envoy's default of 15 s".to_string()));
+            }
+        },
+        None => {
+            s.deadline = Some(Spanned {
+                value: DEFAULT_ROUTE_TIMEOUT_MS,
+                at: at(inp.action),
+            });
+            notes.push(note(inp.action, "no `timeout`: Envoy's default route timeout of 15 s applies, covering every try and wait (RouteAction.timeout, retry-configs.md §3.1, §1 fact 5)".to_string()));
+        }
+    }
+
+    let Some(p) = inp.policy else {
+        s.retry = Some(Spanned {
+            value: false,
+            at: at(inp.route),
+        });
+        notes.push(note(inp.route, "no `retry_policy` on the route or its virtual host: Envoy does not retry (retry-configs.md §3.1)".to_string()));
+        return RetryRead {
+            settings: s,
+            notes,
+            gate: None,
+        };
+    };
+    if inp.policy_from_vhost {
+        notes.push(note(p, "the route has no `retry_policy` of its own, so its virtual host's applies (retry-configs.md §3.1)".to_string()));
+    }
+
+    // retry_on: the signals (§3.2), plus the codes of `retriable-status-codes`.
+    let retry_on_node = proto::get(tree, p, "retry_on");
+    let tokens: Vec<&str> = retry_on_node
+        .and_then(|n| proto::text(tree, n))
+        .map(|t| {
+            t.split(',')
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut signals: Vec<Spanned<Signal>> = Vec::new();
+    let push = |sig: Signal, n: NodeId, out: &mut Vec<Spanned<Signal>>| {
+        // A code its class already covers adds nothing (`5xx` then `gateway-error`).
+        let covered = |x: &Spanned<Signal>| match (x.value, sig) {
+            (Signal::Class(c), Signal::Status(code)) => u16::from(c) == code / 100,
+            (a, b) => a == b,
+        };
+        if !out.iter().any(covered) {
+            out.push(Spanned {
+                value: sig,
+                at: at(n),
+            });
+        }
+    };
+    for tok in &tokens {
+        let Some(rn) = retry_on_node else { break };
+        if tok.parse::<u16>().is_ok() {
+            continue; // Istio writes bare codes; Envoy ignores them (RL017 below).
+        }
+        if *tok == "retriable-status-codes" {
+            for &c in proto::items(tree, p, "retriable_status_codes") {
+                if let Some(code) = proto::int(tree, c).and_then(|v| u16::try_from(v).ok()) {
+                    if (100..=599).contains(&code) {
+                        push(Signal::Status(code), c, &mut signals);
+                    }
+                }
+            }
+            continue;
+        }
+        if let Some(v) = envoy_retry_on::signals(tok) {
+            for sig in v {
+                push(sig, rn, &mut signals);
+            }
+        }
+    }
+    if tokens.is_empty() {
+        s.retry = Some(Spanned {
+            value: false,
+            at: at(p),
+        });
+        notes.push(note(p, "this `retry_policy` has no `retry_on`: Envoy creates no retry state, so nothing is retried (retry-configs.md §3.1)".to_string()));
+        return RetryRead {
+            settings: s,
+            notes,
+            gate: None,
+        };
+    }
+    let rn = retry_on_node.unwrap_or(p);
+    if signals.is_empty() {
+        s.retry = Some(Spanned {
+            value: false,
+            at: at(rn),
+        });
+        notes.push(note(rn, "no `retry_on` token here names a failure retrylint can model (`retriable-headers` tests response headers; unknown tokens and a `retriable-status-codes` without codes retry nothing), so the route is read as not retrying".to_string()));
+        return RetryRead {
+            settings: s,
+            notes,
+            gate: None,
+        };
+    }
+    s.retry = Some(Spanned {
+        value: true,
+        at: at(p),
+    });
+    s.retry_on = Some(Spanned {
+        value: signals,
+        at: at(rn),
+    });
+
+    // num_retries: retries, default 1 (§3.1, §1 fact 4); attempts are tries.
+    let mut tries = 2;
+    match proto::get(tree, p, "num_retries") {
+        Some(n) => {
+            let v = proto::int(tree, n).unwrap_or(1).max(0);
+            tries = v.saturating_add(1);
+            s.attempts = Some(Spanned {
+                value: tries,
+                at: at(n),
+            });
+            if v == 0 {
+                s.retry = Some(Spanned {
+                    value: false,
+                    at: at(n),
+                });
+            }
+        }
+        None => {
+            s.attempts = Some(Spanned {
+                value: 2,
+                at: at(p),
+            });
+            notes.push(note(p, format!("no `num_retries`: Envoy's default of 1 retry applies, so 2 tries ({SRC}, §1 fact 4)")));
+        }
+    }
+
+    // per_try_timeout: else every try may use what is left of the route timeout.
+    let mut per_try = None;
+    match proto::get(tree, p, "per_try_timeout") {
+        Some(n) => match proto::duration_ms(tree, n) {
+            Some(ms) if ms > 0.0 => {
+                per_try = Some(ms);
+                s.attempt_timeout = Some(Spanned {
+                    value: AttemptTimeout::Fixed(ms),
+                    at: at(n),
+                });
+            }
+            _ => {
+                s.attempt_timeout = Some(Spanned {
+                    value: AttemptTimeout::Remaining,
+                    at: at(n),
+                })
+            }
+        },
+        None => {
+            s.attempt_timeout = Some(Spanned {
+                value: AttemptTimeout::Remaining,
+                at: at(p),
+            });
+            notes.push(note(p, format!("no `per_try_timeout`: each try may use what is left of the route timeout, so a try that times out ends the request ({SRC}, §1 fact 6)")));
+        }
+    }
+
+    // retry_back_off: full jitter over (2^N - 1) x base, capped (§3.1, §1 fact 8).
+    let bo = proto::map(tree, p, "retry_back_off");
+    let bo_at = bo.unwrap_or(p);
+    let base_node = bo.and_then(|b| proto::get(tree, b, "base_interval"));
+    let base = base_node
+        .and_then(|n| proto::duration_ms(tree, n))
+        .map(|ms| ms.max(1.0))
+        .unwrap_or(DEFAULT_BASE_MS);
+    let cap_node = bo.and_then(|b| proto::get(tree, b, "max_interval"));
+    let cap = cap_node.and_then(|n| proto::duration_ms(tree, n));
+    let mut defaults = Vec::new();
+    if base_node.is_none() {
+        defaults.push("base 25 ms".to_string());
+    }
+    if cap.is_none() {
+        defaults.push(format!("cap 10 x base = {}", format_millis(base * 10.0)));
+    }
+    notes.push(note(bo_at, format!(
+        "Envoy's back-off{}: {}multiplier 2 and full jitter (each wait uniform in [0, (2^N - 1) x base)) are fixed ({SRC}, §1 fact 8)",
+        if bo.is_none() { " (no `retry_back_off`)" } else { "" },
+        if defaults.is_empty() { String::new() } else { format!("defaults {}; ", defaults.join(", ")) },
+    )));
+    s.backoff = Some(BackoffSettings {
+        at: at(bo_at),
+        base: Some(Spanned {
+            value: base,
+            at: at(base_node.unwrap_or(bo_at)),
+        }),
+        cap: Some(Spanned {
+            value: cap.unwrap_or(base * 10.0),
+            at: at(cap_node.unwrap_or(bo_at)),
+        }),
+        multiplier: Some(Spanned {
+            value: 2.0,
+            at: at(bo_at),
+        }),
+        jitter: Some(Spanned {
+            value: Jitter::Full,
+            at: at(bo_at),
+        }),
+    });
+
+    // rate_limited_retry_back_off: Retry-After honoured only when a reset header is
+    // `Retry-After` read as seconds (Q7, see `retry_after`).
+    if let Some(rl) = proto::map(tree, p, "rate_limited_retry_back_off") {
+        let (ra, text) = retry_after(doc, tree, rl);
+        s.retry_after = ra;
+        notes.push(note(rl, text));
+    }
+
+    // retriable_request_headers: the only method gate, and it gates every retry.
+    let mut gate = None;
+    if let Some((_, g)) = proto::field(tree, p, "retriable_request_headers") {
+        let items = tree.items(g);
+        if !items.is_empty() {
+            let mut methods: Vec<String> = Vec::new();
+            let mut other: Option<String> = None;
+            for &h in items {
+                match header_test(tree, h) {
+                    HeaderTest::Methods(ms) => {
+                        for m in ms {
+                            if !methods.iter().any(|x| x.eq_ignore_ascii_case(&m)) {
+                                methods.push(m);
+                            }
+                        }
+                    }
+                    HeaderTest::Other => {
+                        other.get_or_insert_with(|| {
+                            proto::field_text(tree, h, "name")
+                                .unwrap_or("?")
+                                .to_string()
+                        });
+                    }
+                }
+            }
+            if let Some(name) = other {
+                notes.push(note(g, format!("`retriable_request_headers` also admits every request that matches `{name}`, whatever its method, so it restricts no method (retry-configs.md §3.1, §3.4)")));
+            } else if admits_every_api_method(&methods) {
+                notes.push(note(g, "`retriable_request_headers` lists every method, so it protects nothing (retry-configs.md §3.1, §3.4)".to_string()));
+            } else {
+                gate = Some((g, methods));
+            }
+        }
+    }
+
+    // hedge_policy.hedge_on_per_try_timeout: a per-try timeout sends another try
+    // without cancelling the first (policy-format.md "Hedging").
+    if let Some(h) = inp.hedge {
+        if let Some(n) = proto::get(tree, h, "hedge_on_per_try_timeout") {
+            if proto::boolean(tree, n) == Some(true) {
+                if let Some(delay) = per_try {
+                    s.hedging = Some(Spanned {
+                        value: Hedging {
+                            attempts: u64::try_from(tries).unwrap_or(1),
+                            delay_ms: delay,
+                        },
+                        at: at(n),
+                    });
+                }
+            }
+        }
+    }
+
+    if let Some((b, n)) = &inp.budget {
+        s.budget = Some(b.clone());
+        notes.extend(n.clone());
+    }
+    RetryRead {
+        settings: s,
+        notes,
+        gate,
+    }
+}
+
+/// The text every note on a deadline switched off starts with (`timeout: 0s`,
+/// README case Q26): a binder or rule looking for the node that removed the deadline
+/// finds it among a route's [`OriginNote`]s by this prefix.
+pub const DEADLINE_OFF: &str = "deadline off:";
+
+/// Q7: `rate_limited_retry_back_off` makes Envoy wait what a reset header says, but
+/// only the headers it names (tried in order, case-insensitively; ENV-RH). The
+/// Retry-After a server sends (and a spec documents) is honoured only when one of
+/// them is `Retry-After` read as `SECONDS` (the default format): a delay-seconds
+/// value read as `UNIX_TIMESTAMP` lies in 1970 and is discarded. Then `honor` is
+/// set at that header item, `max` is `max_interval` (default 300 s) and
+/// `on_invalid` is `backoff` (an HTTP-date, `0` or a value above `max_interval`
+/// falls back to the exponential back-off). Otherwise the standard header is
+/// ignored: `retry_after` stays unset and the note says which headers are read.
+fn retry_after(doc: &Arc<Loaded>, tree: &Tree, rl: NodeId) -> (Option<RetryAfterSettings>, String) {
+    let at = |n: NodeId| At::new(doc, n);
+    let headers: Vec<(NodeId, String, String)> = proto::items(tree, rl, "reset_headers")
+        .iter()
+        .map(|&h| {
+            let name = proto::field_text(tree, h, "name").unwrap_or("").to_string();
+            let format = proto::field_text(tree, h, "format")
+                .unwrap_or("SECONDS")
+                .to_string();
+            (h, name, format)
+        })
+        .collect();
+    let max_node = proto::get(tree, rl, "max_interval");
+    let max = max_node
+        .and_then(|n| proto::duration_ms(tree, n))
+        .unwrap_or(DEFAULT_RATE_LIMITED_MAX_MS);
+    let listed = headers
+        .iter()
+        .map(|(_, n, f)| format!("`{n}` ({f})"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let honoured = headers
+        .iter()
+        .find(|(_, n, f)| n.eq_ignore_ascii_case("retry-after") && (f == "SECONDS" || f == "0"));
+    match honoured {
+        Some((h, _, _)) => (
+            Some(RetryAfterSettings {
+                at: at(rl),
+                honor: Some(Spanned { value: true, at: at(*h) }),
+                max: Some(Spanned { value: max, at: at(max_node.unwrap_or(rl)) }),
+                on_invalid: Some(Spanned { value: OnInvalid::Backoff, at: at(rl) }),
+            }),
+            format!("`rate_limited_retry_back_off` waits what {listed} says, drawn from [i, 1.5 i], when the response matches `retry_on`; values above {}{} are discarded, and an HTTP-date or unparsable value falls back to the exponential back-off (ENV-RH, retry-configs.md §3.1, §1 fact 9)", format_millis(max), if max_node.is_none() { " (the default `max_interval`)" } else { "" }),
+        ),
+        None => (
+            None,
+            format!("`rate_limited_retry_back_off` reads only {}: the `Retry-After` header a server sends is never read, so Retry-After is not honoured (Q7; ENV-RH, retry-configs.md §3.1)", if listed.is_empty() { "no header".to_string() } else { listed }),
+        ),
+    }
+}
+
+/// RL017 for a `retry_policy` node: unknown keys (both spellings known) in it and in
+/// its back-off blocks, unknown `retry_on` tokens, and settings its own `retry_on`
+/// makes inert (`retriable_status_codes` without `retriable-status-codes`,
+/// `retriable_headers` without `retriable-headers`, Q8), a policy without
+/// `retry_on`, and a back-off cap below its base (Envoy rejects the route).
+pub fn check(doc: &Arc<Loaded>, tree: &Tree, p: NodeId) -> Vec<Diagnostic> {
+    let known = proto::both_spellings(RETRY_POLICY_FIELDS);
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    let mut out = unknown_keys(doc, p, &known, "Envoy `retry_policy`");
+    let at = |n: NodeId| At::new(doc, n);
+    let diag = |n: NodeId, msg: String, label: &str, help: String| {
+        rl017_ineffective_setting::diagnostic(&at(n), msg, label, help)
+    };
+    if let Some(b) = proto::map(tree, p, "retry_back_off") {
+        let k = proto::both_spellings(&["base_interval", "max_interval"]);
+        let k: Vec<&str> = k.iter().map(String::as_str).collect();
+        out.extend(unknown_keys(doc, b, &k, "Envoy `retry_back_off`"));
+        let base = proto::get(tree, b, "base_interval").and_then(|n| proto::duration_ms(tree, n));
+        if let Some((mn, max)) = proto::get(tree, b, "max_interval")
+            .and_then(|n| Some((n, proto::duration_ms(tree, n)?)))
+        {
+            if max < base.unwrap_or(DEFAULT_BASE_MS) {
+                out.push(diag(mn, format!("`max_interval` {} is below the back-off base {}", format_millis(max), format_millis(base.unwrap_or(DEFAULT_BASE_MS))), "cap below base", "raise `max_interval` to at least `base_interval`: Envoy rejects a `retry_back_off` whose cap is below its base.".to_string()));
+            }
+        }
+    }
+    if let Some(rl) = proto::map(tree, p, "rate_limited_retry_back_off") {
+        let k = proto::both_spellings(&["reset_headers", "max_interval"]);
+        let k: Vec<&str> = k.iter().map(String::as_str).collect();
+        out.extend(unknown_keys(
+            doc,
+            rl,
+            &k,
+            "Envoy `rate_limited_retry_back_off`",
+        ));
+        let hk = ["name", "format"];
+        for &h in proto::items(tree, rl, "reset_headers") {
+            out.extend(unknown_keys(doc, h, &hk, "an Envoy reset header"));
+        }
+    }
+    let rn = proto::get(tree, p, "retry_on");
+    let tokens: Vec<String> = rn
+        .and_then(|n| proto::text(tree, n))
+        .map(|t| {
+            t.split(',')
+                .map(|x| x.trim().to_string())
+                .filter(|x| !x.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    match rn {
+        Some(n) if !tokens.is_empty() => {
+            for t in &tokens {
+                let known = RETRY_ON_TOKENS.contains(&t.as_str());
+                if known {
+                    continue;
+                }
+                let help = match suggest(t, RETRY_ON_TOKENS) {
+                    Some(s) => format!("did you mean `{s}`? Envoy ignores `{t}`, so the retries it was meant to allow do not happen."),
+                    None if t.parse::<u16>().is_ok() => format!("write `retriable-status-codes` and list {t} in `retriable_status_codes`: Envoy's `retry_on` takes no bare status codes (Istio's `retryOn` does)."),
+                    None => format!("use one of Envoy's tokens ({}); Envoy ignores `{t}`.", RETRY_ON_TOKENS.join(", ")),
+                };
+                out.push(diag(n, format!("unknown `retry_on` token `{t}`"), "unknown token", help));
+            }
+        }
+        _ => out.push(diag(p, "`retry_policy` without `retry_on` retries nothing".to_string(), "no retry_on", "name the failures to retry in `retry_on`, or remove the policy: without it Envoy creates no retry state (only `x-envoy-retry-on` request headers could add one).".to_string())),
+    }
+    let has = |t: &str| tokens.iter().any(|x| x == t);
+    if let Some((_, v)) = proto::field(tree, p, "retriable_status_codes") {
+        if !tree.items(v).is_empty() && !has("retriable-status-codes") {
+            out.push(diag(v, "`retriable_status_codes` without `retriable-status-codes` in `retry_on` is never consulted".to_string(), "inert", "add `retriable-status-codes` to `retry_on` to retry these codes, or remove them.".to_string()));
+        }
+    } else if has("retriable-status-codes") {
+        if let Some(n) = rn {
+            out.push(diag(
+                n,
+                "`retriable-status-codes` with no `retriable_status_codes` retries no status"
+                    .to_string(),
+                "no codes",
+                "list the codes in `retriable_status_codes`, or drop the token.".to_string(),
+            ));
+        }
+    }
+    if let Some((_, v)) = proto::field(tree, p, "retriable_headers") {
+        if !tree.items(v).is_empty() && !has("retriable-headers") {
+            out.push(diag(v, "`retriable_headers` without `retriable-headers` in `retry_on` is never consulted".to_string(), "inert", "add `retriable-headers` to `retry_on`, or remove the list: Envoy reads `retriable_headers` only for that token.".to_string()));
+        }
+    }
+    out
+}

@@ -175,6 +175,9 @@ pub struct EffectivePolicy {
     pub budget: Option<Field<RetryBudget>>,
     /// `hedging` (taken whole).
     pub hedging: Option<Field<Hedging>>,
+    /// Where an imported config switched the deadline off (Envoy `timeout: 0s`), when
+    /// no source sets a `deadline`: RL301 points there.
+    pub deadline_off: Option<At>,
 }
 
 impl EffectivePolicy {
@@ -617,6 +620,10 @@ fn effective(
         grpc_bound: false,
         budget: pick(sources, |s| s.budget.as_ref()),
         hedging: pick(sources, |s| s.hedging.as_ref()),
+        deadline_off: sources
+            .iter()
+            .find(|(_, s)| s.deadline.is_some() || s.deadline_off.is_some())
+            .and_then(|(_, s)| s.deadline_off.clone()),
     }
 }
 

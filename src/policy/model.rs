@@ -239,6 +239,9 @@ pub struct Settings {
     pub budget: Option<Spanned<RetryBudget>>,
     /// `hedging:` (the value node is the mapping).
     pub hedging: Option<Spanned<Hedging>>,
+    /// Not a policy key: the node of an imported config that switched the deadline
+    /// off (Envoy `timeout: 0s`), where a missing-deadline finding points.
+    pub deadline_off: Option<At>,
 }
 
 impl Settings {
@@ -263,6 +266,7 @@ impl Settings {
             methods: None,
             budget: None,
             hedging: None,
+            deadline_off: None,
         }
     }
 }

@@ -263,6 +263,13 @@ impl<'a> Hit<'a> {
         )
     }
 
+    /// Moves the primary location to `at` with `label` (the label list is unchanged).
+    pub fn primary_at(mut self, at: &At, label: impl Into<String>) -> Hit<'a> {
+        self.primary = at.clone();
+        self.label = label.into();
+        self
+    }
+
     /// Sets the severity.
     pub fn severity(mut self, severity: Severity) -> Hit<'a> {
         self.severity = severity;

@@ -19,13 +19,18 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         if eff.deadline.is_some() || eff.is_misspelled("deadline") {
             continue;
         }
-        out.extend(Hit::retried_without(
-            &META,
-            eff,
-            op,
-            "a `deadline`",
-            "set a `deadline` for the whole operation (every attempt and wait), e.g. `deadline: 3s`",
-        ));
+        let help = "set a `deadline` for the whole operation (every attempt and wait), e.g. `deadline: 3s`";
+        // A config that switched its deadline off itself (Envoy `timeout: 0s`): the
+        // finding points there, with the node that turns the retry on as a label.
+        let hit = match &eff.deadline_off {
+            Some(off) => Hit::retried_without(&META, eff, op, "a `deadline`", help).map(|h| {
+                let origin = eff.retry_origin().cloned();
+                h.primary_at(off, "deadline switched off here")
+                    .label_at(origin.as_ref(), "retry turned on here")
+            }),
+            None => Hit::retried_without(&META, eff, op, "a `deadline`", help),
+        };
+        out.extend(hit);
     }
     out.finish(&META)
 }

@@ -122,6 +122,7 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
                 // a missing-deadline finding can point here rather than at the
                 // retry policy: the file itself removed the bound.
                 notes.push(note(t, format!("{DEADLINE_OFF} `timeout: 0s` switches off Envoy's route timeout (default 15 s), so nothing bounds the tries and waits (RouteAction.timeout, retry-configs.md §3.1)")));
+                s.deadline_off = Some(at(t));
             }
             Some(ms) => {
                 s.deadline = Some(Spanned {

@@ -35,10 +35,19 @@ fn cases() -> Vec<(String, PathBuf)> {
 }
 
 fn check_dir(dir: &Path) -> retrylint::check::CheckOutcome {
+    // A fixture may carry its own `.retrylint.yaml` (`services:`, `platforms:`).
+    let config = match dir.join(".retrylint.yaml") {
+        p if p.is_file() => {
+            retrylint::config::load(Some(&p), dir).expect("the fixture's configuration reads")
+        }
+        _ => retrylint::config::Config::default(),
+    };
     run(&CheckOptions {
         paths: vec![dir.to_path_buf()],
         cwd: Some(repo()),
         root: Some(dir.to_path_buf()),
+        services: config.services,
+        platforms: config.platforms,
         ..CheckOptions::default()
     })
 }

@@ -17,7 +17,7 @@ pub const META: RuleMeta = catalog::UNBOUND_CONFIG;
 pub fn diagnostic(at: &At, what: &str, why: &str, help: String) -> Diagnostic {
     Diagnostic::new(
         &META,
-        format!("{what} binds to no operation: {why}"),
+        format!("the {what} binds to no operation: {why}"),
         at.location(),
         "bound to nothing",
     )

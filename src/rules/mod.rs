@@ -151,6 +151,14 @@ pub static REGISTRY: &[Rule] = &[
         check: Some(rl015_equivalent_paths::check),
     },
     Rule {
+        meta: &rl016_unbound_config::META,
+        check: None,
+    },
+    Rule {
+        meta: &rl017_ineffective_setting::META,
+        check: None,
+    },
+    Rule {
         meta: &rl101_undeclared_effect::META,
         check: Some(rl101_undeclared_effect::check),
     },
@@ -241,6 +249,10 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         meta: &rl313_inner_layer_outlives_outer::META,
         check: Some(rl313_inner_layer_outlives_outer::check),
+    },
+    Rule {
+        meta: &rl314_version_dependent_default::META,
+        check: None,
     },
     Rule {
         meta: &rl401_unknown_result_unhandled::META,

@@ -254,12 +254,19 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
             &imported.objects,
             &bound.diagnostics,
         );
-        diags.extend(crate::import::label_bound_operations(
-            own,
-            &imported.objects,
-            &bound.operations,
-        ));
-        diags.extend(bound.diagnostics);
+        // A config read only because a named file relates to it (pre-commit on one
+        // changed config reads the others, whose layers stack) is not reported for
+        // its own settings (RL016, RL017, RL314): it was not asked about.
+        let asked = |d: &Diagnostic| {
+            !inputs.related_only.contains(&d.primary.location.file.path)
+                || d.code == crate::source::rl001_invalid_syntax::META.code
+        };
+        diags.extend(
+            crate::import::label_bound_operations(own, &imported.objects, &bound.operations)
+                .into_iter()
+                .filter(|d| asked(d)),
+        );
+        diags.extend(bound.diagnostics.into_iter().filter(|d| asked(d)));
         let mut files: Vec<&std::path::Path> = imported
             .objects
             .iter()

@@ -77,6 +77,10 @@ pub struct Inputs {
     /// Retry configs of the platforms retrylint imports (`crate::import`), each with
     /// its recognised format.
     pub configs: Vec<(Arc<Loaded>, crate::import::Format)>,
+    /// Canonical paths of the files read only because a named file relates to them
+    /// (a pre-commit run on one config reads its project's specs and other configs):
+    /// findings about those files themselves (RL016) are not the run's business.
+    pub related_only: HashSet<PathBuf>,
     /// YAML/JSON files skipped as neither document nor policy (display paths).
     pub skipped: Vec<String>,
     /// Findings met while walking and loading: RL001, and RL002/RL014 on policies.
@@ -101,10 +105,17 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
     let ws = Workspace::new(sel.cwd.clone(), sel.limits);
     let (mut candidates, walk_problems) =
         crate::timing::phase("discover", || discover(&paths, sel.policies));
+    let mut related_only: HashSet<PathBuf> = HashSet::new();
     if sel.related {
+        let given: HashSet<PathBuf> = candidates.iter().map(|c| c.path.clone()).collect();
         candidates = crate::timing::phase("named files and related", || {
             discover::with_related(candidates, &ws, sel.root)
         });
+        related_only = candidates
+            .iter()
+            .filter(|c| !given.contains(&c.path))
+            .map(|c| std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone()))
+            .collect();
     }
     if let Some(filter) = &sel.filter {
         // `--policy` files are read whatever the filter says.
@@ -234,6 +245,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
         documents: documents_in,
         policies: policy_files,
         configs,
+        related_only,
         skipped,
         diagnostics: diags,
         skipped_paths,

@@ -246,9 +246,12 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         let ctx = crate::import::ImportContext {
             platforms: &options.platforms,
         };
-        let imported = crate::import::import_all(&inputs.configs, &ctx);
-        let bound =
-            crate::import::bind::bind(&imported.objects, &documents, &options.services, &ctx);
+        let imported = crate::timing::phase("import/read", || {
+            crate::import::import_all(&inputs.configs, &ctx)
+        });
+        let bound = crate::timing::phase("import/bind", || {
+            crate::import::bind::bind(&imported.objects, &documents, &options.services, &ctx)
+        });
         let own = crate::import::drop_version_findings_of_unbound(
             imported.diagnostics,
             &imported.objects,
@@ -308,20 +311,24 @@ fn attach_notes(diagnostics: &mut [Diagnostic], notes: &[crate::import::OriginNo
         .iter()
         .map(|n| (n.at.location(), n.text.as_str()))
         .collect();
-    let mut used = vec![false; located.len()];
-    for d in diagnostics.iter_mut() {
-        let mut added: Vec<&str> = Vec::new();
-        for (i, (loc, text)) in located.iter().enumerate() {
-            if !used[i]
-                && loc.file.path == d.primary.location.file.path
-                && loc.span == d.primary.location.span
-            {
-                used[i] = true;
-                if !added.contains(text) {
-                    added.push(text);
-                }
-            }
+    // Notes by node, each given out once: thousands of routes and findings meet here.
+    let mut by_node: std::collections::HashMap<(&std::path::Path, usize, usize), Vec<&str>> =
+        std::collections::HashMap::new();
+    for (loc, text) in &located {
+        let texts = by_node
+            .entry((loc.file.path.as_path(), loc.span.start, loc.span.end))
+            .or_default();
+        if !texts.contains(text) {
+            texts.push(text);
         }
+    }
+    for d in diagnostics.iter_mut() {
+        let key = (
+            d.primary.location.file.path.as_path(),
+            d.primary.location.span.start,
+            d.primary.location.span.end,
+        );
+        let added: Vec<&str> = by_node.remove(&key).unwrap_or_default();
         if added.is_empty() {
             continue;
         }

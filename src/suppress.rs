@@ -210,6 +210,22 @@ pub fn collect(documents: &[Document], analysis: &Analysis) -> Vec<Suppression> 
                 owner,
             )
         };
+        // Most policies (and every imported config) suppress nothing: do not walk
+        // every joined operation for them.
+        if policy.ignore.is_empty() {
+            for (e, entry) in policy.operations.iter().enumerate() {
+                if entry.settings.ignore.is_empty() {
+                    continue;
+                }
+                let ops = governed(Some(e));
+                for s in &entry.settings.ignore {
+                    let mut sup = policy_suppression(s, &entry.at, "policy operation entry");
+                    sup.operations = ops.clone();
+                    out.push(sup);
+                }
+            }
+            continue;
+        }
         let top_ops = governed(None);
         for s in &policy.ignore {
             let mut sup = policy_suppression(s, &policy.at, "policy top level");

@@ -481,7 +481,12 @@ pub fn governed_documents(policy: &PolicyFile, documents: &[Document]) -> Vec<us
         return documents
             .iter()
             .enumerate()
-            .filter(|(_, d)| imported.governs.iter().any(|g| *g == d.doc.file.path))
+            .filter(|(_, d)| {
+                imported
+                    .governs
+                    .iter()
+                    .any(|g| g.as_os_str() == d.doc.file.path.as_os_str())
+            })
             .map(|(i, _)| i)
             .collect();
     }
@@ -753,40 +758,62 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
         .collect();
     let mut reported_nodes: HashSet<(PathBuf, u32)> = HashSet::new();
 
+    // Imported configs name each operation they bind once (`METHOD /path`).
+    let imported_entries: Vec<Option<std::collections::HashMap<&str, usize>>> = policies
+        .iter()
+        .map(|p| {
+            p.imported.as_ref().map(|_| {
+                p.operations
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| (e.text.as_str(), i))
+                    .collect()
+            })
+        })
+        .collect();
+    // The policies governing each document, in policy order (thousands of imported
+    // configs each govern a few documents: look them up, do not scan them all).
+    let mut governing: Vec<Vec<usize>> = vec![Vec::new(); documents.len()];
+    for (p, g) in governs.iter().enumerate() {
+        for &d in g {
+            if let Some(list) = governing.get_mut(d) {
+                list.push(p);
+            }
+        }
+    }
+
     let mut operations = Vec::new();
     for (d, doc) in documents.iter().enumerate() {
         // Same document first when resolving status endpoints.
         let mut order = vec![d];
         order.extend((0..documents.len()).filter(|&i| i != d));
+        // Per layer kind: the written policy (with the inline `x-retry` of that
+        // layer), then every imported config of that kind, each a layer of its own
+        // in sequence (layers.md "Layer identity and order").
+        let here = &governing[d];
+        let stacked: Vec<(Layer, Option<usize>, bool)> = Layer::ALL
+            .iter()
+            .flat_map(|&layer| {
+                let written = here
+                    .iter()
+                    .copied()
+                    .find(|&p| policies[p].layer() == layer && policies[p].imported.is_none());
+                let imported = here.iter().copied().filter(move |&p| {
+                    policies[p].layer() == layer && policies[p].imported.is_some()
+                });
+                std::iter::once((layer, written, true))
+                    .chain(imported.map(move |p| (layer, Some(p), false)))
+            })
+            .collect();
         for (o, op) in doc.operations.iter().enumerate() {
+            let op_name = op.display();
             let op_x = op.x_retry.as_ref().and_then(|at| {
                 let (s, ds) = parse_x_retry(at);
                 diags.extend(ds);
                 s
             });
             let mut layers = Vec::new();
-            // Per layer kind: the written policy (with the inline `x-retry` of that
-            // layer), then every imported config of that kind, each a layer of its
-            // own in sequence (layers.md "Layer identity and order").
-            let governs_ref = &governs;
-            let stacked: Vec<(Layer, Option<usize>, bool)> = Layer::ALL
-                .iter()
-                .flat_map(|&layer| {
-                    let written = (0..policies.len()).find(|&p| {
-                        policies[p].layer() == layer
-                            && policies[p].imported.is_none()
-                            && governs_ref[p].contains(&d)
-                    });
-                    let imported = (0..policies.len()).filter(move |&p| {
-                        policies[p].layer() == layer
-                            && policies[p].imported.is_some()
-                            && governs_ref[p].contains(&d)
-                    });
-                    std::iter::once((layer, written, true))
-                        .chain(imported.map(move |p| (layer, Some(p), false)))
-                })
-                .collect();
-            for (layer, policy, with_x_retry) in stacked {
+            for &(layer, policy, with_x_retry) in &stacked {
                 let op_layer_x = op_x
                     .as_ref()
                     .filter(|s| with_x_retry && x_retry_layer(s) == layer);
@@ -796,17 +823,19 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                 if policy.is_none() && op_layer_x.is_none() && root_layer_x.is_none() {
                     continue;
                 }
-                if policy.is_some_and(|p| policies[p].imported.is_some())
-                    && !policies[policy.unwrap_or_default()]
-                        .operations
-                        .iter()
-                        .any(|e| e.selector.as_ref().is_some_and(|sel| matches_op(sel, op)))
-                {
-                    // An imported config reaches only the operations a route binds.
+                // An imported config reaches only the operations a route binds: one
+                // entry per operation, found by name.
+                let imported_entry = policy
+                    .and_then(|p| imported_entries[p].as_ref())
+                    .map(|index| index.get(op_name.as_str()).copied());
+                if imported_entry == Some(None) {
                     continue;
                 }
                 let mut entry = None;
-                if let Some(p) = policy {
+                if let (Some(p), Some(Some(i))) = (policy, imported_entry) {
+                    entry_matched[p][i] = true;
+                    entry = Some(i);
+                } else if let Some(p) = policy {
                     let pf = &policies[p];
                     let matching: Vec<(usize, Rank)> = pf
                         .operations

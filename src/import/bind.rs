@@ -150,6 +150,16 @@ pub fn bind(
         })
         .collect();
 
+    // Documents by server host, and by the first label of Kubernetes-style hosts.
+    let mut host_index: std::collections::HashMap<String, Vec<usize>> = Default::default();
+    let mut short_index: std::collections::HashMap<String, Vec<usize>> = Default::default();
+    for (d, list) in doc_servers.iter().enumerate() {
+        for srv in list.iter().filter(|srv| !srv.host.is_empty()) {
+            host_index.entry(srv.host.clone()).or_default().push(d);
+            let short = srv.host.split('.').next().unwrap_or("").to_string();
+            short_index.entry(short).or_default().push(d);
+        }
+    }
     // Which documents each object binds to, with the base path the proxy sees.
     let mut bindings: Vec<Vec<(usize, String)>> = Vec::with_capacity(objects.len());
     let mut by_host: Vec<bool> = Vec::with_capacity(objects.len());
@@ -169,15 +179,33 @@ pub fn bind(
             }
             for (d, doc) in documents.iter().enumerate() {
                 if doc.doc.file.path == *spec_path {
-                    found.push((d, s.base_path.clone().unwrap_or_default()));
+                    let base = s
+                        .base_path
+                        .clone()
+                        .unwrap_or_else(|| default_base(o, &doc_servers[d]));
+                    found.push((d, base));
                 }
             }
         }
         let mut host_evidence = false;
-        // 2. A name equal to a server host of a spec.
+        // 2. A name equal to a server host of a spec (looked up by host and by
+        // Kubernetes short name; a wildcard name is compared with every host).
         if found.is_empty() {
-            for (d, list) in doc_servers.iter().enumerate() {
-                if let Some(server) = list
+            let mut candidates: Vec<usize> = Vec::new();
+            for n in &o.names {
+                let name = strip_port(n.value.trim()).to_ascii_lowercase();
+                if name.starts_with("*.") {
+                    candidates.extend(0..documents.len());
+                    break;
+                }
+                candidates.extend(host_index.get(&name).into_iter().flatten());
+                let short = name.split('.').next().unwrap_or("");
+                candidates.extend(short_index.get(short).into_iter().flatten());
+            }
+            candidates.sort_unstable();
+            candidates.dedup();
+            for d in candidates {
+                if let Some(server) = doc_servers[d]
                     .iter()
                     .find(|srv| o.names.iter().any(|n| names_host(&n.value, &srv.host)))
                 {
@@ -198,7 +226,9 @@ pub fn bind(
                 continue;
             }
             let sibling_bound_by_host = objects.iter().enumerate().any(|(j, other)| {
-                j != i && by_host[j] && other.at.doc.file.path == o.at.doc.file.path
+                j != i
+                    && by_host[j]
+                    && other.at.doc.file.path.as_os_str() == o.at.doc.file.path.as_os_str()
             });
             let has_real_hosts = o
                 .names
@@ -227,9 +257,11 @@ pub fn bind(
     // synthetic policy per document; the first object that matches an operation wins.
     // (config file, layer depth, platform, document) -> (first object, hits as
     // (object, route, operation)).
-    type Key = (PathBuf, u8, super::Platform, usize);
+    type Key = (std::ffi::OsString, u8, super::Platform, usize);
     type Hits = (usize, Vec<(usize, usize, usize)>);
     let mut grouped: BTreeMap<Key, Hits> = BTreeMap::new();
+    let mut path_cache: std::collections::HashMap<(usize, String), Vec<Vec<String>>> =
+        std::collections::HashMap::new();
     for (i, o) in objects.iter().enumerate() {
         if bindings[i].is_empty() {
             if o.routes
@@ -242,18 +274,28 @@ pub fn bind(
         }
         let mut any = false;
         for (d, base) in &bindings[i] {
+            // The paths the proxy may see for each operation, without a rewrite: the
+            // same for every object bound to this document and base path.
+            let seen = path_cache.entry((*d, base.clone())).or_insert_with(|| {
+                documents[*d]
+                    .operations
+                    .iter()
+                    .map(|op| super::route::proxy_paths(&op.path, base, None))
+                    .collect()
+            });
             for (k, op) in documents[*d].operations.iter().enumerate() {
                 let method = op.method.to_ascii_uppercase();
                 let hit = o.routes.iter().position(|r| {
                     r.matches.is_empty()
-                        || r.matches
-                            .iter()
-                            .any(|m| m.may_match(&method, &op.path, base, r.rewrite.as_ref()))
+                        || r.matches.iter().any(|m| match &r.rewrite {
+                            None => m.may_match_paths(&method, &seen[k]),
+                            Some(rw) => m.may_match(&method, &op.path, base, Some(rw)),
+                        })
                 });
                 if let Some(r) = hit {
                     any = true;
                     out.operations[i].push((documents[*d].doc.file.clone(), op.display()));
-                    let key = (o.at.doc.file.path.clone(), o.layer.depth(), o.platform, *d);
+                    let key = (source_key(o), o.layer.depth(), o.platform, *d);
                     let entry = grouped.entry(key).or_insert((i, Vec::new()));
                     if !entry.1.iter().any(|(_, _, kk)| *kk == k) {
                         entry.1.push((i, r, k));
@@ -297,12 +339,24 @@ pub fn bind(
             operations,
             ignore: Vec::new(),
             imported: Some(ImportedFrom {
-                source: format!(
-                    "{} {} {}",
-                    head.platform.display_name(),
-                    head.kind,
-                    head.name
-                ),
+                source: {
+                    let mut names: Vec<&str> = Vec::new();
+                    for &(i, _, _) in &hits {
+                        if !names.contains(&objects[i].name.as_str()) {
+                            names.push(&objects[i].name);
+                        }
+                    }
+                    let more = match names.len() {
+                        0 | 1 => String::new(),
+                        n => format!(" (and {} more)", n - 1),
+                    };
+                    format!(
+                        "{} {} {}{more}",
+                        head.platform.display_name(),
+                        head.kind,
+                        head.name
+                    )
+                },
                 governs: vec![documents[d].doc.file.path.clone()],
             }),
         });
@@ -392,6 +446,40 @@ fn mesh_services(
                 }),
             });
         }
+    }
+}
+
+/// Which objects form one layer: the Kubernetes resources of one platform are one
+/// control plane's configuration (Istio merges the VirtualServices of a host; Gateway
+/// API, Envoy Gateway, Linkerd and ingress-nginx objects program one proxy fleet), so
+/// they are one layer whatever file holds them; a file-configured proxy (Envoy,
+/// NGINX, HAProxy, Traefik, Kong) is one layer per file, since two files are
+/// usually two proxies in sequence (`layers.md` "Layer identity and order").
+fn source_key(o: &ConfigObject) -> std::ffi::OsString {
+    use super::Platform as P;
+    match o.platform {
+        P::Istio | P::GatewayApi | P::EnvoyGateway | P::Linkerd | P::IngressNginx => {
+            std::ffi::OsString::new()
+        }
+        P::Envoy | P::Nginx | P::Haproxy | P::Traefik | P::Kong => {
+            o.at.doc.file.path.as_os_str().to_owned()
+        }
+    }
+}
+
+/// The prefix the proxy sees before a spec's paths when `services:` does not give a
+/// `base_path`: the path of the server whose host the object names, else the first
+/// server's path when some route mentions it, else none.
+fn default_base(o: &ConfigObject, servers: &[Server]) -> String {
+    if let Some(srv) = servers
+        .iter()
+        .find(|srv| o.names.iter().any(|n| names_host(&n.value, &srv.host)))
+    {
+        return srv.path.clone();
+    }
+    match servers.first() {
+        Some(srv) if !srv.path.is_empty() && mentions_prefix(o, &srv.path) => srv.path.clone(),
+        _ => String::new(),
     }
 }
 

@@ -369,7 +369,7 @@ fn read_vhost(
     }
     let vh_hedge = proto::map(tree, vh, "hedge_policy");
     let mut routes: Vec<Route> = Vec::new();
-    let mut earlier: Vec<(RequestMatch, String)> = Vec::new();
+    let mut earlier = matching::ShadowIndex::default();
     for (i, &r) in proto::items(tree, vh, "routes").iter().enumerate() {
         let rname = proto::field_text(tree, r, "name").map(str::to_string);
         let label = rname
@@ -390,7 +390,7 @@ fn read_vhost(
             }
             None => (RequestMatch::any(), None),
         };
-        if let Some((_, by)) = earlier.iter().find(|(e, _)| matching::shadows(e, &request)) {
+        if let Some(by) = earlier.first_shadowing(&request) {
             out.diagnostics.push(rl017_ineffective_setting::diagnostic(
                 &at(r),
                 format!("route {label} never matches: route {by} above it matches every request it would"),
@@ -398,7 +398,7 @@ fn read_vhost(
                 "move this route above the broader one, or remove it: Envoy tries a virtual host's routes in order and the first match wins.".to_string(),
             ));
         }
-        earlier.push((request.clone(), label));
+        earlier.push(request.clone(), label);
         let Some(action) = proto::map(tree, r, "route") else {
             // `redirect`, `direct_response`, `filter_action`: Envoy answers itself.
             let mut s = crate::policy::model::Settings::empty(at(r));

@@ -220,29 +220,56 @@ pub fn drop_version_findings_of_unbound(
     objects: &[ConfigObject],
     unbound: &[Diagnostic],
 ) -> Vec<Diagnostic> {
-    let inside = |o: &ConfigObject, d: &Diagnostic| {
-        let Some(tree) = o.at.tree() else {
-            return false;
-        };
-        let span = tree.span(o.at.node);
-        d.primary.location.file.path == o.at.doc.file.path
-            && span.contains(&d.primary.location.span.start)
-    };
-    let dropped: Vec<&ConfigObject> = objects
+    let index = ObjectIndex::new(objects);
+    let dropped: std::collections::HashSet<usize> = unbound
         .iter()
-        .filter(|o| {
-            unbound
-                .iter()
-                .any(|d| d.code == rl016_unbound_config::META.code && inside(o, d))
-        })
+        .filter(|d| d.code == rl016_unbound_config::META.code)
+        .filter_map(|d| index.owner(objects, d))
         .collect();
+    if dropped.is_empty() {
+        return diagnostics;
+    }
     diagnostics
         .into_iter()
         .filter(|d| {
             d.code != rl314_version_dependent_default::META.code
-                || !dropped.iter().any(|o| inside(o, d))
+                || !index
+                    .owner(objects, d)
+                    .is_some_and(|o| dropped.contains(&o))
         })
         .collect()
+}
+
+/// The objects of each file, so that the object holding a finding is found among
+/// the few of its file rather than all of a large run.
+struct ObjectIndex<'a> {
+    by_file: std::collections::HashMap<&'a std::ffi::OsStr, Vec<usize>>,
+}
+
+impl<'a> ObjectIndex<'a> {
+    fn new(objects: &'a [ConfigObject]) -> ObjectIndex<'a> {
+        let mut by_file: std::collections::HashMap<&std::ffi::OsStr, Vec<usize>> =
+            std::collections::HashMap::new();
+        for (i, o) in objects.iter().enumerate() {
+            by_file
+                .entry(o.at.doc.file.path.as_os_str())
+                .or_default()
+                .push(i);
+        }
+        ObjectIndex { by_file }
+    }
+
+    /// The first object whose node holds the finding's primary location.
+    fn owner(&self, objects: &[ConfigObject], d: &Diagnostic) -> Option<usize> {
+        let candidates = self.by_file.get(d.primary.location.file.path.as_os_str())?;
+        candidates.iter().copied().find(|&i| {
+            let o = &objects[i];
+            o.at.tree().is_some_and(|tree| {
+                tree.span(o.at.node)
+                    .contains(&d.primary.location.span.start)
+            })
+        })
+    }
 }
 
 /// Names the operations an object bound on the findings located inside it that name
@@ -253,19 +280,14 @@ pub fn label_bound_operations(
     objects: &[ConfigObject],
     operations: &[Vec<(Arc<crate::source::SourceFile>, String)>],
 ) -> Vec<Diagnostic> {
+    let index = ObjectIndex::new(objects);
     diagnostics
         .into_iter()
         .map(|d| {
             if !d.operations.is_empty() {
                 return d;
             }
-            let owner = objects.iter().position(|o| {
-                o.at.tree().is_some_and(|tree| {
-                    let span = tree.span(o.at.node);
-                    d.primary.location.file.path == o.at.doc.file.path
-                        && span.contains(&d.primary.location.span.start)
-                })
-            });
+            let owner = index.owner(objects, &d);
             match owner
                 .and_then(|i| operations.get(i))
                 .filter(|ops| !ops.is_empty())

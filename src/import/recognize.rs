@@ -187,3 +187,17 @@ fn looks_like_nginx(text: &str, path: &Path) -> bool {
         && text.contains('{')
         && (text.contains("server") || text.contains("location") || text.contains("upstream"))
 }
+
+/// True when text that did not parse looks like a retry config retrylint reads (a
+/// Kubernetes manifest holding one of its kinds or annotations, Kong's
+/// `_format_version`, Envoy's `static_resources`), so that a syntax error in it is
+/// reported rather than skipped. A template (`{{ }}`) is not: it is no config until
+/// it is rendered.
+pub fn looks_like_config_text(text: &str) -> bool {
+    if text.contains("{{") {
+        return false;
+    }
+    (text.contains("apiVersion") && KUBE_MARKERS.iter().any(|m| text.contains(m)))
+        || text.contains("_format_version")
+        || text.contains("static_resources")
+}

@@ -232,6 +232,16 @@ fn template_matches(template: &str, path: &str) -> bool {
 }
 
 impl RequestMatch {
+    /// [`RequestMatch::may_match`] on paths already computed by [`proxy_paths`].
+    pub fn may_match_paths(&self, method: &str, paths: &[String]) -> bool {
+        if let Some(methods) = &self.methods {
+            if !methods.iter().any(|m| m.eq_ignore_ascii_case(method)) {
+                return false;
+            }
+        }
+        paths.iter().any(|p| self.path.matches(p))
+    }
+
     /// True when a request `method` to the backend path template `template` may be
     /// matched, with the proxy seeing `base_path` in front and `rewrite` applied.
     pub fn may_match(

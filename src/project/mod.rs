@@ -153,6 +153,17 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
         // nginx, HAProxy and Traefik TOML are read by name and text; a YAML parse
         // error says nothing about them.
         if cand.kind == NameKind::TextConfig {
+            let unreadable = matches!(
+                doc.tree,
+                Err(LoadError::Io(_)
+                    | LoadError::NotUtf8(_)
+                    | LoadError::Binary
+                    | LoadError::TooLarge { .. })
+            );
+            let config_name = cand.path.file_name().is_some_and(|n| {
+                let n = n.to_string_lossy().to_ascii_lowercase();
+                n.starts_with("nginx") || n.starts_with("haproxy") || n.starts_with("traefik")
+            });
             match crate::import::recognize(doc) {
                 // A Traefik TOML template that is not TOML yet: skipped, listed by
                 // `--verbose` ("render it first").
@@ -162,13 +173,16 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                     skipped.push(doc.file.display.clone());
                     skipped_paths.insert(doc.file.path.clone());
                 }
-                Some(format) => configs.push((doc.clone(), format)),
-                None if cand.explicit && matches!(doc.tree, Err(LoadError::Io(_))) => {
+                Some(format) if !unreadable => configs.push((doc.clone(), format)),
+                // A file that cannot be read as text (not UTF-8, binary, unreadable)
+                // named on the command line or named like a proxy config is
+                // reported, never skipped: its retries would go unchecked.
+                _ if unreadable && (cand.explicit || config_name) => {
                     if let Err(e) = &doc.tree {
                         diags.push(rl001_invalid_syntax::from_error(doc, e));
                     }
                 }
-                None => {
+                _ => {
                     skipped.push(doc.file.display.clone());
                     skipped_paths.insert(doc.file.path.clone());
                 }
@@ -183,7 +197,11 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                     NameKind::Unlisted => {
                         matches!(e, LoadError::Io(_)) || declares_openapi(&doc.file.text)
                     }
-                    NameKind::Other => cand.explicit || declares_openapi(&doc.file.text),
+                    NameKind::Other => {
+                        cand.explicit
+                            || declares_openapi(&doc.file.text)
+                            || crate::import::recognize::looks_like_config_text(&doc.file.text)
+                    }
                     NameKind::Policy | NameKind::SpecLike => true,
                     NameKind::TextConfig => false,
                 };

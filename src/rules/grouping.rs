@@ -368,7 +368,7 @@ impl<'a> Collector<'a> {
 }
 
 fn same_location(a: &Location, b: &Location) -> bool {
-    a.file.path == b.file.path && a.span == b.span
+    a.span == b.span && a.file.path.as_os_str() == b.file.path.as_os_str()
 }
 
 /// Groups, per response definition, the operations whose `pick` response it is.

@@ -350,6 +350,66 @@ pub fn shadows(a: &RequestMatch, b: &RequestMatch) -> bool {
     }
 }
 
+/// The routes seen so far in a virtual host, indexed so that finding the first one
+/// that [`shadows`] a new route costs a lookup per character of the new route's
+/// literal path, not a comparison with every earlier route (tables of tens of
+/// thousands of routes exist). Only a route matching every path, or one whose path
+/// string is a prefix of the new route's literal, can shadow it.
+#[derive(Debug, Default)]
+pub struct ShadowIndex {
+    routes: Vec<(RequestMatch, String)>,
+    by_key: std::collections::HashMap<String, Vec<usize>>,
+    any: Vec<usize>,
+}
+
+impl ShadowIndex {
+    /// Records a route (in table order) with its label.
+    pub fn push(&mut self, m: RequestMatch, label: String) {
+        let i = self.routes.len();
+        match &m.path {
+            PathMatch::Any => self.any.push(i),
+            PathMatch::Exact(p) | PathMatch::Prefix(p) => {
+                self.by_key.entry(p.clone()).or_default().push(i)
+            }
+            PathMatch::SegmentPrefix(p) => self
+                .by_key
+                .entry(p.trim_end_matches('/').to_string())
+                .or_default()
+                .push(i),
+            // A regex or template never shadows (see `shadows`).
+            PathMatch::Regex(_) | PathMatch::Template(_) => {}
+        }
+        self.routes.push((m, label));
+    }
+
+    /// The label of the first earlier route that shadows `b`.
+    pub fn first_shadowing(&self, b: &RequestMatch) -> Option<&String> {
+        let literal: &str = match &b.path {
+            PathMatch::Exact(s) | PathMatch::Prefix(s) | PathMatch::SegmentPrefix(s) => s,
+            PathMatch::Template(t) => t.split(['{', '*']).next().unwrap_or(""),
+            PathMatch::Any | PathMatch::Regex(_) => "",
+        };
+        let mut candidates: Vec<usize> = self.any.clone();
+        let mut keys: Vec<&str> = literal
+            .char_indices()
+            .map(|(i, _)| &literal[..i])
+            .chain(std::iter::once(literal))
+            .collect();
+        keys.push("/");
+        for k in keys {
+            if let Some(list) = self.by_key.get(k) {
+                candidates.extend(list);
+            }
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        candidates
+            .into_iter()
+            .find(|&i| shadows(&self.routes[i].0, b))
+            .map(|i| &self.routes[i].1)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

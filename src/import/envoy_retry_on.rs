@@ -6,6 +6,27 @@
 
 use crate::retry::RetryOnEntry;
 
+/// The `retry_on` tokens Envoy knows (ENV-RS, ENV-DOC; retry-configs.md §3.2), which
+/// Istio's validation accepts in `retryOn` too (`supportedRetryOnPolicies`, §2.1).
+pub const TOKENS: &[&str] = &[
+    "5xx",
+    "gateway-error",
+    "reset",
+    "reset-before-request",
+    "connect-failure",
+    "envoy-ratelimited",
+    "retriable-4xx",
+    "refused-stream",
+    "retriable-status-codes",
+    "retriable-headers",
+    "http3-post-connect-failure",
+    "cancelled",
+    "deadline-exceeded",
+    "internal",
+    "resource-exhausted",
+    "unavailable",
+];
+
 /// The signals an Envoy `retry_on` token stands for; `None` for a token Envoy does
 /// not know (the route parser ignores it). `retriable-status-codes` stands for
 /// nothing by itself: its codes come from `retriable_status_codes`. `retriable-headers`

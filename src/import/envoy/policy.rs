@@ -33,25 +33,7 @@ pub const DEFAULT_BASE_MS: f64 = 25.0;
 /// (`rate_limited_retry_back_off.max_interval`; ENV-P; §3.1).
 pub const DEFAULT_RATE_LIMITED_MAX_MS: f64 = 300_000.0;
 
-/// The `retry_on` tokens Envoy knows (ENV-RS, ENV-DOC; §3.2).
-pub const RETRY_ON_TOKENS: &[&str] = &[
-    "5xx",
-    "gateway-error",
-    "reset",
-    "reset-before-request",
-    "connect-failure",
-    "envoy-ratelimited",
-    "retriable-4xx",
-    "refused-stream",
-    "retriable-status-codes",
-    "retriable-headers",
-    "http3-post-connect-failure",
-    "cancelled",
-    "deadline-exceeded",
-    "internal",
-    "resource-exhausted",
-    "unavailable",
-];
+pub use crate::import::envoy_retry_on::TOKENS as RETRY_ON_TOKENS;
 
 /// The fields of `RetryPolicy` (ENV-P), snake_case; proto3-JSON camelCase is known
 /// too.

@@ -35,26 +35,7 @@ pub const RETRY_KEYS: &[&str] = &[
     "backoff",
 ];
 
-/// The `retryOn` tokens Istio's validator accepts besides HTTP status codes
-/// (`supportedRetryOnPolicies`, retry-configs.md §2.1 and §3.2).
-const RETRY_ON_TOKENS: &[&str] = &[
-    "5xx",
-    "gateway-error",
-    "reset",
-    "reset-before-request",
-    "connect-failure",
-    "envoy-ratelimited",
-    "retriable-4xx",
-    "refused-stream",
-    "retriable-status-codes",
-    "retriable-headers",
-    "http3-post-connect-failure",
-    "cancelled",
-    "deadline-exceeded",
-    "internal",
-    "resource-exhausted",
-    "unavailable",
-];
+use crate::import::envoy_retry_on::TOKENS as RETRY_ON_TOKENS;
 
 /// Envoy's default back-off base interval, ms (retry-configs.md §1 fact 8, §2.1
 /// `retries.backoff`).

@@ -362,6 +362,8 @@ pub fn bind(
         });
     }
     mesh_services(&mut out, documents, services, &canonical_specs, ctx);
+    // Inline `x-linkerd-*` extensions: bound to the operation that carries them.
+    super::linkerd::openapi_ext::extend(&mut out, documents);
     out
 }
 

@@ -28,7 +28,8 @@ pub enum NameKind {
     /// `openapi:`/`swagger:` but does not parse.
     Unlisted,
     /// A proxy configuration that is not YAML or JSON, by name: `*.conf`, `*.cfg`,
-    /// `*.toml` (nginx, HAProxy, Traefik): a retry config if its text says so
+    /// `*.toml` (nginx, HAProxy, Traefik), `config` (AWS shared config, also in a
+    /// hidden `.aws/` folder): a retry config if its text says so
     /// (`crate::import::recognize`), else skipped without a finding.
     TextConfig,
 }
@@ -62,7 +63,8 @@ pub fn name_kind(path: &Path) -> Option<NameKind> {
     let name = String::from_utf8_lossy(&name);
     let name: &str = &name;
     let ext = name.rsplit('.').next()?;
-    if matches!(ext, "conf" | "cfg" | "toml") {
+    // `config` without an extension: an AWS shared config when its text says so.
+    if matches!(ext, "conf" | "cfg" | "toml") || name == "config" {
         return Some(NameKind::TextConfig);
     }
     if !matches!(ext, "yaml" | "yml" | "json") {
@@ -124,6 +126,19 @@ pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec
         for entry in walker {
             match entry {
                 Ok(e) => {
+                    if e.file_type().is_some_and(|t| t.is_dir()) {
+                        // The walk skips hidden folders; an AWS shared config in
+                        // `.aws/` is still read (never `.git/config`).
+                        let aws = e.path().join(".aws").join("config");
+                        if aws.is_file() {
+                            out.push(Candidate {
+                                path: aws,
+                                kind: NameKind::TextConfig,
+                                explicit: false,
+                            });
+                        }
+                        continue;
+                    }
                     if !e.file_type().is_some_and(|t| t.is_file()) {
                         continue;
                     }
@@ -333,6 +348,8 @@ mod tests {
         assert_eq!(k("README.md"), None);
         assert_eq!(k("nginx.conf"), Some(NameKind::TextConfig));
         assert_eq!(k("traefik.toml"), Some(NameKind::TextConfig));
+        assert_eq!(k("config"), Some(NameKind::TextConfig));
+        assert_eq!(k("config.yaml"), Some(NameKind::Other));
     }
 
     #[cfg(unix)]

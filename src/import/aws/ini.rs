@@ -290,15 +290,15 @@ mod tests {
         assert_eq!(d.props[0].value, "us-east-1");
         assert_eq!(d.props[1].key, "max_attempts");
         assert_eq!(d.props[1].value, "5");
-        assert_eq!(line_col(&ini, d.props[1].value_node), (5, 14));
-        assert_eq!(line_col(&ini, d.node), (3, 1));
+        assert_eq!(line_col(&ini, d.props[1].value_node), (5, 1)); // a value is located at its key
+        assert_eq!(line_col(&ini, d.node), (3, 2)); // a section at its name
         let p = &ini.sections[1];
         assert_eq!(p.header, "profile dev");
         assert_eq!(p.props[0].key, "s3");
         assert_eq!(p.props[0].subs.len(), 2);
         assert_eq!(p.props[0].subs[1].value, "path");
         assert_eq!(p.props[1].value, "adaptive");
-        assert_eq!(line_col(&ini, p.props[1].value_node), (11, 14));
+        assert_eq!(line_col(&ini, p.props[1].value_node), (11, 1));
         let tree = ini.doc.tree.as_ref().expect("tree");
         let root = tree.root().expect("root");
         let dev = tree.get(root, "profile dev").expect("section");

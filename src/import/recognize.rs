@@ -28,6 +28,13 @@ pub enum Format {
     Nginx,
     /// HAProxy configuration.
     Haproxy,
+    /// A gRPC service config (`methodConfig`, gRFC A6), standalone or inside a
+    /// client config.
+    GrpcServiceConfig,
+    /// A Spring `application*.yml`/`.properties` (Resilience4j, Spring Cloud Gateway).
+    Spring,
+    /// An AWS shared config file (`[default]`, `[profile NAME]`).
+    AwsConfig,
 }
 
 /// Envoy's top-level keys, in both spellings.
@@ -151,6 +158,8 @@ fn by_name(path: &Path, text: &str) -> Option<Format> {
             (text.contains("[http.") || text.contains("[http]")).then_some(Format::TraefikToml)
         }
         "cfg" => looks_like_haproxy(text).then_some(Format::Haproxy),
+        // A file named `config`: an AWS shared config (never `.git/config`).
+        "config" => super::aws::recognizes(path, text).then_some(Format::AwsConfig),
         "conf" => {
             if name.starts_with("haproxy") && looks_like_haproxy(text) {
                 Some(Format::Haproxy)

@@ -120,6 +120,7 @@ pub fn extend(out: &mut Bound, documents: &[Document]) {
                     doc.doc.file.display
                 ),
                 governs: vec![path.clone()],
+                grpc: false,
             }),
         });
     }

@@ -76,7 +76,11 @@ fn git_config_is_never_read() {
     std::fs::write(root.join(".git/config"), git).expect("git config");
     let (code, stdout, stderr) = common::retrylint_in(&root, &["check", "."]);
     assert_eq!(code, 0, "{stdout}{stderr}");
-    let (_, stdout, stderr) = common::retrylint_in(&root, &["check", "openapi.yaml", ".git/config"]);
-    assert!(!stdout.contains("RL201") && !stdout.contains("AWS"), "{stdout}{stderr}");
+    let (_, stdout, stderr) =
+        common::retrylint_in(&root, &["check", "openapi.yaml", ".git/config"]);
+    assert!(
+        !stdout.contains("RL201") && !stdout.contains("AWS"),
+        "{stdout}{stderr}"
+    );
     let _ = std::fs::remove_dir_all(&root);
 }

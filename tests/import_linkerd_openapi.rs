@@ -37,10 +37,10 @@ fn values_linkerd_ignores_are_rl017() {
     let (code, stdout, stderr) = common::retrylint_in(&dir("invalid"), &["check", "."]);
     assert_eq!(code, 1, "findings expected; stderr: {stderr}");
     for at in [
-        "openapi.yaml:7:5",   // on the path item
+        "openapi.yaml:7:5",  // on the path item
         "openapi.yaml:10:7", // "true" is a string
-        "openapi.yaml:11:7",  // 2 is a number
-        "openapi.yaml:25:7",  // not a Go duration
+        "openapi.yaml:11:7", // 2 is a number
+        "openapi.yaml:25:7", // not a Go duration
     ] {
         assert!(stdout.contains(at), "{at} missing:\n{stdout}");
     }

@@ -33,7 +33,9 @@ pub mod ini;
 use super::rl017_ineffective_setting;
 use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, Route};
 use crate::diagnostic::Diagnostic;
-use crate::policy::model::{BackoffSettings, Jitter, Layer, RetryBudget, Settings, Signal, Spanned};
+use crate::policy::model::{
+    BackoffSettings, Jitter, Layer, RetryBudget, Settings, Signal, Spanned,
+};
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use crate::source::strict::suggest;
@@ -269,8 +271,7 @@ fn last<'s>(sections: &[&'s Section], key: &str) -> Option<&'s Property> {
     sections
         .iter()
         .flat_map(|s| s.props.iter())
-        .filter(|p| p.key.eq_ignore_ascii_case(key))
-        .last()
+        .rfind(|p| p.key.eq_ignore_ascii_case(key))
 }
 
 fn profile(
@@ -402,7 +403,9 @@ fn profile(
             mode_name(mode)
         );
         match mode {
-            Mode::Legacy => mode_note.push_str("; backoff rand(0,1)·2^i s with no cap (botocore `_retry.json`), no retry quota"),
+            Mode::Legacy => mode_note.push_str(
+                "; backoff rand(0,1)·2^i s with no cap (botocore `_retry.json`), no retry quota",
+            ),
             _ => {
                 mode_note.push_str(&format!("; backoff full jitter rand(0,1)·min(2^i s, 20 s); retry quota of {QUOTA_TOKENS} tokens, a retry costs {RETRY_COST} (10 after a timeout) and a success without retry earns 1 back: in retrylint's token-bucket terms (one token per retry, retries while more than half remain) 200 tokens with 0.2 per success, the same 100 retries from a full quota and about 1.2 tries per request once it is drained; Retry-After is not read (the `AWS_NEW_RETRIES_2026` opt-in changes costs and base delays and reads `x-amz-retry-after`)"));
                 s.budget = Some(Spanned {

@@ -540,6 +540,8 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
     let names: Vec<String> = o.names.iter().map(|n| n.value.clone()).collect();
     let why = if documents.is_empty() {
         "the run holds no OpenAPI document".to_string()
+    } else if o.platform == super::Platform::AwsSdk && o.name == "default" {
+        "an AWS profile names no host, and the run holds more than one spec".to_string()
     } else if o.platform == super::Platform::AwsSdk {
         format!("a client uses profile `{}` only when it selects it (`AWS_PROFILE`, a profile option in code), so without `services[].clients` only the `default` profile binds", o.name)
     } else if names.is_empty() {

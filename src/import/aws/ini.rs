@@ -251,7 +251,10 @@ fn emit(b: &mut TreeBuilder<'_>, text: &str, p: &mut Property) {
         p.value_node = scalar(b, text, p.value_span.clone(), &p.value);
         return;
     }
-    let start = p.subs.first().map_or(p.value_span.start, |s| s.key_span.start);
+    let start = p
+        .subs
+        .first()
+        .map_or(p.value_span.start, |s| s.key_span.start);
     p.value_node = b.open_map(start);
     for s in &mut p.subs {
         emit(b, text, s);
@@ -302,7 +305,10 @@ mod tests {
         let tree = ini.doc.tree.as_ref().expect("tree");
         let root = tree.root().expect("root");
         let dev = tree.get(root, "profile dev").expect("section");
-        assert_eq!(tree.get(dev, "retry_mode").and_then(|n| tree.scalar(n)), Some("adaptive"));
+        assert_eq!(
+            tree.get(dev, "retry_mode").and_then(|n| tree.scalar(n)),
+            Some("adaptive")
+        );
     }
 
     #[test]
@@ -311,7 +317,10 @@ mod tests {
         let ini = read(&loaded(text)).expect("valid");
         assert_eq!(ini.sections[0].props.len(), 2);
         assert_eq!(ini.sections[0].props[1].value, "4");
-        assert_eq!(ini.sections[1].props[0].value, "arn:aws:iam::1:role/x\nmore");
+        assert_eq!(
+            ini.sections[1].props[0].value,
+            "arn:aws:iam::1:role/x\nmore"
+        );
     }
 
     #[test]
@@ -325,7 +334,11 @@ mod tests {
         ] {
             let d = read(&loaded(text)).expect_err(text);
             assert_eq!(d.code, "RL001", "{text}");
-            let lc = d.primary.location.file.line_col(d.primary.location.span.start);
+            let lc = d
+                .primary
+                .location
+                .file
+                .line_col(d.primary.location.span.start);
             assert_eq!((lc.line as usize, lc.column as usize), at, "{text}");
         }
     }

@@ -76,8 +76,14 @@ fn invalid_values_are_rl017_at_the_value() {
     let out = fixture("invalid/config");
     assert!(out.contains("RL017 2:1: `retry_mode = fast`"), "{out}");
     assert!(out.contains("RL017 3:1: `max_attempts = 0`"), "{out}");
-    assert!(out.contains("RL017 6:1: `max_attempts` in section `[dev]`"), "{out}");
-    assert!(out.contains("RL017 9:1: unknown key `max_attempt`"), "{out}");
+    assert!(
+        out.contains("RL017 6:1: `max_attempts` in section `[dev]`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("RL017 9:1: unknown key `max_attempt`"),
+        "{out}"
+    );
     insta::assert_snapshot!(out);
 }
 
@@ -114,11 +120,17 @@ fn recognition_by_name_and_text() {
     let aws = "[default]\nregion = us-east-1\nmax_attempts = 3\n";
     assert!(recognizes(Path::new("config"), aws));
     assert!(recognizes(Path::new("home/.aws/config"), aws));
-    assert!(recognizes(Path::new("ops/config"), "[profile ci]\nretry_mode=adaptive\n"));
+    assert!(recognizes(
+        Path::new("ops/config"),
+        "[profile ci]\nretry_mode=adaptive\n"
+    ));
     // Never `.git/config`, never another name, never without a retry key.
     assert!(!recognizes(Path::new("repo/.git/config"), aws));
     assert!(!recognizes(Path::new("config.ini"), aws));
-    assert!(!recognizes(Path::new("config"), "[default]\nregion = us-east-1\n"));
+    assert!(!recognizes(
+        Path::new("config"),
+        "[default]\nregion = us-east-1\n"
+    ));
     let git = "[core]\n\trepositoryformatversion = 0\n[remote \"origin\"]\n\turl = x\n";
     assert!(!recognizes(Path::new("config"), git));
 }

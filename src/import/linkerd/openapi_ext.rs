@@ -66,10 +66,14 @@ pub fn extend(out: &mut Bound, documents: &[Document]) {
         if covered {
             continue;
         }
-        if let Some(tree) = doc.doc.tree.as_ref().ok() {
+        if let Ok(tree) = &doc.doc.tree {
             if let Some(root) = tree.root() {
-                out.diagnostics
-                    .extend(misplaced(&At::new(&doc.doc, root), tree, root, "the document root"));
+                out.diagnostics.extend(misplaced(
+                    &At::new(&doc.doc, root),
+                    tree,
+                    root,
+                    "the document root",
+                ));
             }
         }
         let mut items: HashSet<(std::path::PathBuf, NodeId)> = HashSet::new();

@@ -407,7 +407,7 @@ fn profile(
                 "; backoff rand(0,1)·2^i s with no cap (botocore `_retry.json`), no retry quota",
             ),
             _ => {
-                mode_note.push_str(&format!("; backoff full jitter rand(0,1)·min(2^i s, 20 s); retry quota of {QUOTA_TOKENS} tokens, a retry costs {RETRY_COST} (10 after a timeout) and a success without retry earns 1 back: in retrylint's token-bucket terms (one token per retry, retries while more than half remain) 200 tokens with 0.2 per success, the same 100 retries from a full quota and about 1.2 tries per request once it is drained; Retry-After is not read (the `AWS_NEW_RETRIES_2026` opt-in changes costs and base delays and reads `x-amz-retry-after`)"));
+                mode_note.push_str(&format!("; backoff full jitter rand(0,1)·min(2^i s, 20 s) (botocore; the Go v2 SDK waits up to 2 s before the first retry); retry quota of {QUOTA_TOKENS} tokens, a retry costs {RETRY_COST} (10 after a timeout) and a success without retry earns 1 back: in retrylint's token-bucket terms (one token per retry, retries while more than half remain) 200 tokens with 0.2 per success, the same 100 retries from a full quota and about 1.2 tries per request once it is drained; Retry-After is not read (the `AWS_NEW_RETRIES_2026` opt-in changes costs and base delays and reads `x-amz-retry-after`)"));
                 s.budget = Some(Spanned {
                     value: RetryBudget::Tokens {
                         tokens: 2.0 * QUOTA_TOKENS / RETRY_COST,

@@ -379,7 +379,10 @@ pub fn bind(
     }
     mesh_services(&mut out, documents, services, &canonical_specs, ctx);
     // Inline `x-linkerd-*` extensions: bound to the operation that carries them.
-    super::linkerd::openapi_ext::extend(&mut out, documents);
+    let ext = super::linkerd::openapi_ext::read(documents, &out.policies);
+    out.policies.extend(ext.policies);
+    out.notes.extend(ext.notes);
+    out.diagnostics.extend(ext.diagnostics);
     out
 }
 

@@ -30,7 +30,6 @@
 //! `x-linkerd-timeout`.
 
 use crate::diagnostic::Diagnostic;
-use crate::import::bind::Bound;
 use crate::import::gateway_api::build::{note, sp};
 use crate::import::{duration, rl017_ineffective_setting, OriginNote, Platform};
 use crate::openapi::model::{Document, Operation};
@@ -49,13 +48,26 @@ pub const TIMEOUT: &str = "x-linkerd-timeout";
 
 const SOURCE: &str = "linkerd2 pkg/profiles/openapi.go; retry-configs.md §5.2";
 
-/// Adds to `out` one synthetic mesh policy per document whose operations carry the
-/// extensions (an entry per such operation), their notes, and RL017 for values
-/// Linkerd ignores or rejects and for extensions outside an operation.
-pub fn extend(out: &mut Bound, documents: &[Document]) {
+/// What the extensions of a run's specs amount to.
+#[derive(Debug, Default)]
+pub struct Extensions {
+    /// One synthetic mesh policy per document whose operations carry the extensions
+    /// (an entry per such operation).
+    pub policies: Vec<PolicyFile>,
+    /// The notes on Linkerd's defaults at the extensions.
+    pub notes: Vec<OriginNote>,
+    /// RL017 for values Linkerd ignores or rejects, and for extensions outside an
+    /// operation.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Reads the extensions of `documents`; a document that one of the `bound` policies
+/// imported from a Linkerd `ServiceProfile` governs is skipped.
+pub fn read(documents: &[Document], bound: &[PolicyFile]) -> Extensions {
+    let mut out = Extensions::default();
     for doc in documents {
         let path = &doc.doc.file.path;
-        let covered = out.policies.iter().any(|p| {
+        let covered = bound.iter().any(|p| {
             p.imported.as_ref().is_some_and(|imp| {
                 imp.source.starts_with(&format!(
                     "{} ServiceProfile",
@@ -128,6 +140,7 @@ pub fn extend(out: &mut Bound, documents: &[Document]) {
             }),
         });
     }
+    out
 }
 
 /// RL017 for the extensions written on a mapping that is no operation.

@@ -84,3 +84,26 @@ fn git_config_is_never_read() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// The walk follows no symbolic link, and neither does the look for `.aws/config`: a
+/// `.aws` linked to a home folder is not read.
+#[cfg(unix)]
+#[test]
+fn a_linked_dot_aws_is_not_read() {
+    let root = std::env::temp_dir().join(format!("retrylint-aws-link-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("home/.aws")).expect("temp dir");
+    std::fs::create_dir_all(root.join("repo")).expect("temp dir");
+    std::fs::copy(dir("one-spec/openapi.yaml"), root.join("repo/openapi.yaml")).expect("spec");
+    std::fs::copy(dir("one-spec/config"), root.join("home/.aws/config")).expect("config");
+    std::os::unix::fs::symlink(root.join("home/.aws"), root.join("repo/.aws")).expect("link");
+    let (code, stdout, stderr) = common::retrylint_in(&root.join("repo"), &["check", "."]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    // The same folder, not linked, is read.
+    std::fs::remove_file(root.join("repo/.aws")).expect("unlink");
+    std::fs::rename(root.join("home/.aws"), root.join("repo/.aws")).expect("move");
+    let (code, stdout, _) = common::retrylint_in(&root.join("repo"), &["check", "."]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains(".aws/config"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&root);
+}

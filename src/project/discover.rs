@@ -128,9 +128,20 @@ pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec
                 Ok(e) => {
                     if e.file_type().is_some_and(|t| t.is_dir()) {
                         // The walk skips hidden folders; an AWS shared config in
-                        // `.aws/` is still read (never `.git/config`).
-                        let aws = e.path().join(".aws").join("config");
-                        if aws.is_file() {
+                        // `.aws/` is still read (never `.git/config`), and, like the
+                        // walk, without following symbolic links.
+                        let dot_aws = e.path().join(".aws");
+                        let aws = dot_aws.join("config");
+                        let real = |p: &Path, dir: bool| {
+                            std::fs::symlink_metadata(p).is_ok_and(|m| {
+                                if dir {
+                                    m.is_dir()
+                                } else {
+                                    m.is_file()
+                                }
+                            })
+                        };
+                        if real(&dot_aws, true) && real(&aws, false) {
                             out.push(Candidate {
                                 path: aws,
                                 kind: NameKind::TextConfig,

@@ -163,8 +163,15 @@ pub fn bind(
     // Which documents each object binds to, with the base path the proxy sees.
     let mut bindings: Vec<Vec<(usize, String)>> = Vec::with_capacity(objects.len());
     let mut by_host: Vec<bool> = Vec::with_capacity(objects.len());
+    // Objects a `services[].clients` entry names: the client serves that whole spec.
+    let mut by_client: Vec<bool> = Vec::with_capacity(objects.len());
     for o in objects {
         let mut found: Vec<(usize, String)> = Vec::new();
+        by_client.push(services.iter().any(|s| {
+            s.clients
+                .iter()
+                .any(|c| o.names.iter().any(|n| n.value == *c))
+        }));
         // 1. `.retrylint.yaml` `services:` naming one of the object's names.
         for (i, spec_path) in &canonical_specs {
             let s = &services[*i];
@@ -287,7 +294,18 @@ pub fn bind(
             });
             for (k, op) in documents[*d].operations.iter().enumerate() {
                 let method = op.method.to_ascii_uppercase();
-                let hit = o.routes.iter().position(|r| {
+                // A client named in `services[].clients` whose routes name operations
+                // (a Resilience4j instance matched by operationId or tag) serves every
+                // operation of the spec it is bound to.
+                let names_only = o.routes.iter().all(|r| {
+                    r.matches
+                        .iter()
+                        .all(|m| m.path.names_operation(None, &[]).is_some())
+                });
+                let hit = if by_client[i] && names_only && !o.routes.is_empty() {
+                    Some(0)
+                } else {
+                    o.routes.iter().position(|r| {
                     r.matches.is_empty()
                         || r.matches.iter().any(|m| {
                             let method_ok = m.methods.as_ref().is_none_or(|ms| {
@@ -302,7 +320,8 @@ pub fn bind(
                                 (None, Some(rw)) => m.may_match(&method, &op.path, base, Some(rw)),
                             }
                         })
-                });
+                    })
+                };
                 if let Some(r) = hit {
                     any = true;
                     out.operations[i].push((documents[*d].doc.file.clone(), op.display()));
@@ -567,8 +586,13 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
             d.doc.file.display.clone()
         });
     let name = names.first().cloned().unwrap_or_else(|| o.name.clone());
+    // Client configs (a Resilience4j instance, an AWS profile) are bound by `clients`.
+    let field = match o.platform {
+        super::Platform::Resilience4j | super::Platform::AwsSdk => "clients",
+        _ => "names",
+    };
     let help = format!(
-        "its retries are real, but retrylint cannot tell which operations they repeat. {}Bind it in `.retrylint.yaml`:\n  services:\n    - spec: {spec}\n      names: [{name}]\nor exclude the file with `exclude:` if it serves no API here",
+        "its retries are real, but retrylint cannot tell which operations they repeat. {}Bind it in `.retrylint.yaml`:\n  services:\n    - spec: {spec}\n      {field}: [{name}]\nor exclude the file with `exclude:` if it serves no API here",
         if candidates.is_empty() { String::new() } else { format!("Candidate specs: {}. ", candidates.join(", ")) }
     );
     rl016_unbound_config::diagnostic(at, &what, &why, help)

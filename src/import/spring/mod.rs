@@ -6,6 +6,7 @@
 //! platform's importer reads the variants Spring would bind from them.
 
 pub mod exceptions;
+pub mod resilience4j;
 pub mod source;
 
 use super::{ImportContext, Imported};
@@ -15,12 +16,13 @@ use std::sync::Arc;
 /// Reads one Spring file. Never panics: a syntax error is RL001.
 pub fn import(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> Imported {
     let mut out = Imported::default();
-    let _variants = match source::variants(doc) {
-        Ok(v) => v,
-        Err(d) => {
-            out.diagnostics.push(*d);
+    let (variants, documents) = match (source::variants(doc), source::documents(doc)) {
+        (Ok(v), Ok(d)) => (v, d),
+        (Err(e), _) | (_, Err(e)) => {
+            out.diagnostics.push(*e);
             return out;
         }
     };
+    out.extend(resilience4j::import(doc, &variants, &documents));
     out
 }

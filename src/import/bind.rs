@@ -306,20 +306,22 @@ pub fn bind(
                     Some(0)
                 } else {
                     o.routes.iter().position(|r| {
-                    r.matches.is_empty()
-                        || r.matches.iter().any(|m| {
-                            let method_ok = m.methods.as_ref().is_none_or(|ms| {
-                                ms.iter().any(|x| x.eq_ignore_ascii_case(&method))
-                            });
-                            match (
-                                m.path.names_operation(op.operation_id.as_deref(), &op.tags),
-                                &r.rewrite,
-                            ) {
-                                (Some(named), _) => named && method_ok,
-                                (None, None) => m.may_match_paths(&method, &seen[k]),
-                                (None, Some(rw)) => m.may_match(&method, &op.path, base, Some(rw)),
-                            }
-                        })
+                        r.matches.is_empty()
+                            || r.matches.iter().any(|m| {
+                                let method_ok = m.methods.as_ref().is_none_or(|ms| {
+                                    ms.iter().any(|x| x.eq_ignore_ascii_case(&method))
+                                });
+                                match (
+                                    m.path.names_operation(op.operation_id.as_deref(), &op.tags),
+                                    &r.rewrite,
+                                ) {
+                                    (Some(named), _) => named && method_ok,
+                                    (None, None) => m.may_match_paths(&method, &seen[k]),
+                                    (None, Some(rw)) => {
+                                        m.may_match(&method, &op.path, base, Some(rw))
+                                    }
+                                }
+                            })
                     })
                 };
                 if let Some(r) = hit {

@@ -71,7 +71,8 @@ pub const KEYS: &[&str] = &[
     "baseConfig",
 ];
 
-const SOURCE: &str = "Resilience4j RetryConfig, CommonRetryConfigurationProperties; retry-configs.md §7.1";
+const SOURCE: &str =
+    "Resilience4j RetryConfig, CommonRetryConfigurationProperties; retry-configs.md §7.1";
 
 /// Reads the Resilience4j retries of every variant of one Spring file.
 pub fn import(file: &Arc<Loaded>, variants: &[SpringDoc], documents: &[SpringDoc]) -> Imported {
@@ -217,7 +218,8 @@ fn read_variant(v: &SpringDoc, out: &mut Imported) {
                 }
             }
             Some((b, Some(Resolved::Unknown(p)))) => {
-                out.diagnostics.push(unknown_value(doc, b, "baseConfig", &p));
+                out.diagnostics
+                    .push(unknown_value(doc, b, "baseConfig", &p));
                 chain.extend(default.clone());
             }
             _ => chain.extend(default.clone()),
@@ -239,9 +241,11 @@ struct Found {
 }
 
 fn first(tree: &Tree, chain: &[Level], key: &str, from: usize) -> Option<Found> {
-    chain.iter().enumerate().skip(from).find_map(|(i, l)| {
-        source::get(tree, l.map, key).map(|node| Found { node, level: i })
-    })
+    chain
+        .iter()
+        .enumerate()
+        .skip(from)
+        .find_map(|(i, l)| source::get(tree, l.map, key).map(|node| Found { node, level: i }))
 }
 
 /// A scalar's resolved text, or why there is none.
@@ -312,16 +316,29 @@ fn object(
                     });
                 }
                 _ => {
-                    out.diagnostics.push(invalid(doc, f.node, "maxAttempts", &t, "an integer of at least 1 (total attempts, including the first)"));
+                    out.diagnostics.push(invalid(
+                        doc,
+                        f.node,
+                        "maxAttempts",
+                        &t,
+                        "an integer of at least 1 (total attempts, including the first)",
+                    ));
                     misspell(&mut settings, "attempts", f.node);
                 }
             },
             Val::Unknown(p) => {
-                out.diagnostics.push(unknown_value(doc, f.node, "maxAttempts", &p));
+                out.diagnostics
+                    .push(unknown_value(doc, f.node, "maxAttempts", &p));
                 misspell(&mut settings, "attempts", f.node);
             }
             Val::NotScalar => {
-                out.diagnostics.push(invalid(doc, f.node, "maxAttempts", "(a collection)", "an integer"));
+                out.diagnostics.push(invalid(
+                    doc,
+                    f.node,
+                    "maxAttempts",
+                    "(a collection)",
+                    "an integer",
+                ));
                 misspell(&mut settings, "attempts", f.node);
             }
         },
@@ -377,7 +394,8 @@ fn object(
             let Some(n) = source::get(tree, l.map, key) else {
                 continue;
             };
-            if key.starts_with("enable") && !matches!(val(tree, n), Val::Text(t) if source::boolean(&t) == Some(true))
+            if key.starts_with("enable")
+                && !matches!(val(tree, n), Val::Text(t) if source::boolean(&t) == Some(true))
             {
                 continue;
             }
@@ -387,7 +405,9 @@ fn object(
                 format!(
                     "`{}` does not write `waitDuration`, so it keeps the wait of `{}`",
                     l.name,
-                    chain.get(interval_from).map_or("the defaults", |x| x.name.as_str())
+                    chain
+                        .get(interval_from)
+                        .map_or("the defaults", |x| x.name.as_str())
                 )
             };
             out.diagnostics.push(rl017_ineffective_setting::diagnostic(
@@ -421,11 +441,18 @@ fn object(
                 }
             },
             Val::Unknown(p) => {
-                out.diagnostics.push(unknown_value(doc, w.node, "waitDuration", &p));
+                out.diagnostics
+                    .push(unknown_value(doc, w.node, "waitDuration", &p));
                 base_ok = false;
             }
             Val::NotScalar => {
-                out.diagnostics.push(invalid(doc, w.node, "waitDuration", "(a collection)", "a duration"));
+                out.diagnostics.push(invalid(
+                    doc,
+                    w.node,
+                    "waitDuration",
+                    "(a collection)",
+                    "a duration",
+                ));
                 base_ok = false;
             }
         },
@@ -434,7 +461,9 @@ fn object(
                 value: DEFAULT_WAIT_MS,
                 at: obj_at.clone(),
             });
-            defaults.push("no `waitDuration`: Resilience4j waits a fixed 500 ms between attempts".to_string());
+            defaults.push(
+                "no `waitDuration`: Resilience4j waits a fixed 500 ms between attempts".to_string(),
+            );
         }
     }
     if !base_ok {
@@ -446,7 +475,8 @@ fn object(
             Val::Text(t) => match source::boolean(&t) {
                 Some(b) => Some((b, f.node)),
                 None => {
-                    out.diagnostics.push(invalid(doc, f.node, key, &t, "`true` or `false`"));
+                    out.diagnostics
+                        .push(invalid(doc, f.node, key, &t, "`true` or `false`"));
                     None
                 }
             },
@@ -457,8 +487,16 @@ fn object(
             Val::NotScalar => None,
         }
     };
-    let exponential = if wait.is_some() { flag("enableExponentialBackoff") } else { None };
-    let randomized = if wait.is_some() { flag("enableRandomizedWait") } else { None };
+    let exponential = if wait.is_some() {
+        flag("enableExponentialBackoff")
+    } else {
+        None
+    };
+    let randomized = if wait.is_some() {
+        flag("enableRandomizedWait")
+    } else {
+        None
+    };
     let number = |key: &str, from: usize, out: &mut Imported| -> Option<(f64, NodeId)> {
         let f = first(tree, chain, key, from)?;
         if f.level != from && key == "randomizedWaitFactor" {
@@ -470,7 +508,8 @@ fn object(
             Val::Text(t) => match t.parse::<f64>() {
                 Ok(x) if x.is_finite() => Some((x, f.node)),
                 _ => {
-                    out.diagnostics.push(invalid(doc, f.node, key, &t, "a number"));
+                    out.diagnostics
+                        .push(invalid(doc, f.node, key, &t, "a number"));
                     None
                 }
             },
@@ -485,9 +524,18 @@ fn object(
         match number("exponentialBackoffMultiplier", interval_from, out) {
             Some((m, n)) => {
                 if m <= 1.0 {
-                    out.diagnostics.push(invalid(doc, n, "exponentialBackoffMultiplier", &format!("{m}"), "a multiplier above 1"));
+                    out.diagnostics.push(invalid(
+                        doc,
+                        n,
+                        "exponentialBackoffMultiplier",
+                        &format!("{m}"),
+                        "a multiplier above 1",
+                    ));
                 }
-                backoff.multiplier = Some(Spanned { value: m, at: at(n) });
+                backoff.multiplier = Some(Spanned {
+                    value: m,
+                    at: at(n),
+                });
             }
             None => {
                 backoff.multiplier = Some(Spanned {
@@ -503,15 +551,33 @@ fn object(
         match first(tree, chain, "exponentialMaxWaitDuration", interval_from) {
             Some(f) => match val(tree, f.node) {
                 Val::Text(t) => match source::duration(&t, 1.0) {
-                    Some(ms) => backoff.cap = Some(Spanned { value: ms, at: at(f.node) }),
-                    None => out.diagnostics.push(invalid(doc, f.node, "exponentialMaxWaitDuration", &t, "a duration")),
+                    Some(ms) => {
+                        backoff.cap = Some(Spanned {
+                            value: ms,
+                            at: at(f.node),
+                        })
+                    }
+                    None => out.diagnostics.push(invalid(
+                        doc,
+                        f.node,
+                        "exponentialMaxWaitDuration",
+                        &t,
+                        "a duration",
+                    )),
                 },
-                Val::Unknown(p) => out.diagnostics.push(unknown_value(doc, f.node, "exponentialMaxWaitDuration", &p)),
+                Val::Unknown(p) => out.diagnostics.push(unknown_value(
+                    doc,
+                    f.node,
+                    "exponentialMaxWaitDuration",
+                    &p,
+                )),
                 Val::NotScalar => {}
             },
             None => notes.push(OriginNote {
                 at: at(en),
-                text: format!("no `exponentialMaxWaitDuration`: the wait grows without a cap ({SOURCE})"),
+                text: format!(
+                    "no `exponentialMaxWaitDuration`: the wait grows without a cap ({SOURCE})"
+                ),
             }),
         }
     } else {
@@ -535,10 +601,19 @@ fn object(
                 }
             };
             if !(0.0..1.0).contains(&f) {
-                out.diagnostics.push(invalid(doc, node, "randomizedWaitFactor", &format!("{f}"), "a factor in [0, 1)"));
+                out.diagnostics.push(invalid(
+                    doc,
+                    node,
+                    "randomizedWaitFactor",
+                    &format!("{f}"),
+                    "a factor in [0, 1)",
+                ));
             }
             let jitter = JitterFactor::new(f).map_or(Jitter::None, Jitter::Proportional);
-            backoff.jitter = Some(Spanned { value: jitter, at: at(node) });
+            backoff.jitter = Some(Spanned {
+                value: jitter,
+                at: at(node),
+            });
         }
         _ => {
             backoff.jitter = Some(Spanned {
@@ -564,9 +639,7 @@ fn object(
     }
     let names = vec![Spanned {
         value: head.name.clone(),
-        at: tree
-            .key_of(head.map)
-            .map_or(obj_at.clone(), |k| at(k)),
+        at: tree.key_of(head.map).map_or(obj_at.clone(), |k| at(k)),
     }];
     Some(ConfigObject {
         platform: Platform::Resilience4j,
@@ -625,7 +698,10 @@ fn signals(
     let mut out: Vec<Spanned<Signal>> = Vec::new();
     let push = |out: &mut Vec<Spanned<Signal>>, s: Signal, a: &At| {
         if !out.iter().any(|x| x.value == s) {
-            out.push(Spanned { value: s, at: a.clone() });
+            out.push(Spanned {
+                value: s,
+                at: a.clone(),
+            });
         }
     };
     let mut note_parts: Vec<String> = Vec::new();
@@ -676,7 +752,11 @@ fn signals(
     if !unmapped.is_empty() {
         note_parts.push(format!(
             "{} map to no HTTP outcome retrylint knows (application exceptions): not counted",
-            unmapped.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+            unmapped
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     let note = (!note_parts.is_empty()).then(|| OriginNote {

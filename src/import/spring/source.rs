@@ -744,7 +744,15 @@ fn insert_map(m: &mut MapV, segs: &[Seg], child: V, depth: usize) {
     let pos = m.entries.iter().position(|e| relaxed_eq(&e.key, &name));
     if rest.is_empty() {
         match pos {
-            Some(p) => merge(&mut m.entries[p].value, child, false),
+            Some(p) => {
+                let e = &mut m.entries[p];
+                if !mergeable(&e.value, &child, false) {
+                    // A later definition replaces the earlier: it is where the
+                    // value is written now.
+                    e.key_span = span;
+                }
+                merge(&mut e.value, child, false);
+            }
             None => m.entries.push(Entry {
                 key: name,
                 key_span: span,
@@ -838,7 +846,16 @@ fn merge(old: &mut V, new: V, across: bool) {
                         .iter()
                         .position(|x| matches!(&seg, Seg::Key(n, _) if relaxed_eq(&x.key, n)));
                     match pos {
-                        Some(p) => merge(&mut a.entries[p].value, e.value, true),
+                        Some(p) => {
+                            // A later document's key is where the variant's value
+                            // is written (a profile's instance points into its
+                            // profile document).
+                            let x = &mut a.entries[p];
+                            if let Seg::Key(_, key_span) = &seg {
+                                x.key_span = key_span.clone();
+                            }
+                            merge(&mut x.value, e.value, true);
+                        }
                         None => {
                             if let Seg::Key(key, key_span) = seg {
                                 a.entries.push(Entry {
@@ -866,6 +883,15 @@ fn merge(old: &mut V, new: V, across: bool) {
             }
         }
         (_, new) => *old = new,
+    }
+}
+
+/// True when [`merge`] combines `old` and `new` rather than replacing `old`.
+fn mergeable(old: &V, new: &V, across: bool) -> bool {
+    match (old, new) {
+        (V::Map(_), V::Map(_)) => true,
+        (V::Seq(_), V::Seq(b)) => b.indexed && !across,
+        _ => false,
     }
 }
 

@@ -223,6 +223,23 @@ pub fn bind(
                 }
             }
         }
+        // 2b. A client config whose routes name operations (a Resilience4j instance
+        // named like an operationId or a tag) binds to the specs holding one.
+        if found.is_empty() && names_operations_only(o) {
+            for (d, doc) in documents.iter().enumerate() {
+                let named = doc.operations.iter().any(|op| {
+                    o.routes.iter().any(|r| {
+                        r.matches.iter().any(|m| {
+                            m.path.names_operation(op.operation_id.as_deref(), &op.tags)
+                                == Some(true)
+                        })
+                    })
+                });
+                if named {
+                    found.push((d, String::new()));
+                }
+            }
+        }
         bindings.push(found);
         by_host.push(host_evidence);
     }
@@ -297,12 +314,7 @@ pub fn bind(
                 // A client named in `services[].clients` whose routes name operations
                 // (a Resilience4j instance matched by operationId or tag) serves every
                 // operation of the spec it is bound to.
-                let names_only = o.routes.iter().all(|r| {
-                    r.matches
-                        .iter()
-                        .all(|m| m.path.names_operation(None, &[]).is_some())
-                });
-                let hit = if by_client[i] && names_only && !o.routes.is_empty() {
+                let hit = if by_client[i] && names_operations_only(o) {
                     Some(0)
                 } else {
                     o.routes.iter().position(|r| {
@@ -508,6 +520,18 @@ fn source_key(o: &ConfigObject) -> std::ffi::OsString {
     }
 }
 
+/// True when every route of `o` names operations (operationId, tag) rather than
+/// paths, and it has some.
+fn names_operations_only(o: &ConfigObject) -> bool {
+    !o.routes.is_empty()
+        && o.routes.iter().all(|r| {
+            !r.matches.is_empty()
+                && r.matches
+                    .iter()
+                    .all(|m| m.path.names_operation(None, &[]).is_some())
+        })
+}
+
 /// The prefix the proxy sees before a spec's paths when `services:` does not give a
 /// `base_path`: the path of the server whose host the object names, else the first
 /// server's path when some route mentions it, else none.
@@ -555,6 +579,11 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
     let names: Vec<String> = o.names.iter().map(|n| n.value.clone()).collect();
     let why = if documents.is_empty() {
         "the run holds no OpenAPI document".to_string()
+    } else if o.platform == super::Platform::Resilience4j {
+        format!(
+            "no operation of the run has the operationId or tag `{}`, and no `services[].clients` entry names it",
+            o.name
+        )
     } else if names.is_empty() {
         "it names no host or service, and the run holds more than one spec".to_string()
     } else {

@@ -75,29 +75,95 @@ const SOURCE: &str =
     "Resilience4j RetryConfig, CommonRetryConfigurationProperties; retry-configs.md §7.1";
 
 /// Reads the Resilience4j retries of every variant of one Spring file.
+///
+/// A profile variant is a table of its own only for the instances its profile's
+/// documents change (the instance, or a config it inherits); those come first, so
+/// that for the operations they bind the profile's variant is the one checked
+/// (its kind names the profile). The join stacks tables of one file as one layer,
+/// first match winning: two variants of one client are alternatives, not two layers
+/// retrying in sequence (that would multiply their attempts, RL311).
 pub fn import(file: &Arc<Loaded>, variants: &[SpringDoc], documents: &[SpringDoc]) -> Imported {
+    let _ = file;
     let mut out = Imported::default();
-    // Profiles whose own documents set `resilience4j.retry`: only they get variants
-    // of their own (the others bind what the base binds).
-    let touched: Vec<String> = documents
-        .iter()
-        .filter_map(|d| {
-            let (p, _) = d.profile.as_ref()?;
-            let tree = d.doc.tree.as_ref().ok()?;
-            (!source::find(tree, d.root, "resilience4j.retry").is_empty()).then(|| p.clone())
-        })
-        .collect();
+    let has_base = variants.iter().any(|v| v.profile.is_none());
+    let mut profile_objects = Vec::new();
+    let mut base = Imported::default();
     for v in variants {
-        if let Some((p, _)) = &v.profile {
-            if !touched.contains(p) && variants.iter().any(|o| o.profile.is_none()) {
-                continue;
+        match &v.profile {
+            None => read_variant(v, None, &mut base),
+            Some((p, _)) => {
+                let changed = touched(documents, p);
+                if has_base && changed.is_empty() {
+                    continue;
+                }
+                let mut one = Imported::default();
+                read_variant(v, has_base.then_some(&changed), &mut one);
+                profile_objects.extend(one.objects);
+                out.diagnostics.extend(one.diagnostics);
             }
         }
-        read_variant(v, &mut out);
     }
-    let _ = file;
+    out.objects = profile_objects;
+    out.objects.extend(base.objects);
+    out.diagnostics.extend(base.diagnostics);
     dedup(&mut out.diagnostics);
     out
+}
+
+/// The instances and configs a profile's own documents write.
+#[derive(Default)]
+struct Touched {
+    instances: Vec<String>,
+    configs: Vec<String>,
+}
+
+impl Touched {
+    fn is_empty(&self) -> bool {
+        self.instances.is_empty() && self.configs.is_empty()
+    }
+
+    fn changes(&self, chain: &[Level]) -> bool {
+        chain.first().is_some_and(|i| {
+            self.instances
+                .iter()
+                .any(|n| source::relaxed_eq(n, &i.name))
+        }) || chain
+            .iter()
+            .skip(1)
+            .any(|c| self.configs.iter().any(|n| source::relaxed_eq(n, &c.name)))
+            || (chain.len() == 1
+                && self
+                    .configs
+                    .iter()
+                    .any(|n| source::relaxed_eq(n, &chain[0].name)))
+    }
+}
+
+fn touched(documents: &[SpringDoc], profile: &str) -> Touched {
+    let mut t = Touched::default();
+    for d in documents {
+        if d.profile.as_ref().map(|(p, _)| p.as_str()) != Some(profile) {
+            continue;
+        }
+        let Ok(tree) = &d.doc.tree else { continue };
+        let Some(&retry) = source::find(tree, d.root, "resilience4j.retry").first() else {
+            continue;
+        };
+        let names = |key: &str| -> Vec<String> {
+            source::get(tree, retry, key)
+                .map(|m| {
+                    source::entries(tree, m)
+                        .into_iter()
+                        .map(|(n, _, _)| n)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        t.instances.extend(names("instances"));
+        t.instances.extend(names("backends"));
+        t.configs.extend(names("configs"));
+    }
+    t
 }
 
 fn dedup(diags: &mut Vec<Diagnostic>) {
@@ -129,7 +195,7 @@ fn levels(tree: &Tree, map: Option<NodeId>) -> Vec<Level> {
         .collect()
 }
 
-fn read_variant(v: &SpringDoc, out: &mut Imported) {
+fn read_variant(v: &SpringDoc, only: Option<&Touched>, out: &mut Imported) {
     let Ok(tree) = &v.doc.tree else { return };
     let Some(&retry) = source::find(tree, v.root, "resilience4j.retry").first() else {
         return;
@@ -175,8 +241,19 @@ fn read_variant(v: &SpringDoc, out: &mut Imported) {
     if instances.is_empty() {
         if let Some(d) = &default {
             let chain = vec![d.clone()];
+            if only.is_some_and(|t| !t.changes(&chain)) {
+                return;
+            }
             let route_matches = Vec::new();
-            if let Some(o) = object(doc, tree, d, &chain, kind("config"), route_matches, out) {
+            if let Some(o) = object(
+                doc,
+                tree,
+                d,
+                &chain,
+                (kind("config"), profile.as_deref()),
+                route_matches,
+                out,
+            ) {
                 out.objects.push(o);
             }
         }
@@ -224,11 +301,22 @@ fn read_variant(v: &SpringDoc, out: &mut Imported) {
             }
             _ => chain.extend(default.clone()),
         }
+        if only.is_some_and(|t| !t.changes(&chain)) {
+            continue;
+        }
         let matches = vec![
             RequestMatch::path(PathMatch::OperationId(inst.name.clone())),
             RequestMatch::path(PathMatch::Tag(inst.name.clone())),
         ];
-        if let Some(o) = object(doc, tree, inst, &chain, kind("instance"), matches, out) {
+        if let Some(o) = object(
+            doc,
+            tree,
+            inst,
+            &chain,
+            (kind("instance"), profile.as_deref()),
+            matches,
+            out,
+        ) {
             out.objects.push(o);
         }
     }
@@ -287,7 +375,7 @@ fn object(
     tree: &Tree,
     head: &Level,
     chain: &[Level],
-    kind: String,
+    (kind, profile): (String, Option<&str>),
     matches: Vec<RequestMatch>,
     out: &mut Imported,
 ) -> Option<ConfigObject> {
@@ -628,6 +716,15 @@ fn object(
     if retried {
         defaults.push("no deadline and no per-attempt timeout (pair it with a TimeLimiter), Retry-After never read, every HTTP method retried (the retry wraps a Java call)".to_string());
     }
+    if let Some(p) = profile {
+        defaults.insert(
+            0,
+            format!(
+                "this is `{}` under the Spring profile `{p}` (its documents merged over the base)",
+                head.name
+            ),
+        );
+    }
     if !defaults.is_empty() {
         notes.insert(
             0,
@@ -776,7 +873,7 @@ fn unknown_keys(doc: &Arc<Loaded>, tree: &Tree, level: &Level) -> Vec<Diagnostic
         let (message, help) = if source::relaxed_eq(&key, "maxRetryAttempts") {
             (
                 format!("`{key}` in Resilience4j retry `{}` is ignored: the key was removed in Resilience4j 2.0", level.name),
-                "did you mean `maxAttempts`? Resilience4j 2.x ignores `maxRetryAttempts` without a word (deprecated in 1.6, removed in 2.0), so the default `maxAttempts: 3` applies (3 attempts in total, including the first). Write `maxAttempts` with the total number of attempts.".to_string(),
+                "did you mean `maxAttempts`? Resilience4j 2.x ignores `maxRetryAttempts` without a word (deprecated in 1.6, removed in 2.0): the number of attempts is the `maxAttempts` this retry inherits, else the default 3 (in total, including the first). Write `maxAttempts` with the total number of attempts.".to_string(),
             )
         } else {
             let lower = source::canonical(&key);

@@ -736,7 +736,7 @@ fn object(
     }
     let names = vec![Spanned {
         value: head.name.clone(),
-        at: tree.key_of(head.map).map_or(obj_at.clone(), |k| at(k)),
+        at: tree.key_of(head.map).map_or(obj_at.clone(), at),
     }];
     Some(ConfigObject {
         platform: Platform::Resilience4j,

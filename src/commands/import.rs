@@ -37,7 +37,7 @@ const EXIT_NOTHING: u8 = 1;
 /// when every named config was read, 1 when a named file holds no retry config, 2
 /// when a file could not be read or parsed.
 pub fn run(args: &ImportArgs) -> u8 {
-    let config = match load_config(args.config.as_deref()) {
+    let config = match load_config(args.config.as_deref(), &args.files) {
         Ok(c) => c,
         Err(code) => return code,
     };

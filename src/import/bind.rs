@@ -579,7 +579,7 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
     let names: Vec<String> = o.names.iter().map(|n| n.value.clone()).collect();
     let why = if documents.is_empty() {
         "the run holds no OpenAPI document".to_string()
-    } else if o.platform == super::Platform::Resilience4j {
+    } else if o.platform == super::Platform::Resilience4j && names_operations_only(o) {
         format!(
             "no operation of the run has the operationId or tag `{}`, and no `services[].clients` entry names it",
             o.name

@@ -574,6 +574,31 @@ struct MapV {
     start: usize,
     end: usize,
     entries: Vec<Entry>,
+    /// Canonical key (relaxed binding) -> index in `entries`: a file with many
+    /// keys stays linear.
+    index: std::collections::HashMap<String, usize>,
+}
+
+impl MapV {
+    fn new(start: usize, end: usize) -> MapV {
+        MapV {
+            start,
+            end,
+            entries: Vec::new(),
+            index: std::collections::HashMap::new(),
+        }
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
+        self.index.get(&canonical(name)).copied()
+    }
+
+    fn push(&mut self, entry: Entry) -> usize {
+        let i = self.entries.len();
+        self.index.entry(canonical(&entry.key)).or_insert(i);
+        self.entries.push(entry);
+        i
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -621,7 +646,7 @@ fn segments(chars: &[(char, Range<usize>)]) -> Vec<Seg> {
             }
             '[' => {
                 // `[digits]` is an index; `[anything]` a map key kept whole.
-                let close = chars[i + 1..].iter().position(|(c, _)| *c == ']');
+                let close = chars[i + 1..].iter().take(256).position(|(c, _)| *c == ']');
                 match close {
                     Some(off) => {
                         flush(&mut cur, &mut cur_span, &mut out);
@@ -692,11 +717,7 @@ fn from_yaml(tree: &Tree, node: NodeId, depth: usize, budget: &mut usize) -> V {
     *budget -= 1;
     match tree.kind(node) {
         Kind::Map => {
-            let mut m = MapV {
-                start: span.start,
-                end: span.end,
-                entries: Vec::new(),
-            };
+            let mut m = MapV::new(span.start, span.end);
             for (k, v) in tree.entries(node) {
                 let Some(segs) = yaml_key_segments(tree, k) else {
                     continue;
@@ -741,7 +762,7 @@ fn insert_map(m: &mut MapV, segs: &[Seg], child: V, depth: usize) {
         // An index directly below a mapping is a key of that text.
         Seg::Index(i, s) => (i.to_string(), s.clone()),
     };
-    let pos = m.entries.iter().position(|e| relaxed_eq(&e.key, &name));
+    let pos = m.position(&name);
     if rest.is_empty() {
         match pos {
             Some(p) => {
@@ -753,24 +774,23 @@ fn insert_map(m: &mut MapV, segs: &[Seg], child: V, depth: usize) {
                 }
                 merge(&mut e.value, child, false);
             }
-            None => m.entries.push(Entry {
-                key: name,
-                key_span: span,
-                value: child,
-            }),
+            None => {
+                m.push(Entry {
+                    key: name,
+                    key_span: span,
+                    value: child,
+                });
+            }
         }
         return;
     }
     let p = match pos {
         Some(p) => p,
-        None => {
-            m.entries.push(Entry {
-                key: name,
-                key_span: span.clone(),
-                value: empty_for(&rest[0], span.start),
-            });
-            m.entries.len() - 1
-        }
+        None => m.push(Entry {
+            key: name,
+            key_span: span.clone(),
+            value: empty_for(&rest[0], span.start),
+        }),
     };
     insert_value(&mut m.entries[p].value, rest, child, depth + 1);
 }
@@ -784,11 +804,7 @@ fn empty_for(next: &Seg, start: usize) -> V {
             items: Vec::new(),
             indexed: true,
         }),
-        Seg::Key(..) => V::Map(MapV {
-            start,
-            end: start,
-            entries: Vec::new(),
-        }),
+        Seg::Key(..) => V::Map(MapV::new(start, start)),
     }
 }
 
@@ -841,10 +857,10 @@ fn merge(old: &mut V, new: V, across: bool) {
             for e in b.entries {
                 let seg = Seg::Key(e.key, e.key_span);
                 if across {
-                    let pos = a
-                        .entries
-                        .iter()
-                        .position(|x| matches!(&seg, Seg::Key(n, _) if relaxed_eq(&x.key, n)));
+                    let pos = match &seg {
+                        Seg::Key(n, _) => a.position(n),
+                        Seg::Index(..) => None,
+                    };
                     match pos {
                         Some(p) => {
                             // A later document's key is where the variant's value
@@ -858,7 +874,7 @@ fn merge(old: &mut V, new: V, across: bool) {
                         }
                         None => {
                             if let Seg::Key(key, key_span) = seg {
-                                a.entries.push(Entry {
+                                a.push(Entry {
                                     key,
                                     key_span,
                                     value: e.value,
@@ -925,11 +941,7 @@ fn emit(b: &mut TreeBuilder<'_>, v: &V) {
 /// mapping. `Err((message, byte offset))` for a malformed `\uXXXX` escape.
 fn properties_documents(text: &str) -> Result<Vec<V>, (String, usize)> {
     let mut docs: Vec<V> = Vec::new();
-    let mut cur = MapV {
-        start: 0,
-        end: 0,
-        entries: Vec::new(),
-    };
+    let mut cur = MapV::new(0, 0);
     let lines = natural_lines(text);
     let mut i = 0;
     let mut nodes = 0usize;
@@ -944,14 +956,7 @@ fn properties_documents(text: &str) -> Result<Vec<V>, (String, usize)> {
         if trimmed.starts_with('#') || trimmed.starts_with('!') {
             if matches!(trimmed.trim_end(), "#---" | "!---") {
                 cur.end = start;
-                docs.push(V::Map(std::mem::replace(
-                    &mut cur,
-                    MapV {
-                        start: end,
-                        end,
-                        entries: Vec::new(),
-                    },
-                )));
+                docs.push(V::Map(std::mem::replace(&mut cur, MapV::new(end, end))));
             }
             continue;
         }
@@ -1364,5 +1369,12 @@ mod tests {
         assert!(documents(&p).is_ok());
         let p = loaded("application.properties", "a=\\u12");
         assert!(documents(&p).is_err());
+        let many: String = (0..50_000).map(|i| format!("k{i}.v=1\n")).collect();
+        let p = loaded("application.properties", &many);
+        let docs = documents(&p).unwrap();
+        let t = docs[0].doc.tree.as_ref().unwrap();
+        assert_eq!(t.raw_entries(docs[0].root).len(), 50_000);
+        let brackets = "[".repeat(100_000) + "=1\n";
+        assert!(documents(&loaded("application.properties", &brackets)).is_ok());
     }
 }

@@ -372,7 +372,12 @@ fn mentions_spring_words(text: &str) -> bool {
 /// True when text that did not parse looks like a Spring retry config (its syntax
 /// error is then reported, not skipped).
 pub fn looks_like_spring_text(text: &str) -> bool {
-    mentions_spring_retry(text)
+    if mentions_spring_retry(text) {
+        return true;
+    }
+    let t = canonical(text);
+    (t.contains("resilience4j") && t.contains("retry"))
+        || (t.contains("spring") && t.contains("gateway") && t.contains("routes"))
 }
 
 /// The profile a file's name gives its documents: `application-prod.yml` → `prod`.

@@ -31,6 +31,7 @@ pub mod keys;
 pub mod kong;
 pub mod linkerd;
 pub mod nginx;
+pub mod proto;
 pub mod recognize;
 pub mod rl016_unbound_config;
 pub mod rl017_ineffective_setting;

@@ -407,7 +407,14 @@ impl Spans {
             (at <= text.len()).then_some(at)
         };
         let mut by_path = HashMap::new();
-        for loc in fd.source_code_info.iter().flat_map(|i| &i.location) {
+        // Only the positions the index uses: hashing every element's path costs more
+        // than parsing (googleapis files hold thousands of fields).
+        for loc in fd
+            .source_code_info
+            .iter()
+            .flat_map(|i| &i.location)
+            .filter(|l| wanted(fd, &l.path))
+        {
             let range = match loc.span[..] {
                 [l, c, ec] => byte(l, c).zip(byte(l, ec)),
                 [l, c, el, ec] => byte(l, c).zip(byte(el, ec)),
@@ -423,4 +430,44 @@ impl Spans {
     fn get(&self, path: &[i32]) -> Option<Range<usize>> {
         self.by_path.get(path).cloned()
     }
+}
+
+/// Whether the index needs the position of the element at `path`: anything in a
+/// service; a message's name and its `request_id` field's name and type when it has
+/// such a field.
+fn wanted(fd: &FileDescriptorProto, path: &[i32]) -> bool {
+    let index = |i: &i32| usize::try_from(*i).ok();
+    match path {
+        [FILE_SERVICE, ..] => true,
+        [FILE_MESSAGE_TYPE, i, rest @ ..] => {
+            let Some(mut m) = index(i).and_then(|i| fd.message_type.get(i)) else {
+                return false;
+            };
+            let mut rest = rest;
+            loop {
+                match rest {
+                    [MESSAGE_NESTED, j, more @ ..] => {
+                        match index(j).and_then(|j| m.nested_type.get(j)) {
+                            Some(n) => m = n,
+                            None => return false,
+                        }
+                        rest = more;
+                    }
+                    [MESSAGE_NAME] => return m.field.iter().any(is_request_id),
+                    [MESSAGE_FIELD, f, FIELD_NAME | FIELD_TYPE] => {
+                        return index(f)
+                            .and_then(|f| m.field.get(f))
+                            .is_some_and(is_request_id)
+                    }
+                    _ => return false,
+                }
+            }
+        }
+        _ => false,
+    }
+}
+
+/// AIP-155: a field `string request_id`.
+fn is_request_id(f: &prost_types::FieldDescriptorProto) -> bool {
+    f.name.as_deref() == Some("request_id") && f.r#type == Some(TYPE_STRING)
 }

@@ -155,6 +155,16 @@ impl ProtoIndex {
         (index, diagnostics)
     }
 
+    /// An index of the given RPCs (tests, or RPCs known from elsewhere), looked up
+    /// as [`ProtoIndex::build`]'s.
+    pub fn from_rpcs(rpcs: impl IntoIterator<Item = Rpc>) -> ProtoIndex {
+        let mut index = ProtoIndex::default();
+        for r in rpcs {
+            index.push(r);
+        }
+        index
+    }
+
     fn push(&mut self, rpc: Rpc) {
         let i = self.rpcs.len();
         self.by_name

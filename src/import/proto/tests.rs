@@ -141,6 +141,34 @@ fn request_message_in_another_file() {
 }
 
 #[test]
+fn lookups_by_service_and_method() {
+    let (built, _) = build(&[
+        "orders/orders_service.proto",
+        "orders/orders_messages.proto",
+    ]);
+    let index = ProtoIndex::from_rpcs(built.rpcs.clone());
+    let methods: Vec<&str> = index
+        .service("example.orders.v1.Orders")
+        .map(|r| r.method.as_str())
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "CreateOrder",
+            "GetOrder",
+            "CancelOrder",
+            "StreamOrders",
+            "Ping"
+        ]
+    );
+    assert!(index.rpc("example.orders.v1.Orders", "GetOrder").is_some());
+    // Fully qualified names only; methods are case-sensitive.
+    assert!(index.rpc("Orders", "GetOrder").is_none());
+    assert!(index.rpc("example.orders.v1.Orders", "getorder").is_none());
+    assert_eq!(index.service("example.orders.v1.Nope").count(), 0);
+}
+
+#[test]
 fn without_the_messages_file_no_request_id() {
     let (index, _) = build(&["orders/orders_service.proto"]);
     let create = index

@@ -250,6 +250,7 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
     let (configs, notes) = crate::timing::phase("import", || {
         let ctx = crate::import::ImportContext {
             platforms: &options.platforms,
+            protos: &protos,
         };
         let imported = crate::timing::phase("import/read", || {
             crate::import::import_all(&inputs.configs, &ctx)

@@ -27,7 +27,7 @@ use crate::source::rl001_invalid_syntax;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fmt::Write;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Every RPC of the `.proto` files of the run, with its HTTP bindings and its
 /// idempotency signals.
@@ -36,10 +36,16 @@ pub struct ProtoIndex {
     /// The RPCs, file by file in the order given, each file's services and RPCs in
     /// file order.
     pub rpcs: Vec<Rpc>,
-    /// `(service, method)` -> index in `rpcs` (the first definition).
-    by_name: HashMap<(String, String), usize>,
-    /// service -> indexes in `rpcs`, in order.
-    by_service: HashMap<String, Vec<usize>>,
+    /// service -> indexes in `rpcs`, in order; built on the first look-up (RPCs
+    /// pushed later are still found, by a scan).
+    by_service: OnceLock<ByService>,
+}
+
+#[derive(Debug, Clone)]
+struct ByService {
+    /// `rpcs.len()` when built.
+    len: usize,
+    map: HashMap<String, Vec<usize>>,
 }
 
 /// One RPC of a `.proto` file.
@@ -95,6 +101,14 @@ impl IdempotencyLevel {
 }
 
 impl ProtoIndex {
+    /// An index with no RPC.
+    pub const fn empty() -> ProtoIndex {
+        ProtoIndex {
+            rpcs: Vec::new(),
+            by_service: OnceLock::new(),
+        }
+    }
+
     /// Reads every `.proto` file of a run (in parallel) into one index. Returns RL001
     /// for each syntax error (the file is left out, the others are read) and for a
     /// malformed `google.api.http` value (the RPC keeps its other rules). Never
@@ -148,50 +162,51 @@ impl ProtoIndex {
                         request_id: resolve(&messages, &read.package, &r.input_type)
                             .and_then(|found| found.clone()),
                     };
-                    index.push(rpc);
+                    index.rpcs.push(rpc);
                 }
             }
         }
         (index, diagnostics)
     }
 
-    /// An index of the given RPCs (tests, or RPCs known from elsewhere), looked up
-    /// as [`ProtoIndex::build`]'s.
+    /// An index of the given RPCs (tests, or RPCs known from elsewhere).
     pub fn from_rpcs(rpcs: impl IntoIterator<Item = Rpc>) -> ProtoIndex {
-        let mut index = ProtoIndex::default();
-        for r in rpcs {
-            index.push(r);
+        ProtoIndex {
+            rpcs: rpcs.into_iter().collect(),
+            by_service: OnceLock::new(),
         }
-        index
     }
 
-    fn push(&mut self, rpc: Rpc) {
-        let i = self.rpcs.len();
-        self.by_name
-            .entry((rpc.service.clone(), rpc.method.clone()))
-            .or_insert(i);
-        self.by_service
-            .entry(rpc.service.clone())
-            .or_default()
-            .push(i);
-        self.rpcs.push(rpc);
+    /// The indexes in `rpcs` of `service`'s RPCs, in order.
+    fn indexes<'a>(&'a self, service: &str) -> Box<dyn Iterator<Item = usize> + 'a> {
+        let built = self.by_service.get_or_init(|| {
+            let mut map: HashMap<String, Vec<usize>> = HashMap::new();
+            for (i, r) in self.rpcs.iter().enumerate() {
+                map.entry(r.service.clone()).or_default().push(i);
+            }
+            ByService {
+                len: self.rpcs.len(),
+                map,
+            }
+        });
+        let known = built.map.get(service).into_iter().flatten().copied();
+        // RPCs pushed after the map was built.
+        let service = service.to_string();
+        let later = (built.len..self.rpcs.len()).filter(move |&i| self.rpcs[i].service == service);
+        Box::new(known.chain(later))
     }
 
     /// The RPC `method` of the fully qualified `service` (the first definition when
     /// two files define it).
     pub fn rpc(&self, service: &str, method: &str) -> Option<&Rpc> {
-        self.by_name
-            .get(&(service.to_string(), method.to_string()))
-            .map(|&i| &self.rpcs[i])
+        self.indexes(service)
+            .map(|i| &self.rpcs[i])
+            .find(|r| r.method == method)
     }
 
     /// Every RPC of the fully qualified `service`, in file order.
-    pub fn service(&self, service: &str) -> impl Iterator<Item = &Rpc> {
-        self.by_service
-            .get(service)
-            .into_iter()
-            .flatten()
-            .map(|&i| &self.rpcs[i])
+    pub fn service<'a>(&'a self, service: &str) -> impl Iterator<Item = &'a Rpc> + 'a {
+        self.indexes(service).map(move |i| &self.rpcs[i])
     }
 
     /// True when the run holds no RPC.

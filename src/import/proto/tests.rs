@@ -166,6 +166,14 @@ fn lookups_by_service_and_method() {
     assert!(index.rpc("Orders", "GetOrder").is_none());
     assert!(index.rpc("example.orders.v1.Orders", "getorder").is_none());
     assert_eq!(index.service("example.orders.v1.Nope").count(), 0);
+    // An RPC pushed after the first look-up is still found.
+    let mut index = index;
+    let mut late = index.rpcs[0].clone();
+    late.method = "Late".into();
+    index.rpcs.push(late);
+    assert!(index.rpc("example.orders.v1.Orders", "Late").is_some());
+    assert_eq!(index.service("example.orders.v1.Orders").count(), 6);
+    assert!(ProtoIndex::empty().rpc("a.B", "C").is_none());
 }
 
 #[test]

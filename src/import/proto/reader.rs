@@ -27,7 +27,7 @@ use crate::source::tree::{Kind, NodeId, TreeBuilder};
 use prost_types::{DescriptorProto, FileDescriptorProto, UninterpretedOption};
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// How RL001 names the syntax.
 const FORMAT: &str = "Protocol Buffers";
@@ -95,13 +95,13 @@ pub struct RpcRead {
 /// rest of the file is still read; never panics.
 pub fn read(doc: &Arc<Loaded>) -> (Option<FileRead>, Vec<Diagnostic>) {
     let text: &str = &doc.file.text;
-    let fd = match protox_parse::parse(&doc.file.display, text) {
+    let fd = match parse(&doc.file.display, text) {
         Ok(fd) => fd,
-        Err(e) => {
-            let at = e.span().map_or(text.len(), |s| s.start);
-            let d = rl001_invalid_syntax::in_format(doc, FORMAT, &e.to_string(), at);
+        Err(Some((message, at))) => {
+            let d = rl001_invalid_syntax::in_format(doc, FORMAT, &message, at);
             return (None, vec![d]);
         }
+        Err(None) => return (None, Vec::new()),
     };
     let spans = Spans::new(text, &fd);
     let mut diags = Vec::new();
@@ -206,6 +206,54 @@ pub fn read(doc: &Arc<Loaded>) -> (Option<FileRead>, Vec<Diagnostic>) {
         }),
         diags,
     )
+}
+
+/// Parses `text`; an error is its message and byte. An editions file (`edition =
+/// "2023";`), which the parser does not know yet, is read with that statement as
+/// `syntax = "proto3";` (the grammar editions share: no labels needed, no groups):
+/// only that line changes, so every other line keeps its positions. Editions allow
+/// `default` values where proto3 does not: such a file is left out without a finding
+/// (`Err(None)`), never reported as a syntax error it does not have.
+fn parse(name: &str, text: &str) -> Result<FileDescriptorProto, Option<(String, usize)>> {
+    let error = |e: protox_parse::ParseError, text: &str| {
+        (e.to_string(), e.span().map_or(text.len(), |s| s.start))
+    };
+    let first = match protox_parse::parse(name, text) {
+        Ok(fd) => return Ok(fd),
+        Err(e) => error(e, text),
+    };
+    let Some(statement) = edition_statement(text) else {
+        return Err(Some(first));
+    };
+    const SYNTAX: &str = "syntax = \"proto3\";";
+    let rewritten = format!(
+        "{}{SYNTAX}{}",
+        &text[..statement.start],
+        &text[statement.end..]
+    );
+    protox_parse::parse(name, &rewritten).map_err(|e| {
+        let (message, at) = error(e, &rewritten);
+        if message == "default values are not allowed in proto3" {
+            return None;
+        }
+        // Back to the original text's bytes.
+        let at = if at >= statement.start + SYNTAX.len() {
+            at - SYNTAX.len() + (statement.end - statement.start)
+        } else {
+            at.min(statement.start)
+        };
+        Some((message, at.min(text.len())))
+    })
+}
+
+/// The bytes of an `edition = "...";` statement on a line of its own.
+fn edition_statement(text: &str) -> Option<Range<usize>> {
+    static EDITION: OnceLock<regex::Regex> = OnceLock::new();
+    let re = EDITION.get_or_init(|| {
+        regex::Regex::new(r#"(?m)^[ \t]*(edition[ \t]*=[ \t]*"[^"\n]*"[ \t]*;)"#)
+            .expect("a valid regex")
+    });
+    re.captures(text)?.get(1).map(|m| m.range())
 }
 
 /// Records `m` (and its nested messages) in `messages` by full name; a message with
@@ -404,7 +452,9 @@ impl Spans {
         let byte = |line: i32, col: i32| -> Option<usize> {
             let start = *starts.get(usize::try_from(line).ok()?)?;
             let at = start.checked_add(usize::try_from(col).ok()?)?;
-            (at <= text.len()).then_some(at)
+            // A position off a character boundary (never from the parser on the
+            // text it read) is dropped rather than sliced.
+            (at <= text.len() && text.is_char_boundary(at)).then_some(at)
         };
         let mut by_path = HashMap::new();
         // Only the positions the index uses: hashing every element's path costs more

@@ -213,6 +213,27 @@ fn syntax_errors_are_rl001_with_position_and_other_files_are_read() {
 }
 
 #[test]
+fn editions_files_are_read_with_positions() {
+    let text = "// An editions file.\nedition = \"2023\";\npackage e;\nimport \"google/api/annotations.proto\";\nmessage R { string request_id = 1 [features.field_presence = IMPLICIT]; int32 n = 2; }\nservice S {\n  rpc M(R) returns (R) { option (google.api.http) = { post: \"/v1/m\" }; }\n}\n";
+    let (index, diags) = ProtoIndex::build(&[loaded("e.proto", text)]);
+    assert!(diags.is_empty(), "{diags:?}");
+    let m = index.rpc("e.S", "M").expect("read");
+    let lc = m.at.doc.file.line_col(m.at.location().span.start);
+    assert_eq!((lc.line, lc.column), (7, 7));
+    assert!(m.request_id.is_some());
+    // An error after the statement is located in the original text.
+    let broken = "edition=\"2023\";\nservice S {\n  rpc M(R) returns R;\n}\n";
+    let (_, diags) = ProtoIndex::build(&[loaded("b.proto", broken)]);
+    let loc = &diags[0].primary.location;
+    let lc = loc.file.line_col(loc.span.start);
+    assert_eq!((diags[0].code, lc.line, lc.column), ("RL001", 3, 20));
+    // `default` (editions allow it, proto3 does not): left out, no false RL001.
+    let defaults = "edition = \"2023\";\nmessage R { int32 n = 1 [default = 3]; }\n";
+    let (_, diags) = ProtoIndex::build(&[loaded("d.proto", defaults)]);
+    assert!(diags.is_empty(), "{diags:?}");
+}
+
+#[test]
 fn unreadable_file_is_rl001() {
     let doc = Arc::new(Loaded {
         file: Arc::new(SourceFile::new("x.proto".into(), "x.proto".into(), "")),

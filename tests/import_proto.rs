@@ -47,3 +47,14 @@ fn a_named_proto_alone_is_clean() {
     assert_eq!(code, 0, "stdout: {stdout}\nstderr: {stderr}");
     assert!(!stdout.contains("RL0"), "{stdout}");
 }
+
+#[test]
+fn import_of_a_proto_alone_says_what_a_proto_is() {
+    let (code, stdout, stderr) =
+        common::retrylint_in(&fixtures(), &["import", "orders/orders_service.proto"]);
+    assert_eq!(code, 1, "stdout: {stdout}\nstderr: {stderr}");
+    assert!(
+        stderr.contains("a `.proto` binds gRPC configs to operations"),
+        "{stderr}"
+    );
+}

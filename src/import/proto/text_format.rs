@@ -74,9 +74,13 @@ const MAX_DEPTH: usize = 64;
 impl<'t> Reader<'t> {
     /// A reader over `text` at byte `pos`.
     pub fn new(text: &'t str, pos: usize) -> Reader<'t> {
+        let mut pos = pos.min(text.len());
+        while !text.is_char_boundary(pos) {
+            pos -= 1;
+        }
         Reader {
             text,
-            pos: pos.min(text.len()),
+            pos,
             depth: 0,
         }
     }
@@ -507,6 +511,14 @@ mod tests {
         let (name, _, value) = option("option (google.api.http).get = \"/v1/a\";").unwrap();
         assert_eq!(name, "(google.api.http).get");
         assert!(matches!(value, Value::Str(s, _) if s == "/v1/a"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_from_any_byte_never_panics(s in "[ -~\\n{}<>\\[\\]:;,\"'#/*é\\\\]{0,80}", at in 0usize..90) {
+            let _ = Reader::new(&s, at).option();
+            let _ = Reader::new(&s, at).message();
+        }
     }
 
     #[test]

@@ -107,3 +107,27 @@ fn a_linked_dot_aws_is_not_read() {
     assert!(stdout.contains(".aws/config"), "{stdout}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// `retrylint import config` prints the profile as a client policy over the spec
+/// beside it, each value with its line in the config.
+#[test]
+fn import_prints_the_profile_as_a_client_policy() {
+    let root = std::env::temp_dir().join(format!("retrylint-aws-import-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).expect("temp dir");
+    for f in ["config", "openapi.yaml"] {
+        std::fs::copy(dir("one-spec").join(f), root.join(f)).expect("copy");
+    }
+    let (code, stdout, stderr) = common::retrylint_in(&root, &["import", "config"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    for line in [
+        "layer: client",
+        "attempts: 5                              # config:6:1",
+        "retry_on: [429, 500, 502, 503, 504, connect-failure, timeout, reset]  # config:5:1 [1]",
+        "budget: {tokens: 200, token_ratio: 0.2}",
+        "POST /orders:",
+    ] {
+        assert!(stdout.contains(line), "{line} missing:\n{stdout}");
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -169,11 +169,15 @@ pub fn import(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> Imported {
     // Profiles in file order, their sections merged (a later key wins, as the SDKs
     // merge repeated sections); `[profile default]` is the default profile.
     let mut profiles: Vec<(String, Vec<&Section>)> = Vec::new();
+    let mut index: std::collections::HashMap<String, usize> = Default::default();
     for s in &ini.sections {
         match profile_name(&s.header) {
-            Some(name) => match profiles.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, list)) => list.push(s),
-                None => profiles.push((name, vec![s])),
+            Some(name) => match index.get(&name) {
+                Some(&i) => profiles[i].1.push(s),
+                None => {
+                    index.insert(name.clone(), profiles.len());
+                    profiles.push((name, vec![s]));
+                }
             },
             None => out.diagnostics.extend(not_a_profile(&ini, s)),
         }

@@ -266,10 +266,7 @@ pub fn bind(
         std::collections::HashMap::new();
     for (i, o) in objects.iter().enumerate() {
         if bindings[i].is_empty() {
-            if o.routes
-                .iter()
-                .any(|r| r.settings.retry.as_ref().is_some_and(|v| v.value))
-            {
+            if retries_or_hedges(o) {
                 out.diagnostics.push(unbound(o, documents, &doc_servers));
             }
             continue;
@@ -314,11 +311,7 @@ pub fn bind(
                 }
             }
         }
-        if !any
-            && o.routes
-                .iter()
-                .any(|r| r.settings.retry.as_ref().is_some_and(|v| v.value))
-        {
+        if !any && retries_or_hedges(o) {
             out.diagnostics.push(unbound(o, documents, &doc_servers));
         }
     }
@@ -331,7 +324,14 @@ pub fn bind(
                 if !used_routes.contains(&(i, r)) {
                     used_routes.push((i, r));
                 }
-                entry_for(&documents[d].operations[k], &objects[i].routes[r])
+                let op = &documents[d].operations[k];
+                let route = &objects[i].routes[r];
+                let mut entry = entry_for(op, route);
+                if objects[i].grpc() {
+                    // The RPC's own semantics: its effect and AIP-155 key.
+                    super::grpc::operation_semantics(&mut entry.settings, route, op, ctx.protos);
+                }
+                entry
             })
             .collect();
         for (i, r) in used_routes {
@@ -518,6 +518,18 @@ fn mentions_prefix(o: &ConfigObject, base: &str) -> bool {
     })
 }
 
+/// True when some route of `o` retries or hedges: an object that does neither and
+/// binds nothing needs no finding.
+fn retries_or_hedges(o: &ConfigObject) -> bool {
+    o.routes.iter().any(|r| {
+        r.settings.retry.as_ref().is_some_and(|v| v.value)
+            || r.settings
+                .hedging
+                .as_ref()
+                .is_some_and(|h| h.value.sends_copies())
+    })
+}
+
 fn entry_for(op: &Operation, route: &super::Route) -> OperationEntry {
     let text = format!("{} {}", op.method.to_ascii_uppercase(), op.path);
     OperationEntry {
@@ -567,6 +579,20 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
             d.doc.file.display.clone()
         });
     let name = names.first().cloned().unwrap_or_else(|| o.name.clone());
+    if o.grpc() {
+        let why = if documents.is_empty() {
+            why
+        } else {
+            format!(
+                "no operation of the specs is one of its RPCs (no `google.api.http` rule in the run's `.proto` files, no native path `POST /{name}/Method`, no operationId `{}_Method`), and the run holds more than one spec",
+                super::grpc::short_service(&name)
+            )
+        };
+        let help = format!(
+            "its retries are real, but retrylint cannot tell which operations they repeat. Add the service's `.proto` files to the run, or bind it in `.retrylint.yaml`:\n  services:\n    - spec: {spec}\n      grpc: [{name}]\nor exclude the file with `exclude:` if it serves no API here"
+        );
+        return rl016_unbound_config::diagnostic(at, &what, &why, help);
+    }
     let help = format!(
         "its retries are real, but retrylint cannot tell which operations they repeat. {}Bind it in `.retrylint.yaml`:\n  services:\n    - spec: {spec}\n      names: [{name}]\nor exclude the file with `exclude:` if it serves no API here",
         if candidates.is_empty() { String::new() } else { format!("Candidate specs: {}. ", candidates.join(", ")) }

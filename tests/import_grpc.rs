@@ -1,0 +1,79 @@
+//! End to end: `retrylint check` on the gRPC case of `retry-configs` (case 12, a
+//! service config retrying one RPC, with the OpenAPI document generated from its
+//! proto) and on the hedging trigger/clean fixtures of `fixtures/import/grpc/`.
+
+use std::path::PathBuf;
+
+mod common;
+
+fn check(dir: &str) -> (i32, String) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let (code, out, err) = common::retrylint_in(&root, &["check", "."]);
+    (code, format!("exit {code}\n{out}{err}"))
+}
+
+/// Case README 12: RL201 at `retryableStatusCodes` (10:21), RL401 and RL101 at
+/// `retryPolicy` (5:6), all on `POST /lock_service.LockService/client_init` (a custom
+/// method, so non-idempotent), and nothing else.
+#[test]
+fn case_12_grpc_client_init() {
+    let (code, out) = check("fixtures/cases/retry-configs/12-grpc-client-init");
+    assert_eq!(code, 1, "{out}");
+    for (code, at) in [
+        ("RL201", "service_config.json:10:21"),
+        ("RL401", "service_config.json:5:6"),
+        ("RL101", "service_config.json:5:6"),
+    ] {
+        let start = out
+            .find(code)
+            .unwrap_or_else(|| panic!("{code} missing:\n{out}"));
+        let rest = &out[start..];
+        let block = &rest[..rest[5..].find("\nRL").map_or(rest.len(), |i| i + 5)];
+        assert!(block.contains(at), "{code} at {at}:\n{out}");
+    }
+    assert!(
+        out.contains("unavailable") && out.contains("deadline-exceeded"),
+        "{out}"
+    );
+    for absent in [
+        "RL301",
+        "RL305",
+        "RL306",
+        "RL307",
+        "RL309",
+        "RL310",
+        "RL303",
+        "RL017",
+        "RL207",
+        "RL402",
+        "RL016",
+        "lock_acquire",
+        "lock_release",
+        "file_append",
+        "client_close",
+    ] {
+        assert!(!out.contains(absent), "{absent} appears:\n{out}");
+    }
+    assert!(out.contains("0 policy files, 1 retry config"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+/// Hedging a non-idempotent RPC (`CreateOrder`, POST) without a key: RL207 at the
+/// `hedgingPolicy`.
+#[test]
+fn trigger_hedging_a_create_is_rl207() {
+    let (code, out) = check("fixtures/import/grpc/e2e-hedging-trigger");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("RL207"), "{out}");
+    assert!(out.contains("service_config.json:6:7"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+/// Hedging a read (`GetOrder`, GET) is fine.
+#[test]
+fn clean_hedging_a_get() {
+    let (_, out) = check("fixtures/import/grpc/e2e-hedging-clean");
+    assert!(!out.contains("RL207"), "{out}");
+    assert!(!out.contains("RL016"), "{out}");
+    insta::assert_snapshot!(out);
+}

@@ -77,3 +77,21 @@ fn clean_hedging_a_get() {
     assert!(!out.contains("RL016"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+/// Two specs: the service config binds only to the one holding its RPCs (by
+/// operationId), with no RL016. `GetOrder`, a read bound to POST, is judged by its
+/// own semantics; the spec's declared `effect` wins over the RPC's name without an
+/// RL103 (an inferred effect is no declaration). `CreateOrder` is RL201.
+#[test]
+fn two_specs_bind_by_rpc_and_declared_effect_wins() {
+    let (code, out) = check("fixtures/import/grpc/e2e-two-specs");
+    assert_eq!(code, 1, "{out}");
+    let start = out.find("RL201").expect("RL201");
+    let rl201 = &out[start..];
+    assert!(rl201.contains("POST /v1/orders` is non-idempotent"), "{out}");
+    for absent in ["RL103", "RL016", "/v1/orders/{id}:get", "/payments"] {
+        assert!(!out.contains(absent), "{absent} appears:\n{out}");
+    }
+    assert!(out.contains("2 OpenAPI documents checked"), "{out}");
+    insta::assert_snapshot!(out);
+}

@@ -216,6 +216,15 @@ pub fn bind(
                 }
             }
         }
+        // 2b. A gRPC service config names RPCs, not hosts: with several specs it
+        // binds to each spec that holds one of its RPCs (`layers.md` "Binding" 4).
+        if found.is_empty() && o.grpc() && documents.len() > 1 {
+            for (d, doc) in documents.iter().enumerate() {
+                if doc.operations.iter().any(|op| names_rpc_of(o, op)) {
+                    found.push((d, String::new()));
+                }
+            }
+        }
         bindings.push(found);
         by_host.push(host_evidence);
     }
@@ -515,6 +524,23 @@ fn mentions_prefix(o: &ConfigObject, base: &str) -> bool {
                 false
             }
         })
+    })
+}
+
+/// True when a route of the gRPC object `o` names `op` itself (its native path, an
+/// operationId or tag protoc-gen-openapiv2 writes, a `google.api.http` rule), not as
+/// the default entry that matches everything.
+fn names_rpc_of(o: &ConfigObject, op: &Operation) -> bool {
+    let method = op.method.to_ascii_uppercase();
+    o.routes.iter().flat_map(|r| &r.matches).any(|m| {
+        let method_ok = m
+            .methods
+            .as_ref()
+            .is_none_or(|ms| ms.iter().any(|x| x.eq_ignore_ascii_case(&method)));
+        match m.path.names_operation(op.operation_id.as_deref(), &op.tags) {
+            Some(named) => named && method_ok,
+            None => m.may_match(&method, &op.path, "", None),
+        }
     })
 }
 

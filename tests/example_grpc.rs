@@ -3,7 +3,8 @@
 //! every RPC, and the OpenAPI document protoc-gen-openapiv2 generates from the proto
 //! (operationIds `Library_<Method>`). `check` shows real findings: the Create without
 //! a `request_id` and the custom method are retried on statuses after which the
-//! request may have been processed (RL201); the read bound to `POST …:get` is not.
+//! request may have been processed (RL201); the read bound to `POST …:get` is not,
+//! nor the Create whose request carries a `request_id`.
 
 mod common;
 
@@ -23,7 +24,10 @@ fn check_the_grpc_example() {
         "CreateBook: {out}"
     );
     assert!(text.contains("POST /v1/{name}:move"), "MoveBook: {out}");
-    // GetBook is a read (AIP-131) although bound to POST.
+    // GetBook is a read (AIP-131) although bound to POST; CreateShelf sends its
+    // AIP-155 request_id (read from library.proto), the key RL203 asks a contract for.
     assert!(!text.contains("POST /v1/{name}:get"), "GetBook: {out}");
+    assert!(!text.contains("POST /v1/shelves"), "CreateShelf: {out}");
+    assert!(out.contains("library.proto:65:10"), "request_id: {out}");
     insta::assert_snapshot!(format!("exit {code}\n{out}{err}"));
 }

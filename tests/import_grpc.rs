@@ -88,10 +88,43 @@ fn two_specs_bind_by_rpc_and_declared_effect_wins() {
     assert_eq!(code, 1, "{out}");
     let start = out.find("RL201").expect("RL201");
     let rl201 = &out[start..];
-    assert!(rl201.contains("POST /v1/orders` is non-idempotent"), "{out}");
+    assert!(
+        rl201.contains("POST /v1/orders` is non-idempotent"),
+        "{out}"
+    );
     for absent in ["RL103", "RL016", "/v1/orders/{id}:get", "/payments"] {
         assert!(!out.contains(absent), "{absent} appears:\n{out}");
     }
     assert!(out.contains("2 OpenAPI documents checked"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+/// Binding through the `google.api.http` rules of the run's `.proto` (the spec has
+/// no operationIds): `GetTopic` bound to `POST …:get` is a read (AIP-131), not
+/// RL201; `CreateTopic` bound to PUT is a Create (AIP-133, before the HTTP verb), so
+/// RL201; `Publish` has an AIP-155 `request_id`, its key (RL203: no stated contract).
+#[test]
+fn proto_rules_bind_and_judge_each_rpc() {
+    let (code, out) = check("fixtures/import/grpc/e2e-proto-binding");
+    assert_eq!(code, 1, "{out}");
+    let start = out.find("RL201").expect("RL201");
+    let rest = &out[start..];
+    let rl201 = &rest[..rest[5..].find("\nRL").map_or(rest.len(), |i| i + 5)];
+    assert!(
+        rl201.contains("`PUT /v1/{name}` is non-idempotent"),
+        "{out}"
+    );
+    assert!(
+        rl201.contains("non-idempotent by the RPC's own semantics"),
+        "{out}"
+    );
+    assert!(
+        !rl201.contains(":get") && !rl201.contains(":publish"),
+        "{out}"
+    );
+    assert!(out.contains("topics.proto:43:10"), "request_id key: {out}");
+    for absent in ["RL016", "RL103", "RL202"] {
+        assert!(!out.contains(absent), "{absent} appears:\n{out}");
+    }
     insta::assert_snapshot!(out);
 }

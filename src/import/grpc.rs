@@ -467,7 +467,7 @@ fn service_config(
     }
     // Most specific first: gRPC applies the entry that names the method, else the
     // service's, else the default.
-    routes.sort_by(|a, b| b.0.cmp(&a.0));
+    routes.sort_by_key(|r| std::cmp::Reverse(r.0));
     let obj_name = names
         .first()
         .map(|n| n.value.clone())

@@ -128,3 +128,20 @@ fn proto_rules_bind_and_judge_each_rpc() {
     }
     insta::assert_snapshot!(out);
 }
+
+/// `services[].grpc` names the service whose REST face a spec is (no operationIds,
+/// native paths or protos): its service-wide entry covers every operation of that
+/// spec, and only of that spec.
+#[test]
+fn services_grpc_binds_a_service_wide_entry() {
+    let (code, out) = check("fixtures/import/grpc/e2e-services-grpc");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("`POST /orders` is non-idempotent and retried on `unavailable`"),
+        "{out}"
+    );
+    for absent in ["/payments", "RL016", "GET /orders"] {
+        assert!(!out.contains(absent), "{absent} appears:\n{out}");
+    }
+    insta::assert_snapshot!(out);
+}

@@ -163,7 +163,11 @@ pub fn bind(
     // Which documents each object binds to, with the base path the proxy sees.
     let mut bindings: Vec<Vec<(usize, String)>> = Vec::with_capacity(objects.len());
     let mut by_host: Vec<bool> = Vec::with_capacity(objects.len());
-    for o in objects {
+    // (object, document) -> the gRPC services a `services[].grpc` entry binds there:
+    // that spec is the service's HTTP face, so its service-wide entry covers every
+    // operation of it.
+    let mut grpc_named: std::collections::HashMap<(usize, usize), Vec<String>> = Default::default();
+    for (oi, o) in objects.iter().enumerate() {
         let mut found: Vec<(usize, String)> = Vec::new();
         // 1. `.retrylint.yaml` `services:` naming one of the object's names.
         for (i, spec_path) in &canonical_specs {
@@ -181,6 +185,14 @@ pub fn bind(
             }
             for (d, doc) in documents.iter().enumerate() {
                 if doc.doc.file.path == *spec_path {
+                    if o.grpc() {
+                        grpc_named.entry((oi, d)).or_default().extend(
+                            o.names
+                                .iter()
+                                .filter(|n| s.grpc.contains(&n.value))
+                                .map(|n| n.value.clone()),
+                        );
+                    }
                     let base = s
                         .base_path
                         .clone()
@@ -293,8 +305,13 @@ pub fn bind(
             });
             for (k, op) in documents[*d].operations.iter().enumerate() {
                 let method = op.method.to_ascii_uppercase();
+                let named_services = grpc_named.get(&(i, *d));
                 let hit = o.routes.iter().position(|r| {
                     r.matches.is_empty()
+                        || named_services.is_some_and(|svcs| {
+                            super::grpc::service_wide(r)
+                                .is_some_and(|svc| svcs.iter().any(|x| x == svc))
+                        })
                         || r.matches.iter().any(|m| {
                             let method_ok = m.methods.as_ref().is_none_or(|ms| {
                                 ms.iter().any(|x| x.eq_ignore_ascii_case(&method))

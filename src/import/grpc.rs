@@ -484,6 +484,12 @@ fn service_config(
     (Some(obj), diags)
 }
 
+/// The service of a service-wide route (`package.Service/*`), `None` for a method's
+/// route or the default one.
+pub fn service_wide(route: &Route) -> Option<&str> {
+    route.name.as_deref()?.strip_suffix("/*")
+}
+
 /// The short name of a fully qualified service (`google.pubsub.v1.Publisher` ->
 /// `Publisher`).
 pub fn short_service(service: &str) -> &str {

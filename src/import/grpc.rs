@@ -1264,6 +1264,22 @@ mod tests {
     }
 
     #[test]
+    fn never_an_openapi_document_or_a_manifest() {
+        let yes = |t: &str| looks_like(&Tree::parse(std::sync::Arc::from(t)).unwrap());
+        assert!(yes("methodConfig: [{name: [{}]}]"));
+        assert!(yes(
+            "app:\n  grpc:\n    service-config:\n      methodConfig: []"
+        ));
+        assert!(!yes("openapi: 3.0.3\nmethodConfig: []"));
+        assert!(!yes(
+            "apiVersion: v1\nkind: ConfigMap\ndata:\n  serviceConfig:\n    methodConfig: []"
+        ));
+        assert!(!yes("methodConfig: {name: x}"));
+        assert!(!yes("serviceConfig: 'not json'"));
+        assert!(!yes("paths: {}"));
+    }
+
+    #[test]
     fn aip_kinds() {
         assert_eq!(aip_effect("GetTopic"), Effect::Safe);
         assert_eq!(aip_effect("ListTopics"), Effect::Safe);

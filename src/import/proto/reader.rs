@@ -127,63 +127,7 @@ pub fn read(doc: &Arc<Loaded>) -> (Option<FileRead>, Vec<Diagnostic>) {
         let mut rpcs = Vec::new();
         for (mi, m) in s.method.iter().enumerate() {
             let mpath = [FILE_SERVICE, si as i32, SERVICE_METHOD, mi as i32];
-            let Some(mname) = spans.get(&[&mpath[..], &[METHOD_NAME]].concat()) else {
-                continue;
-            };
-            let mwhole = spans.get(&mpath).unwrap_or(mname.clone());
-            let node = b.open_map(mname.start);
-            b.scalar(mname.clone(), None, Kind::Str);
-            match spans.get(&[&mpath[..], &[METHOD_INPUT]].concat()) {
-                Some(input) => b.scalar(input, None, Kind::Str),
-                None => b.scalar(mname.clone(), None, Kind::Str),
-            };
-            let mut rpc = RpcRead {
-                name: m.name.clone().unwrap_or_default(),
-                node,
-                input_type: m.input_type.clone().unwrap_or_default(),
-                http: Vec::new(),
-                idempotency: None,
-            };
-            let options = m
-                .options
-                .as_ref()
-                .map(|o| o.uninterpreted_option.as_slice())
-                .unwrap_or_default();
-            for (oi, o) in options.iter().enumerate() {
-                let opath = [&mpath[..], &[METHOD_OPTIONS, UNINTERPRETED, oi as i32]].concat();
-                let Some(ospan) = spans.get(&opath) else {
-                    continue;
-                };
-                match option_kind(o) {
-                    OptionKind::Http(sub) => match Reader::new(text, ospan.start).option() {
-                        Ok((_, name_span, value)) => {
-                            b.scalar(name_span, None, Kind::Str);
-                            let mut value_nodes = HashMap::new();
-                            emit(&mut b, &value, &mut value_nodes);
-                            rpc.http
-                                .extend(http_rules(sub.as_deref(), &value, &value_nodes));
-                        }
-                        Err((message, at)) => diags.push(rl001_invalid_syntax::in_format(
-                            doc,
-                            FORMAT,
-                            &format!("in `option (google.api.http)`: {message}"),
-                            at,
-                        )),
-                    },
-                    OptionKind::Idempotency(level) => {
-                        if let Ok((_, name_span, value)) = Reader::new(text, ospan.start).option() {
-                            b.scalar(name_span, None, Kind::Str);
-                            let v = b.scalar(value.span(), None, Kind::Str);
-                            if let Some(level) = level {
-                                rpc.idempotency = Some((level, v));
-                            }
-                        }
-                    }
-                    OptionKind::Other => {}
-                }
-            }
-            b.close(mwhole.end);
-            rpcs.push(rpc);
+            rpcs.extend(read_rpc(&mut b, &spans, doc, &mpath, m, &mut diags));
         }
         b.close(whole.end);
         services.push(ServiceRead {
@@ -206,6 +150,75 @@ pub fn read(doc: &Arc<Loaded>) -> (Option<FileRead>, Vec<Diagnostic>) {
         }),
         diags,
     )
+}
+
+/// One RPC at descriptor path `mpath`: its map in the tree (name -> request type,
+/// then the options read), its HTTP rules and idempotency level. `None` when the
+/// parser gave it no position.
+fn read_rpc(
+    b: &mut TreeBuilder<'_>,
+    spans: &Spans,
+    doc: &Arc<Loaded>,
+    mpath: &[i32],
+    m: &prost_types::MethodDescriptorProto,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<RpcRead> {
+    let text: &str = &doc.file.text;
+    let mname = spans.get(&[mpath, &[METHOD_NAME]].concat())?;
+    let mwhole = spans.get(mpath).unwrap_or(mname.clone());
+    let node = b.open_map(mname.start);
+    b.scalar(mname.clone(), None, Kind::Str);
+    match spans.get(&[mpath, &[METHOD_INPUT]].concat()) {
+        Some(input) => b.scalar(input, None, Kind::Str),
+        None => b.scalar(mname.clone(), None, Kind::Str),
+    };
+    let mut rpc = RpcRead {
+        name: m.name.clone().unwrap_or_default(),
+        node,
+        input_type: m.input_type.clone().unwrap_or_default(),
+        http: Vec::new(),
+        idempotency: None,
+    };
+    let options = m
+        .options
+        .as_ref()
+        .map(|o| o.uninterpreted_option.as_slice())
+        .unwrap_or_default();
+    for (oi, o) in options.iter().enumerate() {
+        let opath = [mpath, &[METHOD_OPTIONS, UNINTERPRETED, oi as i32]].concat();
+        let Some(ospan) = spans.get(&opath) else {
+            continue;
+        };
+        match option_kind(o) {
+            OptionKind::Http(sub) => match Reader::new(text, ospan.start).option() {
+                Ok((_, name_span, value)) => {
+                    b.scalar(name_span, None, Kind::Str);
+                    let mut value_nodes = HashMap::new();
+                    emit(b, &value, &mut value_nodes);
+                    rpc.http
+                        .extend(http_rules(sub.as_deref(), &value, &value_nodes));
+                }
+                Err((message, at)) => diags.push(rl001_invalid_syntax::in_format(
+                    doc,
+                    FORMAT,
+                    &format!("in `option (google.api.http)`: {message}"),
+                    at,
+                )),
+            },
+            OptionKind::Idempotency(level) => {
+                if let Ok((_, name_span, value)) = Reader::new(text, ospan.start).option() {
+                    b.scalar(name_span, None, Kind::Str);
+                    let v = b.scalar(value.span(), None, Kind::Str);
+                    if let Some(level) = level {
+                        rpc.idempotency = Some((level, v));
+                    }
+                }
+            }
+            OptionKind::Other => {}
+        }
+    }
+    b.close(mwhole.end);
+    Some(rpc)
 }
 
 /// Parses `text`; an error is its message and byte. An editions file (`edition =

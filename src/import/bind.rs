@@ -594,15 +594,28 @@ fn mentions_prefix(o: &ConfigObject, base: &str) -> bool {
 /// the default entry that matches everything.
 fn names_rpc_of(o: &ConfigObject, op: &Operation) -> bool {
     let method = op.method.to_ascii_uppercase();
-    o.routes.iter().flat_map(|r| &r.matches).any(|m| {
-        let method_ok = m
-            .methods
-            .as_ref()
-            .is_none_or(|ms| ms.iter().any(|x| x.eq_ignore_ascii_case(&method)));
-        match m.path.names_operation(op.operation_id.as_deref(), &op.tags) {
-            Some(named) => named && method_ok,
-            None => m.may_match(&method, &op.path, "", None),
-        }
+    o.routes.iter().any(|r| {
+        let id_names_it = |m: &super::RequestMatch| {
+            matches!(m.path, super::PathMatch::OperationId(_))
+                && m.path.names_operation(op.operation_id.as_deref(), &op.tags) == Some(true)
+        };
+        r.matches.iter().any(|m| {
+            let method_ok = m
+                .methods
+                .as_ref()
+                .is_none_or(|ms| ms.iter().any(|x| x.eq_ignore_ascii_case(&method)));
+            match m.path.names_operation(op.operation_id.as_deref(), &op.tags) {
+                Some(named) => named && method_ok,
+                // An HTTP rule's path is weaker evidence than a name: another API
+                // may have the same shape (`/v1/{name}:get`); an operationId that
+                // names another RPC outweighs it.
+                None if matches!(m.path, super::PathMatch::Regex(_)) => {
+                    (op.operation_id.is_none() || r.matches.iter().any(id_names_it))
+                        && m.may_match(&method, &op.path, "", None)
+                }
+                None => m.may_match(&method, &op.path, "", None),
+            }
+        })
     })
 }
 

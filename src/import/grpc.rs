@@ -563,7 +563,12 @@ fn http_rule_match(method: &str, template: &str) -> Option<RequestMatch> {
     })
 }
 
-/// The regex of a `google.api.http` path template (`GHTTP` template syntax).
+/// The regex of a `google.api.http` path template (`GHTTP` template syntax), over
+/// the paths of an OpenAPI document generated from it: `*` is one segment, `**` the
+/// rest; a variable `{field}` is one segment; a variable with a pattern
+/// (`{name=projects/*/topics/*}`) is either that pattern (generators that expand it:
+/// `/v1/projects/{project}/topics/{topic}`) or one segment (protoc-gen-openapiv2
+/// names it once: `/v1/{name}`).
 pub fn template_regex(template: &str) -> String {
     let mut out = String::new();
     let mut rest = template;
@@ -571,20 +576,35 @@ pub fn template_regex(template: &str) -> String {
         if let Some(after) = rest.strip_prefix('{') {
             let end = after.find('}').unwrap_or(after.len());
             let var = &after[..end];
-            let pattern = var.split_once('=').map(|(_, p)| p);
-            out.push_str(match pattern {
-                Some(p) if p.contains('/') || p.contains("**") => ".+",
-                _ => "[^/]+",
-            });
+            match var.split_once('=').map(|(_, p)| p) {
+                Some(p) if p.contains('/') || p.contains('*') => {
+                    out.push_str(&format!("(?:{}|[^/]+)", segments_regex(p)));
+                }
+                _ => out.push_str("[^/]+"),
+            }
             rest = after.get(end + 1..).unwrap_or("");
-        } else if let Some(after) = rest.strip_prefix("**") {
-            out.push_str(".*");
+        } else {
+            let next = rest.find('{').unwrap_or(rest.len());
+            out.push_str(&segments_regex(&rest[..next]));
+            rest = &rest[next..];
+        }
+    }
+    out
+}
+
+/// Literal text with `*` (one segment) and `**` (the rest) wildcards as a regex.
+fn segments_regex(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix("**") {
+            out.push_str(".+");
             rest = after;
         } else if let Some(after) = rest.strip_prefix('*') {
             out.push_str("[^/]+");
             rest = after;
         } else {
-            let next = rest.find(['{', '*']).unwrap_or(rest.len());
+            let next = rest.find('*').unwrap_or(rest.len());
             out.push_str(&regex::escape(&rest[..next]));
             rest = &rest[next..];
         }
@@ -1258,6 +1278,10 @@ mod tests {
         assert!(re.is_match("/v1/projects/p/topics/t:publish"));
         assert!(re.is_match("/v1/1:publish"));
         assert!(!re.is_match("/v1/1:get"));
+        // Another resource of the same shape is not this pattern.
+        assert!(!re.is_match("/v1/orders/1:publish"));
+        let re = full_match_regex(&template_regex("/v1/{name=**}")).unwrap();
+        assert!(re.is_match("/v1/a/b/c"));
         let re = full_match_regex(&template_regex("/v1/{parent}/topics")).unwrap();
         assert!(re.is_match("/v1/x/topics"));
         assert!(!re.is_match("/v1/x/y/topics"));

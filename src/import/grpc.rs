@@ -39,9 +39,12 @@
 //! `/{package.Service}/`), by the operationId protoc-gen-openapiv2 writes
 //! (`Service_Method`, the service's short name; the fully qualified
 //! `package.Service_Method` too) or its tag (the short service name, for a
-//! service-wide name), and through `.retrylint.yaml` `services[].grpc`. An RPC is
-//! judged by its own semantics ([`rpc_effect`]): its `idempotency_level`, else the AIP
-//! method kind of its name; its AIP-155 `request_id` field is its idempotency key.
+//! service-wide name; with several specs, to each spec holding one of its RPCs), and
+//! through `.retrylint.yaml` `services[].grpc` (the spec is then the service's HTTP
+//! face: its service-wide entry covers every operation of it). An RPC is judged by
+//! its own semantics ([`operation_semantics`]): a declared effect, else its
+//! `idempotency_level`, else the AIP method kind of its name ([`rpc_effect`]), else
+//! the HTTP method; its AIP-155 `request_id` field is its idempotency key.
 
 use super::keys;
 use super::proto::{IdempotencyLevel, ProtoIndex};

@@ -216,7 +216,7 @@ fn walk(tree: &Tree, n: NodeId, depth: usize, out: &mut Vec<Found>) {
 }
 
 /// True when the file holds a gRPC service config (see the module docs): what
-/// [`super::recognize`] asks. An OpenAPI document or a Kubernetes manifest never
+/// [`super::recognize()`] asks. An OpenAPI document or a Kubernetes manifest never
 /// does (they are recognised before, and hold no top-level `methodConfig`).
 pub fn looks_like(tree: &Tree) -> bool {
     let Some(root) = tree.root() else {

@@ -47,6 +47,10 @@ pub enum Source {
     Defaults,
     /// The document root's inline `x-retry`.
     RootXRetry,
+    /// Inferred by an imported config from the endpoint's own semantics (a gRPC
+    /// RPC's `idempotency_level` or AIP method kind): `effect` only, never a
+    /// declaration.
+    Inferred,
     /// The built-in default (no node).
     BuiltIn,
 }
@@ -87,6 +91,8 @@ pub struct EffectiveKey {
     pub on_payload_mismatch: Option<Field<PayloadMismatch>>,
     /// `on_concurrent`.
     pub on_concurrent: Option<Field<Concurrent>>,
+    /// The key is a request field (AIP-155 `request_id`), not a header.
+    pub in_request: bool,
 }
 
 /// Effective `backoff`, combined key by key.
@@ -567,6 +573,10 @@ fn effective(
                 .as_ref()
                 .and_then(|k| k.on_concurrent.as_ref())
         }),
+        in_request: sources
+            .iter()
+            .find_map(|(_, s)| s.idempotency_key.as_ref().map(|k| k.in_request))
+            .unwrap_or(false),
     };
     let backoff = EffectiveBackoff {
         at: sources
@@ -604,6 +614,12 @@ fn effective(
         entry,
         retry: pick(sources, |s| s.retry.as_ref()).unwrap_or_else(|| Field::builtin(false)),
         effect: pick(sources, |s| s.effect.as_ref())
+            .or_else(|| {
+                pick(sources, |s| s.inferred_effect.as_ref()).map(|f| Field {
+                    source: Source::Inferred,
+                    ..f
+                })
+            })
             .unwrap_or_else(|| Field::builtin(Effect::from_openapi_method(&op.method))),
         idempotency_key,
         status_endpoint: pick(sources, |s| s.status_endpoint.as_ref()),
@@ -954,10 +970,28 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
             // declared in any layer (layers.md "Effect is the endpoint's").
             let declared_effects: Vec<(Layer, Field<Effect>)> = layers
                 .iter()
-                .filter(|l| l.effect.source != Source::BuiltIn)
+                .filter(|l| !matches!(l.effect.source, Source::BuiltIn | Source::Inferred))
                 .map(|l| (l.layer, l.effect.clone()))
                 .collect();
             if let Some(effect) = endpoint_effect(&declared_effects).cloned() {
+                for l in &mut layers {
+                    l.effect = effect.clone();
+                }
+            } else if let Some(effect) = layers
+                .iter()
+                .filter(|l| l.effect.source == Source::Inferred)
+                .map(|l| l.effect.clone())
+                .reduce(|a, b| {
+                    if a.value.least_safe(b.value) == a.value {
+                        a
+                    } else {
+                        b
+                    }
+                })
+            {
+                // No declaration: the effect an imported config infers from the
+                // endpoint's own semantics (a gRPC RPC) holds for every layer, as the
+                // method's would.
                 for l in &mut layers {
                     l.effect = effect.clone();
                 }

@@ -163,9 +163,13 @@ pub fn bind(
     // Which documents each object binds to, with the base path the proxy sees.
     let mut bindings: Vec<Vec<(usize, String)>> = Vec::with_capacity(objects.len());
     let mut by_host: Vec<bool> = Vec::with_capacity(objects.len());
+    // (object, document) -> the gRPC services a `services[].grpc` entry binds there:
+    // that spec is the service's HTTP face, so its service-wide entry covers every
+    // operation of it.
+    let mut grpc_named: std::collections::HashMap<(usize, usize), Vec<String>> = Default::default();
     // Objects a `services[].clients` entry names: the client serves that whole spec.
     let mut by_client: Vec<bool> = Vec::with_capacity(objects.len());
-    for o in objects {
+    for (oi, o) in objects.iter().enumerate() {
         let mut found: Vec<(usize, String)> = Vec::new();
         by_client.push(services.iter().any(|s| {
             s.clients
@@ -188,6 +192,14 @@ pub fn bind(
             }
             for (d, doc) in documents.iter().enumerate() {
                 if doc.doc.file.path == *spec_path {
+                    if o.grpc() {
+                        grpc_named.entry((oi, d)).or_default().extend(
+                            o.names
+                                .iter()
+                                .filter(|n| s.grpc.contains(&n.value))
+                                .map(|n| n.value.clone()),
+                        );
+                    }
                     let base = s
                         .base_path
                         .clone()
@@ -236,6 +248,15 @@ pub fn bind(
                     })
                 });
                 if named {
+                    found.push((d, String::new()));
+                }
+            }
+        }
+        // 2c. A gRPC service config names RPCs, not hosts: with several specs it
+        // binds to each spec that holds one of its RPCs (`layers.md` "Binding" 4).
+        if found.is_empty() && o.grpc() && documents.len() > 1 {
+            for (d, doc) in documents.iter().enumerate() {
+                if doc.operations.iter().any(|op| names_rpc_of(o, op)) {
                     found.push((d, String::new()));
                 }
             }
@@ -294,10 +315,7 @@ pub fn bind(
         std::collections::HashMap::new();
     for (i, o) in objects.iter().enumerate() {
         if bindings[i].is_empty() {
-            if o.routes
-                .iter()
-                .any(|r| r.settings.retry.as_ref().is_some_and(|v| v.value))
-            {
+            if retries_or_hedges(o) {
                 out.diagnostics.push(unbound(o, documents, &doc_servers));
             }
             continue;
@@ -318,11 +336,16 @@ pub fn bind(
                 // A client named in `services[].clients` whose routes name operations
                 // (a Resilience4j instance matched by operationId or tag) serves every
                 // operation of the spec it is bound to.
+                let named_services = grpc_named.get(&(i, *d));
                 let hit = if by_client[i] && names_operations_only(o) {
                     Some(0)
                 } else {
                     o.routes.iter().position(|r| {
                         r.matches.is_empty()
+                            || named_services.is_some_and(|svcs| {
+                                super::grpc::service_wide(r)
+                                    .is_some_and(|svc| svcs.iter().any(|x| x == svc))
+                            })
                             || r.matches.iter().any(|m| {
                                 let method_ok = m.methods.as_ref().is_none_or(|ms| {
                                     ms.iter().any(|x| x.eq_ignore_ascii_case(&method))
@@ -351,11 +374,7 @@ pub fn bind(
                 }
             }
         }
-        if !any
-            && o.routes
-                .iter()
-                .any(|r| r.settings.retry.as_ref().is_some_and(|v| v.value))
-        {
+        if !any && retries_or_hedges(o) {
             out.diagnostics.push(unbound(o, documents, &doc_servers));
         }
     }
@@ -368,7 +387,14 @@ pub fn bind(
                 if !used_routes.contains(&(i, r)) {
                     used_routes.push((i, r));
                 }
-                entry_for(&documents[d].operations[k], &objects[i].routes[r])
+                let op = &documents[d].operations[k];
+                let route = &objects[i].routes[r];
+                let mut entry = entry_for(op, route);
+                if objects[i].grpc() {
+                    // The RPC's own semantics: its effect and AIP-155 key.
+                    super::grpc::operation_semantics(&mut entry.settings, route, op, ctx.protos);
+                }
+                entry
             })
             .collect();
         for (i, r) in used_routes {
@@ -572,6 +598,48 @@ fn mentions_prefix(o: &ConfigObject, base: &str) -> bool {
     })
 }
 
+/// True when a route of the gRPC object `o` names `op` itself (its native path, an
+/// operationId or tag protoc-gen-openapiv2 writes, a `google.api.http` rule), not as
+/// the default entry that matches everything.
+fn names_rpc_of(o: &ConfigObject, op: &Operation) -> bool {
+    let method = op.method.to_ascii_uppercase();
+    o.routes.iter().any(|r| {
+        let id_names_it = |m: &super::RequestMatch| {
+            matches!(m.path, super::PathMatch::OperationId(_))
+                && m.path.names_operation(op.operation_id.as_deref(), &op.tags) == Some(true)
+        };
+        r.matches.iter().any(|m| {
+            let method_ok = m
+                .methods
+                .as_ref()
+                .is_none_or(|ms| ms.iter().any(|x| x.eq_ignore_ascii_case(&method)));
+            match m.path.names_operation(op.operation_id.as_deref(), &op.tags) {
+                Some(named) => named && method_ok,
+                // An HTTP rule's path is weaker evidence than a name: another API
+                // may have the same shape (`/v1/{name}:get`); an operationId that
+                // names another RPC outweighs it.
+                None if matches!(m.path, super::PathMatch::Regex(_)) => {
+                    (op.operation_id.is_none() || r.matches.iter().any(id_names_it))
+                        && m.may_match(&method, &op.path, "", None)
+                }
+                None => m.may_match(&method, &op.path, "", None),
+            }
+        })
+    })
+}
+
+/// True when some route of `o` retries or hedges: an object that does neither and
+/// binds nothing needs no finding.
+fn retries_or_hedges(o: &ConfigObject) -> bool {
+    o.routes.iter().any(|r| {
+        r.settings.retry.as_ref().is_some_and(|v| v.value)
+            || r.settings
+                .hedging
+                .as_ref()
+                .is_some_and(|h| h.value.sends_copies())
+    })
+}
+
 fn entry_for(op: &Operation, route: &super::Route) -> OperationEntry {
     let text = format!("{} {}", op.method.to_ascii_uppercase(), op.path);
     OperationEntry {
@@ -630,6 +698,20 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
             d.doc.file.display.clone()
         });
     let name = names.first().cloned().unwrap_or_else(|| o.name.clone());
+    if o.grpc() {
+        let why = if documents.is_empty() {
+            why
+        } else {
+            format!(
+                "no operation of the specs is one of its RPCs (no `google.api.http` rule in the run's `.proto` files, no native path `POST /{name}/Method`, no operationId `{}_Method`), and the run holds more than one spec",
+                super::grpc::short_service(&name)
+            )
+        };
+        let help = format!(
+            "its retries are real, but retrylint cannot tell which operations they repeat. Add the service's `.proto` files to the run, or bind it in `.retrylint.yaml`:\n  services:\n    - spec: {spec}\n      grpc: [{name}]\nor exclude the file with `exclude:` if it serves no API here"
+        );
+        return rl016_unbound_config::diagnostic(at, &what, &why, help);
+    }
     // Client configs (a Resilience4j instance, an AWS profile) are bound by `clients`.
     let field = match o.platform {
         super::Platform::Resilience4j | super::Platform::AwsSdk => "clients",

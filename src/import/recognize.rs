@@ -98,6 +98,11 @@ const KUBE_MARKERS: &[&str] = &[
 
 fn by_content(tree: &Tree) -> Option<Format> {
     let root = tree.root()?;
+    // A gRPC service config: a top-level `methodConfig`, gRFC A2 choices, or a
+    // client config holding one (`serviceConfig`, `defaultServiceConfig`).
+    if super::grpc::looks_like(tree) {
+        return Some(Format::GrpcServiceConfig);
+    }
     if tree.kind(root) == Kind::Seq {
         // A list of Envoy route configurations or listeners (Envoy Gateway goldens).
         let envoy_item =
@@ -220,5 +225,6 @@ pub fn looks_like_config_text(text: &str) -> bool {
     (text.contains("apiVersion") && KUBE_MARKERS.iter().any(|m| text.contains(m)))
         || text.contains("_format_version")
         || text.contains("static_resources")
+        || text.contains("\"methodConfig\"")
         || super::spring::source::looks_like_spring_text(text)
 }

@@ -142,6 +142,10 @@ pub struct KeySettings {
     pub on_payload_mismatch: Option<Spanned<PayloadMismatch>>,
     /// `reject` | `wait` | `ignore`.
     pub on_concurrent: Option<Spanned<Concurrent>>,
+    /// Not a policy key: the key is a field of the request message that an imported
+    /// config knows of (AIP-155 `request_id` of a gRPC RPC), carried in the body, so
+    /// the spec declares no header for it (`header` names the field).
+    pub in_request: bool,
 }
 
 /// `backoff:` as written in one mapping.
@@ -242,6 +246,11 @@ pub struct Settings {
     /// Not a policy key: the node of an imported config that switched the deadline
     /// off (Envoy `timeout: 0s`), where a missing-deadline finding points.
     pub deadline_off: Option<At>,
+    /// Not a policy key: the effect an imported config infers from the endpoint's own
+    /// semantics (a gRPC RPC's `idempotency_level` or AIP method kind, `layers.md`
+    /// "Binding" 4). Below any declared `effect`, above the HTTP method's; never a
+    /// declaration (no RL103 against one).
+    pub inferred_effect: Option<Spanned<Effect>>,
 }
 
 impl Settings {
@@ -267,6 +276,7 @@ impl Settings {
             budget: None,
             hedging: None,
             deadline_off: None,
+            inferred_effect: None,
         }
     }
 }

@@ -539,6 +539,7 @@ impl<'a> Parser<'a> {
             scope: None,
             on_payload_mismatch: None,
             on_concurrent: None,
+            in_request: false,
         };
         for (key, v) in self.known_entries(map, KEY_KEYS, "`idempotency_key`") {
             match key.as_str() {

@@ -151,10 +151,15 @@ impl<'a> Emitter<'a> {
         if let Some(v) = &s.retry {
             self.line(i, format!("retry: {}", v.value), Some(&v.at));
         }
-        if let Some(v) = &s.effect {
+        // An effect an imported config infers from the endpoint's own semantics (a
+        // gRPC RPC's `idempotency_level` or AIP method kind) is written as the
+        // effect, with the node that says it.
+        if let Some(v) = s.effect.as_ref().or(s.inferred_effect.as_ref()) {
             self.line(i, format!("effect: {}", v.value.as_str()), Some(&v.at));
         }
-        if let Some(k) = &s.idempotency_key {
+        // A key carried in the request message (AIP-155 `request_id`) is no header:
+        // a policy cannot state it.
+        if let Some(k) = s.idempotency_key.as_ref().filter(|k| !k.in_request) {
             self.key(i, k);
         }
         if let Some(v) = &s.status_endpoint {

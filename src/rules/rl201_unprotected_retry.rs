@@ -76,7 +76,14 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             hit = hit.label_at(retry_on.at.as_ref(), "retry signals");
         }
         if eff.effect.source != Source::BuiltIn {
-            hit = hit.label_at(eff.effect.at.as_ref(), "declared non-idempotent");
+            hit = hit.label_at(
+                eff.effect.at.as_ref(),
+                if eff.effect.source == Source::Inferred {
+                    "non-idempotent by the RPC's own semantics"
+                } else {
+                    "declared non-idempotent"
+                },
+            );
         }
         out.push(hit);
     }

@@ -22,7 +22,8 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         let Some(header) = eff.key_header() else {
             continue;
         };
-        if op.header_param(&header.value).is_some() {
+        // A request field (AIP-155 `request_id` of a gRPC RPC) is no header.
+        if eff.idempotency_key.in_request || op.header_param(&header.value).is_some() {
             continue;
         }
         let Some(at) = &header.at else { continue };

@@ -62,7 +62,14 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             )
             .op_label("non-idempotent operation");
             if eff.effect.source != Source::BuiltIn {
-                hit = hit.label_at(eff.effect.at.as_ref(), "declared non-idempotent");
+                hit = hit.label_at(
+                    eff.effect.at.as_ref(),
+                    if eff.effect.source == Source::Inferred {
+                        "non-idempotent by the RPC's own semantics"
+                    } else {
+                        "declared non-idempotent"
+                    },
+                );
             }
             out.push(hit);
         }

@@ -230,10 +230,15 @@ pub fn bind(
                     && by_host[j]
                     && other.at.doc.file.path.as_os_str() == o.at.doc.file.path.as_os_str()
             });
-            let has_real_hosts = o
-                .names
-                .iter()
-                .any(|n| n.value.contains('.') && !n.value.starts_with('*') && n.value != "*");
+            // A wildcard of a real domain (`*.example.org`, a Spring Cloud Gateway
+            // `Host=**.example.org`) names another API as much as a host does.
+            let has_real_hosts = o.names.iter().any(|n| {
+                let v = n.value.as_str();
+                match v.strip_prefix("*.") {
+                    Some(suffix) => suffix.contains('.') && !suffix.ends_with(".local"),
+                    None => v.contains('.') && !v.starts_with('*'),
+                }
+            });
             if sibling_bound_by_host && has_real_hosts {
                 continue;
             }
@@ -545,6 +550,12 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
             d.doc.file.display.clone()
         });
     let name = names.first().cloned().unwrap_or_else(|| o.name.clone());
+    // A YAML flow sequence cannot hold a plain `*.example.org` (an alias).
+    let name = if name.starts_with('*') || name.contains([':', ',', '[', ']', '{', '}', '#']) {
+        format!("\"{name}\"")
+    } else {
+        name
+    };
     let help = format!(
         "its retries are real, but retrylint cannot tell which operations they repeat. {}Bind it in `.retrylint.yaml`:\n  services:\n    - spec: {spec}\n      names: [{name}]\nor exclude the file with `exclude:` if it serves no API here",
         if candidates.is_empty() { String::new() } else { format!("Candidate specs: {}. ", candidates.join(", ")) }

@@ -245,6 +245,7 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
     let (configs, notes) = crate::timing::phase("import", || {
         let ctx = crate::import::ImportContext {
             platforms: &options.platforms,
+            protos: &crate::import::proto::ProtoIndex::empty(),
         };
         let imported = crate::timing::phase("import/read", || {
             crate::import::import_all(&inputs.configs, &ctx)

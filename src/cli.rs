@@ -117,8 +117,8 @@ pub struct CheckArgs {
     /// `fail_on`, else error].
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
-    /// Configuration file [default: `.retrylint.yaml` in the current directory or the
-    /// nearest parent].
+    /// Configuration file [default: `.retrylint.yaml` in the folder holding the checked
+    /// paths (the current directory when none is given) or its nearest parent].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Report only these rules: codes, names or code prefixes such as `RL3`
@@ -362,7 +362,7 @@ pub struct ImportArgs {
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// Configuration file (`services:` bindings, `platforms:` versions) [default:
-    /// `.retrylint.yaml` in the current directory or the nearest parent].
+    /// `.retrylint.yaml` in the folder holding the named files or its nearest parent].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 }
@@ -399,8 +399,8 @@ pub struct LayersArgs {
     /// Project root that bounds `$ref`s.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Configuration file [default: `.retrylint.yaml` in the current directory or the
-    /// nearest parent].
+    /// Configuration file [default: `.retrylint.yaml` in the folder holding the checked
+    /// paths (the current directory when none is given) or its nearest parent].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 }
@@ -437,8 +437,8 @@ pub struct ReadinessArgs {
     /// Project root that bounds `$ref`s.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Configuration file [default: `.retrylint.yaml` in the current directory or the
-    /// nearest parent].
+    /// Configuration file [default: `.retrylint.yaml` in the folder holding the checked
+    /// paths (the current directory when none is given) or its nearest parent].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Write the matrix to FILE instead of standard output.

@@ -311,6 +311,38 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// Where to look for `.retrylint.yaml` when `--config` is not given: the deepest
+/// folder holding every checked path (a file counts by its folder), so that
+/// `retrylint check ../other-repo` reads that repository's configuration, as ruff
+/// and clippy find theirs from the files they check; `cwd` when no path is given.
+/// Relative paths are taken from `cwd`.
+pub fn search_start(paths: &[PathBuf], cwd: &Path) -> PathBuf {
+    let folders: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| {
+            let p = cwd.join(p);
+            let p = std::fs::canonicalize(&p).unwrap_or(p);
+            if p.is_dir() {
+                p
+            } else {
+                p.parent().map(Path::to_path_buf).unwrap_or(p)
+            }
+        })
+        .collect();
+    let Some(first) = folders.first() else {
+        return cwd.to_path_buf();
+    };
+    let mut common = first.clone();
+    for f in &folders[1..] {
+        while !f.starts_with(&common) {
+            if !common.pop() {
+                return cwd.to_path_buf();
+            }
+        }
+    }
+    common
+}
+
 /// A configuration error, rendered like a diagnostic.
 #[derive(Debug)]
 pub enum ConfigError {
@@ -320,9 +352,15 @@ pub enum ConfigError {
     Invalid(Vec<Diagnostic>),
 }
 
-/// Loads the configuration: `explicit` (from `--config`) or the one discovered from
-/// `cwd`; the defaults when there is none.
+/// Loads the configuration: `explicit` (from `--config`, relative to `cwd`) or the
+/// one discovered from `start` up (see [`search_start`]); the defaults when there is
+/// none.
 pub fn load(explicit: Option<&Path>, cwd: &Path) -> Result<Config, ConfigError> {
+    load_from(explicit, cwd, cwd)
+}
+
+/// [`load`], discovering from `start` rather than from `cwd`.
+pub fn load_from(explicit: Option<&Path>, cwd: &Path, start: &Path) -> Result<Config, ConfigError> {
     let path = match explicit {
         Some(p) => {
             let p = cwd.join(p);
@@ -334,7 +372,7 @@ pub fn load(explicit: Option<&Path>, cwd: &Path) -> Result<Config, ConfigError> 
             }
             p
         }
-        None => match discover(cwd) {
+        None => match discover(start) {
             Some(p) => p,
             None => return Ok(Config::default()),
         },

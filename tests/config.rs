@@ -369,3 +369,39 @@ fn unrelated_yaml_alone_checks_nothing() {
     assert_eq!(code, 0);
     assert!(list.is_empty());
 }
+
+/// `.retrylint.yaml` is found from the checked paths, not from where retrylint runs:
+/// checking another repository uses that repository's configuration.
+#[test]
+fn configuration_is_found_from_the_checked_path() {
+    let base =
+        std::env::temp_dir().join(format!("retrylint-config-from-path-{}", std::process::id()));
+    let repo = base.join("repo");
+    let elsewhere = base.join("elsewhere");
+    std::fs::create_dir_all(repo.join("api")).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(
+        repo.join("api/openapi.yaml"),
+        "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /orders:\n    post:\n      responses:\n        '201': {description: created}\n      x-retry: {retry: true, retry_on: [503]}\n",
+    )
+    .unwrap();
+    let run = |cwd: &std::path::Path, arg: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_retrylint"))
+            .current_dir(cwd)
+            .args(["check", arg, "--format", "json"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let before = run(&elsewhere, "../repo");
+    assert!(before.contains("RL201"), "{before}");
+    std::fs::write(repo.join(".retrylint.yaml"), "rules:\n  RL201: off\n").unwrap();
+    let after_from_elsewhere = run(&elsewhere, "../repo");
+    let after_from_file = run(&elsewhere, "../repo/api/openapi.yaml");
+    let _ = std::fs::remove_dir_all(&base);
+    assert!(
+        !after_from_elsewhere.contains("RL201"),
+        "{after_from_elsewhere}"
+    );
+    assert!(!after_from_file.contains("RL201"), "{after_from_file}");
+}

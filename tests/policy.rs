@@ -81,6 +81,7 @@ fn document(loaded: Arc<Loaded>) -> Document {
                         .get(mv, "operationId")
                         .and_then(|n| tree.scalar(n))
                         .map(str::to_string),
+                    tags: Vec::new(),
                     at: At::new(&loaded, mv),
                     key: At::new(&loaded, mk),
                     params: ps,

@@ -168,8 +168,8 @@ pub struct EffectivePolicy {
     pub methods: Option<Field<Vec<Spanned<String>>>>,
     /// The operation's HTTP method, upper-case (what `methods` is compared with).
     pub method: String,
-    /// The operation is a gRPC call, so gRPC status signals can fire. Always false
-    /// today: no operation is bound to a gRPC method yet (`layers.md` "Binding" 4).
+    /// The operation is a gRPC call in this layer (an imported gRPC service config
+    /// binds it), so gRPC status signals can fire (`layers.md` "Binding" 4).
     pub grpc_bound: bool,
     /// `budget` (a mapping that replaces: one shape, taken whole).
     pub budget: Option<Field<RetryBudget>>,
@@ -895,6 +895,8 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                     sources.push((Source::RootXRetry, s));
                 }
                 let mut eff = effective(layer, policy, entry, &sources, op);
+                eff.grpc_bound =
+                    policy.is_some_and(|p| policies[p].imported.as_ref().is_some_and(|i| i.grpc));
                 if let Some(se) = &eff.status_endpoint {
                     let scope: Vec<usize> =
                         if se.source == Source::Entry || se.source == Source::Defaults {

@@ -37,7 +37,7 @@ const EXIT_NOTHING: u8 = 1;
 /// when every named config was read, 1 when a named file holds no retry config, 2
 /// when a file could not be read or parsed.
 pub fn run(args: &ImportArgs) -> u8 {
-    let config = match load_config(args.config.as_deref()) {
+    let config = match load_config(args.config.as_deref(), &args.files) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -162,6 +162,9 @@ fn format_name(format: crate::import::Format) -> &'static str {
         Format::TraefikYaml | Format::TraefikToml => "a Traefik config",
         Format::Nginx => "an nginx config",
         Format::Haproxy => "an HAProxy config",
+        Format::GrpcServiceConfig => "a gRPC service config",
+        Format::Spring => "a Spring config",
+        Format::AwsConfig => "an AWS shared config",
     }
 }
 
@@ -426,6 +429,7 @@ mod tests {
             imported: Some(ImportedFrom {
                 source: "Istio VirtualService payments".into(),
                 governs: vec![dir.join("api/openapi.yaml")],
+                grpc: false,
             }),
         };
         let notes = vec![OriginNote {

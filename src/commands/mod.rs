@@ -35,7 +35,7 @@ pub fn check(args: &CheckArgs) -> u8 {
             .num_threads(jobs.max(1))
             .build_global();
     }
-    let config = match load_config(args.config.as_deref()) {
+    let config = match load_config(args.config.as_deref(), &args.paths) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -538,7 +538,7 @@ pub fn rule(args: &RuleArgs) -> u8 {
 /// not be read (the matrix is still printed for the rest).
 pub fn readiness(args: &ReadinessArgs) -> u8 {
     use crate::readiness::{matrix, render};
-    let config = match load_config(args.config.as_deref()) {
+    let config = match load_config(args.config.as_deref(), &args.paths) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -590,13 +590,17 @@ pub fn readiness(args: &ReadinessArgs) -> u8 {
     }
 }
 
-/// Reads the configuration (`--config`, else `.retrylint.yaml` found from the current
-/// directory up). A configuration error is printed like a diagnostic on standard
-/// error and is a usage error: `Err(2)`.
-fn load_config(explicit: Option<&std::path::Path>) -> Result<crate::config::Config, u8> {
+/// Reads the configuration (`--config`, else `.retrylint.yaml` found from the folder
+/// holding every checked path up: [`crate::config::search_start`]). A configuration
+/// error is printed like a diagnostic on standard error and is a usage error: `Err(2)`.
+fn load_config(
+    explicit: Option<&std::path::Path>,
+    paths: &[std::path::PathBuf],
+) -> Result<crate::config::Config, u8> {
     use crate::config::ConfigError;
     let cwd = std::env::current_dir().unwrap_or_default();
-    match crate::config::load(explicit, &cwd) {
+    let start = crate::config::search_start(paths, &cwd);
+    match crate::config::load_from(explicit, &cwd, &start) {
         Ok(c) => Ok(c),
         Err(ConfigError::Io(e)) => Err(fail(e)),
         Err(ConfigError::Invalid(diags)) => {

@@ -168,11 +168,13 @@ pub fn bind(
         // 1. `.retrylint.yaml` `services:` naming one of the object's names.
         for (i, spec_path) in &canonical_specs {
             let s = &services[*i];
+            // Hosts and services name proxies; `clients` (Resilience4j instances, AWS
+            // profiles) and `grpc` (gRPC services) name client configs exactly.
             let named = o.names.iter().any(|n| {
                 s.names.iter().any(|sn| {
                     names_host(&n.value, &sn.to_ascii_lowercase())
                         || n.value.eq_ignore_ascii_case(sn)
-                })
+                }) || s.clients.iter().chain(&s.grpc).any(|c| n.value == *c)
             });
             if !named {
                 continue;
@@ -292,9 +294,18 @@ pub fn bind(
                 let method = op.method.to_ascii_uppercase();
                 let hit = o.routes.iter().position(|r| {
                     r.matches.is_empty()
-                        || r.matches.iter().any(|m| match &r.rewrite {
-                            None => m.may_match_paths(&method, &seen[k]),
-                            Some(rw) => m.may_match(&method, &op.path, base, Some(rw)),
+                        || r.matches.iter().any(|m| {
+                            let method_ok = m.methods.as_ref().is_none_or(|ms| {
+                                ms.iter().any(|x| x.eq_ignore_ascii_case(&method))
+                            });
+                            match (
+                                m.path.names_operation(op.operation_id.as_deref(), &op.tags),
+                                &r.rewrite,
+                            ) {
+                                (Some(named), _) => named && method_ok,
+                                (None, None) => m.may_match_paths(&method, &seen[k]),
+                                (None, Some(rw)) => m.may_match(&method, &op.path, base, Some(rw)),
+                            }
                         })
                 });
                 if let Some(r) = hit {
@@ -363,6 +374,7 @@ pub fn bind(
                     )
                 },
                 governs: vec![documents[d].doc.file.path.clone()],
+                grpc: head.grpc(),
             }),
         });
     }
@@ -448,6 +460,7 @@ fn mesh_services(
                         s.spec_text
                     ),
                     governs: vec![doc.doc.file.path.clone()],
+                    grpc: false,
                 }),
             });
         }
@@ -466,9 +479,16 @@ fn source_key(o: &ConfigObject) -> std::ffi::OsString {
         P::Istio | P::GatewayApi | P::EnvoyGateway | P::Linkerd | P::IngressNginx => {
             std::ffi::OsString::new()
         }
-        P::Envoy | P::Nginx | P::Haproxy | P::Traefik | P::Kong => {
-            o.at.doc.file.path.as_os_str().to_owned()
-        }
+        // Client configs are read by the program that ships them: one layer per file.
+        P::Envoy
+        | P::Nginx
+        | P::Haproxy
+        | P::Traefik
+        | P::Kong
+        | P::Grpc
+        | P::Resilience4j
+        | P::SpringCloudGateway
+        | P::AwsSdk => o.at.doc.file.path.as_os_str().to_owned(),
     }
 }
 
@@ -496,7 +516,9 @@ fn mentions_prefix(o: &ConfigObject, base: &str) -> bool {
             | super::PathMatch::SegmentPrefix(p)
             | super::PathMatch::Template(p) => p.starts_with(base),
             super::PathMatch::Regex(re) => re.as_str().contains(base),
-            super::PathMatch::Any => false,
+            super::PathMatch::Any | super::PathMatch::OperationId(_) | super::PathMatch::Tag(_) => {
+                false
+            }
         })
     })
 }

@@ -565,6 +565,7 @@ mod tests {
             &doc,
             &ImportContext {
                 platforms: &platforms,
+                protos: &crate::import::proto::ProtoIndex::empty(),
             },
         );
         let mut out = summary::render(&imported.objects);

@@ -20,22 +20,26 @@
 //! may use `diagnostic`, `source`, `retry`, `openapi`, `policy` and `config`, and
 //! nothing above.
 
+pub mod aws;
 pub mod bind;
 pub mod duration;
 pub mod envoy;
 pub mod envoy_retry_on;
 pub mod gateway_api;
+pub mod grpc;
 pub mod haproxy;
 pub mod istio;
 pub mod keys;
 pub mod kong;
 pub mod linkerd;
 pub mod nginx;
+pub mod proto;
 pub mod recognize;
 pub mod rl016_unbound_config;
 pub mod rl017_ineffective_setting;
 pub mod rl314_version_dependent_default;
 pub mod route;
+pub mod spring;
 pub mod stream;
 pub mod summary;
 pub mod traefik;
@@ -75,6 +79,14 @@ pub enum Platform {
     Traefik,
     /// Kong (declarative config).
     Kong,
+    /// gRPC (a service config's `methodConfig`, gRFC A6).
+    Grpc,
+    /// Resilience4j (`resilience4j.retry.*` in Spring files).
+    Resilience4j,
+    /// Spring Cloud Gateway (the `Retry` filter).
+    SpringCloudGateway,
+    /// AWS SDK (shared config `max_attempts`, `retry_mode`).
+    AwsSdk,
 }
 
 impl Platform {
@@ -91,6 +103,10 @@ impl Platform {
             Platform::Haproxy => "HAProxy",
             Platform::Traefik => "Traefik",
             Platform::Kong => "Kong",
+            Platform::Grpc => "gRPC",
+            Platform::Resilience4j => "Resilience4j",
+            Platform::SpringCloudGateway => "Spring Cloud Gateway",
+            Platform::AwsSdk => "AWS SDK",
         }
     }
 }
@@ -101,6 +117,9 @@ impl Platform {
 pub struct ImportContext<'a> {
     /// `platforms:` (empty when the configuration names none).
     pub platforms: &'a Platforms,
+    /// The RPCs of the run's `.proto` files (empty when it has none): how gRPC
+    /// method configs bind to HTTP operations.
+    pub protos: &'a proto::ProtoIndex,
 }
 
 /// A note on a value no file wrote: the platform default that applies at `at` (the
@@ -161,6 +180,14 @@ pub struct ConfigObject {
     pub routes: Vec<Route>,
 }
 
+impl ConfigObject {
+    /// True when the bound operations are called as gRPC (a gRPC service config), so
+    /// gRPC status signals can fire on them.
+    pub fn grpc(&self) -> bool {
+        self.platform == Platform::Grpc
+    }
+}
+
 /// What one importer read from one file.
 #[derive(Debug, Clone, Default)]
 pub struct Imported {
@@ -191,6 +218,9 @@ pub fn import_all(files: &[(Arc<Loaded>, Format)], ctx: &ImportContext<'_>) -> I
             Format::TraefikYaml | Format::TraefikToml => out.extend(traefik::import(doc, ctx)),
             Format::Nginx => out.extend(nginx::import(doc, ctx)),
             Format::Haproxy => out.extend(haproxy::import(doc, ctx)),
+            Format::GrpcServiceConfig => out.extend(grpc::import(doc, ctx)),
+            Format::Spring => out.extend(spring::import(doc, ctx)),
+            Format::AwsConfig => out.extend(aws::import(doc, ctx)),
         }
     }
     if !kube_docs.is_empty() {

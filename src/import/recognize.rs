@@ -28,6 +28,13 @@ pub enum Format {
     Nginx,
     /// HAProxy configuration.
     Haproxy,
+    /// A gRPC service config (`methodConfig`, gRFC A6), standalone or inside a
+    /// client config.
+    GrpcServiceConfig,
+    /// A Spring `application*.yml`/`.properties` (Resilience4j, Spring Cloud Gateway).
+    Spring,
+    /// An AWS shared config file (`[default]`, `[profile NAME]`).
+    AwsConfig,
 }
 
 /// Envoy's top-level keys, in both spellings.

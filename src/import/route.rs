@@ -31,6 +31,14 @@ pub enum PathMatch {
     /// A URI template (`/users/{id}`, Envoy `{name=*}`/`{name=**}`): `{x}` and `*`
     /// match one segment, `**` and `{x=**}` the rest.
     Template(String),
+    /// The operation whose `operationId` equals this (a trailing `*` matches any
+    /// rest: `Payments_*`). Client configs name operations, not paths: a
+    /// Resilience4j instance, a gRPC method bound through generated OpenAPI. Never
+    /// matches a path: [`crate::import::bind`] tests it against the operation.
+    OperationId(String),
+    /// The operations tagged with this tag (OpenAPI `tags`); like
+    /// [`PathMatch::OperationId`], tested against the operation.
+    Tag(String),
 }
 
 /// One request match: a path match AND a method set; `partial` when the platform
@@ -253,6 +261,7 @@ impl PathMatch {
             }
             PathMatch::Regex(re) => re.is_match(path),
             PathMatch::Template(t) => template_matches(t, path),
+            PathMatch::OperationId(_) | PathMatch::Tag(_) => false,
         }
     }
 }
@@ -286,6 +295,23 @@ fn template_matches(template: &str, path: &str) -> bool {
         i += 1;
     }
     i == p.len()
+}
+
+impl PathMatch {
+    /// For [`PathMatch::OperationId`] and [`PathMatch::Tag`]: whether they name the
+    /// operation with `operation_id` and `tags`; `None` for path matches.
+    pub fn names_operation(&self, operation_id: Option<&str>, tags: &[String]) -> Option<bool> {
+        match self {
+            PathMatch::OperationId(want) => {
+                Some(operation_id.is_some_and(|id| match want.strip_suffix('*') {
+                    Some(prefix) => id.starts_with(prefix),
+                    None => id == want,
+                }))
+            }
+            PathMatch::Tag(want) => Some(tags.iter().any(|t| t == want)),
+            _ => None,
+        }
+    }
 }
 
 impl RequestMatch {
@@ -326,6 +352,25 @@ mod tests {
     #[test]
     fn prefix_is_a_string_prefix_and_segment_prefix_is_element_wise() {
         assert!(PathMatch::Prefix("/order".into()).matches("/orders"));
+        let tags = vec!["orders".to_string()];
+        let id = PathMatch::OperationId("Payments_*".into());
+        assert_eq!(id.names_operation(Some("Payments_Create"), &[]), Some(true));
+        assert_eq!(id.names_operation(Some("Orders_Create"), &[]), Some(false));
+        assert_eq!(id.names_operation(None, &[]), Some(false));
+        let exact = PathMatch::OperationId("createOrder".into());
+        assert_eq!(
+            exact.names_operation(Some("createOrders"), &[]),
+            Some(false)
+        );
+        assert_eq!(
+            PathMatch::Tag("orders".into()).names_operation(None, &tags),
+            Some(true)
+        );
+        assert_eq!(
+            PathMatch::Exact("/x".into()).names_operation(Some("x"), &tags),
+            None
+        );
+        assert!(!PathMatch::Tag("orders".into()).matches("/orders"));
         assert!(!PathMatch::SegmentPrefix("/order".into()).matches("/orders"));
         assert!(PathMatch::SegmentPrefix("/order".into()).matches("/order/1"));
         assert!(PathMatch::SegmentPrefix("/".into()).matches("/anything"));

@@ -389,6 +389,17 @@ impl Builder<'_, '_> {
                     path: path.clone(),
                     operation_id: child(&mv, "operationId")
                         .and_then(|a| a.scalar().map(str::to_string)),
+                    tags: child(&mv, "tags")
+                        .and_then(|t| {
+                            let tree = t.tree()?;
+                            Some(
+                                tree.items(t.node)
+                                    .iter()
+                                    .filter_map(|&i| tree.scalar(i).map(str::to_string))
+                                    .collect(),
+                            )
+                        })
+                        .unwrap_or_default(),
                     at: mv.clone(),
                     key: mk.clone(),
                     params,

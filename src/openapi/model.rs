@@ -45,6 +45,8 @@ pub struct Operation {
     pub path: String,
     /// `operationId`, if declared.
     pub operation_id: Option<String>,
+    /// `tags`, as written (client configs may name operations by tag).
+    pub tags: Vec<String>,
     /// The operation mapping (after resolving a path-item `$ref`).
     pub at: At,
     /// The method key node under the path item (where operation labels point).

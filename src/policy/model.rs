@@ -315,6 +315,9 @@ pub struct ImportedFrom {
     pub source: String,
     /// Canonical paths of the OpenAPI documents it is bound to.
     pub governs: Vec<std::path::PathBuf>,
+    /// The config calls the bound operations as gRPC (a gRPC service config), so
+    /// gRPC status signals can fire on them (`layers.md` "What the model gains").
+    pub grpc: bool,
 }
 
 impl PolicyFile {

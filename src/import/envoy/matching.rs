@@ -326,7 +326,10 @@ pub fn shadows(a: &RequestMatch, b: &RequestMatch) -> bool {
                 Some(s.clone())
             }
             PathMatch::Template(t) => Some(t.split(['{', '*']).next().unwrap_or("").to_string()),
-            PathMatch::Any | PathMatch::Regex(_) => None,
+            PathMatch::Any
+            | PathMatch::Regex(_)
+            | PathMatch::OperationId(_)
+            | PathMatch::Tag(_) => None,
         }
     };
     match &a.path {
@@ -346,7 +349,10 @@ pub fn shadows(a: &RequestMatch, b: &RequestMatch) -> bool {
                 _ => p.is_empty(),
             }
         }
-        PathMatch::Regex(_) | PathMatch::Template(_) => false,
+        PathMatch::Regex(_)
+        | PathMatch::Template(_)
+        | PathMatch::OperationId(_)
+        | PathMatch::Tag(_) => false,
     }
 }
 
@@ -377,7 +383,10 @@ impl ShadowIndex {
                 .or_default()
                 .push(i),
             // A regex or template never shadows (see `shadows`).
-            PathMatch::Regex(_) | PathMatch::Template(_) => {}
+            PathMatch::Regex(_)
+            | PathMatch::Template(_)
+            | PathMatch::OperationId(_)
+            | PathMatch::Tag(_) => {}
         }
         self.routes.push((m, label));
     }
@@ -387,7 +396,10 @@ impl ShadowIndex {
         let literal: &str = match &b.path {
             PathMatch::Exact(s) | PathMatch::Prefix(s) | PathMatch::SegmentPrefix(s) => s,
             PathMatch::Template(t) => t.split(['{', '*']).next().unwrap_or(""),
-            PathMatch::Any | PathMatch::Regex(_) => "",
+            PathMatch::Any
+            | PathMatch::Regex(_)
+            | PathMatch::OperationId(_)
+            | PathMatch::Tag(_) => "",
         };
         let mut candidates: Vec<usize> = self.any.clone();
         let mut keys: Vec<&str> = literal

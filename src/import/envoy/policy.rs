@@ -487,6 +487,18 @@ pub fn check(doc: &Arc<Loaded>, tree: &Tree, p: NodeId) -> Vec<Diagnostic> {
             out.extend(unknown_keys(doc, h, &hk, "an Envoy reset header"));
         }
     }
+    // num_retries is a google.protobuf.UInt32Value: Envoy rejects anything else.
+    if let Some(n) = proto::get(tree, p, "num_retries") {
+        let ok = proto::int(tree, n).is_some_and(|v| (0..=i64::from(u32::MAX)).contains(&v));
+        if !ok {
+            out.push(diag(
+                n,
+                "`num_retries` is not an unsigned 32-bit integer".to_string(),
+                "invalid num_retries",
+                "Envoy rejects the route configuration; write the number of retries after the first try (`num_retries: 2` is 3 tries).".to_string(),
+            ));
+        }
+    }
     let rn = proto::get(tree, p, "retry_on");
     let tokens: Vec<String> = rn
         .and_then(|n| proto::text(tree, n))

@@ -23,6 +23,7 @@ fn read(name: &str) -> Imported {
         &doc,
         &ImportContext {
             platforms: &platforms,
+            protos: &crate::import::proto::ProtoIndex::empty(),
         },
     )
 }
@@ -155,6 +156,7 @@ fn malformed_input_never_panics() {
     let platforms = Platforms::default();
     let ctx = ImportContext {
         platforms: &platforms,
+        protos: &crate::import::proto::ProtoIndex::empty(),
     };
     for (i, text) in [
         "virtual_hosts: 3\n",
@@ -175,5 +177,34 @@ fn malformed_input_never_panics() {
                 assert!(!(retries && empty), "retry: true with no signal in case {i}");
             }
         }
+    }
+}
+
+#[test]
+fn num_retries_outside_uint32_is_reported() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let ws = Workspace::new(dir.clone(), Limits::default());
+    let platforms = Platforms::default();
+    let ctx = ImportContext {
+        platforms: &platforms,
+        protos: &crate::import::proto::ProtoIndex::empty(),
+    };
+    let messages = |text: &str| -> Vec<String> {
+        let doc = ws.load_text(&dir.join("routes.yaml"), text);
+        import(&doc, &ctx)
+            .diagnostics
+            .iter()
+            .map(|d| d.message.clone())
+            .filter(|m| m.contains("num_retries"))
+            .collect()
+    };
+    let route = |n: &str| {
+        format!("virtual_hosts: [{{name: a, domains: ['*'], routes: [{{match: {{prefix: /}}, route: {{cluster: a, retry_policy: {{retry_on: 5xx, num_retries: {n}}}}}}}]}}]\n")
+    };
+    for bad in ["-4", "4294967296", "lots"] {
+        assert_eq!(messages(&route(bad)).len(), 1, "num_retries: {bad}");
+    }
+    for good in ["0", "3", "'4294967295'"] {
+        assert!(messages(&route(good)).is_empty(), "num_retries: {good}");
     }
 }

@@ -19,7 +19,10 @@ pub(crate) fn render_fixture(
     let doc = ws.load(&root.join("fixtures/import").join(rel));
     let docs = stream::documents(&doc).expect("fixture parses");
     let objects = stream::kube_objects(&docs);
-    let ctx = ImportContext { platforms };
+    let ctx = ImportContext {
+        platforms,
+        protos: &crate::import::proto::ProtoIndex::empty(),
+    };
     let imported = importer(&objects, &ctx);
     let mut out = summary::render(&imported.objects);
     for d in &imported.diagnostics {

@@ -21,6 +21,7 @@ fn import_fixture(path: &str) -> String {
         &doc,
         &ImportContext {
             platforms: &platforms,
+            protos: &crate::import::proto::ProtoIndex::empty(),
         },
     );
     let mut s = summary::render(&imported.objects);
@@ -79,6 +80,6 @@ proptest::proptest! {
             tree: Err(crate::source::loader::LoadError::Binary),
         });
         let platforms = Platforms::default();
-        let _ = import(&doc, &ImportContext { platforms: &platforms });
+        let _ = import(&doc, &ImportContext { platforms: &platforms , protos: &crate::import::proto::ProtoIndex::empty(),});
     }
 }

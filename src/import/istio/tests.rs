@@ -23,7 +23,13 @@ fn run(names: &[&str], platforms: &Platforms) -> Imported {
             (doc, format)
         })
         .collect();
-    import_all(&files, &ImportContext { platforms })
+    import_all(
+        &files,
+        &ImportContext {
+            platforms,
+            protos: &crate::import::proto::ProtoIndex::empty(),
+        },
+    )
 }
 
 fn render(imported: &Imported) -> String {
@@ -288,6 +294,7 @@ fn implicit_default_settings_for_a_service_without_routes() {
         &at,
         &ImportContext {
             platforms: &platforms,
+            protos: &crate::import::proto::ProtoIndex::empty(),
         },
     );
     assert_eq!(s.attempts.as_ref().map(|a| a.value), Some(3));
@@ -300,6 +307,7 @@ fn implicit_default_settings_for_a_service_without_routes() {
         &at,
         &ImportContext {
             platforms: &platforms,
+            protos: &crate::import::proto::ProtoIndex::empty(),
         },
     );
     assert!(rl314.is_none());
@@ -319,7 +327,7 @@ fn bad_input_never_panics() {
         let doc = ws.load_text(&dir().join("bad.yaml"), text);
         let format = recognize(&doc).unwrap_or(super::super::Format::Kubernetes);
         let platforms = unversioned();
-        let got = import_all(&[(doc, format)], &ImportContext { platforms: &platforms });
+        let got = import_all(&[(doc, format)], &ImportContext { platforms: &platforms , protos: &crate::import::proto::ProtoIndex::empty(),});
         let _ = render(&got);
     }
 }

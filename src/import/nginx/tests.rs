@@ -38,6 +38,7 @@ fn nginx(path: &str) -> String {
     let platforms = Platforms::default();
     let ctx = ImportContext {
         platforms: &platforms,
+        protos: &crate::import::proto::ProtoIndex::empty(),
     };
     render(&import(&load(path), &ctx))
 }
@@ -46,6 +47,7 @@ fn ingress(path: &str) -> String {
     let platforms = Platforms::default();
     let ctx = ImportContext {
         platforms: &platforms,
+        protos: &crate::import::proto::ProtoIndex::empty(),
     };
     let doc = load(path);
     let docs = crate::import::stream::documents(&doc).expect("stream");
@@ -114,6 +116,7 @@ fn import_text(text: &str) -> Imported {
         &doc,
         &ImportContext {
             platforms: &platforms,
+            protos: &crate::import::proto::ProtoIndex::empty(),
         },
     )
 }

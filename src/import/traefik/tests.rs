@@ -13,6 +13,7 @@ fn load(name: &str) -> (Arc<Loaded>, TraefikRead) {
     let platforms = Platforms::default();
     let ctx = ImportContext {
         platforms: &platforms,
+        protos: &crate::import::proto::ProtoIndex::empty(),
     };
     let read = read(&doc, &ctx);
     (doc, read)

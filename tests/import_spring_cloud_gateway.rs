@@ -108,7 +108,7 @@ fn clean_get_only_with_deadline_and_jitter() {
 #[test]
 fn properties_shortcut() {
     let (code, stdout, stderr) = common::retrylint_in(
-        &dir("fixtures/import/spring/e2e-properties"),
+        &dir("fixtures/import/spring/scg-e2e-properties"),
         &["check", "."],
     );
     assert_eq!(code, 1, "findings expected; stderr: {stderr}");

@@ -163,8 +163,15 @@ pub fn bind(
     // Which documents each object binds to, with the base path the proxy sees.
     let mut bindings: Vec<Vec<(usize, String)>> = Vec::with_capacity(objects.len());
     let mut by_host: Vec<bool> = Vec::with_capacity(objects.len());
+    // Objects a `services[].clients` entry names: the client serves that whole spec.
+    let mut by_client: Vec<bool> = Vec::with_capacity(objects.len());
     for o in objects {
         let mut found: Vec<(usize, String)> = Vec::new();
+        by_client.push(services.iter().any(|s| {
+            s.clients
+                .iter()
+                .any(|c| o.names.iter().any(|n| n.value == *c))
+        }));
         // 1. `.retrylint.yaml` `services:` naming one of the object's names.
         for (i, spec_path) in &canonical_specs {
             let s = &services[*i];
@@ -213,6 +220,23 @@ pub fn bind(
                 {
                     found.push((d, server.path.clone()));
                     host_evidence = true;
+                }
+            }
+        }
+        // 2b. A client config whose routes name operations (a Resilience4j instance
+        // named like an operationId or a tag) binds to the specs holding one.
+        if found.is_empty() && names_operations_only(o) {
+            for (d, doc) in documents.iter().enumerate() {
+                let named = doc.operations.iter().any(|op| {
+                    o.routes.iter().any(|r| {
+                        r.matches.iter().any(|m| {
+                            m.path.names_operation(op.operation_id.as_deref(), &op.tags)
+                                == Some(true)
+                        })
+                    })
+                });
+                if named {
+                    found.push((d, String::new()));
                 }
             }
         }
@@ -292,22 +316,31 @@ pub fn bind(
             });
             for (k, op) in documents[*d].operations.iter().enumerate() {
                 let method = op.method.to_ascii_uppercase();
-                let hit = o.routes.iter().position(|r| {
-                    r.matches.is_empty()
-                        || r.matches.iter().any(|m| {
-                            let method_ok = m.methods.as_ref().is_none_or(|ms| {
-                                ms.iter().any(|x| x.eq_ignore_ascii_case(&method))
-                            });
-                            match (
-                                m.path.names_operation(op.operation_id.as_deref(), &op.tags),
-                                &r.rewrite,
-                            ) {
-                                (Some(named), _) => named && method_ok,
-                                (None, None) => m.may_match_paths(&method, &seen[k]),
-                                (None, Some(rw)) => m.may_match(&method, &op.path, base, Some(rw)),
-                            }
-                        })
-                });
+                // A client named in `services[].clients` whose routes name operations
+                // (a Resilience4j instance matched by operationId or tag) serves every
+                // operation of the spec it is bound to.
+                let hit = if by_client[i] && names_operations_only(o) {
+                    Some(0)
+                } else {
+                    o.routes.iter().position(|r| {
+                        r.matches.is_empty()
+                            || r.matches.iter().any(|m| {
+                                let method_ok = m.methods.as_ref().is_none_or(|ms| {
+                                    ms.iter().any(|x| x.eq_ignore_ascii_case(&method))
+                                });
+                                match (
+                                    m.path.names_operation(op.operation_id.as_deref(), &op.tags),
+                                    &r.rewrite,
+                                ) {
+                                    (Some(named), _) => named && method_ok,
+                                    (None, None) => m.may_match_paths(&method, &seen[k]),
+                                    (None, Some(rw)) => {
+                                        m.may_match(&method, &op.path, base, Some(rw))
+                                    }
+                                }
+                            })
+                    })
+                };
                 if let Some(r) = hit {
                     any = true;
                     out.operations[i].push((documents[*d].doc.file.clone(), op.display()));
@@ -492,6 +525,18 @@ fn source_key(o: &ConfigObject) -> std::ffi::OsString {
     }
 }
 
+/// True when every route of `o` names operations (operationId, tag) rather than
+/// paths, and it has some.
+fn names_operations_only(o: &ConfigObject) -> bool {
+    !o.routes.is_empty()
+        && o.routes.iter().all(|r| {
+            !r.matches.is_empty()
+                && r.matches
+                    .iter()
+                    .all(|m| m.path.names_operation(None, &[]).is_some())
+        })
+}
+
 /// The prefix the proxy sees before a spec's paths when `services:` does not give a
 /// `base_path`: the path of the server whose host the object names, else the first
 /// server's path when some route mentions it, else none.
@@ -539,6 +584,11 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
     let names: Vec<String> = o.names.iter().map(|n| n.value.clone()).collect();
     let why = if documents.is_empty() {
         "the run holds no OpenAPI document".to_string()
+    } else if o.platform == super::Platform::Resilience4j && names_operations_only(o) {
+        format!(
+            "no operation of the run has the operationId or tag `{}`, and no `services[].clients` entry names it",
+            o.name
+        )
     } else if names.is_empty() {
         "it names no host or service, and the run holds more than one spec".to_string()
     } else {
@@ -578,8 +628,13 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
     } else {
         name
     };
+    // Client configs (a Resilience4j instance, an AWS profile) are bound by `clients`.
+    let field = match o.platform {
+        super::Platform::Resilience4j | super::Platform::AwsSdk => "clients",
+        _ => "names",
+    };
     let help = format!(
-        "its retries are real, but retrylint cannot tell which operations they repeat. {}Bind it in `.retrylint.yaml`:\n  services:\n    - spec: {spec}\n      names: [{name}]\nor exclude the file with `exclude:` if it serves no API here",
+        "its retries are real, but retrylint cannot tell which operations they repeat. {}Bind it in `.retrylint.yaml`:\n  services:\n    - spec: {spec}\n      {field}: [{name}]\nor exclude the file with `exclude:` if it serves no API here",
         if candidates.is_empty() { String::new() } else { format!("Candidate specs: {}. ", candidates.join(", ")) }
     );
     rl016_unbound_config::diagnostic(at, &what, &why, help)

@@ -56,15 +56,26 @@ const ENVOY_KEYS: &[&str] = &[
 /// (`nginx.conf`, `*.conf`, `haproxy.cfg`, `*.cfg`, `*.toml`) and a look at their text.
 pub fn recognize(doc: &Loaded) -> Option<Format> {
     let path = &doc.file.path;
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("properties"))
+    {
+        // Java properties: Spring's `application*.properties`, or any naming
+        // `resilience4j.retry` / `spring.cloud.gateway`.
+        return super::spring::source::recognize(doc).then_some(Format::Spring);
+    }
     if let Some(format) = by_name(path, &doc.file.text) {
         return Some(format);
     }
     let tree = doc.tree.as_ref().ok()?;
-    match by_content(tree)? {
+    match by_content(tree) {
         // A manifest stream is a retry config only when it holds an object or
         // annotation retrylint reads (a Deployment alone is not).
-        Format::Kubernetes if !KUBE_MARKERS.iter().any(|m| doc.file.text.contains(m)) => None,
-        format => Some(format),
+        Some(Format::Kubernetes) if !KUBE_MARKERS.iter().any(|m| doc.file.text.contains(m)) => None,
+        Some(format) => Some(format),
+        // Spring `application*.yml` (by name) or any YAML setting
+        // `resilience4j.retry` / `spring.cloud.gateway` (never a manifest or a spec).
+        None => super::spring::source::recognize(doc).then_some(Format::Spring),
     }
 }
 
@@ -207,4 +218,5 @@ pub fn looks_like_config_text(text: &str) -> bool {
     (text.contains("apiVersion") && KUBE_MARKERS.iter().any(|m| text.contains(m)))
         || text.contains("_format_version")
         || text.contains("static_resources")
+        || super::spring::source::looks_like_spring_text(text)
 }

@@ -28,7 +28,8 @@ pub enum NameKind {
     /// `openapi:`/`swagger:` but does not parse.
     Unlisted,
     /// A proxy configuration that is not YAML or JSON, by name: `*.conf`, `*.cfg`,
-    /// `*.toml` (nginx, HAProxy, Traefik): a retry config if its text says so
+    /// `*.toml` (nginx, HAProxy, Traefik), `*.properties` (Spring): a retry config
+    /// if its text says so
     /// (`crate::import::recognize`), else skipped without a finding.
     TextConfig,
 }
@@ -62,7 +63,7 @@ pub fn name_kind(path: &Path) -> Option<NameKind> {
     let name = String::from_utf8_lossy(&name);
     let name: &str = &name;
     let ext = name.rsplit('.').next()?;
-    if matches!(ext, "conf" | "cfg" | "toml") {
+    if matches!(ext, "conf" | "cfg" | "toml" | "properties") {
         return Some(NameKind::TextConfig);
     }
     if !matches!(ext, "yaml" | "yml" | "json") {

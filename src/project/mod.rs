@@ -162,7 +162,11 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
             );
             let config_name = cand.path.file_name().is_some_and(|n| {
                 let n = n.to_string_lossy().to_ascii_lowercase();
-                n.starts_with("nginx") || n.starts_with("haproxy") || n.starts_with("traefik")
+                n.starts_with("nginx")
+                    || n.starts_with("haproxy")
+                    || n.starts_with("traefik")
+                    || ((n.starts_with("application") || n.starts_with("bootstrap"))
+                        && n.ends_with(".properties"))
             });
             match crate::import::recognize(doc) {
                 // A Traefik TOML template that is not TOML yet: skipped, listed by

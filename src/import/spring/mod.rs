@@ -1,12 +1,30 @@
-//! Spring files: Resilience4j retries and Spring Cloud Gateway `Retry` filters (`retry-configs.md` §7).
+//! Spring files: Resilience4j retries and Spring Cloud Gateway `Retry` filters
+//! (`retry-configs.md` §7).
 //!
-//! Scaffold: recognised and read in issue 15; this stub reads nothing yet.
+//! [`source`] reads a Spring property file (YAML or `.properties`, every document,
+//! profiles, relaxed binding, placeholders) into normalised located trees; each
+//! platform's importer reads the variants Spring would bind from them.
+
+pub mod exceptions;
+pub mod gateway;
+pub mod resilience4j;
+pub mod source;
 
 use super::{ImportContext, Imported};
 use crate::source::loader::Loaded;
 use std::sync::Arc;
 
-/// Reads one Spring file. Never panics.
-pub fn import(_doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> Imported {
-    Imported::default()
+/// Reads one Spring file. Never panics: a syntax error is RL001.
+pub fn import(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> Imported {
+    let mut out = Imported::default();
+    let (variants, documents) = match (source::variants(doc), source::documents(doc)) {
+        (Ok(v), Ok(d)) => (v, d),
+        (Err(e), _) | (_, Err(e)) => {
+            out.diagnostics.push(*e);
+            return out;
+        }
+    };
+    out.extend(resilience4j::import(doc, &variants, &documents));
+    out.extend(gateway::import(&variants, &documents));
+    out
 }

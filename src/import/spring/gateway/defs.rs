@@ -5,7 +5,17 @@
 //! (relaxed binding: `firstBackoff`, `first-backoff`) or, positionally, through the
 //! factory's shortcut field order (`_genkey_N` keys count as positional too).
 
+use super::super::source::{resolve, Resolved};
 use crate::source::tree::{Kind, NodeId, Tree};
+
+/// A scalar with Spring's placeholders resolved (`${VAR:default}` takes the
+/// default); `Err` with the text as written when a placeholder has no default.
+fn resolved(text: &str) -> Result<String, String> {
+    match resolve(text) {
+        Resolved::Known(s) => Ok(s),
+        Resolved::Unknown(_) => Err(text.to_string()),
+    }
+}
 
 /// One predicate or filter definition.
 #[derive(Debug, Clone)]
@@ -36,6 +46,9 @@ pub struct Arg {
     pub values: Vec<(String, NodeId)>,
     /// True when the value is a list node (not one scalar).
     pub is_list: bool,
+    /// The placeholder when the value holds a `${VAR}` without a default (its value
+    /// depends on the environment).
+    pub unresolved: Option<String>,
 }
 
 impl Arg {
@@ -107,7 +120,9 @@ pub fn list_items(tree: &Tree, node: NodeId) -> Vec<NodeId> {
 /// The definition at `item`, or `None` when it is neither a scalar nor a mapping
 /// with a `name`.
 pub fn read(tree: &Tree, item: NodeId) -> Option<Definition> {
-    if let Some(text) = tree.scalar(item) {
+    if let Some(raw) = tree.scalar(item) {
+        let text = resolved(raw).unwrap_or_else(|raw| raw);
+        let text = text.as_str();
         let (name, rest) = match text.find('=') {
             Some(i) if i > 0 => (&text[..i], Some(&text[i + 1..])),
             _ => (text, None),
@@ -122,6 +137,7 @@ pub fn read(tree: &Tree, item: NodeId) -> Option<Definition> {
                         node: item,
                         values: vec![(t.to_string(), item)],
                         is_list: false,
+                        unresolved: t.contains("${").then(|| t.to_string()),
                     })
                     .collect()
             })
@@ -177,26 +193,41 @@ fn flatten(tree: &Tree, map: NodeId, prefix: &str, out: &mut Vec<Arg>) {
         match tree.kind(v) {
             Kind::Map if list_items(tree, v).is_empty() => flatten(tree, v, &full, out),
             Kind::Map | Kind::Seq => {
+                let mut unresolved = None;
                 let values = list_items(tree, v)
                     .into_iter()
-                    .filter_map(|i| tree.scalar(i).map(|s| (s.to_string(), i)))
+                    .filter_map(|i| {
+                        tree.scalar(i).map(|s| match resolved(s) {
+                            Ok(r) => (r, i),
+                            Err(raw) => {
+                                unresolved.get_or_insert(raw.clone());
+                                (raw, i)
+                            }
+                        })
+                    })
                     .collect();
                 out.push(Arg {
                     key: (!positional).then_some(full),
                     node: v,
                     values,
                     is_list: true,
+                    unresolved,
                 });
             }
-            _ => out.push(Arg {
-                key: (!positional).then_some(full),
-                node: v,
-                values: tree
-                    .scalar(v)
-                    .map(|s| vec![(s.to_string(), v)])
-                    .unwrap_or_default(),
-                is_list: false,
-            }),
+            _ => {
+                let (values, unresolved) = match tree.scalar(v).map(resolved) {
+                    Some(Ok(r)) => (vec![(r, v)], None),
+                    Some(Err(raw)) => (vec![(raw.clone(), v)], Some(raw)),
+                    None => (Vec::new(), None),
+                };
+                out.push(Arg {
+                    key: (!positional).then_some(full),
+                    node: v,
+                    values,
+                    is_list: false,
+                    unresolved,
+                });
+            }
         }
     }
 }
@@ -204,7 +235,14 @@ fn flatten(tree: &Tree, map: NodeId, prefix: &str, out: &mut Vec<Arg>) {
 impl Definition {
     /// The argument for `field` (a dotted name of the factory's config), by key or
     /// by its position in `order` (the factory's shortcut field order).
+    /// A value holding a placeholder without a default is not returned: its value
+    /// depends on the environment (the caller reports it).
     pub fn arg(&self, field: &str, order: &[&str]) -> Option<&Arg> {
+        self.written_arg(field, order).filter(|a| a.unresolved.is_none())
+    }
+
+    /// The argument for `field` as written, placeholders or not.
+    pub fn written_arg(&self, field: &str, order: &[&str]) -> Option<&Arg> {
         let mut position = 0;
         let mut found = None;
         for a in &self.args {

@@ -40,10 +40,11 @@ pub mod routing;
 
 use self::defs::{relaxed, Definition};
 use self::retry::RetryFilter;
+use super::source::{self, SpringDoc};
 use crate::diagnostic::Diagnostic;
 use crate::import::rl017_ineffective_setting;
 use crate::import::route::{PathMatch, RequestMatch, Rewrite};
-use crate::import::{ConfigObject, ImportContext, Imported, OriginNote, Platform, Route};
+use crate::import::{ConfigObject, Imported, OriginNote, Platform, Route};
 use crate::policy::model::{
     AttemptTimeout, BackoffSettings, Jitter, JitterFactor, Layer, Settings, Signal, Spanned,
 };
@@ -64,12 +65,46 @@ const PREFIXES: &[(&str, bool)] = &[
 const SOURCE: &str =
     "Spring Cloud Gateway RetryGatewayFilterFactory; retry-configs.md §7.2";
 
-/// Reads the Spring Cloud Gateway routes of one Spring file (every document and
-/// profile). Never panics.
-pub fn import(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> Imported {
-    let mut out = Imported::default();
-    for sd in source_shim::documents(doc) {
-        import_document(&sd.doc, sd.root, sd.profile.as_deref(), &mut out);
+/// Reads the Spring Cloud Gateway routes of one Spring file: the base variant (the
+/// documents without a profile, merged) and each profile's merged variant when that
+/// profile's own documents write gateway properties (`documents`: the documents one
+/// by one, to see which profile writes what). Profile variants come first, so that
+/// for the operations they bind the profile's routes are the ones checked, as for
+/// Resilience4j (the join stacks the objects of one file as one layer, first match
+/// winning: variants are alternatives, not layers). Never panics.
+pub fn import(variants: &[SpringDoc], documents: &[SpringDoc]) -> Imported {
+    let mut profiles = Imported::default();
+    let mut base = Imported::default();
+    for v in variants {
+        match &v.profile {
+            None => import_document(&v.doc, v.root, None, &mut base),
+            Some((p, _)) => {
+                let writes_gateway = documents.iter().any(|d| {
+                    d.profile.as_ref().is_some_and(|(q, _)| q == p)
+                        && d.doc.tree.as_ref().is_ok_and(|t| {
+                            PREFIXES
+                                .iter()
+                                .any(|(prefix, _)| !source::find(t, d.root, prefix).is_empty())
+                        })
+                });
+                if writes_gateway {
+                    import_document(&v.doc, v.root, Some(p.as_str()), &mut profiles);
+                }
+            }
+        }
+    }
+    // A finding about a value the base and a profile variant share is reported once.
+    let mut out = profiles;
+    out.objects.extend(base.objects);
+    for d in base.diagnostics {
+        let same = |e: &Diagnostic| {
+            e.code == d.code
+                && e.primary.location.span == d.primary.location.span
+                && e.primary.location.file.path == d.primary.location.file.path
+        };
+        if !out.diagnostics.iter().any(same) {
+            out.diagnostics.push(d);
+        }
     }
     out
 }
@@ -81,20 +116,20 @@ pub fn import_document(doc: &Arc<Loaded>, root: NodeId, profile: Option<&str>, o
         let defaults: Vec<Definition> = if webmvc {
             Vec::new()
         } else {
-            source_shim::find(tree, root, &format!("{prefix}.default-filters"))
+            source::find(tree, root, &format!("{prefix}.default-filters"))
                 .into_iter()
                 .flat_map(|n| defs::list_items(tree, n))
                 .filter_map(|i| defs::read(tree, i))
                 .collect()
         };
-        let response_timeout = source_shim::find(tree, root, &format!("{prefix}.httpclient.response-timeout"))
+        let response_timeout = source::find(tree, root, &format!("{prefix}.httpclient.response-timeout"))
             .into_iter()
             .find_map(|n| {
                 tree.scalar(n)
                     .and_then(retry::spring_duration)
                     .map(|ms| (ms, n))
             });
-        let route_nodes: Vec<NodeId> = source_shim::find(tree, root, &format!("{prefix}.routes"))
+        let route_nodes: Vec<NodeId> = source::find(tree, root, &format!("{prefix}.routes"))
             .into_iter()
             .flat_map(|n| defs::list_items(tree, n))
             .collect();
@@ -146,11 +181,7 @@ fn get(tree: &Tree, map: NodeId, key: &str) -> Option<NodeId> {
     if tree.kind(map) != Kind::Map {
         return None;
     }
-    let want = relaxed(key);
-    tree.raw_entries(map)
-        .iter()
-        .find(|(k, _)| tree.scalar(*k).is_some_and(|s| relaxed(s) == want))
-        .map(|(_, v)| *v)
+    source::get(tree, map, key)
 }
 
 /// RL017 for a filter named like `Retry` in another case: Spring finds no factory
@@ -207,17 +238,9 @@ fn read_retry(
 /// `${VAR:default}` placeholders taking their default; `None` when a placeholder has
 /// no default or the URI has no host (`forward:/x`, `no://op`).
 fn uri_host(uri: &str) -> Option<String> {
-    let mut text = String::new();
-    let mut rest = uri;
-    while let Some(start) = rest.find("${") {
-        text.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let end = after.find('}')?;
-        let (_, default) = after[..end].split_once(':')?;
-        text.push_str(default);
-        rest = &after[end + 1..];
-    }
-    text.push_str(rest);
+    let source::Resolved::Known(text) = source::resolve(uri) else {
+        return None;
+    };
     let (scheme, rest) = text.split_once("://")?;
     if scheme == "no" {
         return None;
@@ -702,73 +725,6 @@ fn describe_signals(f: &RetryFilter) -> String {
         ));
     }
     parts.join("; ")
-}
-
-/// A stand-in for the shared Spring property source (`super::source`), reading YAML
-/// documents only; replaced when that module lands.
-mod source_shim {
-    use super::defs::relaxed;
-    use crate::source::loader::Loaded;
-    use crate::source::tree::{Kind, NodeId, Tree};
-    use std::sync::Arc;
-
-    /// One Spring document.
-    pub struct SpringDoc {
-        /// The document as a loaded file of its own.
-        pub doc: Arc<Loaded>,
-        /// Its root mapping.
-        pub root: NodeId,
-        /// `spring.config.activate.on-profile`.
-        pub profile: Option<String>,
-    }
-
-    /// Every document of a YAML stream.
-    pub fn documents(doc: &Arc<Loaded>) -> Vec<SpringDoc> {
-        let Ok(docs) = crate::import::stream::documents(doc) else {
-            return Vec::new();
-        };
-        docs.into_iter()
-            .filter_map(|d| {
-                let tree = d.tree.as_ref().ok()?;
-                let root = tree.root()?;
-                let profile = find(tree, root, "spring.config.activate.on-profile")
-                    .into_iter()
-                    .chain(find(tree, root, "spring.profiles"))
-                    .find_map(|n| tree.scalar(n).map(str::to_string));
-                Some(SpringDoc {
-                    doc: d.clone(),
-                    root,
-                    profile,
-                })
-            })
-            .collect()
-    }
-
-    /// The nodes at the dotted `path` under `node`, keys matched with relaxed
-    /// binding and dotted keys expanded (`gateway.server.webflux:`).
-    pub fn find(tree: &Tree, node: NodeId, path: &str) -> Vec<NodeId> {
-        let want: Vec<String> = path.split('.').map(relaxed).collect();
-        let mut out = Vec::new();
-        walk(tree, node, &want, &mut out);
-        out
-    }
-
-    fn walk(tree: &Tree, node: NodeId, want: &[String], out: &mut Vec<NodeId>) {
-        if want.is_empty() {
-            out.push(node);
-            return;
-        }
-        if tree.kind(node) != Kind::Map {
-            return;
-        }
-        for &(k, v) in tree.raw_entries(node) {
-            let Some(key) = tree.scalar(k) else { continue };
-            let parts: Vec<String> = key.split('.').map(relaxed).collect();
-            if parts.len() <= want.len() && parts[..] == want[..parts.len()] {
-                walk(tree, v, &want[parts.len()..], out);
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -407,6 +407,21 @@ pub fn read(
         });
     }
 
+    // A placeholder without a default: the value depends on the environment.
+    for f in fields {
+        if let Some(a) = def.written_arg(f, order) {
+            if let Some(raw) = &a.unresolved {
+                problems.push(Problem {
+                    node: a.node,
+                    message: format!(
+                        "`{f}` of the `Retry` filter is `{raw}`, a placeholder without a default: its value depends on the environment"
+                    ),
+                    label: "unknown value",
+                    help: "retrylint cannot know it and reads Spring Cloud Gateway's default instead; give the placeholder a default (`${NAME:3}`) to check the value that runs".to_string(),
+                });
+            }
+        }
+    }
     let arg = |f: &str| def.arg(f, order);
     let invalid = |a: &Arg, field: &str, what: &str| Problem {
         node: a.node,

@@ -2,7 +2,6 @@
 //! `fixtures/import/spring/` (the real corpus files and small hand-written ones).
 
 use super::*;
-use crate::config::Platforms;
 use crate::import::summary;
 use crate::source::loader::{Limits, Workspace};
 use std::path::Path;
@@ -11,13 +10,9 @@ fn render(name: &str) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let ws = Workspace::new(root.to_path_buf(), Limits::default());
     let doc = ws.load(&root.join("fixtures/import/spring").join(name));
-    let platforms = Platforms::default();
-    let imported = import(
-        &doc,
-        &ImportContext {
-            platforms: &platforms,
-        },
-    );
+    let variants = source::variants(&doc).expect("readable");
+    let documents = source::documents(&doc).expect("readable");
+    let imported = import(&variants, &documents);
     let mut out = summary::render(&imported.objects);
     for d in &imported.diagnostics {
         let lc = d

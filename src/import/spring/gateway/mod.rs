@@ -626,8 +626,9 @@ fn retried_settings(
         notes.push(OriginNote {
             at: filter_at.clone(),
             text: format!(
-                "the `Retry` filter{} takes Spring Cloud Gateway's defaults for what it does not write: {}; Retry-After is not read ({SOURCE})",
-                if filters.len() > 1 { "s" } else { "" },
+                "{} Spring Cloud Gateway's defaults for what {} not write: {}; Retry-After is not read ({SOURCE})",
+                if filters.len() > 1 { "the `Retry` filters take" } else { "the `Retry` filter takes" },
+                if filters.len() > 1 { "they do" } else { "it does" },
                 defaults.join(", ")
             ),
         });

@@ -87,7 +87,9 @@ fn trigger_methods_post_resends_a_post() {
     // `methods: POST` replaces GET: POST /orders is retried on 5xx, reset, timeout.
     assert!(stdout.contains("RL201"), "{stdout}");
     assert!(
-        positions(&stdout).iter().any(|p| p == "application.yml:16:17"),
+        positions(&stdout)
+            .iter()
+            .any(|p| p == "application.yml:16:17"),
         "{stdout}"
     );
     // StripPrefix=1 behind /api/**: the spec's /orders is bound; GET is not retried.

@@ -404,12 +404,14 @@ mod tests {
         // StripPrefix=1 behind `/{service}/**`: the proxy sees one more segment.
         let m = RequestMatch::path(PathMatch::Template("/{service}/**".into()));
         assert!(m.may_match("GET", "/orders", "", Some(&Rewrite::StripSegments(1))));
-        assert!(!RequestMatch::path(PathMatch::Exact("/orders".into())).may_match(
-            "GET",
-            "/orders",
-            "",
-            Some(&Rewrite::StripSegments(1))
-        ));
+        assert!(
+            !RequestMatch::path(PathMatch::Exact("/orders".into())).may_match(
+                "GET",
+                "/orders",
+                "",
+                Some(&Rewrite::StripSegments(1))
+            )
+        );
         // PrefixPath=/httpbin, then StripPrefix=1: `/api/retry` -> `/httpbin/api/retry`
         // -> `/api/retry`.
         let chain = Rewrite::Chain(vec![

@@ -238,7 +238,8 @@ impl Definition {
     /// A value holding a placeholder without a default is not returned: its value
     /// depends on the environment (the caller reports it).
     pub fn arg(&self, field: &str, order: &[&str]) -> Option<&Arg> {
-        self.written_arg(field, order).filter(|a| a.unresolved.is_none())
+        self.written_arg(field, order)
+            .filter(|a| a.unresolved.is_none())
     }
 
     /// The argument for `field` as written, placeholders or not.

@@ -62,8 +62,7 @@ const PREFIXES: &[(&str, bool)] = &[
 ];
 
 /// The source of the defaults, for notes.
-const SOURCE: &str =
-    "Spring Cloud Gateway RetryGatewayFilterFactory; retry-configs.md §7.2";
+const SOURCE: &str = "Spring Cloud Gateway RetryGatewayFilterFactory; retry-configs.md §7.2";
 
 /// Reads the Spring Cloud Gateway routes of one Spring file: the base variant (the
 /// documents without a profile, merged) and each profile's merged variant when that
@@ -122,13 +121,14 @@ pub fn import_document(doc: &Arc<Loaded>, root: NodeId, profile: Option<&str>, o
                 .filter_map(|i| defs::read(tree, i))
                 .collect()
         };
-        let response_timeout = source::find(tree, root, &format!("{prefix}.httpclient.response-timeout"))
-            .into_iter()
-            .find_map(|n| {
-                tree.scalar(n)
-                    .and_then(retry::spring_duration)
-                    .map(|ms| (ms, n))
-            });
+        let response_timeout =
+            source::find(tree, root, &format!("{prefix}.httpclient.response-timeout"))
+                .into_iter()
+                .find_map(|n| {
+                    tree.scalar(n)
+                        .and_then(retry::spring_duration)
+                        .map(|ms| (ms, n))
+                });
         let route_nodes: Vec<NodeId> = source::find(tree, root, &format!("{prefix}.routes"))
             .into_iter()
             .flat_map(|n| defs::list_items(tree, n))
@@ -157,7 +157,9 @@ pub fn import_document(doc: &Arc<Loaded>, root: NodeId, profile: Option<&str>, o
             if tree.kind(r) != Kind::Map {
                 continue;
             }
-            let order = get(tree, r, "order").and_then(|n| tree.as_i64(n)).unwrap_or(0);
+            let order = get(tree, r, "order")
+                .and_then(|n| tree.as_i64(n))
+                .unwrap_or(0);
             objects.push((order, k, route_object(&ctx, r, k, &mut out.diagnostics)));
         }
         objects.sort_by_key(|(order, k, _)| (*order, *k));
@@ -256,7 +258,12 @@ fn uri_host(uri: &str) -> Option<String> {
 }
 
 /// One route: its names, its matches per method group and the settings of each.
-fn route_object(ctx: &DocContext<'_>, r: NodeId, k: usize, diags: &mut Vec<Diagnostic>) -> ConfigObject {
+fn route_object(
+    ctx: &DocContext<'_>,
+    r: NodeId,
+    k: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> ConfigObject {
     let (doc, tree) = (ctx.doc, ctx.tree);
     let at = |n: NodeId| At::new(doc, n);
     let id_node = get(tree, r, "id");
@@ -287,9 +294,14 @@ fn route_object(ctx: &DocContext<'_>, r: NodeId, k: usize, diags: &mut Vec<Diagn
             });
         }
     }
-    if let Some((n, host)) = get(tree, r, "uri").and_then(|n| tree.scalar(n).and_then(uri_host).map(|h| (n, h))) {
+    if let Some((n, host)) =
+        get(tree, r, "uri").and_then(|n| tree.scalar(n).and_then(uri_host).map(|h| (n, h)))
+    {
         if !names.iter().any(|x| x.value == host) {
-            names.push(Spanned { value: host, at: at(n) });
+            names.push(Spanned {
+                value: host,
+                at: at(n),
+            });
         }
     }
     if let Some(n) = id_node {
@@ -382,30 +394,33 @@ fn route_object(ctx: &DocContext<'_>, r: NodeId, k: usize, diags: &mut Vec<Diagn
     };
     let route_at = at(r);
     let mut routes: Vec<Route> = Vec::new();
-    let mut push_routes = |methods: Option<Vec<String>>, settings: &Settings, notes: &[OriginNote]| {
-        let methods = match (methods, &p.methods) {
-            (None, m) => m.clone(),
-            (Some(group), None) => Some(group),
-            (Some(group), Some(pred)) => Some(group.into_iter().filter(|m| pred.contains(m)).collect()),
+    let mut push_routes =
+        |methods: Option<Vec<String>>, settings: &Settings, notes: &[OriginNote]| {
+            let methods = match (methods, &p.methods) {
+                (None, m) => m.clone(),
+                (Some(group), None) => Some(group),
+                (Some(group), Some(pred)) => {
+                    Some(group.into_iter().filter(|m| pred.contains(m)).collect())
+                }
+            };
+            if methods.as_ref().is_some_and(Vec::is_empty) {
+                return;
+            }
+            for (path, rewrite, partial) in &variants {
+                routes.push(Route {
+                    at: route_at.clone(),
+                    name: Some(name.clone()),
+                    matches: vec![RequestMatch {
+                        path: path.clone(),
+                        methods: methods.clone(),
+                        partial: *partial,
+                    }],
+                    rewrite: rewrite.clone(),
+                    settings: settings.clone(),
+                    notes: notes.to_vec(),
+                });
+            }
         };
-        if methods.as_ref().is_some_and(Vec::is_empty) {
-            return;
-        }
-        for (path, rewrite, partial) in &variants {
-            routes.push(Route {
-                at: route_at.clone(),
-                name: Some(name.clone()),
-                matches: vec![RequestMatch {
-                    path: path.clone(),
-                    methods: methods.clone(),
-                    partial: *partial,
-                }],
-                rewrite: rewrite.clone(),
-                settings: settings.clone(),
-                notes: notes.to_vec(),
-            });
-        }
-    };
 
     if retries.is_empty() {
         let mut s = Settings::empty(route_at.clone());
@@ -436,7 +451,8 @@ fn route_object(ctx: &DocContext<'_>, r: NodeId, k: usize, diags: &mut Vec<Diagn
             }
         }
         for (admitting, methods) in &groups {
-            let filters: Vec<&(bool, RetryFilter)> = admitting.iter().map(|&i| &retries[i]).collect();
+            let filters: Vec<&(bool, RetryFilter)> =
+                admitting.iter().map(|&i| &retries[i]).collect();
             let (s, notes) = retried_settings(ctx, &filters, attempt_timeout);
             push_routes(Some(methods.clone()), &s, &notes);
         }
@@ -499,7 +515,7 @@ fn retried_settings(
         .iter()
         .map(|(_, f)| f)
         .max_by_key(|f| f.retries.value)
-        .unwrap_or(&primary);
+        .unwrap_or(primary);
     s.attempts = Some(Spanned {
         value: widest.retries.value + 1,
         at: at(widest.retries.node.unwrap_or(widest.node)),
@@ -508,7 +524,10 @@ fn retried_settings(
     let mut signals: Vec<Spanned<Signal>> = Vec::new();
     let mut push = |value: Signal, node: NodeId| {
         if !signals.iter().any(|x| x.value == value) {
-            signals.push(Spanned { value, at: at(node) });
+            signals.push(Spanned {
+                value,
+                at: at(node),
+            });
         }
     };
     for (_, f) in filters {
@@ -636,7 +655,10 @@ fn retried_settings(
     if let Some(b) = &primary.backoff {
         let mut missing = Vec::new();
         if b.first.node.is_none() {
-            missing.push(format!("firstBackoff {} ms", retry::DEFAULT_FIRST_BACKOFF_MS));
+            missing.push(format!(
+                "firstBackoff {} ms",
+                retry::DEFAULT_FIRST_BACKOFF_MS
+            ));
         }
         if b.max.is_none() {
             missing.push("no maxBackoff (uncapped)".to_string());
@@ -656,7 +678,10 @@ fn retried_settings(
             if let Some(n) = primary.jitter_node {
                 notes.push(OriginNote {
                     at: at(n),
-                    text: format!("`jitter` without `randomFactor`: the default {} ({SOURCE})", retry::DEFAULT_RANDOM_FACTOR),
+                    text: format!(
+                        "`jitter` without `randomFactor`: the default {} ({SOURCE})",
+                        retry::DEFAULT_RANDOM_FACTOR
+                    ),
                 });
             }
         }
@@ -682,7 +707,11 @@ fn retried_settings(
                 let loc = at(f.node).location();
                 format!(
                     "{} at line {}",
-                    if *is_default { "a default filter" } else { "the route's filter" },
+                    if *is_default {
+                        "a default filter"
+                    } else {
+                        "the route's filter"
+                    },
                     doc.file.line_col(loc.span.start).line
                 )
             })
@@ -704,14 +733,26 @@ fn describe_signals(f: &RetryFilter) -> String {
     if !f.statuses.is_empty() {
         parts.push(format!(
             "statuses {}",
-            f.statuses.iter().map(|(c, _)| c.to_string()).collect::<Vec<_>>().join(", ")
+            f.statuses
+                .iter()
+                .map(|(c, _)| c.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     if !f.series.is_empty() {
         parts.push(format!(
             "series {}{}",
-            f.series.iter().map(|(d, _)| format!("{d}xx")).collect::<Vec<_>>().join(", "),
-            if f.series_node.is_none() { " (the default)" } else { "" }
+            f.series
+                .iter()
+                .map(|(d, _)| format!("{d}xx"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if f.series_node.is_none() {
+                " (the default)"
+            } else {
+                ""
+            }
         ));
     }
     if !f.exceptions.is_empty() {
@@ -722,7 +763,11 @@ fn describe_signals(f: &RetryFilter) -> String {
                 .map(|e| e.class.rsplit('.').next().unwrap_or("").to_string())
                 .collect::<Vec<_>>()
                 .join(", "),
-            if f.exceptions_node.is_none() { " (the default)" } else { "" }
+            if f.exceptions_node.is_none() {
+                " (the default)"
+            } else {
+                ""
+            }
         ));
     }
     parts.join("; ")

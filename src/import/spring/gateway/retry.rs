@@ -20,8 +20,8 @@
 
 use super::defs::{relaxed, Arg, Definition};
 use crate::policy::duration::Millis;
-use crate::source::tree::{NodeId, Tree};
 use crate::source::strict::suggest;
+use crate::source::tree::{NodeId, Tree};
 
 /// The WebFlux filter's shortcut field order (`shortcutFieldOrder()`).
 pub const WEBFLUX_ORDER: &[&str] = &[
@@ -285,11 +285,17 @@ pub fn exception_signals(class: &str) -> Vec<crate::policy::model::Signal> {
         "IOException" | "UncheckedIOException" | "WebClientRequestException" => {
             vec![Signal::ConnectFailure, Signal::Reset]
         }
-        "ConnectException" | "ConnectTimeoutException" | "UnknownHostException"
+        "ConnectException"
+        | "ConnectTimeoutException"
+        | "UnknownHostException"
         | "NoRouteToHostException" => vec![Signal::ConnectFailure],
-        "SocketException" | "PrematureCloseException" | "ClosedChannelException"
+        "SocketException"
+        | "PrematureCloseException"
+        | "ClosedChannelException"
         | "AbortedException" => vec![Signal::Reset],
-        "TimeoutException" | "SocketTimeoutException" | "ReadTimeoutException"
+        "TimeoutException"
+        | "SocketTimeoutException"
+        | "ReadTimeoutException"
         | "ResponseTimeoutException" => vec![Signal::Timeout],
         "Exception" | "Throwable" | "RuntimeException" => {
             vec![Signal::ConnectFailure, Signal::Reset, Signal::Timeout]
@@ -364,9 +370,13 @@ pub fn read(
     tree: &Tree,
     def: &Definition,
     webmvc: bool,
-)  -> Result<(RetryFilter, Vec<Problem>), Problem> {
+) -> Result<(RetryFilter, Vec<Problem>), Problem> {
     let order = if webmvc { WEBMVC_ORDER } else { WEBFLUX_ORDER };
-    let fields = if webmvc { WEBMVC_FIELDS } else { WEBFLUX_FIELDS };
+    let fields = if webmvc {
+        WEBMVC_FIELDS
+    } else {
+        WEBFLUX_FIELDS
+    };
     let mut problems = Vec::new();
     let platform = if webmvc {
         "Spring Cloud Gateway (WebMVC)"
@@ -463,7 +473,13 @@ pub fn read(
         for (t, n) in a.list() {
             match status_code(&t) {
                 Some(c) => statuses.push((c, if a.is_list { n } else { a.node })),
-                None => return Err(invalid(a, "statuses", "an HttpStatus name (`SERVICE_UNAVAILABLE`) or code")),
+                None => {
+                    return Err(invalid(
+                        a,
+                        "statuses",
+                        "an HttpStatus name (`SERVICE_UNAVAILABLE`) or code",
+                    ))
+                }
             }
         }
     }
@@ -474,7 +490,13 @@ pub fn read(
             for (t, n) in a.list() {
                 match series_digit(&t) {
                     Some(d) => out.push((d, Some(if a.is_list { n } else { a.node }))),
-                    None => return Err(invalid(a, "series", "an HttpStatus.Series name (`SERVER_ERROR`)")),
+                    None => {
+                        return Err(invalid(
+                            a,
+                            "series",
+                            "an HttpStatus.Series name (`SERVER_ERROR`)",
+                        ))
+                    }
                 }
             }
             (out, Some(a.node))
@@ -510,36 +532,37 @@ pub fn read(
             }
         }
     };
-    let (exceptions, exceptions_node): (Vec<ExceptionSignal>, Option<NodeId>) = match arg("exceptions") {
-        None => {
-            let mut defaults = vec!["java.io.IOException", "TimeoutException"];
-            if webmvc {
-                defaults.push("RetryException");
+    let (exceptions, exceptions_node): (Vec<ExceptionSignal>, Option<NodeId>) =
+        match arg("exceptions") {
+            None => {
+                let mut defaults = vec!["java.io.IOException", "TimeoutException"];
+                if webmvc {
+                    defaults.push("RetryException");
+                }
+                (
+                    defaults
+                        .into_iter()
+                        .map(|c| ExceptionSignal {
+                            class: c.to_string(),
+                            node: None,
+                            signals: exception_signals(c),
+                        })
+                        .collect(),
+                    None,
+                )
             }
-            (
-                defaults
+            Some(a) => (
+                a.list()
                     .into_iter()
-                    .map(|c| ExceptionSignal {
-                        class: c.to_string(),
-                        node: None,
-                        signals: exception_signals(c),
+                    .map(|(c, n)| ExceptionSignal {
+                        signals: exception_signals(&c),
+                        class: c,
+                        node: Some(if a.is_list { n } else { a.node }),
                     })
                     .collect(),
-                None,
-            )
-        }
-        Some(a) => (
-            a.list()
-                .into_iter()
-                .map(|(c, n)| ExceptionSignal {
-                    signals: exception_signals(&c),
-                    class: c,
-                    node: Some(if a.is_list { n } else { a.node }),
-                })
-                .collect(),
-            Some(a.node),
-        ),
-    };
+                Some(a.node),
+            ),
+        };
     if statuses.is_empty() && series.is_empty() && exceptions.is_empty() {
         return Err(Problem {
             node: def.node,
@@ -557,7 +580,11 @@ pub fn read(
                     value: ms,
                     node: Some(a.node),
                 })),
-                None => Err(invalid(a, f, "a duration (`10ms`, `5s`; a bare number is milliseconds)")),
+                None => Err(invalid(
+                    a,
+                    f,
+                    "a duration (`10ms`, `5s`; a bare number is milliseconds)",
+                )),
             },
         }
     };

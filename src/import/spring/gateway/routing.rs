@@ -60,10 +60,9 @@ pub fn predicates(defs: &[Definition]) -> Predicates {
             "Path" => {
                 let mut values = gathered(d, PATH_ORDER[0]);
                 // GATHER_LIST_TAIL_FLAG: a trailing true/false is `matchTrailingSlash`.
-                if values
-                    .last()
-                    .is_some_and(|(v, _)| v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("false"))
-                {
+                if values.last().is_some_and(|(v, _)| {
+                    v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("false")
+                }) {
                     values.pop();
                 }
                 if !p.paths.is_empty() {
@@ -303,7 +302,10 @@ mod tests {
             host_name("{sub}.myhost.org").as_deref(),
             Some("*.myhost.org")
         );
-        assert_eq!(host_name("api.example.org").as_deref(), Some("api.example.org"));
+        assert_eq!(
+            host_name("api.example.org").as_deref(),
+            Some("api.example.org")
+        );
         assert_eq!(host_name("**"), None);
     }
 
@@ -311,9 +313,7 @@ mod tests {
     fn rewrite_path_prefix_forms() {
         let s = rewrite_path("/red/?(?<segment>.*)", "/$\\{segment}");
         assert!(!s.partial);
-        assert!(
-            matches!(&s.rewrite, Rewrite::Prefix { from, to } if from == "/red" && to == "/")
-        );
+        assert!(matches!(&s.rewrite, Rewrite::Prefix { from, to } if from == "/red" && to == "/"));
         let s = rewrite_path("/service(?<segment>/?.*)", "$\\{segment}");
         assert!(!s.partial);
         assert!(

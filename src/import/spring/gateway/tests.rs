@@ -30,14 +30,18 @@ fn render(name: &str) -> String {
 
 #[test]
 fn corpus_retrytests_bare_retry_is_all_defaults() {
-    let text = render("spring-cloud-gateway--spring-cloud-spring-cloud-gateway--application-retrytests.yml");
+    let text = render(
+        "spring-cloud-gateway--spring-cloud-spring-cloud-gateway--application-retrytests.yml",
+    );
     // The dotted key `gateway.server.webflux:` is expanded; three routes.
     assert!(text.contains("route `retry_test` @8:11"), "{text}");
     assert!(text.contains("route `retry_post_once_test`"), "{text}");
     // Bare `- Retry`: 4 tries on 5xx and transport, GET only, at the filter item.
     assert!(text.contains("attempts 4 @13:15"), "{text}");
     assert!(
-        text.contains("retry_on [5xx@13:15, connect-failure@13:15, reset@13:15, timeout@13:15] @13:15"),
+        text.contains(
+            "retry_on [5xx@13:15, connect-failure@13:15, reset@13:15, timeout@13:15] @13:15"
+        ),
         "{text}"
     );
     // Q23: the written `methods` holds the signals; the filter turns the retry on.
@@ -77,15 +81,24 @@ fn shortcut_fields_in_order() {
     assert!(text.contains("base=10ms@"), "{text}");
     assert!(text.contains("cap=50ms@"), "{text}");
     assert!(text.contains("multiplier=2@"), "{text}");
-    assert!(text.contains("jitter=proportional(0.5)@") || text.contains("jitter={proportional: 0.5}@"), "{text}");
+    assert!(
+        text.contains("jitter=proportional(0.5)@") || text.contains("jitter={proportional: 0.5}@"),
+        "{text}"
+    );
     assert!(text.contains("deadline 100ms @"), "{text}");
     // StripPrefix=1 behind /orders/**: the backend sees the rest.
-    assert!(text.contains("Prefix { from: \"/orders\", to: \"\" }"), "{text}");
+    assert!(
+        text.contains("Prefix { from: \"/orders\", to: \"\" }"),
+        "{text}"
+    );
     // Retry=1,SERVICE_UNAVAILABLE,POST: POST retried twice in total, GET not at all.
     assert!(text.contains("attempts 2 @"), "{text}");
     assert!(text.contains("methods [POST]"), "{text}");
     // RewritePath=/red/?(?<segment>.*), /$\{segment}
-    assert!(text.contains("Prefix { from: \"/red\", to: \"/\" }"), "{text}");
+    assert!(
+        text.contains("Prefix { from: \"/red\", to: \"/\" }"),
+        "{text}"
+    );
     insta::assert_snapshot!(text);
 }
 
@@ -93,9 +106,18 @@ fn shortcut_fields_in_order() {
 fn trigger_typos_and_rejected_values() {
     let text = render("scg-trigger-typos.yml");
     assert!(text.contains("RL017 unknown argument `retires`"), "{text}");
-    assert!(text.contains("RL017 unknown filter `retry`: did you mean `Retry`?"), "{text}");
-    assert!(text.contains("RL017 `retries: 0` of the `Retry` filter is rejected"), "{text}");
-    assert!(text.contains("RL017 `jitter` of the `Retry` filter has no `backoff`"), "{text}");
+    assert!(
+        text.contains("RL017 unknown filter `retry`: did you mean `Retry`?"),
+        "{text}"
+    );
+    assert!(
+        text.contains("RL017 `retries: 0` of the `Retry` filter is rejected"),
+        "{text}"
+    );
+    assert!(
+        text.contains("RL017 `jitter` of the `Retry` filter has no `backoff`"),
+        "{text}"
+    );
     // `statuses` does not replace the default series (scg#1536).
     assert!(text.contains("502@"), "{text}");
     assert!(text.contains("5xx@"), "{text}");
@@ -127,7 +149,10 @@ fn default_and_route_filters_nest_and_profiles_are_read() {
     assert!(text.contains("attempt_timeout 500ms @"), "{text}");
     assert!(text.contains("attempt_timeout 2s @"), "{text}");
     // Default PrefixPath=/v1 runs before the route's StripPrefix=1, which strips it.
-    assert!(text.contains("Chain([AddPrefix(\"/v1\"), StripSegments(1)])"), "{text}");
+    assert!(
+        text.contains("Chain([AddPrefix(\"/v1\"), StripSegments(1)])"),
+        "{text}"
+    );
     // The prod profile's route is named with its profile.
     assert!(text.contains("`prod_route (profile prod)`"), "{text}");
     insta::assert_snapshot!(text);

@@ -224,7 +224,7 @@ fn read_retry(
                     &At::new(doc, j),
                     "`jitter` of the `Retry` filter has no `backoff` to spread".to_string(),
                     "jitter without backoff",
-                    "without a `backoff` block the retries are immediate and the random factor scales a zero delay; add `backoff` (`firstBackoff`, `maxBackoff`, `factor`)".to_string(),
+                    "without a `backoff` block the retries are immediate, and reactor-addons' `RandomJitter` leaves a zero delay at zero; add `backoff` (`firstBackoff`, `maxBackoff`, `factor`)".to_string(),
                 ));
             }
             Some(f)

@@ -39,13 +39,20 @@ pub struct Predicates {
 const PATH_ORDER: &[&str] = &["patterns", "matchTrailingSlash"];
 
 /// Values of a GATHER_LIST predicate (`Host`, `Method`, `Path`): every positional
-/// argument, or the list under `field`.
+/// argument, and the list under `field` or its older singular name (`pattern`,
+/// `method` in Spring Cloud Gateway 2.x).
 fn gathered(def: &Definition, field: &str) -> Vec<(String, NodeId)> {
+    let singular = field.strip_suffix('s').unwrap_or(field);
     let mut out = Vec::new();
     for a in &def.args {
         match &a.key {
             None => out.extend(a.list()),
-            Some(k) if super::defs::relaxed_key_eq(k, field) => out.extend(a.list()),
+            Some(k)
+                if super::defs::relaxed_key_eq(k, field)
+                    || super::defs::relaxed_key_eq(k, singular) =>
+            {
+                out.extend(a.list())
+            }
             Some(_) => {}
         }
     }
@@ -272,6 +279,7 @@ fn rewrite_path(regexp: &str, replacement: &str) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::tree::Tree;
 
     #[test]
     fn path_patterns() {
@@ -286,6 +294,15 @@ mod tests {
         assert!(m.matches("/files/a/b"));
         let m = path_match("/v?/item*").unwrap();
         assert!(m.matches("/v1/items"));
+        let m = path_match("/id/{id:\\d+}").unwrap();
+        assert!(m.matches("/id/42"));
+        let t = Tree::parse(std::sync::Arc::from(
+            "- name: Path\n  args:\n    pattern: /old/**\n",
+        ))
+        .unwrap();
+        let item = t.items(t.root().unwrap())[0];
+        let p = predicates(&[super::super::defs::read(&t, item).unwrap()]);
+        assert_eq!(p.paths, ["/old/**"], "the 2.x singular `pattern`");
         let m = path_match("/id/{id:\\d+}").unwrap();
         assert!(m.matches("/id/42"));
         assert!(!m.matches("/id/x"));

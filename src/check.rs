@@ -242,10 +242,15 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         policies.extend(policy);
     }
     let written = policies.len();
+    // The `.proto` files of the run, read once, for binding gRPC configs.
+    let (protos, proto_diags) = crate::timing::phase("import/protos", || {
+        crate::import::proto::ProtoIndex::build(&inputs.protos)
+    });
+    diags.extend(proto_diags);
     let (configs, notes) = crate::timing::phase("import", || {
         let ctx = crate::import::ImportContext {
             platforms: &options.platforms,
-            protos: &crate::import::proto::ProtoIndex::empty(),
+            protos: &protos,
         };
         let imported = crate::timing::phase("import/read", || {
             crate::import::import_all(&inputs.configs, &ctx)

@@ -287,3 +287,61 @@ fn positions_helper_reads_headers() {
         vec!["a.yml:1:2".to_string()]
     );
 }
+
+#[test]
+fn clients_entry_binds_an_instance_to_every_operation() {
+    let (code, stdout, stderr) =
+        common::retrylint_in(&dir("fixtures/import/spring/e2e-clients"), &["check", "."]);
+    assert_eq!(code, 1, "findings expected; stderr: {stderr}");
+    // `ordersClient` names no operation; `.retrylint.yaml` lists it in `clients:`,
+    // so it retries both operations of the spec.
+    assert!(
+        stdout.contains("`POST /orders` and `GET /orders/{id}` are retried without a `deadline`"),
+        "{stdout}"
+    );
+    // TimeoutException may come after the order was placed: RL201 at the list.
+    assert!(
+        findings(&stdout).contains(&"RL201 application.yml:5:3".to_string()),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("RL016"), "{stdout}");
+    insta::assert_snapshot!(format!("exit {code}\n{stdout}"));
+}
+
+#[test]
+fn instance_naming_no_operation_is_unbound_with_the_clients_entry_to_add() {
+    let (code, stdout, stderr) = common::retrylint_in(
+        &dir("fixtures/import/spring/e2e-unbound-instance"),
+        &["check", "."],
+    );
+    assert_eq!(code, 0, "only an info; stderr: {stderr}");
+    assert_eq!(
+        findings(&stdout),
+        vec!["RL016 application.yml:4:7".to_string()],
+        "{stdout}"
+    );
+    assert!(stdout.contains("clients: [inventoryClient]"), "{stdout}");
+    let flat = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("has the operationId or tag `inventoryClient`"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn instance_named_like_a_tag_binds_the_tagged_operations() {
+    let (code, stdout, stderr) =
+        common::retrylint_in(&dir("fixtures/import/spring/e2e-tag"), &["check", "."]);
+    assert_eq!(code, 1, "findings expected; stderr: {stderr}");
+    // The `orders` tag holds GET and POST /orders, not /health; the comma-separated
+    // `retry-exceptions` of the properties file binds as a list.
+    assert!(
+        stdout.contains("`GET /orders` and `POST /orders` are retried without a `deadline`"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("/health"), "{stdout}");
+    assert!(
+        stdout.contains("`POST /orders` is non-idempotent and retried on `503`"),
+        "{stdout}"
+    );
+}

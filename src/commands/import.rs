@@ -127,7 +127,16 @@ pub fn run(args: &ImportArgs) -> u8 {
         if analyzed.documents.iter().any(|d| d.doc.file.path == *path) {
             continue; // a spec named to bind to
         }
+        let proto = crate::project::discover::name_kind(path)
+            == Some(crate::project::discover::NameKind::Proto);
+        if proto && !imported.is_empty() {
+            continue; // a `.proto` named to bind the gRPC configs named with it
+        }
         let why = match crate::import::recognize(&doc) {
+            None if proto => {
+                "a `.proto` binds gRPC configs to operations but holds no retry setting itself"
+                    .to_string()
+            }
             Some(format) => format!(
                 "it is read as {}, but holds no route table or retry setting retrylint reads",
                 format_name(format)

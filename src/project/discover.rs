@@ -32,6 +32,10 @@ pub enum NameKind {
     /// if its text says so
     /// (`crate::import::recognize`), else skipped without a finding.
     TextConfig,
+    /// A Protocol Buffers file (`*.proto`): read for binding gRPC method configs to
+    /// HTTP operations (`crate::import::proto`); never a finding of its own except
+    /// RL001.
+    Proto,
 }
 
 /// A file found by discovery.
@@ -65,6 +69,9 @@ pub fn name_kind(path: &Path) -> Option<NameKind> {
     let ext = name.rsplit('.').next()?;
     if matches!(ext, "conf" | "cfg" | "toml" | "properties") {
         return Some(NameKind::TextConfig);
+    }
+    if ext == "proto" {
+        return Some(NameKind::Proto);
     }
     if !matches!(ext, "yaml" | "yml" | "json") {
         return None;
@@ -261,14 +268,20 @@ pub fn with_related(
                 }
                 continue;
             }
-            if c.explicit && crate::import::recognize(&doc).is_some() {
+            if c.explicit && (c.kind == NameKind::Proto || crate::import::recognize(&doc).is_some())
+            {
                 // A named retry config changes what the operations it binds report:
                 // read the project's OpenAPI documents (with the policies governing
                 // them) and its other retry configs (their layers stack), so the run
-                // finds what a full run finds for them.
+                // finds what a full run finds for them. A named `.proto` changes how
+                // gRPC configs bind: the same.
                 let bound = super::project_root(&abs, root);
                 let (found, _) = discover(std::slice::from_ref(&bound), &[]);
                 for f in found.into_iter().filter(|f| f.kind != NameKind::Policy) {
+                    if f.kind == NameKind::Proto {
+                        add(f.path, f.kind, &mut out, &mut queue);
+                        continue;
+                    }
                     let other = ws.load(&f.path);
                     if is_openapi(&other) || crate::import::recognize(&other).is_some() {
                         add(f.path, f.kind, &mut out, &mut queue);
@@ -334,6 +347,8 @@ mod tests {
         assert_eq!(k("README.md"), None);
         assert_eq!(k("nginx.conf"), Some(NameKind::TextConfig));
         assert_eq!(k("traefik.toml"), Some(NameKind::TextConfig));
+        assert_eq!(k("api/v1/pubsub.proto"), Some(NameKind::Proto));
+        assert_eq!(k("PUBSUB.PROTO"), Some(NameKind::Proto));
     }
 
     #[cfg(unix)]

@@ -77,6 +77,8 @@ pub struct Inputs {
     /// Retry configs of the platforms retrylint imports (`crate::import`), each with
     /// its recognised format.
     pub configs: Vec<(Arc<Loaded>, crate::import::Format)>,
+    /// `.proto` files, read for binding gRPC configs (`crate::import::proto`).
+    pub protos: Vec<Arc<Loaded>>,
     /// Canonical paths of the files read only because a named file relates to them
     /// (a pre-commit run on one config reads its project's specs and other configs):
     /// findings about those files themselves (RL016) are not the run's business.
@@ -140,6 +142,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
     let mut documents_in: Vec<(Arc<Loaded>, PathBuf)> = Vec::new();
     let mut policy_files: Vec<Arc<Loaded>> = Vec::new();
     let mut configs: Vec<(Arc<Loaded>, crate::import::Format)> = Vec::new();
+    let mut protos: Vec<Arc<Loaded>> = Vec::new();
     let mut skipped = Vec::new();
     // Streams read on a later document: canonical path -> index of that document.
     let mut streams_read: HashMap<PathBuf, usize> = HashMap::new();
@@ -150,6 +153,11 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
             .find(|p| cand.path.starts_with(p))
             .cloned()
             .unwrap_or_else(|| cand.path.clone());
+        // A `.proto` is read by the proto index (its errors are found there).
+        if cand.kind == NameKind::Proto {
+            protos.push(doc.clone());
+            continue;
+        }
         // nginx, HAProxy and Traefik TOML are read by name and text; a YAML parse
         // error says nothing about them.
         if cand.kind == NameKind::TextConfig {
@@ -207,7 +215,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                             || crate::import::recognize::looks_like_config_text(&doc.file.text)
                     }
                     NameKind::Policy | NameKind::SpecLike => true,
-                    NameKind::TextConfig => false,
+                    NameKind::TextConfig | NameKind::Proto => false,
                 };
                 if reported {
                     diags.push(rl001_invalid_syntax::from_error(doc, e));
@@ -267,6 +275,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
         documents: documents_in,
         policies: policy_files,
         configs,
+        protos,
         related_only,
         skipped,
         diagnostics: diags,

@@ -252,9 +252,24 @@ impl Workspace {
             }
         };
         let file = Arc::new(SourceFile::new(canonical.to_path_buf(), display, text));
-        let tree = Tree::parse(file.text.clone()).map_err(LoadError::Syntax);
+        // A `.proto` has its own reader (`crate::import::proto`): parsing it as YAML
+        // too would cost as much as reading it.
+        let tree = if is_proto(canonical) {
+            Err(LoadError::Syntax(SyntaxError {
+                message: "a Protocol Buffers file is not YAML or JSON".to_string(),
+                offset: 0,
+            }))
+        } else {
+            Tree::parse(file.text.clone()).map_err(LoadError::Syntax)
+        };
         Loaded { file, tree }
     }
+}
+
+/// Whether `path` names a Protocol Buffers file (`*.proto`, any case).
+fn is_proto(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("proto"))
 }
 
 fn absolute(cwd: &Path, path: &Path) -> PathBuf {

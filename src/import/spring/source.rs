@@ -56,7 +56,7 @@ const MAX_DEPTH: usize = 200;
 /// Segments taken from one key; the rest stays in the last segment.
 const MAX_SEGMENTS: usize = 32;
 /// Nodes built from one document (aliases expand): beyond it values are dropped.
-const MAX_NODES: usize = 2_000_000;
+const MAX_NODES: usize = 500_000;
 /// Largest `[i]` index accepted (a bigger one is a map key).
 const MAX_INDEX: usize = 100_000;
 
@@ -372,7 +372,12 @@ fn mentions_spring_words(text: &str) -> bool {
 /// True when text that did not parse looks like a Spring retry config (its syntax
 /// error is then reported, not skipped).
 pub fn looks_like_spring_text(text: &str) -> bool {
-    mentions_spring_retry(text)
+    if mentions_spring_retry(text) {
+        return true;
+    }
+    let t = canonical(text);
+    (t.contains("resilience4j") && t.contains("retry"))
+        || (t.contains("spring") && t.contains("gateway") && t.contains("routes"))
 }
 
 /// The profile a file's name gives its documents: `application-prod.yml` → `prod`.
@@ -1374,6 +1379,8 @@ mod tests {
         let docs = documents(&p).unwrap();
         let t = docs[0].doc.tree.as_ref().unwrap();
         assert_eq!(t.raw_entries(docs[0].root).len(), 50_000);
+        let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\nresilience4j.retry: {i: [*h, *h, *h, *h, *h, *h, *h, *h, *h]}\n";
+        assert!(documents(&loaded("application.yml", bomb)).is_ok());
         let brackets = "[".repeat(100_000) + "=1\n";
         assert!(documents(&loaded("application.properties", &brackets)).is_ok());
     }

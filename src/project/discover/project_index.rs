@@ -39,8 +39,11 @@ impl ProjectIndex {
     /// policy file found. `root` should be canonical, so the paths found are too.
     pub fn build(root: &Path, ws: &Workspace) -> ProjectIndex {
         let (found, _problems) = discover(&[root.to_path_buf()], &[]);
-        let (policies, others): (Vec<Candidate>, Vec<Candidate>) =
-            found.into_iter().partition(|c| c.kind == NameKind::Policy);
+        // A `.proto` holds no `$ref`: never a candidate for the look-ups.
+        let (policies, others): (Vec<Candidate>, Vec<Candidate>) = found
+            .into_iter()
+            .filter(|c| c.kind != NameKind::Proto)
+            .partition(|c| c.kind == NameKind::Policy);
         let policies = policies
             .par_iter()
             .map(|c| {

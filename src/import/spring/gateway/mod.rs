@@ -686,7 +686,7 @@ fn retried_settings(
             }
         }
     }
-    if primary.methods.node.is_some() {
+    if primary.methods.node.is_some_and(|n| n != primary.node) {
         // Q23: a finding at `methods` names the filter that retries.
         let line = {
             let loc = filter_at.location();

@@ -469,7 +469,8 @@ pub fn read(
     };
 
     let mut statuses = Vec::new();
-    if let Some(a) = arg("statuses") {
+    // WebMVC's filter has no `statuses` (reported above as unknown).
+    if let Some(a) = arg("statuses").filter(|_| !webmvc) {
         for (t, n) in a.list() {
             match status_code(&t) {
                 Some(c) => statuses.push((c, if a.is_list { n } else { a.node })),

@@ -157,3 +157,20 @@ fn default_and_route_filters_nest_and_profiles_are_read() {
     assert!(text.contains("`prod_route (profile prod)`"), "{text}");
     insta::assert_snapshot!(text);
 }
+
+#[test]
+fn webmvc_fields_and_placeholders() {
+    let text = render("scg-webmvc.yml");
+    // `${RETRIES}` has no default: RL017, and SCG's default 3 is read (4 tries).
+    assert!(
+        text.contains("RL017 `retries` of the `Retry` filter is `${RETRIES}`"),
+        "{text}"
+    );
+    assert!(text.contains("attempts 4 @14:19"), "{text}");
+    // `${MVC_RETRIES:2}` takes its default.
+    assert!(text.contains("attempts 3 @22:21"), "{text}");
+    // WebMVC's filter has no `statuses`: RL017, and 502 is not a signal.
+    assert!(text.contains("RL017 unknown argument `statuses`"), "{text}");
+    assert!(!text.contains("502"), "{text}");
+    insta::assert_snapshot!(text);
+}

@@ -196,6 +196,8 @@ pub fn step(d: &Definition, path: Option<&str>) -> Option<Step> {
             if parts == 0 {
                 return None;
             }
+            // More segments than any path has: bounded so inverting stays cheap.
+            let parts = parts.min(64);
             let literal = path.map(literal_segments).unwrap_or_default();
             Some(if literal.len() >= parts {
                 Step {

@@ -60,8 +60,13 @@ enum Kind {
         attempt: usize,
         answer: Answer,
     },
-    /// Attempt `attempt` of loop `lp` reaches the layer's attempt timeout.
-    Limit { lp: usize, attempt: usize },
+    /// Attempt `attempt` of loop `lp` (at layer `depth`) reaches the layer's attempt
+    /// timeout.
+    Limit {
+        lp: usize,
+        attempt: usize,
+        depth: usize,
+    },
     /// Loop `lp` sends its next attempt (`retry` true: a retry already admitted).
     Send { lp: usize },
     /// Loop `lp` sends hedged copy `copy` if it has not yet.
@@ -74,6 +79,16 @@ impl Kind {
             Kind::Answer { .. } => 0,
             Kind::Limit { .. } => 1,
             Kind::Send { .. } | Kind::Hedge { .. } => 2,
+        }
+    }
+
+    /// Among attempt timeouts at one instant, the innermost layer's comes first: its
+    /// answer then reaches the outer layer before the outer one gives up, as in the
+    /// recursive simulation (an answer at exactly the outer limit is not late).
+    fn inner_first(&self) -> usize {
+        match self {
+            Kind::Limit { depth, .. } => usize::MAX - depth,
+            _ => 0,
         }
     }
 }
@@ -103,6 +118,7 @@ impl Ord for Event {
             .at
             .total_cmp(&self.at)
             .then(other.kind.rank().cmp(&self.kind.rank()))
+            .then(other.kind.inner_first().cmp(&self.kind.inner_first()))
             .then(other.seq.cmp(&self.seq))
     }
 }
@@ -262,7 +278,7 @@ impl<D: FnMut() -> f64> Sim<'_, D> {
                 attempt,
                 answer,
             } => self.answered(lp, attempt, e.at, answer),
-            Kind::Limit { lp, attempt } => self.answered(
+            Kind::Limit { lp, attempt, .. } => self.answered(
                 lp,
                 attempt,
                 e.at,
@@ -324,7 +340,7 @@ impl<D: FnMut() -> f64> Sim<'_, D> {
             view.attempt_timeout
                 .ends_at(self.loops[lp].start_ms, at, view.policy.deadline_ms);
         if limit.is_finite() {
-            self.push(limit, Kind::Limit { lp, attempt });
+            self.push(limit, Kind::Limit { lp, attempt, depth });
         }
         if depth + 1 < self.config.layers.len() {
             self.start_loop(depth + 1, at, first, Some((lp, attempt)));

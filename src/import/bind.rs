@@ -251,6 +251,10 @@ pub fn bind(
             if !bindings[i].is_empty() {
                 continue;
             }
+            // AWS profiles are alternatives a client picks, not layers.
+            if !super::aws::takes_the_only_spec(i, objects, |j| !bindings[j].is_empty()) {
+                continue;
+            }
             let sibling_bound_by_host = objects.iter().enumerate().any(|(j, other)| {
                 j != i
                     && by_host[j]
@@ -412,6 +416,11 @@ pub fn bind(
         });
     }
     mesh_services(&mut out, documents, services, &canonical_specs, ctx);
+    // Inline `x-linkerd-*` extensions: bound to the operation that carries them.
+    let ext = super::linkerd::openapi_ext::read(documents, &out.policies);
+    out.policies.extend(ext.policies);
+    out.notes.extend(ext.notes);
+    out.diagnostics.extend(ext.diagnostics);
     out
 }
 
@@ -584,6 +593,10 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
     let names: Vec<String> = o.names.iter().map(|n| n.value.clone()).collect();
     let why = if documents.is_empty() {
         "the run holds no OpenAPI document".to_string()
+    } else if o.platform == super::Platform::AwsSdk && o.name == "default" {
+        "an AWS profile names no host, and the run holds more than one spec".to_string()
+    } else if o.platform == super::Platform::AwsSdk {
+        format!("a client uses profile `{}` only when it selects it (`AWS_PROFILE`, a profile option in code), so without `services[].clients` only the `default` profile binds", o.name)
     } else if o.platform == super::Platform::Resilience4j && names_operations_only(o) {
         format!(
             "no operation of the run has the operationId or tag `{}`, and no `services[].clients` entry names it",

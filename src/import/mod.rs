@@ -271,34 +271,68 @@ pub fn drop_version_findings_of_unbound(
 }
 
 /// The objects of each file, so that the object holding a finding is found among
-/// the few of its file rather than all of a large run.
+/// the few of its file rather than all of a large run: per file, the object spans
+/// sorted by start with the largest end so far, so a look-up is a binary search
+/// plus the objects that may still hold the position (a file of 10 000 AWS profiles
+/// or Envoy virtual hosts is not scanned once per finding).
 struct ObjectIndex<'a> {
-    by_file: std::collections::HashMap<&'a std::ffi::OsStr, Vec<usize>>,
+    by_file: std::collections::HashMap<&'a std::ffi::OsStr, FileObjects>,
+}
+
+/// One file's objects: `(start, end, object index)` sorted by start, and for each
+/// position the largest `end` up to it.
+#[derive(Default)]
+struct FileObjects {
+    spans: Vec<(usize, usize, usize)>,
+    max_end: Vec<usize>,
 }
 
 impl<'a> ObjectIndex<'a> {
     fn new(objects: &'a [ConfigObject]) -> ObjectIndex<'a> {
-        let mut by_file: std::collections::HashMap<&std::ffi::OsStr, Vec<usize>> =
+        let mut by_file: std::collections::HashMap<&std::ffi::OsStr, FileObjects> =
             std::collections::HashMap::new();
         for (i, o) in objects.iter().enumerate() {
+            let Some(tree) = o.at.tree() else { continue };
+            let span = tree.span(o.at.node);
             by_file
                 .entry(o.at.doc.file.path.as_os_str())
                 .or_default()
-                .push(i);
+                .spans
+                .push((span.start, span.end, i));
+        }
+        for f in by_file.values_mut() {
+            f.spans.sort_unstable();
+            let mut max = 0;
+            f.max_end = f
+                .spans
+                .iter()
+                .map(|&(_, end, _)| {
+                    max = max.max(end);
+                    max
+                })
+                .collect();
         }
         ObjectIndex { by_file }
     }
 
-    /// The first object whose node holds the finding's primary location.
-    fn owner(&self, objects: &[ConfigObject], d: &Diagnostic) -> Option<usize> {
-        let candidates = self.by_file.get(d.primary.location.file.path.as_os_str())?;
-        candidates.iter().copied().find(|&i| {
-            let o = &objects[i];
-            o.at.tree().is_some_and(|tree| {
-                tree.span(o.at.node)
-                    .contains(&d.primary.location.span.start)
-            })
-        })
+    /// The first object (in `objects` order) whose node holds the finding's primary
+    /// location.
+    fn owner(&self, _objects: &[ConfigObject], d: &Diagnostic) -> Option<usize> {
+        let f = self.by_file.get(d.primary.location.file.path.as_os_str())?;
+        let at = d.primary.location.span.start;
+        let mut best: Option<usize> = None;
+        let mut j = f.spans.partition_point(|&(start, _, _)| start <= at);
+        while j > 0 {
+            j -= 1;
+            if f.max_end[j] <= at {
+                break; // no object starting here or earlier reaches `at`
+            }
+            let (_, end, i) = f.spans[j];
+            if at < end && best.is_none_or(|b| i < b) {
+                best = Some(i);
+            }
+        }
+        best
     }
 }
 

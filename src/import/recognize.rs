@@ -169,6 +169,8 @@ fn by_name(path: &Path, text: &str) -> Option<Format> {
             (text.contains("[http.") || text.contains("[http]")).then_some(Format::TraefikToml)
         }
         "cfg" => looks_like_haproxy(text).then_some(Format::Haproxy),
+        // A file named `config`: an AWS shared config (never `.git/config`).
+        "config" => super::aws::recognizes(path, text).then_some(Format::AwsConfig),
         "conf" => {
             if name.starts_with("haproxy") && looks_like_haproxy(text) {
                 Some(Format::Haproxy)

@@ -28,8 +28,9 @@ pub enum NameKind {
     /// `openapi:`/`swagger:` but does not parse.
     Unlisted,
     /// A proxy configuration that is not YAML or JSON, by name: `*.conf`, `*.cfg`,
-    /// `*.toml` (nginx, HAProxy, Traefik), `*.properties` (Spring): a retry config
-    /// if its text says so
+    /// `*.toml` (nginx, HAProxy, Traefik), `*.properties` (Spring), `config` (AWS
+    /// shared config, also in a hidden `.aws/` folder): a retry config if its text
+    /// says so
     /// (`crate::import::recognize`), else skipped without a finding.
     TextConfig,
     /// A Protocol Buffers file (`*.proto`): read for binding gRPC method configs to
@@ -67,7 +68,8 @@ pub fn name_kind(path: &Path) -> Option<NameKind> {
     let name = String::from_utf8_lossy(&name);
     let name: &str = &name;
     let ext = name.rsplit('.').next()?;
-    if matches!(ext, "conf" | "cfg" | "toml" | "properties") {
+    // `config` without an extension: an AWS shared config when its text says so.
+    if matches!(ext, "conf" | "cfg" | "toml" | "properties") || name == "config" {
         return Some(NameKind::TextConfig);
     }
     if ext == "proto" {
@@ -132,6 +134,30 @@ pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec
         for entry in walker {
             match entry {
                 Ok(e) => {
+                    if e.file_type().is_some_and(|t| t.is_dir()) {
+                        // The walk skips hidden folders; an AWS shared config in
+                        // `.aws/` is still read (never `.git/config`), and, like the
+                        // walk, without following symbolic links.
+                        let dot_aws = e.path().join(".aws");
+                        let aws = dot_aws.join("config");
+                        let real = |p: &Path, dir: bool| {
+                            std::fs::symlink_metadata(p).is_ok_and(|m| {
+                                if dir {
+                                    m.is_dir()
+                                } else {
+                                    m.is_file()
+                                }
+                            })
+                        };
+                        if real(&dot_aws, true) && real(&aws, false) {
+                            out.push(Candidate {
+                                path: aws,
+                                kind: NameKind::TextConfig,
+                                explicit: false,
+                            });
+                        }
+                        continue;
+                    }
                     if !e.file_type().is_some_and(|t| t.is_file()) {
                         continue;
                     }
@@ -347,6 +373,8 @@ mod tests {
         assert_eq!(k("README.md"), None);
         assert_eq!(k("nginx.conf"), Some(NameKind::TextConfig));
         assert_eq!(k("traefik.toml"), Some(NameKind::TextConfig));
+        assert_eq!(k("config"), Some(NameKind::TextConfig));
+        assert_eq!(k("config.yaml"), Some(NameKind::Other));
         assert_eq!(k("api/v1/pubsub.proto"), Some(NameKind::Proto));
         assert_eq!(k("PUBSUB.PROTO"), Some(NameKind::Proto));
     }

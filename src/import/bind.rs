@@ -281,10 +281,15 @@ pub fn bind(
                     && by_host[j]
                     && other.at.doc.file.path.as_os_str() == o.at.doc.file.path.as_os_str()
             });
-            let has_real_hosts = o
-                .names
-                .iter()
-                .any(|n| n.value.contains('.') && !n.value.starts_with('*') && n.value != "*");
+            // A wildcard of a real domain (`*.example.org`, a Spring Cloud Gateway
+            // `Host=**.example.org`) names another API as much as a host does.
+            let has_real_hosts = o.names.iter().any(|n| {
+                let v = n.value.as_str();
+                match v.strip_prefix("*.") {
+                    Some(suffix) => suffix.contains('.') && !suffix.ends_with(".local"),
+                    None => v.contains('.') && !v.starts_with('*'),
+                }
+            });
             if sibling_bound_by_host && has_real_hosts {
                 continue;
             }
@@ -712,6 +717,12 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
         );
         return rl016_unbound_config::diagnostic(at, &what, &why, help);
     }
+    // A YAML flow sequence cannot hold a plain `*.example.org` (an alias).
+    let name = if name.starts_with('*') || name.contains([':', ',', '[', ']', '{', '}', '#']) {
+        format!("\"{name}\"")
+    } else {
+        name
+    };
     // Client configs (a Resilience4j instance, an AWS profile) are bound by `clients`.
     let field = match o.platform {
         super::Platform::Resilience4j | super::Platform::AwsSdk => "clients",

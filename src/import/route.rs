@@ -86,10 +86,17 @@ pub enum Rewrite {
         to: String,
     },
     /// The whole path is replaced (Gateway API `ReplaceFullPath`, Istio `rewrite.uri`
-    /// on an exact match).
+    /// on an exact match; Spring Cloud Gateway `SetPath`, whose `{name}` segments
+    /// take the request's path variables).
     Full(String),
     /// A prefix is added in front of the path (Spring Cloud Gateway `PrefixPath`).
     AddPrefix(String),
+    /// The first n path segments are removed, whatever they are (Spring Cloud Gateway
+    /// `StripPrefix=n` when the route's path does not spell those segments out).
+    StripSegments(usize),
+    /// Several rewrites applied in order, the first to the path the proxy sees
+    /// (Spring Cloud Gateway's default filters and route filters together).
+    Chain(Vec<Rewrite>),
 }
 
 /// Sample values tried for a path parameter when testing whether a route may match.
@@ -100,44 +107,94 @@ const SAMPLES: &[&str] = &["1", "x", "00000000-0000-0000-0000-000000000000", "a-
 /// `base_path`; empty when the rewrite can never produce that backend path.
 pub fn proxy_paths(template: &str, base_path: &str, rewrite: Option<&Rewrite>) -> Vec<String> {
     let backend = join_base(base_path, template);
-    let seen: Option<String> = match rewrite {
+    let seen = match rewrite {
         None => Some(backend),
-        Some(Rewrite::Prefix { from, to }) => {
+        Some(rw) => invert(rw, backend),
+    };
+    match seen {
+        None => Vec::new(),
+        Some(s) if s == ANY => vec![String::from(ANY)],
+        Some(s) => instantiate(&s),
+    }
+}
+
+/// Stands for "any path the proxy may see" once a rewrite forgets the request path.
+const ANY: &str = "\u{0}any";
+
+/// The path (template) the proxy sees for the backend path `backend`, undoing
+/// `rewrite`; `None` when the rewrite never produces it.
+fn invert(rewrite: &Rewrite, backend: String) -> Option<String> {
+    if backend == ANY {
+        return Some(backend);
+    }
+    match rewrite {
+        Rewrite::Prefix { from, to } => {
             let to_trimmed = to.trim_end_matches('/');
             if to.is_empty() || to == "/" {
                 Some(join_base(from, &backend))
             } else if backend == to_trimmed || backend.starts_with(&format!("{to_trimmed}/")) {
                 Some(join_base(from, &backend[to_trimmed.len()..]))
-            } else if backend.starts_with(to) {
+            } else if backend.starts_with(to.as_str()) {
                 Some(format!("{from}{}", &backend[to.len()..]))
             } else {
                 None
             }
         }
-        Some(Rewrite::Full(path)) => {
+        Rewrite::Full(path) => {
             // Any request path may be rewritten to `path`: the route matches if the
             // backend path is that one, whatever was asked.
-            (instantiate(&backend).iter().any(|b| b == path)).then(|| "\u{0}any".to_string())
+            // A path built from the request's variables (Spring `SetPath=/{segment}`)
+            // is a template.
+            (instantiate(&backend)
+                .iter()
+                .any(|b| b == path || (path.contains('{') && template_matches(path, b))))
+            .then(|| ANY.to_string())
         }
-        Some(Rewrite::AddPrefix(prefix)) => {
-            let p = prefix.trim_end_matches('/');
-            if backend == p || backend.starts_with(&format!("{p}/")) {
-                let rest = &backend[p.len()..];
-                Some(if rest.is_empty() {
-                    "/".to_string()
-                } else {
-                    rest.to_string()
-                })
+        Rewrite::AddPrefix(prefix) => {
+            let rest = strip_segment_prefix(&backend, prefix.trim_end_matches('/'))?;
+            Some(if rest.is_empty() {
+                "/".to_string()
             } else {
-                None
-            }
+                rest
+            })
         }
-    };
-    match seen {
-        None => Vec::new(),
-        Some(s) if s == "\u{0}any" => vec![String::from("\u{0}any")],
-        Some(s) => instantiate(&s),
+        Rewrite::StripSegments(n) => {
+            // One sample segment per stripped one (`{stripped}` becomes a sample
+            // value, as a path parameter does).
+            let mut out = String::new();
+            for _ in 0..*n {
+                out.push_str("/{stripped}");
+            }
+            Some(if backend == "/" && *n > 0 {
+                out
+            } else {
+                format!("{out}{backend}")
+            })
+        }
+        Rewrite::Chain(list) => list
+            .iter()
+            .rev()
+            .try_fold(backend, |path, rw| invert(rw, path)),
     }
+}
+
+/// What follows `prefix` in `path`, compared segment by segment, where a
+/// `{stripped}` segment of `path` (left by inverting a `StripSegments`) stands for
+/// any one segment; `None` when `path` does not start with `prefix`.
+fn strip_segment_prefix(path: &str, prefix: &str) -> Option<String> {
+    if prefix.is_empty() {
+        return Some(path.to_string());
+    }
+    let mut rest = path;
+    for seg in prefix.trim_start_matches('/').split('/') {
+        let r = rest.strip_prefix('/')?;
+        let (head, tail) = r.find('/').map_or((r, ""), |i| (&r[..i], &r[i..]));
+        if head != seg && head != "{stripped}" {
+            return None;
+        }
+        rest = tail;
+    }
+    Some(rest.to_string())
 }
 
 /// `base` + `path` with exactly one `/` between them.
@@ -191,7 +248,7 @@ fn instantiate(template: &str) -> Vec<String> {
 impl PathMatch {
     /// True when the concrete path `path` matches.
     pub fn matches(&self, path: &str) -> bool {
-        if path == "\u{0}any" {
+        if path == ANY {
             return true;
         }
         match self {
@@ -340,6 +397,30 @@ mod tests {
         let m = RequestMatch::path(PathMatch::Exact("/retry".into()));
         assert!(m.may_match("GET", "/httpbin/retry", "", Some(&add)));
         assert!(!m.may_match("GET", "/retry", "", Some(&add)));
+    }
+
+    #[test]
+    fn strip_segments_and_chains_are_inverted() {
+        // StripPrefix=1 behind `/{service}/**`: the proxy sees one more segment.
+        let m = RequestMatch::path(PathMatch::Template("/{service}/**".into()));
+        assert!(m.may_match("GET", "/orders", "", Some(&Rewrite::StripSegments(1))));
+        assert!(
+            !RequestMatch::path(PathMatch::Exact("/orders".into())).may_match(
+                "GET",
+                "/orders",
+                "",
+                Some(&Rewrite::StripSegments(1))
+            )
+        );
+        // PrefixPath=/httpbin, then StripPrefix=1: `/api/retry` -> `/httpbin/api/retry`
+        // -> `/api/retry`.
+        let chain = Rewrite::Chain(vec![
+            Rewrite::AddPrefix("/httpbin".into()),
+            Rewrite::StripSegments(1),
+        ]);
+        let m = RequestMatch::path(PathMatch::Exact("/api/retry".into()));
+        assert!(m.may_match("GET", "/api/retry", "", Some(&chain)));
+        assert!(!m.may_match("GET", "/retry", "", Some(&chain)));
     }
 
     #[test]

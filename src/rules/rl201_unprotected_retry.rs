@@ -74,6 +74,18 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         .op_label("non-idempotent operation");
         if retry_more_specific {
             hit = hit.label_at(retry_on.at.as_ref(), "retry signals");
+        } else if let (Some(list), Some(on)) = (&retry_on.at, &eff.retry.at) {
+            // The signals sit at a methods filter that admits the method (Spring Cloud
+            // Gateway's `methods: GET,POST`, case README Q23): the node that turns the
+            // retry on is labelled too.
+            let at_methods = eff
+                .methods
+                .as_ref()
+                .and_then(|m| m.at.as_ref())
+                .is_some_and(|m| m.same_node(list));
+            if at_methods && !on.same_node(list) {
+                hit = hit.label_at(Some(on), "retry turned on here");
+            }
         }
         if eff.effect.source != Source::BuiltIn {
             hit = hit.label_at(

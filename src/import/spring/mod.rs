@@ -6,6 +6,7 @@
 //! platform's importer reads the variants Spring would bind from them.
 
 pub mod exceptions;
+pub mod gateway;
 pub mod resilience4j;
 pub mod source;
 
@@ -24,5 +25,6 @@ pub fn import(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> Imported {
         }
     };
     out.extend(resilience4j::import(doc, &variants, &documents));
+    out.extend(gateway::import(&variants, &documents));
     out
 }

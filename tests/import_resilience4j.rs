@@ -30,19 +30,8 @@ fn render(rel: &str) -> String {
             protos: &protos,
         },
     );
-    let mut out = summary::render(&imported.objects);
-    for d in &imported.diagnostics {
-        let lc = d
-            .primary
-            .location
-            .file
-            .line_col(d.primary.location.span.start);
-        out.push_str(&format!(
-            "{}:{} {} {}\n",
-            lc.line, lc.column, d.code, d.message
-        ));
-    }
-    out
+
+    summary::render_imported(&imported, false)
 }
 
 /// The `file:line:col` headers of the human output, in order.

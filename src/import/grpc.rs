@@ -1345,23 +1345,8 @@ mod corpus_tests {
                 protos: &protos,
             },
         );
-        let mut out = summary::render(&imported.objects);
-        for d in &imported.diagnostics {
-            let lc = d
-                .primary
-                .location
-                .file
-                .line_col(d.primary.location.span.start);
-            out.push_str(&format!(
-                "{}:{} {} {}\n    help: {}\n",
-                lc.line,
-                lc.column,
-                d.code,
-                d.message,
-                d.help.as_deref().unwrap_or("-")
-            ));
-        }
-        out
+
+        summary::render_imported(&imported, true)
     }
 
     #[test]

@@ -568,19 +568,8 @@ mod tests {
                 protos: &crate::import::proto::ProtoIndex::empty(),
             },
         );
-        let mut out = summary::render(&imported.objects);
-        for d in &imported.diagnostics {
-            let lc = d
-                .primary
-                .location
-                .file
-                .line_col(d.primary.location.span.start);
-            out.push_str(&format!(
-                "{}:{} {} {}\n",
-                lc.line, lc.column, d.code, d.message
-            ));
-        }
-        out
+
+        summary::render_imported(&imported, false)
     }
 
     #[test]

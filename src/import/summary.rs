@@ -15,6 +15,35 @@ fn pos(at: &At) -> String {
     format!("{}:{}", lc.line, lc.column)
 }
 
+/// [`render`] of what an importer read, then each of its findings as
+/// `line:col CODE message` (and its help under it with `with_help`).
+pub fn render_imported(imported: &super::Imported, with_help: bool) -> String {
+    let mut out = render(&imported.objects);
+    out.push_str(&render_diagnostics(&imported.diagnostics, with_help));
+    out
+}
+
+/// Findings as `line:col CODE message` lines, each with its help under it with
+/// `with_help`.
+pub fn render_diagnostics(
+    diagnostics: &[crate::diagnostic::Diagnostic],
+    with_help: bool,
+) -> String {
+    let mut out = String::new();
+    for d in diagnostics {
+        let lc = d
+            .primary
+            .location
+            .file
+            .line_col(d.primary.location.span.start);
+        let _ = writeln!(out, "{}:{} {} {}", lc.line, lc.column, d.code, d.message);
+        if with_help {
+            let _ = writeln!(out, "    help: {}", d.help.as_deref().unwrap_or("-"));
+        }
+    }
+    out
+}
+
 /// The objects as indented text.
 pub fn render(objects: &[ConfigObject]) -> String {
     let mut out = String::new();

@@ -29,19 +29,7 @@ fn read(name: &str) -> Imported {
 }
 
 fn render(imported: &Imported) -> String {
-    let mut out = summary::render(&imported.objects);
-    for d in &imported.diagnostics {
-        let lc = d
-            .primary
-            .location
-            .file
-            .line_col(d.primary.location.span.start);
-        out.push_str(&format!(
-            "{} {}:{} {}\n",
-            d.code, lc.line, lc.column, d.message
-        ));
-    }
-    out
+    summary::render_imported(imported, false)
 }
 
 #[test]

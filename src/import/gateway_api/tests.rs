@@ -24,19 +24,8 @@ pub(crate) fn render_fixture(
         protos: &crate::import::proto::ProtoIndex::empty(),
     };
     let imported = importer(&objects, &ctx);
-    let mut out = summary::render(&imported.objects);
-    for d in &imported.diagnostics {
-        let lc = d
-            .primary
-            .location
-            .file
-            .line_col(d.primary.location.span.start);
-        out.push_str(&format!(
-            "{} {}:{}: {}\n",
-            d.code, lc.line, lc.column, d.message
-        ));
-    }
-    out
+
+    summary::render_imported(&imported, false)
 }
 
 fn gw(rel: &str, implementation: Option<&str>) -> String {

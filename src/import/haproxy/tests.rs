@@ -24,19 +24,8 @@ fn import_fixture(path: &str) -> String {
             protos: &crate::import::proto::ProtoIndex::empty(),
         },
     );
-    let mut s = summary::render(&imported.objects);
-    for d in &imported.diagnostics {
-        let lc = d
-            .primary
-            .location
-            .file
-            .line_col(d.primary.location.span.start);
-        s.push_str(&format!(
-            "{} {}:{} {}\n",
-            d.code, lc.line, lc.column, d.message
-        ));
-    }
-    s
+
+    summary::render_imported(&imported, false)
 }
 
 #[test]

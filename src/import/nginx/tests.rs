@@ -19,19 +19,7 @@ fn load(path: &str) -> Arc<Loaded> {
 }
 
 fn render(imported: &Imported) -> String {
-    let mut s = summary::render(&imported.objects);
-    for d in &imported.diagnostics {
-        let lc = d
-            .primary
-            .location
-            .file
-            .line_col(d.primary.location.span.start);
-        s.push_str(&format!(
-            "{} {}:{} {}\n",
-            d.code, lc.line, lc.column, d.message
-        ));
-    }
-    s
+    summary::render_imported(imported, false)
 }
 
 fn nginx(path: &str) -> String {

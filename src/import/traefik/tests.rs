@@ -22,18 +22,7 @@ fn load(name: &str) -> (Arc<Loaded>, TraefikRead) {
 /// The summary of the objects, then each finding as `line:col CODE message`.
 fn render(name: &str) -> String {
     let (_, read) = load(name);
-    let mut out = summary::render(&read.imported.objects);
-    for d in &read.imported.diagnostics {
-        let lc = d
-            .primary
-            .location
-            .file
-            .line_col(d.primary.location.span.start);
-        out.push_str(&format!(
-            "{}:{} {} {}\n",
-            lc.line, lc.column, d.code, d.message
-        ));
-    }
+    let mut out = summary::render_imported(&read.imported, false);
     if read.skipped_template {
         out.push_str("skipped: template\n");
     }

@@ -13,19 +13,8 @@ fn render(name: &str) -> String {
     let variants = source::variants(&doc).expect("readable");
     let documents = source::documents(&doc).expect("readable");
     let imported = import(&variants, &documents);
-    let mut out = summary::render(&imported.objects);
-    for d in &imported.diagnostics {
-        let lc = d
-            .primary
-            .location
-            .file
-            .line_col(d.primary.location.span.start);
-        out.push_str(&format!(
-            "{}:{} {} {}\n",
-            lc.line, lc.column, d.code, d.message
-        ));
-    }
-    out
+
+    summary::render_imported(&imported, false)
 }
 
 #[test]

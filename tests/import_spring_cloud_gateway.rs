@@ -120,3 +120,16 @@ fn properties_shortcut() {
     assert!(stdout.contains("application.properties:9:"), "{stdout}");
     insta::assert_snapshot!(format!("exit {code}\n{stdout}"));
 }
+
+/// `layers` names the route that governs the operation, even when several routes
+/// of one file form the gateway layer (case 14: `retry_post_test` retries
+/// `POST /httpbin/anything`, after `retry_test` in the file).
+#[test]
+fn layers_names_the_governing_route() {
+    let (code, stdout, stderr) = common::retrylint_in(
+        &dir("fixtures/cases/retry-configs/14-spring-cloud-gateway"),
+        &["layers", "POST /httpbin/anything"],
+    );
+    assert_eq!(code, 0, "stderr: {stderr}");
+    assert!(stdout.contains("retry_post_test"), "{stdout}");
+}

@@ -425,15 +425,22 @@ pub fn bind(
                             names.push(&objects[i].name);
                         }
                     }
+                    // Name up to three objects: the one that governs a given
+                    // operation is then usually in view (`layers` shows this label).
+                    const SHOWN: usize = 3;
                     let more = match names.len() {
-                        0 | 1 => String::new(),
-                        n => format!(" (and {} more)", n - 1),
+                        n if n > SHOWN => format!(" (and {} more)", n - SHOWN),
+                        _ => String::new(),
+                    };
+                    let shown = if names.is_empty() {
+                        head.name.clone()
+                    } else {
+                        names[..names.len().min(SHOWN)].join(", ")
                     };
                     format!(
-                        "{} {} {}{more}",
+                        "{} {} {shown}{more}",
                         head.platform.display_name(),
                         head.kind,
-                        head.name
                     )
                 },
                 governs: vec![documents[d].doc.file.path.clone()],

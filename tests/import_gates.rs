@@ -91,3 +91,31 @@ fn a_services_entry_binds_a_spec_served_under_a_prefix() {
     );
     assert!(!out.contains("RL016"), "{out}");
 }
+
+/// A config bound to the right spec (its host is the spec's server) whose routes
+/// match none of the spec's paths is RL016 saying so, not that its names match no
+/// host.
+#[test]
+fn a_bound_config_whose_routes_match_nothing_says_why() {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/import/bind/routes-match-nothing");
+    let (code, stdout) = check(&dir);
+    assert_eq!(code, 0, "{stdout}");
+    // The human output wraps the message: compare with the gutter and breaks removed.
+    let stdout = stdout
+        .split_whitespace()
+        .filter(|w| *w != "│")
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(stdout.contains("RL016"), "{stdout}");
+    assert!(stdout.contains("it serves `"), "{stdout}");
+    assert!(
+        stdout.contains("none of its routes matches an operation there"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("is the host of a spec's server"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("base_path"), "{stdout}");
+}

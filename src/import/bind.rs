@@ -380,7 +380,15 @@ pub fn bind(
             }
         }
         if !any && retries_or_hedges(o) {
-            out.diagnostics.push(unbound(o, documents, &doc_servers));
+            // Routes that name operations (an operationId, a tag) found none: the
+            // reason is the name, not the paths.
+            if names_operations_only(o) {
+                out.diagnostics.push(unbound(o, documents, &doc_servers));
+            } else {
+                let specs: Vec<&Document> =
+                    bindings[i].iter().map(|(d, _)| &documents[*d]).collect();
+                out.diagnostics.push(unmatched(o, &specs, &bindings[i]));
+            }
         }
     }
     for ((_, _, _, d), (first, hits)) in grouped {
@@ -660,6 +668,36 @@ fn entry_for(op: &Operation, route: &super::Route) -> OperationEntry {
         at: route.at.clone(),
         settings: route.settings.clone(),
     }
+}
+
+/// RL016 for an object bound to specs whose routes match none of their operations:
+/// the API is right but the paths (or methods) are not, usually a prefix the proxy
+/// sees before the spec's paths.
+fn unmatched(o: &ConfigObject, specs: &[&Document], bases: &[(usize, String)]) -> Diagnostic {
+    let at = o.names.first().map_or(&o.at, |n| &n.at);
+    let what = format!("{} {} `{}`", o.platform.display_name(), o.kind, o.name);
+    let shown: Vec<String> = specs
+        .iter()
+        .map(|d| format!("`{}`", d.doc.file.display))
+        .collect();
+    let base = bases
+        .iter()
+        .find(|(_, b)| !b.is_empty())
+        .map(|(_, b)| format!(" (seen behind the base path `{b}`)"))
+        .unwrap_or_default();
+    let why = format!(
+        "it serves {}, but none of its routes matches an operation there{base}",
+        shown.join(", ")
+    );
+    let spec = specs
+        .first()
+        .map_or("path/to/openapi.yaml".to_string(), |d| {
+            d.doc.file.display.clone()
+        });
+    let help = format!(
+        "compare its route matches (paths, methods, rewrites) with the spec's paths; if the proxy sees a prefix the spec does not write, give it in `.retrylint.yaml`:\n  services:\n    - spec: {spec}\n      base_path: /prefix\nor exclude the file with `exclude:` if these routes serve another API"
+    );
+    rl016_unbound_config::diagnostic(at, &what, &why, help)
 }
 
 fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) -> Diagnostic {

@@ -334,3 +334,18 @@ fn instance_named_like_a_tag_binds_the_tagged_operations() {
         "{stdout}"
     );
 }
+
+/// An alias bomb in a key retrylint does not read (a 9^6 expansion) never hides the
+/// retry settings beside it: only `spring.*` and `resilience4j.*` are built.
+#[test]
+fn an_alias_bomb_elsewhere_does_not_hide_the_retry() {
+    let (code, stdout, stderr) = common::retrylint_in(
+        &dir("fixtures/import/spring/e2e-alias-bomb"),
+        &["check", "."],
+    );
+    assert_eq!(code, 1, "findings expected; stderr: {stderr}");
+    assert!(
+        findings(&stdout).contains(&"RL201 application.yml:12:9".to_string()),
+        "{stdout}"
+    );
+}

@@ -727,6 +727,15 @@ fn from_yaml(tree: &Tree, node: NodeId, depth: usize, budget: &mut usize) -> V {
                 let Some(segs) = yaml_key_segments(tree, k) else {
                     continue;
                 };
+                // Only `spring.*` and `resilience4j.*` are read: other top-level
+                // keys are never built, so an alias bomb elsewhere in the file cannot
+                // use up the node budget before the retry settings are reached.
+                if depth == 0
+                    && !matches!(segs.first(), Some(Seg::Key(name, _))
+                        if relaxed_eq(name, "spring") || relaxed_eq(name, "resilience4j"))
+                {
+                    continue;
+                }
                 let child = from_yaml(tree, v, depth + segs.len(), budget);
                 insert_map(&mut m, &segs, child, depth);
             }
@@ -1251,7 +1260,7 @@ mod tests {
     fn profiles_yaml_and_properties() {
         let d = loaded(
             "application.yml",
-            "a:\n  x: 1\n---\nspring:\n  config:\n    activate:\n      on-profile: prod\na:\n  x: 2\n---\nspring.profiles: dev\na.y: 3\n",
+            "resilience4j:\n  x: 1\n---\nspring:\n  config:\n    activate:\n      on-profile: prod\nresilience4j:\n  x: 2\n---\nspring.profiles: dev\nresilience4j.y: 3\nunread: 4\n",
         );
         let docs = documents(&d).unwrap();
         assert_eq!(docs.len(), 3);
@@ -1260,13 +1269,15 @@ mod tests {
         assert_eq!(docs[2].profile.as_ref().unwrap().0, "dev");
         let vs = variants(&d).unwrap();
         assert_eq!(vs.len(), 3);
-        assert_eq!(text(&vs[0], "a.x").as_deref(), Some("1"));
-        assert_eq!(text(&vs[1], "a.x").as_deref(), Some("2"));
+        assert_eq!(text(&vs[0], "resilience4j.x").as_deref(), Some("1"));
+        assert_eq!(text(&vs[1], "resilience4j.x").as_deref(), Some("2"));
         let at = &vs[1].profile.as_ref().unwrap().1;
         let lc = at.doc.file.line_col(at.location().span.start);
         assert_eq!((lc.line, lc.column), (7, 7));
-        assert_eq!(text(&vs[2], "a.x").as_deref(), Some("1"));
-        assert_eq!(text(&vs[2], "a.y").as_deref(), Some("3"));
+        assert_eq!(text(&vs[2], "resilience4j.x").as_deref(), Some("1"));
+        assert_eq!(text(&vs[2], "resilience4j.y").as_deref(), Some("3"));
+        // Keys outside `spring.*` and `resilience4j.*` are not built (alias bombs).
+        assert_eq!(text(&vs[2], "unread"), None);
 
         let p = loaded(
             "application.properties",

@@ -52,6 +52,21 @@ fn an_unreadable_or_broken_config_is_reported_not_skipped() {
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("RL001") && out.contains("vs.yaml"), "{out}");
 
+    // An AWS shared config that cannot be read as text is reported too.
+    let dir = temp("binary-aws-config");
+    std::fs::create_dir_all(dir.join(".aws")).unwrap();
+    std::fs::write(
+        dir.join(".aws/config"),
+        b"[default]\nmax_attempts = 3\n\x00\x01binary",
+    )
+    .unwrap();
+    let (code, out) = check(&dir);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("RL001") && out.contains(".aws/config"),
+        "{out}"
+    );
+
     // A Helm template is no config until rendered: skipped, exit 0.
     let dir = temp("template");
     std::fs::write(

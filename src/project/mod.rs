@@ -175,6 +175,13 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                     || n.starts_with("traefik")
                     || ((n.starts_with("application") || n.starts_with("bootstrap"))
                         && n.ends_with(".properties"))
+                    // The AWS shared config.
+                    || (n == "config"
+                        && cand
+                            .path
+                            .parent()
+                            .and_then(|p| p.file_name())
+                            .is_some_and(|d| d == ".aws"))
             });
             match crate::import::recognize(doc) {
                 // A Traefik TOML template that is not TOML yet: skipped, listed by
@@ -209,8 +216,12 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                     NameKind::Unlisted => {
                         matches!(e, LoadError::Io(_)) || declares_openapi(&doc.file.text)
                     }
+                    // An unreadable `.yaml`/`.json` may be a spec or a config
+                    // (`application.yml`, a gRPC service config): reported, never
+                    // silently skipped.
                     NameKind::Other => {
                         cand.explicit
+                            || matches!(e, LoadError::Io(_))
                             || declares_openapi(&doc.file.text)
                             || crate::import::recognize::looks_like_config_text(&doc.file.text)
                     }

@@ -247,13 +247,18 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         crate::import::proto::ProtoIndex::build(&inputs.protos)
     });
     diags.extend(proto_diags);
-    let (configs, notes) = crate::timing::phase("import", || {
+    let (configs, notes, code_skipped) = crate::timing::phase("import", || {
         let ctx = crate::import::ImportContext {
             platforms: &options.platforms,
             protos: &protos,
         };
         let imported = crate::timing::phase("import/read", || {
-            crate::import::import_all(&inputs.configs, &ctx)
+            crate::import::import_all_with_sources(
+                &inputs.configs,
+                &inputs.sources_rest,
+                &|p| Some(inputs.ws.load(p)),
+                &ctx,
+            )
         });
         let bound = crate::timing::phase("import/bind", || {
             crate::import::bind::bind(&imported.objects, &documents, &options.services, &ctx)
@@ -285,7 +290,7 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         files.dedup();
         let count = files.len();
         policies.extend(bound.policies);
-        (count, bound.notes)
+        (count, bound.notes, imported.skipped)
     });
     let (analysis, d) = crate::timing::phase("join", || analysis::join(&documents, &policies));
     diags.extend(d);
@@ -296,7 +301,10 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         documents,
         analysis,
         diagnostics: diags,
-        skipped: std::mem::take(&mut inputs.skipped),
+        skipped: std::mem::take(&mut inputs.skipped)
+            .into_iter()
+            .chain(code_skipped)
+            .collect(),
         policies: written,
         configs,
         notes,

@@ -174,6 +174,7 @@ fn format_name(format: crate::import::Format) -> &'static str {
         Format::GrpcServiceConfig => "a gRPC service config",
         Format::Spring => "a Spring config",
         Format::AwsConfig => "an AWS shared config",
+        Format::Code(_) => "source code",
     }
 }
 

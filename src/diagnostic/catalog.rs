@@ -161,6 +161,15 @@ pub const INEFFECTIVE_SETTING: RuleMeta = RuleMeta {
     summary: "a retry setting that silently does nothing or is not what it says (unknown key, ignored, capped or missing value, a route that never matches)",
 };
 
+/// RL019 `unresolved-setting`.
+pub const UNRESOLVED_SETTING: RuleMeta = RuleMeta {
+    code: "RL019",
+    name: "unresolved-setting",
+    severity: Severity::Info,
+    question: Question::Input,
+    summary: "a retry setting in code whose value cannot be known statically (an environment variable, a parameter, another module, a lambda): names the setting and what was assumed",
+};
+
 /// RL101 `undeclared-effect`.
 pub const UNDECLARED_EFFECT: RuleMeta = RuleMeta {
     code: "RL101",
@@ -204,6 +213,15 @@ pub const IDEMPOTENCY_KEY_NOT_IN_SPEC: RuleMeta = RuleMeta {
     severity: Severity::Error,
     question: Question::Safety,
     summary: "the policy's idempotency-key header is not a declared header parameter",
+};
+
+/// RL208 `idempotency-key-regenerated`.
+pub const IDEMPOTENCY_KEY_REGENERATED: RuleMeta = RuleMeta {
+    code: "RL208",
+    name: "idempotency-key-regenerated",
+    severity: Severity::Error,
+    question: Question::Safety,
+    summary: "the idempotency key is generated inside the retried call (a new UUID per attempt), so every retry looks new to the server",
 };
 
 /// RL203 `idempotency-key-contract-incomplete`.
@@ -470,6 +488,7 @@ pub static ALL: &[&RuleMeta] = &[
     &EQUIVALENT_PATHS,
     &UNBOUND_CONFIG,
     &INEFFECTIVE_SETTING,
+    &UNRESOLVED_SETTING,
     &UNDECLARED_EFFECT,
     &UNSAFE_METHOD_WITH_SIDE_EFFECTS,
     &CONFLICTING_EFFECT,
@@ -480,6 +499,7 @@ pub static ALL: &[&RuleMeta] = &[
     &INVALID_STATUS_ENDPOINT,
     &REQUEST_ID_AS_IDEMPOTENCY_KEY,
     &UNPROTECTED_HEDGING,
+    &IDEMPOTENCY_KEY_REGENERATED,
     &MISSING_DEADLINE,
     &INVALID_ATTEMPTS,
     &EXCESSIVE_ATTEMPTS,

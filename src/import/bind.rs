@@ -272,6 +272,12 @@ pub fn bind(
             if !bindings[i].is_empty() {
                 continue;
             }
+            // A client in code that no call was seen through may serve another API
+            // (a tenacity decorator around an SDK call): it binds by its calls, a
+            // host, or `services[].clients`, never by being alone with one spec.
+            if o.platform.is_code() && o.routes.iter().all(|r| r.matches.is_empty()) {
+                continue;
+            }
             // AWS profiles are alternatives a client picks, not layers.
             if !super::aws::takes_the_only_spec(i, objects, |j| !bindings[j].is_empty()) {
                 continue;
@@ -572,6 +578,8 @@ fn source_key(o: &ConfigObject) -> std::ffi::OsString {
         | P::Resilience4j
         | P::SpringCloudGateway
         | P::AwsSdk => o.at.doc.file.path.as_os_str().to_owned(),
+        // A client built in code: one layer per file that builds it.
+        _ => o.at.doc.file.path.as_os_str().to_owned(),
     }
 }
 
@@ -715,6 +723,13 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
             "no operation of the run has the operationId or tag `{}`, and no `services[].clients` entry names it",
             o.name
         )
+    } else if o.platform.is_code() {
+        let calls = o.routes.iter().filter(|r| !r.matches.is_empty()).count();
+        if calls == 0 {
+            "no HTTP call made through it was found (the calls may be inside an SDK, or made through a variable retrylint cannot follow)".to_string()
+        } else {
+            format!("none of the {calls} call(s) made through it names a host of a spec's server, and the run holds more than one spec")
+        }
     } else if names.is_empty() {
         "it names no host or service, and the run holds more than one spec".to_string()
     } else {
@@ -771,6 +786,7 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
     // Client configs (a Resilience4j instance, an AWS profile) are bound by `clients`.
     let field = match o.platform {
         super::Platform::Resilience4j | super::Platform::AwsSdk => "clients",
+        p if p.is_code() => "clients",
         _ => "names",
     };
     let help = format!(

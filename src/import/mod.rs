@@ -22,6 +22,7 @@
 
 pub mod aws;
 pub mod bind;
+pub mod code;
 pub mod duration;
 pub mod envoy;
 pub mod envoy_retry_on;
@@ -87,9 +88,68 @@ pub enum Platform {
     SpringCloudGateway,
     /// AWS SDK (shared config `max_attempts`, `retry_mode`).
     AwsSdk,
+    // Retry libraries read from application code (`code`).
+    /// urllib3 `Retry` (also through requests `HTTPAdapter`).
+    Urllib3,
+    /// tenacity (`@retry`, `Retrying`).
+    Tenacity,
+    /// backoff (`@backoff.on_exception`, `on_predicate`).
+    Backoff,
+    /// aiohttp-retry (`RetryClient`, `ExponentialRetry`).
+    AiohttpRetry,
+    /// axios-retry (`axiosRetry(instance, {...})`).
+    AxiosRetry,
+    /// got (`retry` options, `got.extend`).
+    Got,
+    /// ky (`retry` options).
+    Ky,
+    /// ofetch (`$fetch.create({retry})`).
+    Ofetch,
+    /// @octokit/plugin-retry.
+    OctokitRetry,
+    /// Polly v7 policies and v8 pipelines.
+    Polly,
+    /// Microsoft.Extensions.Http.Resilience (`AddStandardResilienceHandler`).
+    HttpResilience,
+    /// hashicorp/go-retryablehttp.
+    GoRetryablehttp,
+    /// go-resty (v2, v3).
+    Resty,
+    /// Spring Retry and Spring Framework 7 `@Retryable`.
+    SpringRetry,
+    /// OpenFeign `Retryer`.
+    Feign,
+    /// reqwest-retry (`RetryTransientMiddleware`).
+    ReqwestRetry,
+    /// backon (`.retry(ExponentialBuilder...)`).
+    Backon,
 }
 
 impl Platform {
+    /// True for a retry library read from application code (`code`).
+    pub fn is_code(self) -> bool {
+        matches!(
+            self,
+                Platform::Urllib3
+                | Platform::Tenacity
+                | Platform::Backoff
+                | Platform::AiohttpRetry
+                | Platform::AxiosRetry
+                | Platform::Got
+                | Platform::Ky
+                | Platform::Ofetch
+                | Platform::OctokitRetry
+                | Platform::Polly
+                | Platform::HttpResilience
+                | Platform::GoRetryablehttp
+                | Platform::Resty
+                | Platform::SpringRetry
+                | Platform::Feign
+                | Platform::ReqwestRetry
+                | Platform::Backon
+        )
+    }
+
     /// The name used in messages: `Istio`, `Envoy`, `Gateway API`, ...
     pub fn display_name(self) -> &'static str {
         match self {
@@ -107,6 +167,23 @@ impl Platform {
             Platform::Resilience4j => "Resilience4j",
             Platform::SpringCloudGateway => "Spring Cloud Gateway",
             Platform::AwsSdk => "AWS SDK",
+            Platform::Urllib3 => "urllib3",
+            Platform::Tenacity => "tenacity",
+            Platform::Backoff => "backoff",
+            Platform::AiohttpRetry => "aiohttp-retry",
+            Platform::AxiosRetry => "axios-retry",
+            Platform::Got => "got",
+            Platform::Ky => "ky",
+            Platform::Ofetch => "ofetch",
+            Platform::OctokitRetry => "Octokit plugin-retry",
+            Platform::Polly => "Polly",
+            Platform::HttpResilience => "Microsoft.Extensions.Http.Resilience",
+            Platform::GoRetryablehttp => "go-retryablehttp",
+            Platform::Resty => "resty",
+            Platform::SpringRetry => "Spring Retry",
+            Platform::Feign => "Feign",
+            Platform::ReqwestRetry => "reqwest-retry",
+            Platform::Backon => "backon",
         }
     }
 }
@@ -196,6 +273,9 @@ pub struct Imported {
     /// Findings about the file itself: RL017 (unknown or ineffective settings),
     /// RL314 (a version-dependent default), RL001 (a syntax error in a located reader).
     pub diagnostics: Vec<Diagnostic>,
+    /// Source files skipped or read partly, with why (listed by `--verbose`; source
+    /// code that does not parse is never RL001).
+    pub skipped: Vec<String>,
 }
 
 /// Reads every recognised config file of a run with its format's importer.
@@ -205,6 +285,18 @@ pub struct Imported {
 /// default). Never panics on bad input: what cannot be read is a finding in
 /// [`Imported::diagnostics`], and the other files are still read.
 pub fn import_all(files: &[(Arc<Loaded>, Format)], ctx: &ImportContext<'_>) -> Imported {
+    import_all_with_sources(files, &[], &|_| None, ctx)
+}
+
+/// [`import_all`], and the source files of the run that did not pass the code
+/// pre-check (`more`, loaded with `load` only when they call a client by name:
+/// [`code::import_all`]).
+pub fn import_all_with_sources(
+    files: &[(Arc<Loaded>, Format)],
+    more: &[(std::path::PathBuf, code::Language)],
+    load: &(dyn Fn(&std::path::Path) -> Option<Arc<Loaded>> + Sync),
+    ctx: &ImportContext<'_>,
+) -> Imported {
     let mut out = Imported::default();
     let mut kube_docs = Vec::new();
     for (doc, format) in files {
@@ -221,6 +313,8 @@ pub fn import_all(files: &[(Arc<Loaded>, Format)], ctx: &ImportContext<'_>) -> I
             Format::GrpcServiceConfig => out.extend(grpc::import(doc, ctx)),
             Format::Spring => out.extend(spring::import(doc, ctx)),
             Format::AwsConfig => out.extend(aws::import(doc, ctx)),
+            // Read together below: calls in one file use clients of another.
+            Format::Code(_) => {}
         }
     }
     if !kube_docs.is_empty() {
@@ -230,6 +324,18 @@ pub fn import_all(files: &[(Arc<Loaded>, Format)], ctx: &ImportContext<'_>) -> I
         out.extend(linkerd::import(&objects, ctx));
         out.extend(nginx::import_ingress(&objects, ctx));
     }
+    let sources: Vec<(Arc<Loaded>, code::Language)> = files
+        .iter()
+        .filter_map(|(doc, format)| match format {
+            Format::Code(language) => Some((doc.clone(), *language)),
+            _ => None,
+        })
+        .collect();
+    if !sources.is_empty() {
+        let code = code::import_all(&sources, more, load, &out.objects, ctx);
+        out.extend(code.imported);
+        out.skipped.extend(code.notes);
+    }
     out
 }
 
@@ -238,6 +344,7 @@ impl Imported {
     pub fn extend(&mut self, other: Imported) {
         self.objects.extend(other.objects);
         self.diagnostics.extend(other.diagnostics);
+        self.skipped.extend(other.skipped);
     }
 }
 

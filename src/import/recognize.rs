@@ -35,6 +35,9 @@ pub enum Format {
     Spring,
     /// An AWS shared config file (`[default]`, `[profile NAME]`).
     AwsConfig,
+    /// Application source code that may build a retry client (`crate::import::code`),
+    /// recognised by extension and a text pre-check.
+    Code(super::code::Language),
 }
 
 /// Envoy's top-level keys, in both spellings.

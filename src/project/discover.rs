@@ -37,6 +37,10 @@ pub enum NameKind {
     /// HTTP operations (`crate::import::proto`); never a finding of its own except
     /// RL001.
     Proto,
+    /// Application source code (`.py`, `.ts`, `.java`, `.cs`, `.go`, `.rs`, ...):
+    /// read for retry clients (`crate::import::code`) when its text mentions a
+    /// retry library; never a finding of its own (no RL001: code is not a spec).
+    Source(crate::import::code::Language),
 }
 
 /// A file found by discovery.
@@ -74,6 +78,9 @@ pub fn name_kind(path: &Path) -> Option<NameKind> {
     }
     if ext == "proto" {
         return Some(NameKind::Proto);
+    }
+    if let Some(language) = crate::import::code::Language::of_path(Path::new(name)) {
+        return Some(NameKind::Source(language));
     }
     if !matches!(ext, "yaml" | "yml" | "json") {
         return None;
@@ -162,6 +169,15 @@ pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec
                         continue;
                     }
                     if let Some(kind) = name_kind(e.path()) {
+                        // Dependencies and build output hold library code (urllib3's
+                        // own `Retry`), not clients of the user's API.
+                        if matches!(kind, NameKind::Source(_))
+                            && crate::import::code::language::is_vendored(
+                                e.path().strip_prefix(root).unwrap_or(e.path()),
+                            )
+                        {
+                            continue;
+                        }
                         out.push(Candidate {
                             path: e.path().to_path_buf(),
                             kind,

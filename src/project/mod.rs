@@ -79,6 +79,9 @@ pub struct Inputs {
     pub configs: Vec<(Arc<Loaded>, crate::import::Format)>,
     /// `.proto` files, read for binding gRPC configs (`crate::import::proto`).
     pub protos: Vec<Arc<Loaded>>,
+    /// Source files whose text mentions no retry library: read only when they call
+    /// a client of another file by name (`crate::import::code`).
+    pub sources_rest: Vec<(PathBuf, crate::import::code::Language)>,
     /// Canonical paths of the files read only because a named file relates to them
     /// (a pre-commit run on one config reads its project's specs and other configs):
     /// findings about those files themselves (RL016) are not the run's business.
@@ -131,6 +134,33 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
         .map(|p| rl001_invalid_syntax::walk_problem(&ws, &p.path, &p.message))
         .collect();
 
+    // Source files are loaded only when their text mentions a retry library (the
+    // cheap pre-check of `crate::import::code`); the others are kept by path, for
+    // calls made through a client of another file.
+    let (sources, candidates): (Vec<Candidate>, Vec<Candidate>) = candidates
+        .into_iter()
+        .partition(|c| matches!(c.kind, NameKind::Source(_)));
+    let checked: Vec<(Candidate, bool)> = crate::timing::phase("load/source pre-check", || {
+        sources
+            .into_par_iter()
+            .map(|c| {
+                let NameKind::Source(language) = c.kind else {
+                    return (c, false);
+                };
+                let hit = std::fs::read(&c.path).is_ok_and(|b| language.may_hold_retries(&b));
+                (c, hit)
+            })
+            .collect()
+    });
+    let mut sources_rest: Vec<(PathBuf, crate::import::code::Language)> = Vec::new();
+    let mut candidates = candidates;
+    for (c, hit) in checked {
+        match c.kind {
+            NameKind::Source(_) if hit || c.explicit => candidates.push(c),
+            NameKind::Source(language) => sources_rest.push((c.path, language)),
+            _ => {}
+        }
+    }
     // Load every candidate in parallel; the workspace caches by canonical path.
     let loaded: Vec<(Candidate, Arc<Loaded>)> = crate::timing::phase("load", || {
         candidates
@@ -153,6 +183,20 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
             .find(|p| cand.path.starts_with(p))
             .cloned()
             .unwrap_or_else(|| cand.path.clone());
+        // Source code that mentions a retry library: read by `crate::import::code`;
+        // one that cannot be read as text is skipped (code is not a spec: no RL001).
+        if let NameKind::Source(language) = cand.kind {
+            match &doc.tree {
+                Err(LoadError::Syntax(_)) => {
+                    configs.push((doc.clone(), crate::import::Format::Code(language)))
+                }
+                _ => {
+                    skipped.push(doc.file.display.clone());
+                    skipped_paths.insert(doc.file.path.clone());
+                }
+            }
+            continue;
+        }
         // A `.proto` is read by the proto index (its errors are found there).
         if cand.kind == NameKind::Proto {
             protos.push(doc.clone());
@@ -226,7 +270,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                             || crate::import::recognize::looks_like_config_text(&doc.file.text)
                     }
                     NameKind::Policy | NameKind::SpecLike => true,
-                    NameKind::TextConfig | NameKind::Proto => false,
+                    NameKind::TextConfig | NameKind::Proto | NameKind::Source(_) => false,
                 };
                 if reported {
                     diags.push(rl001_invalid_syntax::from_error(doc, e));
@@ -287,6 +331,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
         policies: policy_files,
         configs,
         protos,
+        sources_rest,
         related_only,
         skipped,
         diagnostics: diags,

@@ -181,6 +181,7 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
             return Imported {
                 objects: Vec::new(),
                 diagnostics: vec![*d],
+                skipped: Vec::new(),
             }
         }
     };

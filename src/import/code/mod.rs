@@ -1,0 +1,206 @@
+//! Retries written in application code (`retry-in-code.md`; `layers.md`): urllib3
+//! and requests, tenacity, backoff, aiohttp-retry (Python); axios-retry, got, ky,
+//! ofetch, Octokit (JavaScript, TypeScript); Spring Retry, Resilience4j
+//! annotations, Feign (Java); Polly and Microsoft.Extensions.Http.Resilience (C#);
+//! go-retryablehttp and resty (Go); reqwest-retry and backon (Rust).
+//!
+//! Code becomes client layers in the same model as the config importers:
+//! 1. [`language`]: which files are source code, and a cheap text pre-check so only
+//!    files that mention a retry library are parsed;
+//! 2. [`parse`]: tree-sitter, bounded in size and time (a file that does not parse
+//!    is skipped with a note, never RL001: source code is not a spec);
+//! 3. one extractor per language ([`python`], [`javascript`], [`java`], [`csharp`],
+//!    [`go`], [`rust`]) reads the retry clients and the HTTP calls of a file into a
+//!    [`model::CodeFacts`], with library defaults named and non-literal values
+//!    marked (RL019);
+//! 4. [`link`]: calls in other files join the client they are made through (by the
+//!    name it is stored under);
+//! 5. [`lower`]: each client becomes a client-layer [`ConfigObject`] whose routes
+//!    are its calls; [`crate::import::bind`] then binds it like any config.
+
+pub mod csharp;
+pub mod go;
+pub mod java;
+pub mod javascript;
+pub mod language;
+pub mod link;
+pub mod lower;
+pub mod model;
+pub mod parse;
+pub mod python;
+pub mod rl019_unresolved_setting;
+pub mod rl208_idempotency_key_regenerated;
+pub mod rust;
+
+pub use language::Language;
+
+use super::{ConfigObject, ImportContext, Imported};
+use crate::source::loader::Loaded;
+use model::CodeFacts;
+use rayon::prelude::*;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+
+/// One parsed source file, as an extractor sees it.
+pub struct CodeFile<'a> {
+    /// The loaded file (path, display name, text).
+    pub doc: &'a Arc<Loaded>,
+    /// Its text.
+    pub text: &'a str,
+    /// Its language.
+    pub language: Language,
+    /// Its syntax tree.
+    pub tree: &'a tree_sitter::Tree,
+}
+
+impl CodeFile<'_> {
+    /// The file's path (to find a `go.mod`, a `package.json` beside it).
+    pub fn path(&self) -> &Path {
+        &self.doc.file.path
+    }
+
+    /// The text of `node`.
+    pub fn text_of(&self, node: tree_sitter::Node<'_>) -> &str {
+        parse::node_text(node, self.text)
+    }
+}
+
+/// Runs the extractor of `file`'s language.
+pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
+    match file.language {
+        Language::Python => python::extract(file),
+        Language::JavaScript | Language::TypeScript | Language::Tsx => javascript::extract(file),
+        Language::Java => java::extract(file),
+        Language::CSharp => csharp::extract(file),
+        Language::Go => go::extract(file),
+        Language::Rust => rust::extract(file),
+    }
+}
+
+/// Parses and extracts one file; `None` (with a note) when it was skipped.
+fn read_file(doc: &Arc<Loaded>, language: Language) -> Result<CodeFacts, String> {
+    let text: &str = &doc.file.text;
+    match parse::parse(language, text) {
+        parse::Parsed::Tree(tree) => Ok(extract(&CodeFile {
+            doc,
+            text,
+            language,
+            tree: &tree,
+        })),
+        parse::Parsed::Skipped(why) => Err(format!("{}: skipped: {why}", doc.file.display)),
+    }
+}
+
+/// What the code stage read.
+#[derive(Debug, Default)]
+pub struct CodeImported {
+    /// Config objects and findings, as every importer gives them.
+    pub imported: Imported,
+    /// Files skipped or read partly, with why (for `--verbose`).
+    pub notes: Vec<String>,
+}
+
+/// Reads the retry clients of `files` (source files that passed the pre-check),
+/// links calls across them and across `more` (other source files of the run,
+/// loaded with `load` only when they mention a client's name), and lowers every
+/// client to a config object. `configs` are the objects the config importers read
+/// (a Resilience4j `@Retry(name)` takes its settings from its instance there).
+/// Never panics on bad input; files are read in parallel.
+pub fn import_all(
+    files: &[(Arc<Loaded>, Language)],
+    more: &[(std::path::PathBuf, Language)],
+    load: &(dyn Fn(&Path) -> Option<Arc<Loaded>> + Sync),
+    configs: &[ConfigObject],
+    _ctx: &ImportContext<'_>,
+) -> CodeImported {
+    let mut out = CodeImported::default();
+    let read: Vec<Result<CodeFacts, String>> = files
+        .par_iter()
+        .map(|(doc, language)| read_file(doc, *language))
+        .collect();
+    let mut docs: Vec<Arc<Loaded>> = Vec::new();
+    let mut facts: Vec<CodeFacts> = Vec::new();
+    for ((doc, _), r) in files.iter().zip(read) {
+        match r {
+            Ok(f) => {
+                docs.push(doc.clone());
+                facts.push(f);
+            }
+            Err(note) => out.notes.push(note),
+        }
+    }
+    // Files that mention no retry library but call through a client by name.
+    let names: BTreeSet<String> = facts
+        .iter()
+        .flat_map(|f| &f.clients)
+        .flat_map(|c| &c.names)
+        .map(|(n, _)| link::last_segment(n).to_ascii_lowercase())
+        .filter(|n| n.len() >= 3)
+        .collect();
+    if !names.is_empty() {
+        let needles: Vec<&str> = names.iter().map(String::as_str).collect();
+        let extra: Vec<(Arc<Loaded>, CodeFacts)> = more
+            .par_iter()
+            .filter_map(|(path, language)| {
+                let bytes = std::fs::read(path).ok()?;
+                if bytes.len() > parse::MAX_SOURCE_BYTES
+                    || !language::contains_any_ignore_ascii_case(&bytes, &needles)
+                {
+                    return None;
+                }
+                let doc = load(path)?;
+                let mut f = read_file(&doc, *language).ok()?;
+                // Only its calls matter: its clients were not pre-checked as such.
+                f.clients.clear();
+                (!f.calls.is_empty()).then_some((doc, f))
+            })
+            .collect();
+        for (doc, f) in extra {
+            docs.push(doc);
+            facts.push(f);
+        }
+    }
+    for f in &mut facts {
+        out.notes.append(&mut f.notes);
+    }
+    let linked = link::link(&facts);
+    // Each file's located tree, over the spans its clients and calls use.
+    let mut spans: Vec<BTreeSet<(usize, usize)>> = vec![BTreeSet::new(); facts.len()];
+    for (fi, f) in facts.iter().enumerate() {
+        for (ci, c) in f.clients.iter().enumerate() {
+            lower::client_spans(c, &mut spans[fi]);
+            for (g, call) in &linked[fi][ci] {
+                lower::call_span(call, &mut spans[*g]);
+            }
+        }
+    }
+    let located: Vec<lower::Located> = docs
+        .iter()
+        .zip(&spans)
+        .map(|(doc, s)| lower::Located::new(doc, s))
+        .collect();
+    for (fi, f) in facts.iter().enumerate() {
+        for (ci, c) in f.clients.iter().enumerate() {
+            let calls: Vec<(&lower::Located, &model::CallSite)> = linked[fi][ci]
+                .iter()
+                .map(|(g, call)| (&located[*g], call))
+                .collect();
+            let instance = c.instance.as_ref().and_then(|(name, _)| {
+                configs.iter().find(|o| {
+                    o.platform == super::Platform::Resilience4j
+                        && o.names.iter().any(|n| n.value == *name)
+                })
+            });
+            let lowered = lower::lower(
+                c,
+                &located[fi],
+                &calls,
+                instance.and_then(|o| o.routes.first()),
+            );
+            out.imported.objects.push(lowered.object);
+            out.imported.diagnostics.extend(lowered.diagnostics);
+        }
+    }
+    out
+}

@@ -45,6 +45,8 @@ pub mod rl505_accepted_without_status_location;
 // folder; re-exported here so that every rule is reachable as `rules::rlNNN_*`.
 pub use crate::analysis::rl006_unknown_operation;
 pub use crate::import::rl016_unbound_config;
+pub use crate::import::code::rl019_unresolved_setting;
+pub use crate::import::code::rl208_idempotency_key_regenerated;
 pub use crate::import::rl017_ineffective_setting;
 pub use crate::import::rl314_version_dependent_default;
 pub use crate::openapi::rl007_unsupported_document;
@@ -159,6 +161,10 @@ pub static REGISTRY: &[Rule] = &[
         check: None,
     },
     Rule {
+        meta: &rl019_unresolved_setting::META,
+        check: None,
+    },
+    Rule {
         meta: &rl101_undeclared_effect::META,
         check: Some(rl101_undeclared_effect::check),
     },
@@ -197,6 +203,10 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         meta: &rl207_unprotected_hedging::META,
         check: Some(rl207_unprotected_hedging::check),
+    },
+    Rule {
+        meta: &rl208_idempotency_key_regenerated::META,
+        check: None,
     },
     Rule {
         meta: &rl301_missing_deadline::META,

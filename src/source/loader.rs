@@ -259,7 +259,7 @@ impl Workspace {
                 message: "a Protocol Buffers file is not YAML or JSON".to_string(),
                 offset: 0,
             }))
-        } else if crate::import::code::Language::of_path(canonical).is_some() {
+        } else if super::language::Language::of_path(canonical).is_some() {
             // Source code is read by tree-sitter (`crate::import::code`).
             Err(LoadError::Syntax(SyntaxError {
                 message: "source code is not YAML or JSON".to_string(),

@@ -5,7 +5,7 @@
 //! go-retryablehttp and resty (Go); reqwest-retry and backon (Rust).
 //!
 //! Code becomes client layers in the same model as the config importers:
-//! 1. [`language`]: which files are source code, and a cheap text pre-check so only
+//! 1. [`language`] (in `source`, since the loader needs it too): which files are source code, and a cheap text pre-check so only
 //!    files that mention a retry library are parsed;
 //! 2. [`parse`]: tree-sitter, bounded in size and time (a file that does not parse
 //!    is skipped with a note, never RL001: source code is not a spec);
@@ -22,7 +22,6 @@ pub mod csharp;
 pub mod go;
 pub mod java;
 pub mod javascript;
-pub mod language;
 pub mod link;
 pub mod lower;
 pub mod model;
@@ -32,7 +31,7 @@ pub mod rl019_unresolved_setting;
 pub mod rl208_idempotency_key_regenerated;
 pub mod rust;
 
-pub use language::Language;
+pub use crate::source::language::{self, Language};
 
 use super::{ConfigObject, ImportContext, Imported};
 use crate::source::loader::Loaded;

@@ -1,5 +1,6 @@
 //! The source languages retrylint reads retries from, recognised by file extension,
-//! each with its tree-sitter grammar behind a cargo feature (`lang-python`,
+//! each with its tree-sitter grammar (read by `crate::import::code`; the loader
+//! uses it to leave source files unparsed as YAML), behind a cargo feature (`lang-python`,
 //! `lang-javascript`, `lang-java`, `lang-csharp`, `lang-go`, `lang-rust`).
 
 use std::path::Path;

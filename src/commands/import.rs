@@ -28,7 +28,9 @@ pub const FORMATS_READ: &str = "Istio VirtualService and mesh config, Envoy boot
 configuration / listener / config dump, Kubernetes Gateway API HTTPRoute and GRPCRoute, Envoy \
 Gateway BackendTrafficPolicy, Linkerd ServiceProfile and route annotations, NGINX \
 (nginx.conf, ingress-nginx Ingress and ConfigMap), HAProxy (haproxy.cfg), Traefik (YAML, TOML), \
-Kong declarative config";
+Kong declarative config, gRPC service configs, Spring files (Resilience4j, Spring Cloud Gateway), \
+AWS shared config, and retry clients in source code (Python, JavaScript/TypeScript, Java, C#, Go, \
+Rust)";
 
 /// Exit code: a named file holds no retry config retrylint reads.
 const EXIT_NOTHING: u8 = 1;

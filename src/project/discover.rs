@@ -310,17 +310,22 @@ pub fn with_related(
                 }
                 continue;
             }
-            if c.explicit && (c.kind == NameKind::Proto || crate::import::recognize(&doc).is_some())
+            if c.explicit
+                && (c.kind == NameKind::Proto
+                    || matches!(c.kind, NameKind::Source(_))
+                    || crate::import::recognize(&doc).is_some())
             {
                 // A named retry config changes what the operations it binds report:
                 // read the project's OpenAPI documents (with the policies governing
                 // them) and its other retry configs (their layers stack), so the run
                 // finds what a full run finds for them. A named `.proto` changes how
-                // gRPC configs bind: the same.
+                // gRPC configs bind: the same. A named source file may build a client
+                // whose calls are in other files (and the reverse): the project's
+                // source files come too (pre-checked like any).
                 let bound = super::project_root(&abs, root);
                 let (found, _) = discover(std::slice::from_ref(&bound), &[]);
                 for f in found.into_iter().filter(|f| f.kind != NameKind::Policy) {
-                    if f.kind == NameKind::Proto {
+                    if f.kind == NameKind::Proto || matches!(f.kind, NameKind::Source(_)) {
                         add(f.path, f.kind, &mut out, &mut queue);
                         continue;
                     }

@@ -59,7 +59,7 @@ GITHUB_YAML=$CACHE/api.github.com.yaml
 GRAPH=$DIRECTORY/microsoft.com/graph-beta.json
 STRIPE=$ROOT/../shared/corpus/specs/stripe-openapi--openapi-spec3.yaml
 
-[ "${NO_BUILD:-0}" = 1 ] || cargo build --release --quiet --bin retrylint --example bare_parse --example to_yaml --example gen_config_repo
+[ "${NO_BUILD:-0}" = 1 ] || cargo build --release --quiet --bin retrylint --example bare_parse --example to_yaml --example gen_config_repo --example gen_code_repo --example bare_code_parse
 [ -f "$GITHUB_YAML" ] || "$TARGET/release/examples/to_yaml" "$GITHUB" "$GITHUB_YAML"
 for exe in "$BIN" "$BARE"; do
   [ -x "$exe" ] || { echo "bench.sh: $exe is missing (set CARGO_TARGET_DIR as when building)" >&2; exit 2; }
@@ -139,6 +139,15 @@ echo "| shop example + policy | $(du -sb fixtures/examples/shop | awk '{printf "
 cfg_bare=$(time_cmd "$DIR_RUNS" "$BARE" "$tmp/configs")
 cfg_check=$(cd "$tmp/configs" && time_cmd "$DIR_RUNS" "$BIN" check --format json .)
 echo "| generated repo: 100 specs + 5,000 route objects | $(du -sb "$tmp/configs" | awk '{printf "%.1f MB", $1/1e6}') | $(fmt_ms "$cfg_bare") | $(fmt_ms "$cfg_check") | $(awk -v a="$cfg_check" -v b="$cfg_bare" 'BEGIN{printf "%.2fx", a/b}') | $(cd "$tmp/configs" && peak_mb "$BIN" check --format json .) MB | |"
+
+# Retries in code: a generated repository of 10,000 source files (Python,
+# TypeScript, Go; one in 20 builds a retry client), against the floor: pre-check
+# every file and tree-sitter-parse the ones that pass, on the same threads
+# (`examples/bare_code_parse.rs`).
+"$TARGET/release/examples/gen_code_repo" "$tmp/code" 10000 20 >/dev/null
+code_bare=$(time_cmd "$DIR_RUNS" "$TARGET/release/examples/bare_code_parse" "$tmp/code")
+code_check=$(cd "$tmp/code" && time_cmd "$DIR_RUNS" "$BIN" check --format json .)
+echo "| generated app: 10,000 source files, 500 retry clients | $(du -sb "$tmp/code" | awk '{printf "%.1f MB", $1/1e6}') | $(fmt_ms "$code_bare") (pre-check + parse) | $(fmt_ms "$code_check") | $(awk -v a="$code_check" -v b="$code_bare" 'BEGIN{printf "%.2fx", a/b}') | $(cd "$tmp/code" && peak_mb "$BIN" check --format json .) MB | |"
 
 # The whole directory as one argument: default threads vs --jobs 1.
 dir_all=$(cd "$DIRECTORY/.." && time_cmd "$DIR_RUNS" "$BIN" check --format json api)

@@ -161,6 +161,11 @@ pub fn run_full(options: &CheckOptions) -> (Analyzed, Vec<Diagnostic>) {
     diagnostics.extend(crate::timing::phase("rules", || {
         rules::run_checks_split(&ctx, options.split.as_ref())
     }));
+    // A finding on a retry client in code also shows the call it retries.
+    let mut diagnostics = crate::import::code::call_labels::label_call_sites(
+        diagnostics,
+        &analyzed.analysis.policies,
+    );
     crate::timing::phase("sort", || sort_and_dedup(&mut diagnostics));
     let applied = crate::timing::phase("suppress", || {
         let suppressions = suppress::collect(&analyzed.documents, &analyzed.analysis);

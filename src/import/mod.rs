@@ -130,7 +130,7 @@ impl Platform {
     pub fn is_code(self) -> bool {
         matches!(
             self,
-                Platform::Urllib3
+            Platform::Urllib3
                 | Platform::Tenacity
                 | Platform::Backoff
                 | Platform::AiohttpRetry

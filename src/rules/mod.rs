@@ -44,9 +44,9 @@ pub mod rl505_accepted_without_status_location;
 // Input rules are reported by the stage that finds the problem, in that stage's
 // folder; re-exported here so that every rule is reachable as `rules::rlNNN_*`.
 pub use crate::analysis::rl006_unknown_operation;
-pub use crate::import::rl016_unbound_config;
 pub use crate::import::code::rl019_unresolved_setting;
 pub use crate::import::code::rl208_idempotency_key_regenerated;
+pub use crate::import::rl016_unbound_config;
 pub use crate::import::rl017_ineffective_setting;
 pub use crate::import::rl314_version_dependent_default;
 pub use crate::openapi::rl007_unsupported_document;

@@ -175,7 +175,10 @@ mod tests {
 
     #[test]
     fn languages_by_extension() {
-        assert_eq!(Language::of_path(Path::new("a/b.py")), Some(Language::Python));
+        assert_eq!(
+            Language::of_path(Path::new("a/b.py")),
+            Some(Language::Python)
+        );
         assert_eq!(Language::of_path(Path::new("x.TSX")), Some(Language::Tsx));
         assert_eq!(Language::of_path(Path::new("types.d.ts")), None);
         assert_eq!(Language::of_path(Path::new("go.mod")), None);
@@ -192,7 +195,9 @@ mod tests {
 
     #[test]
     fn vendored_paths() {
-        assert!(is_vendored(Path::new("web/node_modules/axios-retry/index.js")));
+        assert!(is_vendored(Path::new(
+            "web/node_modules/axios-retry/index.js"
+        )));
         assert!(!is_vendored(Path::new("src/vendors.py")));
     }
 }

@@ -58,7 +58,10 @@ impl Located {
         let len = self.doc.file.text.len();
         let end = span.end.min(len);
         let key = (span.start.min(end), end);
-        At::new(&self.doc, self.nodes.get(&key).copied().unwrap_or(self.root))
+        At::new(
+            &self.doc,
+            self.nodes.get(&key).copied().unwrap_or(self.root),
+        )
     }
 }
 
@@ -166,7 +169,10 @@ pub fn lower(
     };
     let mut settings = Settings::empty(obj_at.clone());
     let retries = c.attempts.as_ref().is_some_and(|a| a.value > 1);
-    let retry_at = c.attempts.as_ref().map_or(c.span.clone(), |a| a.span.clone());
+    let retry_at = c
+        .attempts
+        .as_ref()
+        .map_or(c.span.clone(), |a| a.span.clone());
     settings.retry = Some(Spanned {
         value: retries,
         at: at(&retry_at),

@@ -18,6 +18,7 @@
 //! 5. [`lower`]: each client becomes a client-layer [`ConfigObject`] whose routes
 //!    are its calls; [`crate::import::bind`] then binds it like any config.
 
+pub mod call_labels;
 pub mod csharp;
 pub mod go;
 pub mod java;

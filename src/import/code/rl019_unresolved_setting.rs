@@ -17,7 +17,10 @@ pub const META: RuleMeta = catalog::UNRESOLVED_SETTING;
 pub fn diagnostic(at: &At, platform: &str, setting: &str, expr: &str, assumed: &str) -> Diagnostic {
     Diagnostic::new(
         &META,
-        format!("{platform}: {setting} is `{}`, not known statically; assumed {assumed}", short(expr)),
+        format!(
+            "{platform}: {setting} is `{}`, not known statically; assumed {assumed}",
+            short(expr)
+        ),
         at.location(),
         "not a literal",
     )

@@ -40,7 +40,10 @@ fn read_call(file: &CodeFile<'_>, call: Node<'_>, out: &mut CodeFacts) {
     }
     let method = name.to_ascii_uppercase();
     if function.kind() == "attribute"
-        && matches!(method.as_str(), "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD")
+        && matches!(
+            method.as_str(),
+            "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD"
+        )
     {
         let receiver = function
             .child_by_field_name("object")
@@ -79,7 +82,11 @@ fn urllib3_retry(file: &CodeFile<'_>, call: Node<'_>) -> CodeClient {
                 .push((file.text_of(left).to_string(), left.byte_range()));
         }
     }
-    c.attempts = Some(Setting::default(11, span.clone(), "total = 10 retries (urllib3 2.x `Retry`)"));
+    c.attempts = Some(Setting::default(
+        11,
+        span.clone(),
+        "total = 10 retries (urllib3 2.x `Retry`)",
+    ));
     c.methods = Some(Setting::default(
         ["HEAD", "GET", "PUT", "DELETE", "OPTIONS", "TRACE"]
             .map(String::from)
@@ -92,7 +99,11 @@ fn urllib3_retry(file: &CodeFile<'_>, call: Node<'_>) -> CodeClient {
         span.clone(),
         "connection and read errors; no status without `status_forcelist`",
     ));
-    c.backoff.jitter = Some(Setting::default(Jitter::None, span.clone(), "`backoff_jitter` = 0"));
+    c.backoff.jitter = Some(Setting::default(
+        Jitter::None,
+        span.clone(),
+        "`backoff_jitter` = 0",
+    ));
     if let Some(args) = call.child_by_field_name("arguments") {
         let mut cursor = args.walk();
         for arg in args.named_children(&mut cursor) {

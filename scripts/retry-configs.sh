@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Real retry configs (../shared/corpus/retry-configs) and the acceptance cases with
-# companion specs (../shared/cases/retry-configs): every config alone, every case
-# folder, in human, json and sarif output. Fails on a panic (exit 101), a timeout,
+# Real retry configs (../shared/corpus/retry-configs), real retry code
+# (../shared/corpus/retry-code) and the acceptance cases with companion specs
+# (../shared/cases/retry-configs): every config and source file alone, the code
+# folder whole, every case folder, in human, json and sarif output. Fails on a panic (exit 101), a timeout,
 # or an exit code other than 0, 1 or 2; prints each run's exit code and summary.
 #
 #   scripts/retry-configs.sh [BIN]     (default: target/release/retrylint)
@@ -10,6 +11,7 @@ cd "$(dirname "$0")/.."
 BIN=${1:-target/release/retrylint}
 CORPUS=../shared/corpus/retry-configs
 CASES=../shared/cases/retry-configs
+CODE=../shared/corpus/retry-code
 failed=0
 runs=0
 run() { # label path
@@ -29,6 +31,13 @@ if [ -d "$CORPUS" ]; then
     case $f in *.tsv) continue ;; esac
     run "corpus" "$f"
   done
+fi
+if [ -d "$CODE" ]; then
+  for f in "$CODE"/*; do
+    case $f in *.tsv) continue ;; esac
+    run "code" "$f"
+  done
+  run "code" "$CODE"
 fi
 if [ -d "$CASES" ]; then
   for d in "$CASES"/*/; do run "case" "$d"; done

@@ -36,8 +36,10 @@ pub enum Command {
     /// the chain of its layers: client -> gateway -> mesh).
     Simulate(SimulateArgs),
     /// Print the v1 retry policy retrylint reads from retry configs (Istio, Envoy,
-    /// Gateway API, Linkerd, NGINX, HAProxy, Traefik, Kong), each value commented
-    /// with its source line: `retrylint import virtual-service.yaml`.
+    /// Gateway API, Linkerd, NGINX, HAProxy, Traefik, Kong, gRPC, Spring, AWS) and
+    /// retry clients in source code (urllib3, tenacity, axios-retry, resty, Polly,
+    /// ...), each value commented with its source line: `retrylint import
+    /// virtual-service.yaml`, `retrylint import app/client.py`.
     Import(ImportArgs),
     /// Show every layer that retries one operation (client, gateways, mesh), each
     /// effective value with its origin, and the composed worst case:
@@ -350,7 +352,7 @@ config's project (the git work tree, or --root DIR), and the `services:` specs o
 `.retrylint.yaml`; bind a config to its spec there when the project holds several.\n\n\
 Exit codes: 0 every named config was read; 1 a named file holds no retry config \
 retrylint reads; 2 a file could not be read or parsed.\n\n\
-Example:\n  retrylint import k8s/virtual-service.yaml"
+Examples:\n  retrylint import k8s/virtual-service.yaml\n  retrylint import app/payments_client.py"
 )]
 pub struct ImportArgs {
     /// The retry configs to translate (OpenAPI documents named here are used as the

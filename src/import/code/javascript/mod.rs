@@ -1,10 +1,175 @@
-//! The javascript extractor: retry clients and HTTP calls of one file (see
-//! `retry-in-code.md`). Not written yet: reads nothing.
+//! The JavaScript / TypeScript / TSX extractor: retry clients and HTTP calls of one
+//! file (`retry-in-code.md` §1.2). The three grammars share the node kinds read
+//! here. Libraries: axios-retry ([`axios_retry`]), got and ky ([`got_ky`]),
+//! ofetch ([`ofetch`]), `@octokit/plugin-retry` ([`octokit`]); calls through any
+//! receiver ([`calls`]); values from literals and same-file constants
+//! ([`eval`]). A library is recognised by its import (`import got from 'got'`,
+//! `require('ky')`) or, without one, by its usual name.
 
-use super::model::CodeFacts;
+pub mod axios_retry;
+pub mod calls;
+pub mod eval;
+pub mod got_ky;
+pub mod octokit;
+pub mod ofetch;
+
+use super::model::{CodeClient, CodeFacts, Finding, Span};
 use super::CodeFile;
+use eval::Scope;
+use tree_sitter::Node;
+
+/// What the library readers share for one file.
+pub struct Ctx<'f, 't> {
+    /// The file.
+    pub file: &'f CodeFile<'t>,
+    /// Its declarations and imports.
+    pub scope: Scope<'t>,
+}
+
+impl<'t> Ctx<'_, 't> {
+    /// The text of `node`.
+    pub fn text(&self, node: Node<'_>) -> &str {
+        self.file.text_of(node)
+    }
+
+    /// True when the identifier `name` is the library `module` (imported from it,
+    /// or, with no import of that name in the file, spelled as one of `usual`).
+    pub fn is_lib(&self, name: &str, module: &str, usual: &[&str]) -> bool {
+        match self.scope.module_of(name) {
+            Some(m) => m == module || m.starts_with(&format!("{module}/")),
+            None => usual.contains(&name),
+        }
+    }
+
+    /// The object literal `node` is or names (same-file constant), if any.
+    pub fn object(&self, node: Node<'t>) -> Option<Node<'t>> {
+        let n = self.scope.resolve(self.file, node);
+        (n.kind() == "object").then_some(n)
+    }
+}
+
+/// The root identifier of a callee (`got.default.post` -> `got`), and the member
+/// names after it (`["default", "post"]`).
+pub fn callee_path<'a>(ctx: &'a Ctx<'_, '_>, f: Node<'_>) -> Option<(&'a str, Vec<&'a str>)> {
+    let mut members = Vec::new();
+    let mut n = eval::unwrap(f);
+    for _ in 0..16 {
+        match n.kind() {
+            "identifier" => {
+                members.reverse();
+                return Some((ctx.file.text_of(n), members));
+            }
+            "member_expression" => {
+                let p = n.child_by_field_name("property")?;
+                members.push(ctx.file.text_of(p));
+                n = eval::unwrap(n.child_by_field_name("object")?);
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The names a construct's value is stored under: the variable of `const x = ...`
+/// (also through `await` and wrappers, and `export const`), or the target of
+/// `this.x = ...` / `x = ...`.
+pub fn names_of(ctx: &Ctx<'_, '_>, node: Node<'_>) -> Vec<(String, Span)> {
+    let mut n = node;
+    for _ in 0..8 {
+        let Some(p) = n.parent() else {
+            break;
+        };
+        match p.kind() {
+            "await_expression"
+            | "parenthesized_expression"
+            | "as_expression"
+            | "satisfies_expression"
+            | "non_null_expression" => n = p,
+            "variable_declarator" => {
+                return p
+                    .child_by_field_name("name")
+                    .filter(|x| x.kind() == "identifier")
+                    .map(|x| vec![(ctx.text(x).to_string(), x.byte_range())])
+                    .unwrap_or_default();
+            }
+            "assignment_expression" => {
+                return p
+                    .child_by_field_name("left")
+                    .map(|x| vec![(ctx.text(x).to_string(), x.byte_range())])
+                    .unwrap_or_default();
+            }
+            "public_field_definition" | "field_definition" => {
+                return p
+                    .child_by_field_name("name")
+                    .or_else(|| p.child_by_field_name("property"))
+                    .map(|x| vec![(ctx.text(x).to_string(), x.byte_range())])
+                    .unwrap_or_default();
+            }
+            _ => break,
+        }
+    }
+    Vec::new()
+}
+
+/// An RL017 finding.
+pub fn rl017(span: Span, message: String, label: &str, help: &str) -> Finding {
+    Finding {
+        code: "RL017",
+        span,
+        message,
+        label: label.to_string(),
+        help: help.to_string(),
+    }
+}
 
 /// Reads the retry clients and calls of `file`.
-pub fn extract(_file: &CodeFile<'_>) -> CodeFacts {
-    CodeFacts::default()
+pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
+    let ctx = Ctx {
+        file,
+        scope: Scope::of(file),
+    };
+    let mut out = CodeFacts::default();
+    let mut calls: Vec<Node<'_>> = Vec::new();
+    let mut stack = vec![file.tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if matches!(node.kind(), "call_expression" | "new_expression") {
+            calls.push(node);
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.children(&mut cursor));
+    }
+    calls.sort_by_key(|n| n.start_byte());
+    let plugin_classes = octokit::plugin_classes(&ctx, &calls);
+    let mut used_classes: Vec<String> = Vec::new();
+    for &call in &calls {
+        let clients_before = out.clients.len();
+        if let Some(c) = axios_retry::read(&ctx, call) {
+            out.clients.push(c);
+        } else if let Some(r) = got_ky::read(&ctx, call) {
+            match r {
+                got_ky::Read::Client(c) => out.clients.push(*c),
+                got_ky::Read::Plain => {}
+            }
+        } else if let Some(c) = ofetch::read(&ctx, call) {
+            out.clients.push(c);
+        } else if let Some(c) = octokit::read(&ctx, call, &plugin_classes, &mut used_classes) {
+            out.clients.push(c);
+        }
+        // A call that built a per-request client is that client's call already.
+        let own_call = out.clients.get(clients_before..).is_some_and(|cs| {
+            cs.iter()
+                .any(|c: &CodeClient| c.calls.iter().any(|x| x.span == call.byte_range()))
+        });
+        if !own_call {
+            if let Some(site) = calls::read(&ctx, call) {
+                out.calls.push(site);
+            }
+        }
+    }
+    out.clients.extend(octokit::unused_classes(
+        &ctx,
+        &plugin_classes,
+        &used_classes,
+    ));
+    out
 }

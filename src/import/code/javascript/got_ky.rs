@@ -405,12 +405,13 @@ fn read_retry(ctx: &Ctx<'_, '_>, lib: Lib, r: Node<'_>, c: &mut CodeClient) {
 }
 
 fn read_timeout(ctx: &Ctx<'_, '_>, lib: Lib, obj: Node<'_>, c: &mut CodeClient) {
-    if lib != Lib::Ky {
-        return;
-    }
     let Some(t) = eval::prop(ctx.file, obj, "timeout") else {
         return;
     };
+    if lib == Lib::Got {
+        got_timeout(ctx, t, c);
+        return;
+    }
     match ctx.scope.eval(ctx.file, t, &[]) {
         Some(Value::Num(n)) => c.attempt_timeout = Some(Setting::literal(n, t.byte_range())),
         Some(Value::Bool(false)) => c.attempt_timeout = None,
@@ -490,5 +491,54 @@ fn numbers(v: Option<&Value>) -> Option<Vec<f64>> {
     match v? {
         Value::Array(a) => a.iter().map(Value::num).collect(),
         _ => None,
+    }
+}
+
+/// got `timeout: {request: ms}` (or `timeout: ms`, got 11): the time one attempt
+/// may take, and the largest Retry-After waited when `maxRetryAfter` is unset.
+fn got_timeout(ctx: &Ctx<'_, '_>, t: Node<'_>, c: &mut CodeClient) {
+    let request = match ctx.object(t) {
+        Some(o) => match eval::prop(ctx.file, o, "request") {
+            Some(r) => r,
+            None => return,
+        },
+        None => t,
+    };
+    let rs = request.byte_range();
+    let setting = match ctx
+        .scope
+        .eval(ctx.file, request, &[])
+        .as_ref()
+        .and_then(Value::num)
+    {
+        Some(n) => Setting::literal(n, rs),
+        None => Setting::assumed(
+            f64::INFINITY,
+            rs,
+            ctx.text(request),
+            "no request timeout (and so no cap on Retry-After)",
+        ),
+    };
+    if !setting.value.is_finite() {
+        c.findings.push(super::super::model::Finding {
+            code: "RL019",
+            span: setting.span.clone(),
+            message: format!(
+                "got: timeout.request is `{}`, not known statically; assumed no request timeout, so Retry-After is uncapped",
+                ctx.text(request).split_whitespace().collect::<Vec<_>>().join(" ")
+            ),
+            label: "not a literal".into(),
+            help: "write the timeout as a literal or a constant of the same file".into(),
+        });
+        return;
+    }
+    c.attempt_timeout = Some(setting.clone());
+    if let Some(ra) = &mut c.retry_after {
+        if ra.max.is_none()
+            && ra.honor.value
+            && ra.honor.known != super::super::model::Known::Literal
+        {
+            ra.max = Some(setting);
+        }
     }
 }

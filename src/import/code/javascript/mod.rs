@@ -173,3 +173,117 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
     ));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::model::{Known, Url};
+    use super::super::parse::{parse, Parsed};
+    use super::*;
+    use crate::diagnostic::source_file::SourceFile;
+    use crate::source::language::Language;
+    use crate::source::loader::Loaded;
+    use std::sync::Arc;
+
+    fn facts(language: Language, text: &str) -> CodeFacts {
+        let doc = Arc::new(Loaded {
+            file: Arc::new(SourceFile::new("t.ts".into(), "t.ts".into(), text)),
+            tree: Err(crate::source::loader::LoadError::Io("code".into())),
+        });
+        let Parsed::Tree(tree) = parse(language, text) else {
+            panic!("parses");
+        };
+        extract(&CodeFile {
+            doc: &doc,
+            text,
+            language,
+            tree: &tree,
+        })
+    }
+
+    fn ts(text: &str) -> CodeFacts {
+        facts(Language::TypeScript, text)
+    }
+
+    #[test]
+    fn xor_is_not_a_power() {
+        let f = ts("import axiosRetry from 'axios-retry';\n\
+                    axiosRetry(axios, { retries: 2, retryDelay: n => (2 ^ n) * 1000 });");
+        let c = &f.clients[0];
+        assert_eq!(c.attempts.as_ref().unwrap().value, 3);
+        // 2 ^ 1 = 3, 2 ^ 2 = 0.
+        assert_eq!(c.backoff.base.as_ref().unwrap().value, 3000.0);
+        assert_eq!(c.findings.len(), 1);
+        assert!(
+            c.findings[0].message.contains("3 s, 0 ms"),
+            "{}",
+            c.findings[0].message
+        );
+    }
+
+    #[test]
+    fn same_file_constants_and_arithmetic() {
+        let f = ts(
+            "import got from 'got';\nconst N = 2 * 2;\nconst M = ['POST'];\n\
+                    export const api = got.extend({ retry: { limit: N - 1, methods: M } });",
+        );
+        let c = &f.clients[0];
+        assert_eq!(c.names[0].0, "api");
+        assert_eq!(c.attempts.as_ref().unwrap().value, 4);
+        assert_eq!(c.methods.as_ref().unwrap().value, vec!["POST".to_string()]);
+    }
+
+    #[test]
+    fn env_values_are_assumed() {
+        let f = ts("import ky from 'ky';\nconst api = ky.create({ retry: { limit: Number(process.env.R) } });");
+        let a = f.clients[0].attempts.as_ref().unwrap();
+        assert!(matches!(a.known, Known::Assumed { .. }));
+        assert_eq!(a.value, 3);
+    }
+
+    #[test]
+    fn urls_from_templates_and_env() {
+        let f = ts("const BASE = 'https://api.example.com';\n\
+                    client.post(`${BASE}/orders/${id}/items`, body, { headers: { 'Idempotency-Key': k } });\n\
+                    client.get(process.env.URL);\nclient.put(BASE + '/x/' + id);");
+        assert_eq!(f.calls.len(), 3);
+        assert_eq!(
+            f.calls[0].url,
+            Url::Template("https://api.example.com/orders/{}/items".into())
+        );
+        assert_eq!(f.calls[0].headers, vec!["idempotency-key".to_string()]);
+        assert!(matches!(f.calls[1].url, Url::Unknown(_)));
+        assert_eq!(
+            f.calls[2].url,
+            Url::Template("https://api.example.com/x/{}".into())
+        );
+    }
+
+    #[test]
+    fn javascript_and_tsx_use_their_grammars() {
+        let js = facts(
+            Language::JavaScript,
+            "const { ofetch } = require('ofetch');\nconst api = ofetch.create({ retry: 3 });",
+        );
+        assert_eq!(js.clients.len(), 1);
+        assert!(js.clients[0].methods.is_none());
+        let tsx = facts(
+            Language::Tsx,
+            "import ky from 'ky';\nconst api = ky.create({ retry: 1 });\nconst X = () => <div/>;",
+        );
+        assert_eq!(tsx.clients.len(), 1);
+    }
+
+    #[test]
+    fn bad_input_never_panics() {
+        let deep = format!(
+            "axiosRetry(axios, {{ retries: {}1{} }});",
+            "(".repeat(5000),
+            ")".repeat(5000)
+        );
+        let _ = ts(&deep);
+        let _ = ts("import got from 'got'; got.extend({ retry: { limit: ");
+        let _ = ts("const a = b; const b = a; axiosRetry(x, { retries: a });");
+        let f = ts("axiosRetry(x, { retries: 1 << 40 >> 38 });");
+        assert!(f.clients[0].attempts.is_some());
+    }
+}

@@ -100,13 +100,44 @@ pub fn read(ctx: &Ctx<'_, '_>, call: Node<'_>) -> Option<Read> {
     }
     let f = call.child_by_field_name("function")?;
     let (root, members) = callee_path(ctx, f)?;
-    let lib = if ctx.is_lib(root, "got", &["got"]) {
-        Lib::Got
-    } else if ctx.is_lib(root, "ky", &["ky"]) {
-        Lib::Ky
-    } else {
-        return None;
-    };
+    // An instance of an instance (`const api = ky.create(...)`, then
+    // `api.extend(...)` or `api.post(url, {retry})`): the options of each ancestor,
+    // nearest first, apply before this call's.
+    let mut parents: Vec<Node<'_>> = Vec::new();
+    let mut base = root;
+    let mut lib = None;
+    for _ in 0..8 {
+        if ctx.is_lib(base, "got", &["got"]) {
+            lib = Some(Lib::Got);
+            break;
+        }
+        if ctx.is_lib(base, "ky", &["ky"]) {
+            lib = Some(Lib::Ky);
+            break;
+        }
+        let d = eval::unwrap(ctx.scope.decl(base)?);
+        if d.kind() != "call_expression" {
+            return None;
+        }
+        let (r, m) = callee_path(ctx, d.child_by_field_name("function")?)?;
+        if !matches!(
+            m.iter()
+                .filter(|x| **x != "default")
+                .collect::<Vec<_>>()
+                .as_slice(),
+            [&"extend" | &"create"]
+        ) {
+            return None;
+        }
+        if let Some(o) = d
+            .child_by_field_name("arguments")
+            .and_then(|a| a.named_child(0))
+        {
+            parents.push(o);
+        }
+        base = r;
+    }
+    let lib = lib?;
     let members: Vec<&str> = members.into_iter().filter(|m| *m != "default").collect();
     let args: Vec<Node<'_>> = {
         let a = call.child_by_field_name("arguments")?;
@@ -130,14 +161,24 @@ pub fn read(ctx: &Ctx<'_, '_>, call: Node<'_>) -> Option<Read> {
         return Some(Read::Plain);
     }
     let kind = match (lib, instance) {
-        (Lib::Got, true) => "got.extend(...)",
-        (Lib::Ky, true) => "ky.create(...)",
-        (Lib::Got, false) => "got(..., {retry})",
-        (Lib::Ky, false) => "ky(..., {retry})",
+        _ if !parents.is_empty() && instance => format!("{root}.extend(...)"),
+        _ if !parents.is_empty() => format!("{root}(..., {{retry}})"),
+        (Lib::Got, true) => "got.extend(...)".into(),
+        (Lib::Ky, true) => "ky.create(...)".into(),
+        (Lib::Got, false) => "got(..., {retry})".into(),
+        (Lib::Ky, false) => "ky(..., {retry})".into(),
     };
     let mut c = CodeClient::new(lib.platform(), kind, call.byte_range());
     c.names = names_of(ctx, call);
     defaults(lib, &mut c, call.byte_range());
+    for p in parents.iter().rev() {
+        if let Some(po) = ctx.object(*p) {
+            if let Some(r) = eval::prop(ctx.file, po, "retry") {
+                read_retry(ctx, lib, r, &mut c);
+            }
+            read_timeout(ctx, lib, po, &mut c);
+        }
+    }
     if let Some(r) = retry {
         read_retry(ctx, lib, r, &mut c);
     }

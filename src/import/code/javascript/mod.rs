@@ -274,6 +274,27 @@ mod tests {
     }
 
     #[test]
+    fn instances_of_instances_inherit() {
+        let f = ts("import ky from 'ky';\n\
+                    const api = ky.create({ retry: { limit: 4, methods: ['post'] } });\n\
+                    const authed = api.extend({ headers: {} });\n\
+                    authed.post('/orders', { retry: { limit: 1 } });\n\
+                    api.get('/orders');");
+        assert_eq!(f.clients.len(), 3);
+        let authed = &f.clients[1];
+        assert_eq!(authed.names[0].0, "authed");
+        assert_eq!(authed.attempts.as_ref().unwrap().value, 5);
+        assert_eq!(
+            authed.methods.as_ref().unwrap().value,
+            vec!["POST".to_string()]
+        );
+        let call = &f.clients[2];
+        assert_eq!(call.attempts.as_ref().unwrap().value, 2);
+        assert_eq!(call.calls.len(), 1);
+        assert_eq!(f.calls.iter().filter(|c| c.receiver == "api").count(), 1);
+    }
+
+    #[test]
     fn bad_input_never_panics() {
         let deep = format!(
             "axiosRetry(axios, {{ retries: {}1{} }});",

@@ -295,6 +295,21 @@ mod tests {
     }
 
     #[test]
+    fn an_ofetch_instance_called_with_a_number_retries_post() {
+        let f = ts("import { ofetch } from 'ofetch';\n\
+                    const api = ofetch.create({ baseURL: 'https://x.example', retryDelay: 200 });\n\
+                    api('/orders', { method: 'POST', retry: 3 });\n\
+                    api('/orders');");
+        assert_eq!(f.clients.len(), 2);
+        let c = &f.clients[1];
+        assert!(c.methods.is_none());
+        assert_eq!(c.attempts.as_ref().unwrap().value, 4);
+        assert_eq!(c.backoff.base.as_ref().unwrap().value, 200.0);
+        assert_eq!(c.calls[0].method.as_deref(), Some("POST"));
+        assert_eq!(f.calls.iter().filter(|c| c.receiver == "api").count(), 1);
+    }
+
+    #[test]
     fn bad_input_never_panics() {
         let deep = format!(
             "axiosRetry(axios, {{ retries: {}1{} }});",

@@ -27,8 +27,32 @@ pub fn read(ctx: &Ctx<'_, '_>, call: Node<'_>) -> Option<CodeClient> {
     }
     let f = call.child_by_field_name("function")?;
     let (root, members) = callee_path(ctx, f)?;
-    if !ctx.is_lib(root, "ofetch", &["ofetch", "$fetch"]) {
-        return None;
+    // An instance (`const api = ofetch.create({...})`) called with its own retry
+    // options, or created from: its ancestors' options apply first.
+    let mut parents: Vec<Node<'_>> = Vec::new();
+    let mut base = root;
+    for i in 0..=8 {
+        if ctx.is_lib(base, "ofetch", &["ofetch", "$fetch"]) {
+            break;
+        }
+        if i == 8 {
+            return None;
+        }
+        let d = eval::unwrap(ctx.scope.decl(base)?);
+        if d.kind() != "call_expression" {
+            return None;
+        }
+        let (r, m) = callee_path(ctx, d.child_by_field_name("function")?)?;
+        if m != ["create"] {
+            return None;
+        }
+        if let Some(o) = d
+            .child_by_field_name("arguments")
+            .and_then(|a| a.named_child(0))
+        {
+            parents.push(o);
+        }
+        base = r;
     }
     let args = call.child_by_field_name("arguments")?;
     let mut cursor = args.walk();
@@ -48,10 +72,11 @@ pub fn read(ctx: &Ctx<'_, '_>, call: Node<'_>) -> Option<CodeClient> {
         return None;
     }
     let span = call.byte_range();
-    let kind = if instance {
-        "ofetch.create(...)"
-    } else {
-        "ofetch(..., {retry})"
+    let kind = match (instance, parents.is_empty()) {
+        (true, true) => "ofetch.create(...)".to_string(),
+        (false, true) => "ofetch(..., {retry})".to_string(),
+        (true, false) => format!("{root}.create(...)"),
+        (false, false) => format!("{root}(..., {{retry}})"),
     };
     let mut c = CodeClient::new(Platform::Ofetch, kind, span.clone());
     c.names = names_of(ctx, call);
@@ -88,7 +113,13 @@ pub fn read(ctx: &Ctx<'_, '_>, call: Node<'_>) -> Option<CodeClient> {
         honor: Setting::default(false, span.clone(), format!("{V}: Retry-After is not read")),
         max: None,
     });
-    if let Some(o) = obj {
+    let objects: Vec<Node<'_>> = parents
+        .iter()
+        .rev()
+        .filter_map(|p| ctx.object(*p))
+        .chain(obj)
+        .collect();
+    for o in objects {
         for (key, v, pair) in eval::props(ctx.file, o) {
             let vs = v.byte_range();
             let value = ctx.scope.eval(ctx.file, v, &[]);

@@ -105,14 +105,82 @@ pub fn read(ctx: &Ctx<'_, '_>, call: Node<'_>) -> Option<CodeClient> {
             }
         }
     }
+    let mut reset_timeout = false;
     for (key, v, _) in &props {
         match key.as_str() {
             "retryCondition" => condition(ctx, *v, &mut c),
             "retryDelay" => delay(ctx, *v, &mut c, retries),
+            "shouldResetTimeout" => {
+                reset_timeout = ctx.scope.eval(ctx.file, *v, &[]) == Some(Value::Bool(true))
+            }
             _ => {}
         }
     }
+    if let Some(target) = args.first() {
+        timeout(ctx, *target, reset_timeout, &mut c);
+    }
     Some(c)
+}
+
+/// axios `timeout` of the instance (`axios.create({timeout: 5000})` in this file):
+/// with `shouldResetTimeout: false` (the default) it is a budget for all attempts
+/// together (a deadline), otherwise a per-attempt timeout. 0 (axios' default)
+/// is none.
+fn timeout(ctx: &Ctx<'_, '_>, target: Node<'_>, reset: bool, c: &mut CodeClient) {
+    let d = ctx.scope.resolve(ctx.file, target);
+    if d.kind() != "call_expression" {
+        return;
+    }
+    let Some((_, members)) = d
+        .child_by_field_name("function")
+        .and_then(|f| callee_path(ctx, f))
+    else {
+        return;
+    };
+    if members != ["create"] {
+        return;
+    }
+    let Some(t) = d
+        .child_by_field_name("arguments")
+        .and_then(|a| a.named_child(0))
+        .and_then(|o| ctx.object(o))
+        .and_then(|o| eval::prop(ctx.file, o, "timeout"))
+    else {
+        return;
+    };
+    let ts = t.byte_range();
+    let setting = match ctx
+        .scope
+        .eval(ctx.file, t, &[])
+        .as_ref()
+        .and_then(Value::num)
+    {
+        Some(n) if n <= 0.0 => return,
+        Some(n) => Setting::literal(n, ts),
+        None => {
+            c.findings.push(super::super::model::Finding {
+                code: "RL019",
+                span: ts,
+                message: format!(
+                    "axios-retry: the axios timeout is `{}`, not known statically; assumed none (axios' default 0)",
+                    ctx.scope.provenance(ctx.file, t)
+                ),
+                label: "not a literal".into(),
+                help: "write the timeout as a literal or a constant of the same file".into(),
+            });
+            return;
+        }
+    };
+    if reset {
+        c.attempt_timeout = Some(setting);
+    } else {
+        c.notes.push((
+            setting.span.clone(),
+            "axios-retry with shouldResetTimeout: false: the axios timeout spans all attempts"
+                .into(),
+        ));
+        c.deadline = Some(setting);
+    }
 }
 
 fn condition_default(c: &mut CodeClient, span: Span) {

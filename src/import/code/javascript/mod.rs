@@ -310,6 +310,17 @@ mod tests {
     }
 
     #[test]
+    fn axios_timeout_is_a_deadline_across_retries() {
+        let f = ts("import axios from 'axios';\nimport axiosRetry from 'axios-retry';\n\
+                    const client = axios.create({ timeout: 10_000 });\naxiosRetry(client, { retries: 2 });\n\
+                    const other = axios.create({ timeout: 3000 });\naxiosRetry(other, { shouldResetTimeout: true });");
+        assert_eq!(f.clients[0].deadline.as_ref().unwrap().value, 10_000.0);
+        assert!(f.clients[0].attempt_timeout.is_none());
+        assert_eq!(f.clients[1].attempt_timeout.as_ref().unwrap().value, 3000.0);
+        assert!(f.clients[1].deadline.is_none());
+    }
+
+    #[test]
     fn bad_input_never_panics() {
         let deep = format!(
             "axiosRetry(axios, {{ retries: {}1{} }});",

@@ -350,6 +350,15 @@ fn spanned<T: Clone>(at: &impl Fn(&Span) -> At, s: &Setting<T>) -> Spanned<T> {
 fn route(settings: &Settings, notes: &[OriginNote], file: &Located, call: &CallSite) -> Route {
     let call_at = file.at(&call.span);
     let mut settings = settings.clone();
+    // A call whose method the client's method filter leaves out is not retried
+    // (got/ky/ofetch `methods`, urllib3 `allowed_methods`).
+    if let (Some(m), Some(ms)) = (&call.method, &settings.methods) {
+        if !ms.value.iter().any(|x| x.value.eq_ignore_ascii_case(m)) {
+            if let Some(r) = &mut settings.retry {
+                r.value = false;
+            }
+        }
+    }
     if let Some(h) = call.headers.iter().find(|h| crate::retry::is_key_header(h)) {
         settings.idempotency_key = Some(KeySettings {
             at: call_at.clone(),

@@ -1,0 +1,294 @@
+//! Retries in JavaScript and TypeScript code (`src/import/code/javascript`):
+//! axios-retry, got, ky, ofetch and Octokit plugin-retry, each with a trigger
+//! fixture (a default or a setup that retries a `POST` without a key) and a clean
+//! one, and the handed corpus files (`fixtures/code/corpus/typescript--*.ts`) run
+//! as a user runs them, with companion specs, against what their `SOURCES.tsv`
+//! row says retrylint should notice. Human output is snapshotted; codes and
+//! `file:line:col` are asserted explicitly.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `CODE file:line:col` of each finding: its code line, then its first header.
+fn findings(stdout: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut code: Option<String> = None;
+    for l in stdout.lines() {
+        let t = l.trim();
+        if t.len() > 5 && t.starts_with("RL") && t[2..5].bytes().all(|b| b.is_ascii_digit()) {
+            code = Some(t[..5].to_string());
+        } else if let (Some(c), Some(start)) = (&code, l.find("╭─[")) {
+            let rest = &l[start + "╭─[".len()..];
+            if let Some(end) = rest.find(']') {
+                out.push(format!("{c} {}", &rest[..end]));
+            }
+            code = None;
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `retrylint check .` in `dir`: (exit code, stdout).
+fn check(dir: &Path) -> (i32, String) {
+    let (code, stdout, stderr) = common::retrylint_in(dir, &["check", "."]);
+    assert!(code == 0 || code == 1, "exit {code}; stderr: {stderr}");
+    (code, stdout)
+}
+
+/// A fixture of `fixtures/code/javascript/`.
+fn fixture(name: &str) -> (i32, String, Vec<String>) {
+    let (code, out) = check(&root().join("fixtures/code/javascript").join(name));
+    let f = findings(&out);
+    (code, out, f)
+}
+
+/// A corpus case: the companion files of `fixtures/code/javascript/corpus/CASE`
+/// (spec, `.retrylint.yaml`) with the handed `files` of `fixtures/code/corpus/`,
+/// copied into a fresh directory so that other languages' corpus files stay out.
+fn corpus(case: &str, files: &[&str]) -> (i32, String, Vec<String>) {
+    let dir =
+        std::env::temp_dir().join(format!("retrylint-js-corpus-{case}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("api")).unwrap();
+    let companion = root().join("fixtures/code/javascript/corpus").join(case);
+    for rel in ["api/openapi.yaml", ".retrylint.yaml"] {
+        if companion.join(rel).exists() {
+            std::fs::copy(companion.join(rel), dir.join(rel)).unwrap();
+        }
+    }
+    for f in files {
+        std::fs::copy(root().join("fixtures/code/corpus").join(f), dir.join(f)).unwrap();
+    }
+    let (code, out) = check(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    let f = findings(&out);
+    (code, out, f)
+}
+
+fn has(f: &[String], want: &str) -> bool {
+    f.iter().any(|x| x == want)
+}
+
+fn codes(f: &[String]) -> Vec<&str> {
+    f.iter().map(|x| &x[..5]).collect()
+}
+
+#[test]
+fn axios_retry_default_retries_a_post_on_network_errors() {
+    let (code, out, f) = fixture("axios-retry-trigger");
+    assert_eq!(code, 1);
+    assert!(has(&f, "RL201 orders.ts:6:1"), "{f:?}");
+    assert!(has(&f, "RL305 orders.ts:6:1"), "{f:?}");
+    assert!(has(&f, "RL307 orders.ts:6:1"), "{f:?}");
+    assert!(out.contains("network errors for every method"), "{out}");
+    insta::assert_snapshot!("axios_retry_trigger", out);
+}
+
+#[test]
+fn axios_retry_clean_post_carries_a_key() {
+    let (_, out, f) = fixture("axios-retry-clean");
+    assert!(!codes(&f).contains(&"RL201"), "{f:?}");
+    assert!(
+        !codes(&f).contains(&"RL305"),
+        "exponentialDelay has jitter: {f:?}"
+    );
+    insta::assert_snapshot!("axios_retry_clean", out);
+}
+
+#[test]
+fn got_extend_with_post_in_methods_links_across_files() {
+    let (code, out, f) = fixture("got-trigger");
+    assert_eq!(code, 1);
+    assert!(has(&f, "RL201 request.ts:9:5"), "{f:?}");
+    insta::assert_snapshot!("got_trigger", out);
+}
+
+#[test]
+fn got_post_with_limit_only_retries_nothing() {
+    let (_, out, f) = fixture("got-clean");
+    assert_eq!(f, vec!["RL017 orders.ts:7:5".to_string()]);
+    assert!(
+        out.contains("retry configured but ineffective for POST"),
+        "{out}"
+    );
+    insta::assert_snapshot!("got_clean", out);
+}
+
+#[test]
+fn ky_methods_with_post() {
+    let (code, out, f) = fixture("ky-trigger");
+    assert_eq!(code, 1);
+    assert!(has(&f, "RL201 api.ts:5:48"), "{f:?}");
+    insta::assert_snapshot!("ky_trigger", out);
+}
+
+#[test]
+fn ky_number_keeps_the_default_methods() {
+    let (_, out, f) = fixture("ky-clean");
+    assert!(!codes(&f).contains(&"RL201"), "{f:?}");
+    assert!(!codes(&f).contains(&"RL301"), "POST is not retried: {f:?}");
+    insta::assert_snapshot!("ky_clean", out);
+}
+
+#[test]
+fn ofetch_number_applies_to_every_method() {
+    let (code, out, f) = fixture("ofetch-trigger");
+    assert_eq!(code, 1);
+    assert!(has(&f, "RL201 api.ts:4:13"), "{f:?}");
+    assert!(has(&f, "RL306 api.ts:4:13"), "{f:?}");
+    insta::assert_snapshot!("ofetch_trigger", out);
+}
+
+#[test]
+fn ofetch_default_does_not_retry_post() {
+    let (_, out, f) = fixture("ofetch-clean");
+    assert!(!codes(&f).contains(&"RL201"), "{f:?}");
+    assert!(!out.contains("`POST /orders` is retried"), "{out}");
+    insta::assert_snapshot!("ofetch_clean", out);
+}
+
+#[test]
+fn octokit_plugin_retry_retries_post() {
+    let (code, out, f) = fixture("octokit-trigger");
+    assert_eq!(code, 1);
+    assert!(has(&f, "RL201 issues.ts:5:17"), "{f:?}");
+    assert!(has(&f, "RL305 issues.ts:5:17"), "{f:?}");
+    assert!(has(&f, "RL306 issues.ts:5:17"), "{f:?}");
+    insta::assert_snapshot!("octokit_trigger", out);
+}
+
+#[test]
+fn octokit_retry_disabled_is_clean() {
+    let (code, out, f) = fixture("octokit-clean");
+    assert_eq!(code, 0, "{out}");
+    assert!(f.is_empty(), "{f:?}");
+}
+
+// --- The handed corpus files (SOURCES.tsv rows) ---
+
+/// request.ts: `retry.methods` adds POST (limit 2, 5xx statuses, ECONNRESET/EPIPE);
+/// createBin.ts: `request.post(process.env.CREATE_BIN_URL!)` through it, across
+/// files, with an unknown URL (any POST of the spec); the request timeout comes
+/// from the environment (RL019).
+#[test]
+fn corpus_bin_client_discord() {
+    let (code, out, f) = corpus(
+        "bin",
+        &[
+            "typescript--readthedocs-fr-bin-client-discord--request.ts",
+            "typescript--readthedocs-fr-bin-client-discord--createBin.ts",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        has(
+            &f,
+            "RL201 typescript--readthedocs-fr-bin-client-discord--request.ts:11:3"
+        ),
+        "{f:?}"
+    );
+    assert!(
+        has(
+            &f,
+            "RL019 typescript--readthedocs-fr-bin-client-discord--request.ts:6:22"
+        ),
+        "{f:?}"
+    );
+    insta::assert_snapshot!("corpus_bin_client_discord", out);
+}
+
+/// Dashlane: `got.post(url, {retry: {limit: 3}})` retries nothing (RL017), and no
+/// retried POST is reported.
+#[test]
+fn corpus_dashlane_negative_case() {
+    let (_, out, f) = corpus(
+        "dashlane",
+        &["typescript--Dashlane-dashlane-cli--gotImplementation.ts"],
+    );
+    assert_eq!(
+        f,
+        vec!["RL017 typescript--Dashlane-dashlane-cli--gotImplementation.ts:12:9".to_string()]
+    );
+    assert!(out.contains("retry configured but ineffective for POST"));
+    insta::assert_snapshot!("corpus_dashlane", out);
+}
+
+/// arora-api: global axiosRetry, network errors or 429 on any method (the
+/// webhook POST), a custom delay with `^` (XOR): 60 s, 240 s, 60 s, no jitter,
+/// Retry-After ignored, no deadline.
+#[test]
+fn corpus_arora_api_axios() {
+    let (code, out, f) = corpus("arora", &["typescript--guidojw-arora-api--axios.ts"]);
+    assert_eq!(code, 1);
+    let file = "typescript--guidojw-arora-api--axios.ts";
+    for want in [
+        format!("RL017 {file}:6:54"),
+        format!("RL201 {file}:5:19"),
+        format!("RL305 {file}:6:15"),
+        format!("RL306 {file}:6:15"),
+        format!("RL301 {file}:4:1"),
+    ] {
+        assert!(has(&f, &want), "{want} in {f:?}");
+    }
+    assert!(out.contains("60 s, 240 s, 60 s"), "{out}");
+    insta::assert_snapshot!("corpus_arora_api", out);
+}
+
+/// github-script: `getOctokit(token, opts, retry, ...)` with retries and exempt
+/// codes from action inputs (RL019 twice), every method retried (RL201 on the
+/// POST), no jitter, no Retry-After.
+#[test]
+fn corpus_github_script() {
+    let (code, out, f) = corpus(
+        "github-script",
+        &["typescript--actions-github-script--main.ts"],
+    );
+    assert_eq!(code, 1);
+    let file = "typescript--actions-github-script--main.ts";
+    for want in [
+        format!("RL019 {file}:46:12"),
+        format!("RL019 {file}:47:14"),
+        format!("RL201 {file}:46:12"),
+        format!("RL305 {file}:56:18"),
+    ] {
+        assert!(has(&f, &want), "{want} in {f:?}");
+    }
+    assert!(out.contains("core.getInput('retries')"), "{out}");
+    insta::assert_snapshot!("corpus_github_script", out);
+}
+
+/// Without a spec or a binding, the corpus clients are RL016 (unbound) and their
+/// own findings stay (RL017 XOR, RL019 inputs).
+#[test]
+fn corpus_files_alone_are_unbound() {
+    let dir = std::env::temp_dir().join(format!("retrylint-js-alone-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in [
+        "typescript--guidojw-arora-api--axios.ts",
+        "typescript--actions-github-script--main.ts",
+    ] {
+        std::fs::copy(root().join("fixtures/code/corpus").join(f), dir.join(f)).unwrap();
+    }
+    let (_, out) = check(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    let f = findings(&out);
+    assert!(
+        has(&f, "RL016 typescript--guidojw-arora-api--axios.ts:4:12"),
+        "{f:?}"
+    );
+    assert!(
+        has(&f, "RL016 typescript--actions-github-script--main.ts:56:9"),
+        "{f:?}"
+    );
+    assert!(
+        has(&f, "RL017 typescript--guidojw-arora-api--axios.ts:6:54"),
+        "{f:?}"
+    );
+}

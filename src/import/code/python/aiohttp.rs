@@ -10,7 +10,7 @@
 //! exceptions retried only when listed).
 
 use super::eval::{Ctx, Eval, Val};
-use super::settings::{count, exception_signals, seconds_ms, statuses};
+use super::settings::{count, exception_signals, seconds_ms, status_signals, statuses};
 use crate::import::code::model::{CodeClient, Setting};
 use crate::import::Platform;
 use crate::policy::model::{Jitter, Signal};
@@ -81,7 +81,7 @@ pub fn exponential<'t>(cx: &Ctx<'_, 't>, call: Node<'t>) -> CodeClient {
     }
     if let Some(v) = arg("statuses", 4) {
         match statuses(cx, v) {
-            Some(s) => signals.extend(s.into_iter().map(Signal::Status)),
+            Some(s) => signals.extend(status_signals(s)),
             None => assumed = Some(cx.expr(v)),
         }
     }
@@ -214,7 +214,7 @@ pub fn per_call<'t>(cx: &Ctx<'_, 't>, call: Node<'t>) -> Option<CodeClient> {
     c.retry_on = Some(match get("retry_for_statuses") {
         Some(v) => match statuses(cx, v) {
             Some(s) => {
-                signals.extend(s.into_iter().map(Signal::Status));
+                signals.extend(status_signals(s));
                 Setting::literal(signals, v.byte_range())
             }
             None => Setting::assumed(

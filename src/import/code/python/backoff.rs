@@ -161,7 +161,11 @@ pub fn client<'t>(cx: &Ctx<'_, 't>, call: Node<'t>, kind: &str) -> CodeClient {
             }
             "constant" => {
                 let b = secs("interval", 1.0);
-                c.backoff.cap = Some(b.clone());
+                c.backoff.cap = Some(Setting::default(
+                    b.value,
+                    b.span.clone(),
+                    "backoff `constant`: the delay never grows",
+                ));
                 c.backoff.base = Some(b);
                 c.backoff.multiplier = Some(Setting::literal(1.0, gspan.clone()));
             }

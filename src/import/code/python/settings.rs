@@ -180,3 +180,24 @@ pub fn method_return<'t>(cx: &Ctx<'_, 't>, at: Node<'t>, expr: Node<'t>) -> Opti
         _ => None,
     }
 }
+
+/// Status codes as signals, a complete class (`100..=199`) as one `Class` entry so
+/// "every status but 200 and 429" stays readable.
+pub fn status_signals(codes: Vec<u16>) -> Vec<crate::policy::model::Signal> {
+    use crate::policy::model::Signal;
+    let mut out = Vec::new();
+    for class in 1..=5u16 {
+        let range = class * 100..class * 100 + 100;
+        if range.clone().all(|c| codes.contains(&c)) {
+            out.push(Signal::Class(class as u8));
+        }
+    }
+    let mut rest: Vec<u16> = codes
+        .into_iter()
+        .filter(|c| !out.contains(&Signal::Class((*c / 100) as u8)))
+        .collect();
+    rest.sort_unstable();
+    rest.dedup();
+    out.extend(rest.into_iter().map(Signal::Status));
+    out
+}

@@ -308,7 +308,11 @@ fn read_wait<'t>(cx: &Ctx<'_, 't>, v: Node<'t>, depth: usize) -> Backoff {
         "wait_fixed" => {
             let base = secs("wait", Some(0), 0.0, "tenacity's default, 0 s");
             Backoff {
-                cap: Some(base.clone()),
+                cap: Some(Setting::default(
+                    base.value,
+                    base.span.clone(),
+                    "tenacity `wait_fixed`: the delay never grows",
+                )),
                 base: Some(base),
                 multiplier: Some(Setting::literal(1.0, n.byte_range())),
                 jitter: none(n.byte_range()),

@@ -7,7 +7,7 @@
 //! `Retry.from_int`).
 
 use super::eval::{last_name, looks_like_timeout, Ctx, Eval, Val};
-use super::settings::{count, seconds_ms, statuses};
+use super::settings::{count, seconds_ms, status_signals, statuses};
 use crate::import::code::model::{CodeClient, Finding, RetryAfter, Setting, Span};
 use crate::import::Platform;
 use crate::policy::model::{Jitter, JitterFactor, Signal};
@@ -129,7 +129,7 @@ pub fn retry<'t>(cx: &Ctx<'_, 't>, call: Node<'t>, kind: &str, custom: Option<Sp
     if let Some(v) = kw.get("status_forcelist") {
         sig_span = v.byte_range();
         match statuses(cx, *v) {
-            Some(list) => signals.extend(list.into_iter().map(Signal::Status)),
+            Some(list) => signals.extend(status_signals(list)),
             None => sig_known = Some(cx.expr(*v)),
         }
     }

@@ -215,13 +215,14 @@ const GENERATORS: [&str; 6] = [
     "token_bytes",
 ];
 
-/// RL208: in `func` (retried as a whole by `lib`), an idempotency-key header whose
+/// RL208: in `func` (a function or loop body retried as a whole by `lib`), an
+/// idempotency-key header whose
 /// value is generated in the function (`uuid.uuid4()`, `secrets.token_hex()`,
 /// directly or through a local variable): one finding at each generation.
 pub fn regenerated_keys<'t>(cx: &Ctx<'_, 't>, func: Node<'t>, lib: &str) -> Vec<Finding> {
     let fname = func
         .child_by_field_name("name")
-        .map_or("the function", |n| cx.text(n));
+        .map_or("the retried block", |n| cx.text(n));
     let mut out: Vec<Finding> = Vec::new();
     let mut values: Vec<(String, Node<'t>)> = Vec::new();
     let mut stack = vec![func];

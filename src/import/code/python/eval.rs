@@ -495,11 +495,14 @@ impl<'f, 't> Ctx<'f, 't> {
         None
     }
 
-    /// The right side of the last `name = ...` in the enclosing function before
-    /// `use_`.
+    /// The right side of the last `name = ...` in the enclosing function (or the
+    /// module) before `use_`.
     fn local(&self, use_: Node<'t>) -> Option<Node<'t>> {
-        let func = self.enclosing_function(use_)?;
-        let body = func.child_by_field_name("body")?;
+        // In a function its body; at module level the module (a loop body there).
+        let body = match self.enclosing_function(use_) {
+            Some(func) => func.child_by_field_name("body")?,
+            None => self.file.tree.root_node(),
+        };
         let name = self.text(use_);
         let mut best: Option<Node<'t>> = None;
         let mut stack = vec![body];

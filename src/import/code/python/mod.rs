@@ -144,6 +144,17 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
             None
         };
         if let Some(mut c) = client {
+            // `for attempt in Retrying(...): with attempt: ...`: the loop body is
+            // retried as a whole, like a decorated function.
+            if let Some(body) = call
+                .parent()
+                .filter(|p| p.kind() == "for_statement")
+                .and_then(|f| f.child_by_field_name("body"))
+            {
+                c.findings
+                    .extend(calls::regenerated_keys(&cx, body, "tenacity"));
+                scopes.push((body.byte_range(), out.clients.len()));
+            }
             if let Some(n) = assigned_name(&cx, call) {
                 c.names.push(n);
             } else if let Some(f) = cx
@@ -288,3 +299,6 @@ fn assigned_name(cx: &Ctx<'_, '_>, call: Node<'_>) -> Option<(String, Span)> {
     }?;
     Some((cx.text(target).to_string(), target.byte_range()))
 }
+
+#[cfg(test)]
+mod tests;

@@ -269,3 +269,17 @@ fn corpus_bespoke_sdk_loops() {
         assert!(got.is_empty(), "{file}: {got:#?}");
     }
 }
+
+/// A Stainless-generated SDK constructor (`OpenAI(max_retries=4)`): the SDK retries
+/// every method on 408/409/429/5xx and connection errors; bound by
+/// `services[].clients` since its calls are SDK methods, not HTTP verbs.
+#[test]
+fn stainless_sdk_constructor() {
+    let (code, out) = check("fixtures/code/python/stainless-trigger");
+    assert_eq!(code, 1);
+    let got = findings(&out);
+    assert!(has(&got, "RL201 client.py:4:10"), "{got:#?}");
+    assert!(has(&got, "RL308 client.py:4:10"), "{got:#?}");
+    assert!(!codes(&got).contains(&"RL305"), "the SDK jitters: {got:#?}");
+    insta::assert_snapshot!("stainless_trigger", out);
+}

@@ -9,6 +9,8 @@
 //!   function are the client's, and a key generated there is RL208 ([`calls`]);
 //! - aiohttp-retry `RetryClient` / `ExponentialRetry` and the 1.x per-call
 //!   `retry_attempts=` ([`aiohttp`]);
+//! - Stainless-generated SDK constructors (`OpenAI(max_retries=...)`) with the
+//!   SDK's own retry defaults ([`stainless`]);
 //! - HTTP calls ([`calls`]) on any receiver, linked to clients by name.
 //!
 //! Values are literals or same-file constants ([`eval`]), library defaults named
@@ -19,6 +21,7 @@ pub mod backoff;
 pub mod calls;
 pub mod eval;
 pub mod settings;
+pub mod stainless;
 pub mod tenacity;
 pub mod urllib3;
 
@@ -132,6 +135,15 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
             && callee.contains("backoff")
         {
             Some(backoff::client(&cx, call, &format!("backoff.{name}(...)")))
+        } else if (has("openai") || has("anthropic"))
+            && stainless::CONSTRUCTORS.contains(&name)
+            && function.kind() != "attribute"
+            || matches!(
+                callee,
+                "openai.OpenAI" | "openai.AsyncOpenAI" | "anthropic.Anthropic"
+            )
+        {
+            Some(stainless::client(&cx, call, name))
         } else if aiohttp_file && name == "ExponentialRetry" {
             Some(aiohttp::exponential(&cx, call))
         } else if aiohttp_file

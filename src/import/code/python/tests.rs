@@ -145,3 +145,11 @@ fn half_typed_and_deep_code_does_not_panic() {
     );
     let _ = facts(&sum);
 }
+
+#[test]
+fn stainless_constructor_defaults() {
+    let f = facts("from openai import OpenAI\nclient = OpenAI()\nother = OpenAI(max_retries=0)\n");
+    assert_eq!(f.clients[0].attempts.as_ref().unwrap().value, 3);
+    assert!(f.clients[0].methods.is_none(), "every method");
+    assert_eq!(f.clients[1].attempts.as_ref().unwrap().value, 1);
+}

@@ -5,7 +5,10 @@ use std::fs;
 use std::path::Path;
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules");
+    // Read at run time, not `env!`: a build script compiled in one git worktree of
+    // a shared target dir is re-run for the others, each with its own `rules/`.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR");
+    let dir = Path::new(&manifest).join("rules");
     println!("cargo:rerun-if-changed=rules");
     let mut names: Vec<String> = fs::read_dir(&dir)
         .map(|rd| {

@@ -123,6 +123,9 @@ pub enum Platform {
     ReqwestRetry,
     /// backon (`.retry(ExponentialBuilder...)`).
     Backon,
+    /// A Stainless-generated SDK's own retry loop (`OpenAI(max_retries=...)`,
+    /// `Anthropic(...)`): the constructor with the SDK's known defaults.
+    StainlessSdk,
 }
 
 impl Platform {
@@ -147,6 +150,7 @@ impl Platform {
                 | Platform::Feign
                 | Platform::ReqwestRetry
                 | Platform::Backon
+                | Platform::StainlessSdk
         )
     }
 
@@ -184,6 +188,7 @@ impl Platform {
             Platform::Feign => "Feign",
             Platform::ReqwestRetry => "reqwest-retry",
             Platform::Backon => "backon",
+            Platform::StainlessSdk => "Stainless SDK",
         }
     }
 }

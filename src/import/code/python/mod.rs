@@ -1,136 +1,316 @@
 //! The Python extractor: retry clients and HTTP calls of one file
-//! (`retry-in-code.md` §1.1). So far: urllib3 `Retry(...)` (literal `total`,
-//! `allowed_methods`, `status_forcelist`, `backoff_factor`) stored in a variable,
-//! and `requests`-style calls (`session.post("/path")`) on any receiver.
+//! (`retry-in-code.md` §1.1):
+//! - urllib3 `Retry(...)` and its subclasses ([`urllib3`]; an overridden
+//!   `is_retry` is a custom condition), requests `HTTPAdapter(max_retries=...)`
+//!   mounted on a session (`s.mount(prefix, adapter)`: the session names the
+//!   client);
+//! - tenacity `@retry` / `Retrying(...)` ([`tenacity`]) and backoff
+//!   `on_exception` / `on_predicate` ([`backoff`]): calls inside the decorated
+//!   function are the client's, and a key generated there is RL208 ([`calls`]);
+//! - aiohttp-retry `RetryClient` / `ExponentialRetry` and the 1.x per-call
+//!   `retry_attempts=` ([`aiohttp`]);
+//! - Stainless-generated SDK constructors (`OpenAI(max_retries=...)`) with the
+//!   SDK's own retry defaults ([`stainless`]);
+//! - HTTP calls ([`calls`]) on any receiver, linked to clients by name.
+//!
+//! Values are literals or same-file constants ([`eval`]), library defaults named
+//! with the library and version, or assumed (RL019) ([`settings`]).
 
-use super::model::{CallSite, CodeClient, CodeFacts, Setting, Url};
+pub mod aiohttp;
+pub mod backoff;
+pub mod calls;
+pub mod eval;
+pub mod settings;
+pub mod stainless;
+pub mod tenacity;
+pub mod urllib3;
+
+use super::model::{CodeClient, CodeFacts, Span};
 use super::CodeFile;
-use crate::import::Platform;
-use crate::policy::model::{Jitter, Signal};
+use eval::{last_name, Ctx};
+use std::collections::HashMap;
 use tree_sitter::Node;
 
 /// Reads the retry clients and calls of `file`.
 pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
-    let mut out = CodeFacts::default();
+    let cx = Ctx::new(file);
+    let text = file.text;
+    let has = |s: &str| text.contains(s);
+    let (tenacity_file, backoff_file, aiohttp_file) =
+        (has("tenacity"), has("backoff"), has("aiohttp_retry"));
+    let aiohttp_1x = has("retry_attempts=");
+    let subclasses = urllib3::subclasses(&cx);
+
+    let mut call_nodes: Vec<Node<'_>> = Vec::new();
+    let mut decorated: Vec<Node<'_>> = Vec::new();
     let mut stack = vec![file.tree.root_node()];
     while let Some(node) = stack.pop() {
-        if node.kind() == "call" {
-            read_call(file, node, &mut out);
+        match node.kind() {
+            "call" => call_nodes.push(node),
+            "decorated_definition" => decorated.push(node),
+            _ => {}
         }
         let mut cursor = node.walk();
-        stack.extend(node.children(&mut cursor));
+        stack.extend(node.named_children(&mut cursor));
     }
-    out
-}
+    call_nodes.sort_by_key(|n| n.start_byte());
+    decorated.sort_by_key(|n| n.start_byte());
 
-fn read_call(file: &CodeFile<'_>, call: Node<'_>, out: &mut CodeFacts) {
-    let Some(function) = call.child_by_field_name("function") else {
-        return;
-    };
-    let name = match function.kind() {
-        "identifier" => file.text_of(function),
-        "attribute" => function
-            .child_by_field_name("attribute")
-            .map_or("", |a| file.text_of(a)),
-        _ => return,
-    };
-    if name == "Retry" {
-        out.clients.push(urllib3_retry(file, call));
-        return;
-    }
-    let method = name.to_ascii_uppercase();
-    if function.kind() == "attribute"
-        && matches!(
-            method.as_str(),
-            "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD"
-        )
-    {
-        let receiver = function
-            .child_by_field_name("object")
-            .map_or("", |o| file.text_of(o));
-        let url = call
-            .child_by_field_name("arguments")
-            .and_then(|a| a.named_child(0))
-            .map(|a| url_of(file, a))
-            .unwrap_or(Url::Unknown(String::new()));
-        out.calls.push(CallSite {
-            receiver: receiver.to_string(),
-            method: Some(method),
-            url,
-            span: call.byte_range(),
-            headers: Vec::new(),
-        });
-    }
-}
+    let mut out = CodeFacts::default();
+    // Decorated functions retried as a whole: (body range, client index).
+    let mut scopes: Vec<(Span, usize)> = Vec::new();
+    // Client index by the span of the construct that built it.
+    let mut by_span: HashMap<(usize, usize), usize> = HashMap::new();
 
-fn url_of(file: &CodeFile<'_>, node: Node<'_>) -> Url {
-    let text = file.text_of(node);
-    match node.kind() {
-        "string" => Url::Literal(text.trim_matches(|c| c == '"' || c == '\'').to_string()),
-        _ => Url::Unknown(text.to_string()),
-    }
-}
-
-/// urllib3 2.x `Retry(...)` (src: urllib3/urllib3@6a8536b6 `util/retry.py`).
-fn urllib3_retry(file: &CodeFile<'_>, call: Node<'_>) -> CodeClient {
-    let span = call.byte_range();
-    let mut c = CodeClient::new(Platform::Urllib3, "Retry(...)", span.clone());
-    // The variable it is assigned to names it.
-    if let Some(parent) = call.parent().filter(|p| p.kind() == "assignment") {
-        if let Some(left) = parent.child_by_field_name("left") {
-            c.names
-                .push((file.text_of(left).to_string(), left.byte_range()));
-        }
-    }
-    c.attempts = Some(Setting::default(
-        11,
-        span.clone(),
-        "total = 10 retries (urllib3 2.x `Retry`)",
-    ));
-    c.methods = Some(Setting::default(
-        ["HEAD", "GET", "PUT", "DELETE", "OPTIONS", "TRACE"]
-            .map(String::from)
-            .to_vec(),
-        span.clone(),
-        "`allowed_methods` = HEAD, GET, PUT, DELETE, OPTIONS, TRACE",
-    ));
-    c.retry_on = Some(Setting::default(
-        vec![Signal::ConnectFailure, Signal::Reset, Signal::Timeout],
-        span.clone(),
-        "connection and read errors; no status without `status_forcelist`",
-    ));
-    c.backoff.jitter = Some(Setting::default(
-        Jitter::None,
-        span.clone(),
-        "`backoff_jitter` = 0",
-    ));
-    if let Some(args) = call.child_by_field_name("arguments") {
-        let mut cursor = args.walk();
-        for arg in args.named_children(&mut cursor) {
-            if arg.kind() != "keyword_argument" {
-                continue;
-            }
-            let (Some(k), Some(v)) = (
-                arg.child_by_field_name("name"),
-                arg.child_by_field_name("value"),
-            ) else {
+    for d in &decorated {
+        let Some(def) = d
+            .child_by_field_name("definition")
+            .filter(|f| f.kind() == "function_definition")
+        else {
+            continue;
+        };
+        let mut cursor = d.walk();
+        let decorators: Vec<Node<'_>> = d
+            .named_children(&mut cursor)
+            .filter(|n| n.kind() == "decorator")
+            .collect();
+        for dec in decorators {
+            let Some(expr) = dec.named_child(0) else {
                 continue;
             };
-            let value = file.text_of(v);
-            if file.text_of(k) == "total" {
-                match value.parse::<i64>() {
-                    Ok(n) => c.attempts = Some(Setting::literal(n + 1, v.byte_range())),
-                    Err(_) => {
-                        c.attempts = Some(Setting::assumed(
-                            11,
-                            v.byte_range(),
-                            value,
-                            "urllib3's default, 10 retries",
-                        ))
-                    }
+            let callee = match expr.kind() {
+                "call" => expr
+                    .child_by_field_name("function")
+                    .map_or("", |f| cx.text(f)),
+                _ => cx.text(expr),
+            };
+            let name = last_name(callee);
+            let (client, lib) = if tenacity_file
+                && name == "retry"
+                && (callee == "retry" || callee == "tenacity.retry")
+            {
+                (tenacity::client(&cx, expr, "@retry"), "tenacity")
+            } else if backoff_file
+                && expr.kind() == "call"
+                && matches!(name, "on_exception" | "on_predicate")
+            {
+                (
+                    backoff::client(&cx, expr, &format!("@backoff.{name}")),
+                    "backoff",
+                )
+            } else {
+                continue;
+            };
+            let mut client = client;
+            if let Some(n) = def.child_by_field_name("name") {
+                client.names.push((cx.text(n).to_string(), n.byte_range()));
+            }
+            client
+                .findings
+                .extend(calls::regenerated_keys(&cx, def, lib));
+            scopes.push((def.byte_range(), out.clients.len()));
+            by_span.insert((expr.start_byte(), expr.end_byte()), out.clients.len());
+            out.clients.push(client);
+        }
+    }
+
+    // Constructors.
+    for &call in &call_nodes {
+        if by_span.contains_key(&(call.start_byte(), call.end_byte())) {
+            continue;
+        }
+        let Some(function) = call.child_by_field_name("function") else {
+            continue;
+        };
+        let callee = cx.text(function);
+        let name = last_name(callee);
+        let client: Option<CodeClient> = if name == "Retry" && !callee.starts_with("httpx") {
+            Some(urllib3::retry(&cx, call, "Retry", None))
+        } else if let Some(custom) = subclasses.get(name) {
+            Some(urllib3::retry(&cx, call, name, custom.clone()))
+        } else if tenacity_file && matches!(name, "Retrying" | "AsyncRetrying") {
+            Some(tenacity::client(&cx, call, &format!("{name}(...)")))
+        } else if backoff_file
+            && matches!(name, "on_exception" | "on_predicate")
+            && callee.contains("backoff")
+        {
+            Some(backoff::client(&cx, call, &format!("backoff.{name}(...)")))
+        } else if (has("openai") || has("anthropic"))
+            && stainless::CONSTRUCTORS.contains(&name)
+            && function.kind() != "attribute"
+            || matches!(
+                callee,
+                "openai.OpenAI" | "openai.AsyncOpenAI" | "anthropic.Anthropic"
+            )
+        {
+            Some(stainless::client(&cx, call, name))
+        } else if aiohttp_file && name == "ExponentialRetry" {
+            Some(aiohttp::exponential(&cx, call))
+        } else if aiohttp_file
+            && name == "RetryClient"
+            && !aiohttp_1x
+            && cx.arg(call, "retry_options", Some(1)).is_none()
+        {
+            Some(aiohttp::default_client(&cx, call))
+        } else {
+            None
+        };
+        if let Some(mut c) = client {
+            // `for attempt in Retrying(...): with attempt: ...`: the loop body is
+            // retried as a whole, like a decorated function.
+            if let Some(body) = call
+                .parent()
+                .filter(|p| p.kind() == "for_statement")
+                .and_then(|f| f.child_by_field_name("body"))
+            {
+                c.findings
+                    .extend(calls::regenerated_keys(&cx, body, "tenacity"));
+                scopes.push((body.byte_range(), out.clients.len()));
+            }
+            if let Some(n) = assigned_name(&cx, call) {
+                c.names.push(n);
+            } else if let Some(f) = cx
+                .enclosing_function(call)
+                .and_then(|f| f.child_by_field_name("name"))
+            {
+                // `backoff.on_exception(...)(func)` in a helper: the helper names it.
+                c.names.push((cx.text(f).to_string(), f.byte_range()));
+            }
+            by_span.insert((call.start_byte(), call.end_byte()), out.clients.len());
+            out.clients.push(c);
+        }
+    }
+
+    // Wrappers that name a client built elsewhere: HTTPAdapter, RetryClient, mount.
+    let mut adapters: HashMap<(usize, usize), usize> = HashMap::new();
+    for &call in &call_nodes {
+        let Some(function) = call.child_by_field_name("function") else {
+            continue;
+        };
+        let name = last_name(cx.text(function));
+        let target = match name {
+            "HTTPAdapter" => cx.arg(call, "max_retries", Some(2)),
+            "RetryClient" if aiohttp_file => cx.arg(call, "retry_options", Some(1)),
+            _ => None,
+        };
+        let Some(target) = target else {
+            continue;
+        };
+        let resolved = cx.resolve(target);
+        let idx = match by_span.get(&(resolved.start_byte(), resolved.end_byte())) {
+            Some(&i) => Some(i),
+            None if name == "HTTPAdapter" => urllib3::adapter_int(&cx, call, target).map(|c| {
+                out.clients.push(c);
+                out.clients.len() - 1
+            }),
+            None => None,
+        };
+        let Some(idx) = idx else {
+            continue;
+        };
+        if let Some(n) = assigned_name(&cx, call) {
+            out.clients[idx].names.push(n);
+        }
+        adapters.insert((call.start_byte(), call.end_byte()), idx);
+    }
+    for &call in &call_nodes {
+        let Some(function) = call.child_by_field_name("function") else {
+            continue;
+        };
+        if function.kind() != "attribute"
+            || function
+                .child_by_field_name("attribute")
+                .is_none_or(|a| cx.text(a) != "mount")
+        {
+            continue;
+        }
+        let pos = cx.positional(call);
+        let (Some(prefix), Some(adapter)) = (pos.first(), pos.get(1)) else {
+            continue;
+        };
+        let a = cx.resolve(*adapter);
+        let Some(&idx) = adapters.get(&(a.start_byte(), a.end_byte())) else {
+            continue;
+        };
+        let Some(recv) = function.child_by_field_name("object") else {
+            continue;
+        };
+        let mut recv_name = cx.text(recv).to_string();
+        if recv_name == "self" {
+            if let Some(class) = cx.enclosing_class(call) {
+                recv_name = class.to_string();
+            }
+        }
+        let c = &mut out.clients[idx];
+        if !c.names.iter().any(|(n, _)| *n == recv_name) {
+            c.names.push((recv_name, recv.byte_range()));
+        }
+        // The mount prefix names the host the session reaches.
+        if let Some(eval::Val::Str(p)) = cx.eval(*prefix).known() {
+            if let Some(host) = p
+                .split_once("://")
+                .and_then(|(_, rest)| rest.split(['/', ':']).next())
+                .filter(|h| !h.is_empty())
+            {
+                let host = host.to_ascii_lowercase();
+                if !c.names.iter().any(|(n, _)| *n == host) {
+                    c.names.push((host, prefix.byte_range()));
                 }
             }
         }
     }
-    c
+
+    // HTTP calls: aiohttp-retry 1.x per-call clients, calls inside a retried
+    // function, the rest unattached (linked by receiver name).
+    for &call in &call_nodes {
+        let Some(site) = calls::call_site(&cx, call) else {
+            continue;
+        };
+        if aiohttp_file {
+            if let Some(mut c) = aiohttp::per_call(&cx, call) {
+                c.names.push((site.receiver.clone(), site.span.clone()));
+                c.calls.push(site);
+                out.clients.push(c);
+                continue;
+            }
+        }
+        let owner = scopes
+            .iter()
+            .filter(|(r, _)| r.start <= call.start_byte() && call.end_byte() <= r.end)
+            .min_by_key(|(r, _)| r.end - r.start)
+            .map(|(_, i)| *i);
+        match owner {
+            Some(i) => out.clients[i].calls.push(site),
+            None => out.calls.push(site),
+        }
+    }
+    out
 }
+
+/// The name a constructed value is stored under: `x = Call(...)`,
+/// `self.x = Call(...)`, `with Call(...) as x`.
+fn assigned_name(cx: &Ctx<'_, '_>, call: Node<'_>) -> Option<(String, Span)> {
+    let parent = call.parent()?;
+    let target = match parent.kind() {
+        "assignment" => parent
+            .child_by_field_name("left")
+            .filter(|l| matches!(l.kind(), "identifier" | "attribute")),
+        "as_pattern" => parent.child_by_field_name("alias").and_then(|a| {
+            if a.kind() == "as_pattern_target" {
+                a.named_child(0)
+            } else {
+                Some(a)
+            }
+        }),
+        "await" => return assigned_name(cx, parent),
+        // `decorator = backoff.on_exception(...)(func)`
+        "call" if parent.child_by_field_name("function") == Some(call) => {
+            return assigned_name(cx, parent)
+        }
+        _ => None,
+    }?;
+    Some((cx.text(target).to_string(), target.byte_range()))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,285 @@
+//! Retries in Python code (`retry-in-code.md` §1.1): urllib3 `Retry` with requests
+//! `HTTPAdapter`/`mount`, tenacity, backoff and aiohttp-retry, each with a trigger
+//! fixture (the default or the setting that retries a POST without a key) and a
+//! clean one, checked end to end as a user runs `retrylint check`; and the handed
+//! corpus files (`fixtures/code/corpus/`, rows in its `SOURCES.tsv`), each against
+//! what its row says retrylint should notice.
+
+mod common;
+
+use std::path::PathBuf;
+
+fn dir(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// The `CODE file:line:col` of each finding: its code line, then its first header.
+fn findings(stdout: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut code: Option<String> = None;
+    for l in stdout.lines() {
+        let t = l.trim();
+        if t.len() > 5 && t.starts_with("RL") && t[2..5].bytes().all(|b| b.is_ascii_digit()) {
+            code = Some(t[..5].to_string());
+        } else if let (Some(c), Some(start)) = (&code, l.find("╭─[")) {
+            let rest = &l[start + "╭─[".len()..];
+            if let Some(end) = rest.find(']') {
+                out.push(format!("{c} {}", &rest[..end]));
+            }
+            code = None;
+        }
+    }
+    out
+}
+
+/// Runs `retrylint check .` in a fixture: (exit code, stdout).
+fn check(rel: &str) -> (i32, String) {
+    let (code, stdout, stderr) = common::retrylint_in(&dir(rel), &["check", "."]);
+    assert!(code == 0 || code == 1, "exit {code}; stderr: {stderr}");
+    (code, stdout)
+}
+
+fn has(got: &[String], want: &str) -> bool {
+    got.iter().any(|g| g == want)
+}
+
+fn codes(got: &[String]) -> Vec<&str> {
+    got.iter().map(|g| &g[..5]).collect()
+}
+
+#[test]
+fn urllib3_trigger() {
+    let (code, out) = check("fixtures/code/python/urllib3-trigger");
+    assert_eq!(code, 1);
+    let got = findings(&out);
+    // allowed_methods=None: POST retried on read errors and the forcelist.
+    assert!(has(&got, "RL201 client.py:8:63"), "{got:#?}");
+    assert!(has(&got, "RL305 client.py:8:11"), "{got:#?}");
+    // The plain adapter (max_retries=2) keeps urllib3's method filter: its POST is
+    // retried on connect errors only, which never reach the server.
+    assert!(!got
+        .iter()
+        .any(|g| g.starts_with("RL201") && g.contains(":13:")));
+    insta::assert_snapshot!("urllib3_trigger", out);
+}
+
+#[test]
+fn urllib3_clean() {
+    let (_, out) = check("fixtures/code/python/urllib3-clean");
+    let got = findings(&out);
+    for c in ["RL201", "RL305", "RL019", "RL017", "RL016"] {
+        assert!(!codes(&got).contains(&c), "{c} in {got:#?}");
+    }
+    insta::assert_snapshot!("urllib3_clean", out);
+}
+
+#[test]
+fn tenacity_trigger() {
+    let (code, out) = check("fixtures/code/python/tenacity-trigger");
+    assert_eq!(code, 1);
+    let got = findings(&out);
+    // The key is made inside the retried function: a new one per attempt.
+    assert!(has(&got, "RL208 client.py:11:15"), "{got:#?}");
+    // Bare @retry: every exception, forever, POST included.
+    assert!(has(&got, "RL201 client.py:19:2"), "{got:#?}");
+    assert!(has(&got, "RL303 client.py:19:2"), "{got:#?}");
+    // wait_exponential has no jitter.
+    assert!(has(&got, "RL305 client.py:9:41"), "{got:#?}");
+    insta::assert_snapshot!("tenacity_trigger", out);
+}
+
+#[test]
+fn tenacity_clean() {
+    let (_, out) = check("fixtures/code/python/tenacity-clean");
+    let got = findings(&out);
+    for c in ["RL201", "RL208", "RL305", "RL301", "RL303", "RL019"] {
+        assert!(!codes(&got).contains(&c), "{c} in {got:#?}");
+    }
+    insta::assert_snapshot!("tenacity_clean", out);
+}
+
+#[test]
+fn backoff_trigger() {
+    let (code, out) = check("fixtures/code/python/backoff-trigger");
+    assert_eq!(code, 1);
+    let got = findings(&out);
+    assert!(has(&got, "RL201 client.py:9:37"), "{got:#?}");
+    assert!(has(&got, "RL208 client.py:12:34"), "{got:#?}");
+    // jitter=None switches the default full jitter off.
+    assert!(has(&got, "RL305 client.py:9:95"), "{got:#?}");
+    // A callable setting is not known statically.
+    assert!(has(&got, "RL019 client.py:16:79"), "{got:#?}");
+    insta::assert_snapshot!("backoff_trigger", out);
+}
+
+#[test]
+fn backoff_clean() {
+    let (_, out) = check("fixtures/code/python/backoff-clean");
+    let got = findings(&out);
+    for c in ["RL201", "RL208", "RL305", "RL301", "RL019"] {
+        assert!(!codes(&got).contains(&c), "{c} in {got:#?}");
+    }
+    insta::assert_snapshot!("backoff_clean", out);
+}
+
+#[test]
+fn aiohttp_trigger() {
+    let (code, out) = check("fixtures/code/python/aiohttp-trigger");
+    assert_eq!(code, 1);
+    let got = findings(&out);
+    // ExponentialRetry's default methods include POST; every 5xx is retried.
+    assert!(has(&got, "RL201 client.py:7:15"), "{got:#?}");
+    insta::assert_snapshot!("aiohttp_trigger", out);
+}
+
+#[test]
+fn aiohttp_clean() {
+    let (_, out) = check("fixtures/code/python/aiohttp-clean");
+    let got = findings(&out);
+    for c in ["RL201", "RL019"] {
+        assert!(!codes(&got).contains(&c), "{c} in {got:#?}");
+    }
+    insta::assert_snapshot!("aiohttp_clean", out);
+}
+
+/// Runs `retrylint check` in `spec_dir` (a companion spec) on it and a corpus file.
+fn corpus(spec_dir: Option<&str>, file: &str) -> (String, Vec<String>) {
+    let file = format!("fixtures/code/corpus/{file}");
+    let (code, stdout, stderr) = match spec_dir {
+        Some(d) => {
+            let config = dir(d).join(".retrylint.yaml");
+            let mut args = vec!["check".to_string()];
+            if config.is_file() {
+                args.push("--config".into());
+                args.push(config.display().to_string());
+            }
+            args.push(dir(d).display().to_string());
+            args.push(dir(&file).display().to_string());
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            common::retrylint_in(&dir(""), &args)
+        }
+        None => common::retrylint_in(&dir(""), &["check", &file]),
+    };
+    assert!(code == 0 || code == 1, "exit {code}; stderr: {stderr}");
+    let mut got = findings(&stdout);
+    got.dedup();
+    (stdout, got)
+}
+
+/// Qiskit `PostForcelistRetry`: the subclass overrides `is_retry`, so POST is
+/// retried (on the forcelist); no jitter; Retry-After still honoured; the counts
+/// come from parameters (RL019, urllib3's default assumed).
+#[test]
+fn corpus_qiskit() {
+    let (_, got) = corpus(
+        Some("fixtures/code/python/corpus-specs/qiskit"),
+        "python--Qiskit-qiskit-ibm-provider--session.py",
+    );
+    let f = "fixtures/code/corpus/python--Qiskit-qiskit-ibm-provider--session.py";
+    for want in [
+        format!("RL019 {f}:113:9"),
+        format!("RL201 {f}:193:30"),
+        format!("RL305 {f}:189:17"),
+        format!("RL019 {f}:190:19"),
+    ] {
+        assert!(got.contains(&want), "{want} not in {got:#?}");
+    }
+    // Retry-After is honoured (the base class): never RL306.
+    assert!(!codes(&got).contains(&"RL306"), "{got:#?}");
+    insta::assert_snapshot!("corpus_qiskit", got.join("\n"));
+}
+
+/// de-replicated-log: the 1.x per-call aiohttp-retry POST retried on every status
+/// but 200/429 (4xx and 201 too), no backoff, no Retry-After; `Retry(total=timeout)`
+/// is RL017 (and its value, a parameter, RL019).
+#[test]
+fn corpus_de_replicated_log() {
+    let (_, got) = corpus(
+        Some("fixtures/code/python/corpus-specs/de-replicated-log"),
+        "python--ironiksk-de-replicated-log--utils.py",
+    );
+    let f = "fixtures/code/corpus/python--ironiksk-de-replicated-log--utils.py";
+    for want in [
+        format!("RL201 {f}:15:93"),
+        format!("RL308 {f}:15:93"),
+        format!("RL303 {f}:15:70"),
+        format!("RL305 {f}:15:20"),
+        format!("RL017 {f}:51:27"),
+        format!("RL019 {f}:51:27"),
+    ] {
+        assert!(got.contains(&want), "{want} not in {got:#?}");
+    }
+    insta::assert_snapshot!("corpus_de_replicated_log", got.join("\n"));
+}
+
+/// Agent-Driver: `@retry(wait=wait_random_exponential(...), stop=stop_after_attempt(3))`
+/// around an SDK call: no retry= (every exception), full jitter, 3 attempts, no
+/// deadline; no HTTP call of a spec is visible, so it binds to nothing (RL016).
+#[test]
+fn corpus_agent_driver() {
+    let (out, got) = corpus(None, "python--USC-GVL-Agent-Driver--chat_utils.py");
+    assert_eq!(
+        got,
+        ["RL016 fixtures/code/corpus/python--USC-GVL-Agent-Driver--chat_utils.py:9:5"]
+    );
+    insta::assert_snapshot!("corpus_agent_driver", out);
+}
+
+/// meltano: `backoff.on_exception(self.backoff_wait_generator, (...), max_tries=
+/// self.backoff_max_tries, jitter=self.backoff_jitter)` with the methods' return
+/// values read from the same file; the custom `RetriableAPIError` makes the
+/// exception tuple "may retry anything" (RL019). Bound to a GraphQL POST by
+/// `.retrylint.yaml` (`clients: [decorator]`).
+#[test]
+fn corpus_meltano() {
+    let (_, got) = corpus(
+        Some("fixtures/code/python/corpus-specs/meltano"),
+        "python--meltano-sdk--rest.py",
+    );
+    let f = "fixtures/code/corpus/python--meltano-sdk--rest.py";
+    for want in [
+        // RetriableAPIError is defined elsewhere: may retry anything, POST included.
+        format!("RL019 {f}:395:13"),
+        format!("RL201 {f}:395:13"),
+        // Retry-After ignored; no max_time (at `return 5` of backoff_max_tries).
+        format!("RL306 {f}:395:13"),
+        format!("RL301 {f}:857:16"),
+    ] {
+        assert!(got.contains(&want), "{want} not in {got:#?}");
+    }
+    // random_jitter is jitter.
+    assert!(!codes(&got).contains(&"RL305"), "{got:#?}");
+    // max_tries, the wait generator and the jitter resolve through the methods.
+    assert_eq!(
+        got.iter().filter(|g| g.starts_with("RL019")).count(),
+        1,
+        "{got:#?}"
+    );
+    insta::assert_snapshot!("corpus_meltano", got.join("\n"));
+}
+
+/// slack-sdk and openai are bespoke SDK loops: nothing is recognised wrongly.
+#[test]
+fn corpus_bespoke_sdk_loops() {
+    for file in [
+        "python--slackapi-python-slack-sdk--builtin_handlers.py",
+        "python--openai-openai-python--_base_client.py",
+    ] {
+        let (_, got) = corpus(None, file);
+        assert!(got.is_empty(), "{file}: {got:#?}");
+    }
+}
+
+/// A Stainless-generated SDK constructor (`OpenAI(max_retries=4)`): the SDK retries
+/// every method on 408/409/429/5xx and connection errors; bound by
+/// `services[].clients` since its calls are SDK methods, not HTTP verbs.
+#[test]
+fn stainless_sdk_constructor() {
+    let (code, out) = check("fixtures/code/python/stainless-trigger");
+    assert_eq!(code, 1);
+    let got = findings(&out);
+    assert!(has(&got, "RL201 client.py:4:10"), "{got:#?}");
+    assert!(has(&got, "RL308 client.py:4:10"), "{got:#?}");
+    assert!(!codes(&got).contains(&"RL305"), "the SDK jitters: {got:#?}");
+    insta::assert_snapshot!("stainless_trigger", out);
+}

@@ -291,7 +291,7 @@ pub fn lower(
     let routes: Vec<Route> = own
         .iter()
         .chain(calls.iter())
-        .map(|(file, call)| route(&settings, &notes, file, call))
+        .map(|(file, call)| route(&settings, &notes, file, call, &c.never_retries))
         .collect();
     let routes = if routes.is_empty() {
         // No call seen: the client may serve any operation, but it binds only when
@@ -347,9 +347,25 @@ fn spanned<T: Clone>(at: &impl Fn(&Span) -> At, s: &Setting<T>) -> Spanned<T> {
 
 /// One route per call: the call's method and path, the client's settings, and the
 /// key header the call sets.
-fn route(settings: &Settings, notes: &[OriginNote], file: &Located, call: &CallSite) -> Route {
+fn route(
+    settings: &Settings,
+    notes: &[OriginNote],
+    file: &Located,
+    call: &CallSite,
+    never_retries: &[String],
+) -> Route {
     let call_at = file.at(&call.span);
     let mut settings = settings.clone();
+    if call
+        .method
+        .as_ref()
+        .is_some_and(|m| never_retries.contains(m))
+    {
+        // The library sends this method once, whatever fails.
+        if let Some(r) = settings.retry.as_mut() {
+            r.value = false;
+        }
+    }
     if let Some(h) = call.headers.iter().find(|h| crate::retry::is_key_header(h)) {
         settings.idempotency_key = Some(KeySettings {
             at: call_at.clone(),

@@ -181,9 +181,14 @@ fn map_keys(ctx: &Ctx<'_>, m: Node<'_>) -> Vec<String> {
     out
 }
 
-/// Local aliases: `x := <selector or identifier>` and `x := y.StandardClient()`.
+/// Local aliases: `x := <selector or identifier>`, `x := y.StandardClient()`,
+/// and `x := f()` / `var x = f()` where `f` is a function of this file or of
+/// another package of the project (`utils.NewClient()`), so a client returned
+/// by a function is reached through the variable that stores it. Calls of the
+/// retry libraries themselves (`resty.New()`) are not aliases: the variable is
+/// the client's own name.
 fn aliases(ctx: &Ctx<'_>) -> HashMap<String, String> {
-    let mut out = HashMap::new();
+    let mut pairs: Vec<(Node<'_>, Node<'_>)> = Vec::new();
     for &stmt in &ctx.assignments {
         let (Some(l), Some(r)) = (
             stmt.child_by_field_name("left"),
@@ -194,18 +199,56 @@ fn aliases(ctx: &Ctx<'_>) -> HashMap<String, String> {
         if l.named_child_count() != 1 || r.named_child_count() != 1 {
             continue;
         }
-        let (Some(l), Some(r)) = (l.named_child(0), r.named_child(0)) else {
-            continue;
+        if let (Some(l), Some(r)) = (l.named_child(0), r.named_child(0)) {
+            pairs.push((l, r));
+        }
+    }
+    for &spec in &ctx.vars {
+        let names: Vec<Node<'_>> = {
+            let mut c = spec.walk();
+            spec.children_by_field_name("name", &mut c).collect()
         };
+        let value = spec.child_by_field_name("value");
+        if let ([name], Some(v)) = (names.as_slice(), value) {
+            if v.named_child_count() == 1 {
+                if let Some(v) = v.named_child(0) {
+                    pairs.push((*name, v));
+                }
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    for (l, r) in pairs {
         if l.kind() != "identifier" {
             continue;
         }
         let target = match r.kind() {
             "selector_expression" | "identifier" => ctx.text(r),
-            "call_expression" => match strip_standard_client(ctx.text(r)) {
-                Some(t) => t,
-                None => continue,
-            },
+            "call_expression" => {
+                let text = ctx.text(r);
+                if let Some(t) = strip_standard_client(text) {
+                    t
+                } else {
+                    let Some(callee) = r.child_by_field_name("function") else {
+                        continue;
+                    };
+                    let local =
+                        callee.kind() == "identifier" && ctx.funcs.contains_key(ctx.text(callee));
+                    let project = callee.kind() == "selector_expression"
+                        && callee.child_by_field_name("operand").is_some_and(|p| {
+                            let p = ctx.text(p);
+                            p != "fmt"
+                                && ctx.imports.is_package(p)
+                                && !ctx.imports.is_resty(p)
+                                && !ctx.imports.is_retryablehttp(p)
+                                && !ctx.imports.is_http(p)
+                        });
+                    if !(local || project) {
+                        continue;
+                    }
+                    ctx.text(callee)
+                }
+            }
             _ => continue,
         };
         let name = ctx.text(l);

@@ -23,7 +23,7 @@ pub mod resty;
 pub mod retryablehttp;
 pub mod settings;
 
-use super::model::{CodeFacts, Span};
+use super::model::{CodeClient, CodeFacts, Span};
 use super::CodeFile;
 use eval::Consts;
 use imports::Imports;
@@ -44,6 +44,8 @@ pub struct Ctx<'a> {
     pub calls: Vec<Node<'a>>,
     /// Every assignment-like statement (`=`, `:=`), in source order.
     pub assignments: Vec<Node<'a>>,
+    /// Every `var` spec, in source order.
+    pub vars: Vec<Node<'a>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -52,6 +54,7 @@ impl<'a> Ctx<'a> {
         let mut funcs = HashMap::new();
         let mut calls = Vec::new();
         let mut assignments = Vec::new();
+        let mut vars = Vec::new();
         let mut stack = vec![root];
         while let Some(node) = stack.pop() {
             match node.kind() {
@@ -62,6 +65,7 @@ impl<'a> Ctx<'a> {
                 }
                 "call_expression" => calls.push(node),
                 "assignment_statement" | "short_var_declaration" => assignments.push(node),
+                "var_spec" => vars.push(node),
                 _ => {}
             }
             let mut c = node.walk();
@@ -69,6 +73,7 @@ impl<'a> Ctx<'a> {
         }
         calls.sort_by_key(|n| (n.start_byte(), n.end_byte()));
         assignments.sort_by_key(|n| n.start_byte());
+        vars.sort_by_key(|n| n.start_byte());
         Ctx {
             file,
             imports: Imports::read(file),
@@ -76,6 +81,7 @@ impl<'a> Ctx<'a> {
             funcs,
             calls,
             assignments,
+            vars,
         }
     }
 
@@ -161,6 +167,56 @@ pub fn name_of(ctx: &Ctx<'_>, node: Node<'_>) -> Option<(String, Span)> {
         }
         "return_statement" => enclosing_func_name(ctx, parent),
         _ => None,
+    }
+}
+
+/// When the client at `node` is stored in a local variable that its function
+/// returns (`c := resty.New(); ...; return c`), the function's name names it
+/// too, so `var client = newClient()` elsewhere reaches it.
+pub fn add_return_names(ctx: &Ctx<'_>, c: &mut CodeClient, node: Node<'_>) {
+    let Some((local, _)) = c.names.first().cloned() else {
+        return;
+    };
+    let mut func = node.parent();
+    while let Some(f) = func {
+        if matches!(
+            f.kind(),
+            "function_declaration" | "method_declaration" | "func_literal"
+        ) {
+            break;
+        }
+        func = f.parent();
+    }
+    let Some(func) = func.filter(|f| f.kind() != "func_literal") else {
+        return;
+    };
+    let Some(body) = func.child_by_field_name("body") else {
+        return;
+    };
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "func_literal" {
+            continue;
+        }
+        if n.kind() == "return_statement" {
+            let first = n.named_child(0).and_then(|l| {
+                if l.kind() == "expression_list" {
+                    l.named_child(0)
+                } else {
+                    Some(l)
+                }
+            });
+            if first.is_some_and(|e| ctx.text(e) == local) {
+                if let Some(name) = enclosing_func_name(ctx, n) {
+                    if !c.names.iter().any(|(x, _)| *x == name.0) {
+                        c.names.push(name);
+                    }
+                }
+                return;
+            }
+        }
+        let mut cur = n.walk();
+        stack.extend(n.named_children(&mut cur));
     }
 }
 

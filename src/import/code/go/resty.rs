@@ -124,6 +124,7 @@ pub fn read(ctx: &Ctx<'_>) -> Vec<CodeClient> {
                 call.byte_range(),
             );
             c.names.extend(name_of(ctx, chain_top(ctx, call)));
+            super::add_return_names(ctx, &mut c, call);
             found.push(Resty {
                 c,
                 node_id: call.id(),
@@ -424,6 +425,7 @@ fn finish(r: Resty) -> CodeClient {
                 }
             }
             other => {
+                c.never_retries = ["POST", "PATCH", "CONNECT"].map(String::from).to_vec();
                 c.methods = Some(Setting::default(
                     ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]
                         .map(String::from)

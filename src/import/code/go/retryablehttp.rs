@@ -116,6 +116,7 @@ pub fn read(ctx: &Ctx<'_>) -> Vec<CodeClient> {
                 call.byte_range(),
             );
             c.names.extend(name_of(ctx, call));
+            super::add_return_names(ctx, &mut c, call);
             found.push(Rh {
                 c,
                 literal: false,
@@ -137,6 +138,7 @@ pub fn read(ctx: &Ctx<'_>) -> Vec<CodeClient> {
                 node.byte_range(),
             );
             c.names.extend(name_of(ctx, node));
+            super::add_return_names(ctx, &mut c, node);
             let mut rh = Rh {
                 c,
                 literal: true,

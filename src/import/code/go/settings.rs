@@ -74,11 +74,17 @@ fn bare_number(ctx: &Ctx<'_>, c: &mut CodeClient, node: Node<'_>, setter: &str, 
         return;
     }
     let written = ctx.text(node);
+    // `SetRetryWaitTime(5)` for a setter, `RetryWaitMin: 5` for a struct field.
+    let shown = if setter.starts_with("Set") {
+        format!("{setter}({written})")
+    } else {
+        format!("{setter}: {written}")
+    };
     c.findings.push(Finding {
         code: "RL017",
         span: node.byte_range(),
         message: format!(
-            "{}: {setter}({written}) is {}, not {written} s: a bare number passed as a \
+            "{}: `{shown}` is {}, not {written} s: a bare number passed as a \
              Go `time.Duration` counts nanoseconds",
             c.platform.display_name(),
             human_ns(ns)

@@ -150,11 +150,12 @@ impl Imports {
         self.packages.contains(name)
     }
 
-    /// "go-retryablehttp v0.7.7" or "go-retryablehttp" when `go.mod` was not found.
+    /// "go-retryablehttp v0.7.7" (from `go.mod`), or the source the defaults were
+    /// read from, "go-retryablehttp@fd004584", when `go.mod` was not found.
     pub fn retryablehttp_label(&self) -> String {
         match &self.retryablehttp_version {
             Some(v) => format!("go-retryablehttp {v}"),
-            None => "go-retryablehttp".to_string(),
+            None => "go-retryablehttp@fd004584".to_string(),
         }
     }
 }

@@ -328,7 +328,7 @@ fn finish(r: Resty) -> CodeClient {
         c.attempts = Some(Setting::default(
             1,
             span.clone(),
-            format!("{label}: RetryCount = 0, no retries"),
+            format!("RetryCount = 0, no retries ({label})"),
         ));
     } else if let Some(a) = c.attempts.as_ref().filter(|a| a.known == Known::Literal) {
         c.notes.push((
@@ -400,14 +400,14 @@ fn finish(r: Resty) -> CodeClient {
                 signals,
                 span.clone(),
                 format!(
-                    "{label}: default conditions retry transport errors, 429 and every status \
-                     >= 500 except 501"
+                    "default conditions retry transport errors, 429 and every status \
+                     >= 500 except 501 ({label})"
                 ),
             ),
             None => Setting::default(
                 signals,
                 span.clone(),
-                format!("{label}: retries every transport error (no status without a condition)"),
+                format!("retries every transport error (no status without a condition) ({label})"),
             ),
         }
     });
@@ -432,8 +432,8 @@ fn finish(r: Resty) -> CodeClient {
                         .to_vec(),
                     other.map_or(span.clone(), |(_, s)| s),
                     format!(
-                        "{label}: idempotent methods only (GET, HEAD, OPTIONS, PUT, DELETE, \
-                         TRACE) unless SetAllowNonIdempotentRetry(true)"
+                        "idempotent methods only (GET, HEAD, OPTIONS, PUT, DELETE, \
+                         TRACE) unless SetAllowNonIdempotentRetry(true) ({label})"
                     ),
                 ));
             }
@@ -453,14 +453,14 @@ fn finish(r: Resty) -> CodeClient {
         Setting::default(
             DEFAULT_WAIT_MS,
             span.clone(),
-            format!("{label}: RetryWaitTime = 100 ms"),
+            format!("RetryWaitTime = 100 ms ({label})"),
         )
     });
     let max_wait = max_wait.unwrap_or_else(|| {
         Setting::default(
             DEFAULT_MAX_WAIT_MS,
             span.clone(),
-            format!("{label}: RetryMaxWaitTime = 2 s"),
+            format!("RetryMaxWaitTime = 2 s ({label})"),
         )
     });
     c.backoff.base = Some(wait);
@@ -478,12 +478,12 @@ fn finish(r: Resty) -> CodeClient {
             c.backoff.multiplier = Some(Setting::default(
                 2.0,
                 span.clone(),
-                format!("{label}: capped exponential backoff, wait · 2^n"),
+                format!("capped exponential backoff, wait · 2^n ({label})"),
             ));
             c.backoff.jitter = Some(Setting::default(
                 Jitter::Equal,
                 span.clone(),
-                format!("{label}: equal jitter (half the backoff plus a random half)"),
+                format!("equal jitter (half the backoff plus a random half) ({label})"),
             ));
         }
     }
@@ -504,7 +504,7 @@ fn finish(r: Resty) -> CodeClient {
             honor: Setting::default(
                 true,
                 span.clone(),
-                format!("{label}: Retry-After on 429 and 503 is waited as sent, uncapped"),
+                format!("Retry-After on 429 and 503 is waited as sent, uncapped ({label})"),
             ),
             max: None,
         });

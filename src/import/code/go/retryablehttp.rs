@@ -416,7 +416,7 @@ fn finish(ctx: &Ctx<'_>, rh: Rh) -> CodeClient {
                 1,
                 span.clone(),
                 format!(
-                    "{label}: RetryMax is not set in the struct literal: the zero value, no retries"
+                    "RetryMax is not set in the struct literal: the zero value, no retries ({label})"
                 ),
             ));
         }
@@ -424,7 +424,7 @@ fn finish(ctx: &Ctx<'_>, rh: Rh) -> CodeClient {
             c.attempts = Some(Setting::default(
                 DEFAULT_RETRY_MAX + 1,
                 span.clone(),
-                format!("{label}: RetryMax = 4 retries (`defaultRetryMax`), 5 attempts"),
+                format!("RetryMax = 4 retries (`defaultRetryMax`), 5 attempts ({label})"),
             ));
         }
         Some(a) => {
@@ -444,7 +444,7 @@ fn finish(ctx: &Ctx<'_>, rh: Rh) -> CodeClient {
         Setting::default(
             0.0,
             span.clone(),
-            format!("{label}: {what} is not set in the struct literal: 0"),
+            format!("{what} is not set in the struct literal: 0 ({label})"),
         )
     };
     let wait_min = wait_min.unwrap_or_else(|| {
@@ -454,7 +454,7 @@ fn finish(ctx: &Ctx<'_>, rh: Rh) -> CodeClient {
             Setting::default(
                 DEFAULT_WAIT_MIN_MS,
                 span.clone(),
-                format!("{label}: RetryWaitMin = 1 s (`defaultRetryWaitMin`)"),
+                format!("RetryWaitMin = 1 s (`defaultRetryWaitMin`) ({label})"),
             )
         }
     });
@@ -465,7 +465,7 @@ fn finish(ctx: &Ctx<'_>, rh: Rh) -> CodeClient {
             Setting::default(
                 DEFAULT_WAIT_MAX_MS,
                 span.clone(),
-                format!("{label}: RetryWaitMax = 30 s (`defaultRetryWaitMax`)"),
+                format!("RetryWaitMax = 30 s (`defaultRetryWaitMax`) ({label})"),
             )
         }
     });
@@ -485,7 +485,7 @@ fn finish(ctx: &Ctx<'_>, rh: Rh) -> CodeClient {
         Check::Default(s) => Setting::default(
             default_policy_signals(),
             s,
-            format!("{label}: {DEFAULT_POLICY}"),
+            format!("{DEFAULT_POLICY} ({label})"),
         ),
         Check::Read(s, expr, signals) => {
             c.notes.push((
@@ -540,20 +540,20 @@ fn finish(ctx: &Ctx<'_>, rh: Rh) -> CodeClient {
             c.backoff.multiplier = Some(Setting::default(
                 2.0,
                 s.clone(),
-                format!("{label}: DefaultBackoff waits RetryWaitMin · 2^n, at most RetryWaitMax"),
+                format!("DefaultBackoff waits RetryWaitMin · 2^n, at most RetryWaitMax ({label})"),
             ));
             c.backoff.jitter = Some(Setting::default(
                 Jitter::None,
                 s.clone(),
-                format!("{label}: DefaultBackoff adds no jitter"),
+                format!("DefaultBackoff adds no jitter ({label})"),
             ));
             c.retry_after = Some(RetryAfter {
                 honor: Setting::default(
                     true,
                     s,
                     format!(
-                        "{label}: DefaultBackoff waits what Retry-After says on 429 and 503, \
-                         not clamped to RetryWaitMax"
+                        "DefaultBackoff waits what Retry-After says on 429 and 503, \
+                         not clamped to RetryWaitMax ({label})"
                     ),
                 ),
                 max: None,
@@ -572,8 +572,8 @@ fn finish(ctx: &Ctx<'_>, rh: Rh) -> CodeClient {
                 jitter,
                 s.clone(),
                 format!(
-                    "{label}: LinearJitterBackoff waits n × uniform(RetryWaitMin, RetryWaitMax) \
-                     before retry n (linear, no cap)"
+                    "LinearJitterBackoff waits n × uniform(RetryWaitMin, RetryWaitMax) \
+                     before retry n (linear, no cap) ({label})"
                 ),
             ));
             c.backoff.base = Some(Setting {
@@ -587,8 +587,8 @@ fn finish(ctx: &Ctx<'_>, rh: Rh) -> CodeClient {
                         true,
                         s,
                         format!(
-                            "{label}: RateLimitLinearJitterBackoff waits what Retry-After says \
-                             on 429 and 503, uncapped"
+                            "RateLimitLinearJitterBackoff waits what Retry-After says \
+                             on 429 and 503, uncapped ({label})"
                         ),
                     ),
                     max: None,

@@ -12,11 +12,9 @@ fn dir(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
-/// `retrylint check . EXTRA...` in a fixture directory.
-fn check(rel: &str, extra: &[&str]) -> (i32, String) {
-    let mut args = vec!["check", "."];
-    args.extend_from_slice(extra);
-    let (code, stdout, stderr) = common::retrylint_in(&dir(rel), &args);
+/// `retrylint check .` in a fixture directory.
+fn check(rel: &str) -> (i32, String) {
+    let (code, stdout, stderr) = common::retrylint_in(&dir(rel), &["check", "."]);
     assert!(code == 0 || code == 1, "exit {code}; stderr: {stderr}");
     (code, stdout)
 }
@@ -41,6 +39,43 @@ fn findings(stdout: &str) -> Vec<String> {
     out
 }
 
+/// A copy of the fixture `rel` in a fresh temporary directory, with the handed
+/// corpus files `(name in fixtures/code/corpus, path in the copy)` placed where
+/// their repository has them: `retrylint check .` there sees only this case.
+fn corpus_case(rel: &str, files: &[(&str, &str)]) -> PathBuf {
+    let tmp = std::env::temp_dir().join(format!(
+        "retrylint-go-{}-{}",
+        rel.rsplit('/').next().unwrap_or(rel),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&tmp);
+    // The fixture: api/openapi.yaml and an optional .retrylint.yaml.
+    let src = dir(rel);
+    for f in ["api/openapi.yaml", ".retrylint.yaml"] {
+        let from = src.join(f);
+        if from.is_file() {
+            let to = tmp.join(f);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(&from, &to).unwrap();
+        }
+    }
+    for (name, path) in files {
+        let to = tmp.join(path);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(dir("fixtures/code/corpus").join(name), &to).unwrap();
+    }
+    tmp
+}
+
+/// `retrylint check .` in a [`corpus_case`] copy, which is removed afterwards.
+fn check_corpus(rel: &str, files: &[(&str, &str)]) -> (i32, String) {
+    let tmp = corpus_case(rel, files);
+    let (code, stdout, stderr) = common::retrylint_in(&tmp, &["check", "."]);
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert!(code == 0 || code == 1, "exit {code}; stderr: {stderr}");
+    (code, stdout)
+}
+
 fn has(got: &[String], want: &str) -> bool {
     got.iter().any(|g| g == want)
 }
@@ -53,7 +88,7 @@ fn codes(got: &[String]) -> Vec<&str> {
 
 #[test]
 fn retryablehttp_default_retries_a_post() {
-    let (code, stdout) = check("fixtures/code/go/retryablehttp-trigger", &[]);
+    let (code, stdout) = check("fixtures/code/go/retryablehttp-trigger");
     assert_eq!(code, 1);
     let got = findings(&stdout);
     // `NewClient()`: DefaultRetryPolicy has no method check, DefaultBackoff no
@@ -79,7 +114,7 @@ fn retryablehttp_default_retries_a_post() {
 
 #[test]
 fn retryablehttp_post_with_a_key_is_not_rl201() {
-    let (code, stdout) = check("fixtures/code/go/retryablehttp-clean", &[]);
+    let (code, stdout) = check("fixtures/code/go/retryablehttp-clean");
     let got = findings(&stdout);
     assert!(!codes(&got).contains(&"RL201"), "{got:?}");
     assert!(
@@ -95,7 +130,7 @@ fn retryablehttp_post_with_a_key_is_not_rl201() {
 
 #[test]
 fn resty_v2_retries_a_post_across_files_and_bare_ints_are_nanoseconds() {
-    let (code, stdout) = check("fixtures/code/go/resty-v2-trigger", &[]);
+    let (code, stdout) = check("fixtures/code/go/resty-v2-trigger");
     assert_eq!(code, 1);
     let got = findings(&stdout);
     for want in [
@@ -113,7 +148,7 @@ fn resty_v2_retries_a_post_across_files_and_bare_ints_are_nanoseconds() {
 
 #[test]
 fn resty_v2_post_with_a_key_is_not_rl201() {
-    let (code, stdout) = check("fixtures/code/go/resty-v2-clean", &[]);
+    let (code, stdout) = check("fixtures/code/go/resty-v2-clean");
     let got = findings(&stdout);
     assert!(!codes(&got).contains(&"RL201"), "{got:?}");
     assert!(!codes(&got).contains(&"RL017"), "{got:?}");
@@ -122,7 +157,7 @@ fn resty_v2_post_with_a_key_is_not_rl201() {
 
 #[test]
 fn resty_v3_sends_a_post_once() {
-    let (code, stdout) = check("fixtures/code/go/resty-v3-clean", &[]);
+    let (code, stdout) = check("fixtures/code/go/resty-v3-clean");
     let got = findings(&stdout);
     // Only the GET is retried: no finding names the POST.
     assert!(!stdout.contains("POST /orders"), "{stdout}");
@@ -133,7 +168,7 @@ fn resty_v3_sends_a_post_once() {
 
 #[test]
 fn resty_v3_allow_non_idempotent_retries_a_post() {
-    let (code, stdout) = check("fixtures/code/go/resty-v3-trigger", &[]);
+    let (code, stdout) = check("fixtures/code/go/resty-v3-trigger");
     assert_eq!(code, 1);
     let got = findings(&stdout);
     // The condition literal is read: err != nil || 409, on top of the defaults.
@@ -147,16 +182,19 @@ fn resty_v3_allow_non_idempotent_retries_a_post() {
 
 #[test]
 fn corpus_hengnao_resty_global_client_posts_from_another_file() {
-    let (code, stdout) = check(
+    let (code, stdout) = check_corpus(
         "fixtures/code/go/corpus-hengnao",
         &[
-            "../../corpus/go--Penryn-HengNao-Agent--resty.go",
-            "../../corpus/go--Penryn-HengNao-Agent--get_relevant_highlights.go",
+            ("go--Penryn-HengNao-Agent--resty.go", "biz/utils/resty.go"),
+            (
+                "go--Penryn-HengNao-Agent--get_relevant_highlights.go",
+                "biz/service/get_relevant_highlights.go",
+            ),
         ],
     );
     assert_eq!(code, 1);
     let got = findings(&stdout);
-    let f = "../../corpus/go--Penryn-HengNao-Agent--resty.go";
+    let f = "biz/utils/resty.go";
     // SetRetryWaitTime(5) / SetRetryMaxWaitTime(10) are ns; v2 retries the POST
     // of get_relevant_highlights.go (URL from config: any operation) on
     // transport errors; SetTimeout(120 s) is per attempt, no deadline.
@@ -173,13 +211,13 @@ fn corpus_hengnao_resty_global_client_posts_from_another_file() {
 
 #[test]
 fn corpus_gitlab_custom_check_retry_retries_post_on_429_and_5xx() {
-    let (code, stdout) = check(
+    let (code, stdout) = check_corpus(
         "fixtures/code/go/corpus-gitlab",
-        &["../../corpus/go--xanzy-go-gitlab--gitlab.go"],
+        &[("go--xanzy-go-gitlab--gitlab.go", "gitlab.go")],
     );
     assert_eq!(code, 1);
     let got = findings(&stdout);
-    let f = "../../corpus/go--xanzy-go-gitlab--gitlab.go";
+    let f = "gitlab.go";
     // retryHTTPCheck is read: 429 and >= 500, no network errors, every method;
     // retryHTTPBackoff has jitter and reads RateLimit-Reset, not Retry-After.
     for want in [
@@ -199,12 +237,15 @@ fn corpus_gitlab_custom_check_retry_retries_post_on_429_and_5xx() {
 
 #[test]
 fn corpus_absmartly_values_of_another_file_are_rl019() {
-    let (code, stdout) = check(
+    let (code, stdout) = check_corpus(
         "fixtures/code/go/corpus-absmartly",
-        &["../../corpus/go--absmartly-go-sdk--DefaultHttpClient.go"],
+        &[(
+            "go--absmartly-go-sdk--DefaultHttpClient.go",
+            "sdk/DefaultHttpClient.go",
+        )],
     );
     let got = findings(&stdout);
-    let f = "../../corpus/go--absmartly-go-sdk--DefaultHttpClient.go";
+    let f = "sdk/DefaultHttpClient.go";
     for want in [
         format!("RL019 {f}:34:30"),
         format!("RL019 {f}:35:33"),

@@ -126,6 +126,21 @@ fn retryablehttp_post_with_a_key_is_not_rl201() {
     insta::assert_snapshot!(format!("exit {code}\n{stdout}"));
 }
 
+#[test]
+fn retryablehttp_package_helpers_use_the_default_client() {
+    let (code, stdout) = check("fixtures/code/go/retryablehttp-package");
+    assert_eq!(code, 1);
+    let got = findings(&stdout);
+    for want in [
+        "RL201 ping.go:6:12",
+        "RL305 ping.go:6:12",
+        "RL307 ping.go:6:12",
+    ] {
+        assert!(has(&got, want), "missing {want} in {got:?}");
+    }
+    insta::assert_snapshot!(format!("exit {code}\n{stdout}"));
+}
+
 // resty
 
 #[test]

@@ -3,7 +3,8 @@
 //! `DefaultRetryPolicy`, L551 `DefaultBackoff`, L619 `LinearJitterBackoff`, L647
 //! `RateLimitLinearJitterBackoff`, L761–771 the retry loop).
 //!
-//! Read: `retryablehttp.NewClient()` (defaults: `RetryMax` 4 retries, waits
+//! Read: `retryablehttp.Get/Head/Post/PostForm(url, ..)` (the package's default
+//! client, built by `NewClient()`), `retryablehttp.NewClient()` (defaults: `RetryMax` 4 retries, waits
 //! 1 s..30 s, `DefaultRetryPolicy`, `DefaultBackoff`) and `retryablehttp.Client{...}`
 //! / `&retryablehttp.Client{...}` literals (unset fields are Go zero values: no
 //! retries, and a nil `CheckRetry` panics in `Do`), then `x.RetryMax = 5`-style
@@ -17,7 +18,7 @@ use super::condition;
 use super::settings;
 use super::{name_of, same_name, Ctx};
 use crate::import::code::lower::MAY_RETRY_ANYTHING;
-use crate::import::code::model::{CodeClient, Finding, RetryAfter, Setting, Span};
+use crate::import::code::model::{CallSite, CodeClient, Finding, RetryAfter, Setting, Span};
 use crate::import::Platform;
 use crate::policy::model::{Jitter, JitterFactor, Signal};
 use tree_sitter::Node;
@@ -239,6 +240,55 @@ pub fn read(ctx: &Ctx<'_>) -> Vec<CodeClient> {
             }
         }
     }
+    // Package-level helpers (`retryablehttp.Post(url, ct, body)`) use the
+    // package's default client, `NewClient()`: one client per file holds them.
+    let mut package: Option<Rh> = None;
+    for &call in &ctx.calls {
+        let Some(f) = call.child_by_field_name("function") else {
+            continue;
+        };
+        let (Some(op), Some(field)) = (
+            f.child_by_field_name("operand"),
+            f.child_by_field_name("field"),
+        ) else {
+            continue;
+        };
+        let verb = ctx.text(field);
+        if f.kind() != "selector_expression"
+            || op.kind() != "identifier"
+            || !ctx.imports.is_retryablehttp(ctx.text(op))
+            || !matches!(verb, "Get" | "Head" | "Post" | "PostForm")
+        {
+            continue;
+        }
+        let Some(url) = call
+            .child_by_field_name("arguments")
+            .and_then(|a| a.named_child(0))
+        else {
+            continue;
+        };
+        let rh = package.get_or_insert_with(|| Rh {
+            c: CodeClient::new(
+                Platform::GoRetryablehttp,
+                "retryablehttp's package-level default client",
+                call.byte_range(),
+            ),
+            literal: false,
+            wait_min: None,
+            wait_max: None,
+            check: None,
+            backoff: None,
+            label: label.clone(),
+        });
+        rh.c.calls.push(CallSite {
+            receiver: ctx.text(op).to_string(),
+            method: Some(if verb == "PostForm" { "POST" } else { verb }.to_ascii_uppercase()),
+            url: super::calls::url_of(ctx, url),
+            span: call.byte_range(),
+            headers: Vec::new(),
+        });
+    }
+    found.extend(package);
     found.into_iter().map(|rh| finish(ctx, rh)).collect()
 }
 

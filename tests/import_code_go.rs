@@ -171,6 +171,24 @@ fn resty_v2_post_with_a_key_is_not_rl201() {
 }
 
 #[test]
+fn resty_constants_of_another_file_of_the_package_are_read() {
+    let (code, stdout) = check("fixtures/code/go/resty-package-const");
+    assert_eq!(code, 1);
+    let got = findings(&stdout);
+    // `maxRetries` and `retryWait` live in settings.go: read, no RL019; a value of
+    // another package stays RL019.
+    assert_eq!(
+        got.iter()
+            .filter(|g| g.starts_with("RL019"))
+            .collect::<Vec<_>>(),
+        vec!["RL019 client.go:8:22"]
+    );
+    assert!(has(&got, "RL201 client.go:5:14"), "{got:?}");
+    assert!(stdout.contains("`maxRetries` is declared in settings.go (same package)"));
+    insta::assert_snapshot!(format!("exit {code}\n{stdout}"));
+}
+
+#[test]
 fn resty_v3_sends_a_post_once() {
     let (code, stdout) = check("fixtures/code/go/resty-v3-clean");
     let got = findings(&stdout);

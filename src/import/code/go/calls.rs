@@ -143,7 +143,7 @@ fn resty_request(ctx: &Ctx<'_>, mut node: Node<'_>) -> Option<(String, Vec<Strin
             "SetHeader" => {
                 if let Some(Val::Str(h)) = args
                     .and_then(|a| a.named_child(0))
-                    .map(|k| eval::eval(ctx.file, &ctx.imports, &ctx.consts, k))
+                    .map(|k| eval::eval(ctx.file.text, &ctx.imports, &ctx.consts, k))
                 {
                     headers.push(h.to_ascii_lowercase());
                 }
@@ -173,7 +173,7 @@ fn map_keys(ctx: &Ctx<'_>, m: Node<'_>) -> Vec<String> {
     for el in body.named_children(&mut c) {
         if let Some(Val::Str(k)) = el
             .child_by_field_name("key")
-            .map(|k| eval::eval(ctx.file, &ctx.imports, &ctx.consts, k))
+            .map(|k| eval::eval(ctx.file.text, &ctx.imports, &ctx.consts, k))
         {
             out.push(k.to_ascii_lowercase());
         }
@@ -344,7 +344,7 @@ fn requests<'t>(ctx: &Ctx<'t>) -> HashMap<String, Built<'t>> {
         if let Some(Val::Str(h)) = call
             .child_by_field_name("arguments")
             .and_then(|a| a.named_child(0))
-            .map(|k| eval::eval(ctx.file, &ctx.imports, &ctx.consts, k))
+            .map(|k| eval::eval(ctx.file.text, &ctx.imports, &ctx.consts, k))
         {
             b.headers.push(h.to_ascii_lowercase());
         }
@@ -355,7 +355,7 @@ fn requests<'t>(ctx: &Ctx<'t>) -> HashMap<String, Built<'t>> {
 /// An HTTP method: a string literal or constant, or `http.MethodPost` /
 /// `resty.MethodPost`.
 fn method_of(ctx: &Ctx<'_>, node: Node<'_>) -> Option<String> {
-    if let Val::Str(m) = eval::eval(ctx.file, &ctx.imports, &ctx.consts, node) {
+    if let Val::Str(m) = eval::eval(ctx.file.text, &ctx.imports, &ctx.consts, node) {
         return Some(m.to_ascii_uppercase());
     }
     let text = ctx.text(node);
@@ -372,7 +372,7 @@ fn method_of(ctx: &Ctx<'_>, node: Node<'_>) -> Option<String> {
 /// format (each verb a hole), or unknown.
 pub fn url_of(ctx: &Ctx<'_>, node: Node<'_>) -> Url {
     let text = ctx.text(node);
-    match eval::eval(ctx.file, &ctx.imports, &ctx.consts, node) {
+    match eval::eval(ctx.file.text, &ctx.imports, &ctx.consts, node) {
         Val::Str(s) => return Url::Literal(s),
         Val::Unknown(_) => {}
         _ => return Url::Unknown(text.to_string()),
@@ -400,7 +400,7 @@ pub fn url_of(ctx: &Ctx<'_>, node: Node<'_>) -> Url {
         let mut out = String::new();
         let mut any_literal = false;
         for p in parts {
-            match eval::eval(ctx.file, &ctx.imports, &ctx.consts, p) {
+            match eval::eval(ctx.file.text, &ctx.imports, &ctx.consts, p) {
                 Val::Str(s) => {
                     any_literal = true;
                     out.push_str(&s);
@@ -424,7 +424,7 @@ pub fn url_of(ctx: &Ctx<'_>, node: Node<'_>) -> Url {
             if let Some(Val::Str(format)) = node
                 .child_by_field_name("arguments")
                 .and_then(|a| a.named_child(0))
-                .map(|f| eval::eval(ctx.file, &ctx.imports, &ctx.consts, f))
+                .map(|f| eval::eval(ctx.file.text, &ctx.imports, &ctx.consts, f))
             {
                 return Url::Template(format_holes(&format));
             }

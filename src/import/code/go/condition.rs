@@ -267,7 +267,7 @@ fn is_registered(c: u16) -> bool {
 
 /// A status number: a literal, a same-file constant or `http.Status*`.
 fn status_value(ctx: &Ctx<'_>, node: Node<'_>) -> Option<u16> {
-    if let Val::Int(n) = eval::eval(ctx.file, &ctx.imports, &ctx.consts, node) {
+    if let Val::Int(n) = eval::eval(ctx.file.text, &ctx.imports, &ctx.consts, node) {
         return u16::try_from(n).ok().filter(|c| (100..=599).contains(c));
     }
     let text = ctx.text(node);

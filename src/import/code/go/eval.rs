@@ -8,7 +8,7 @@
 //! ([`MAX_DEPTH`]), so deeply nested or half-typed code cannot exhaust the stack.
 
 use super::imports::Imports;
-use crate::import::code::CodeFile;
+use crate::import::code::parse::node_text;
 use std::collections::HashMap;
 use tree_sitter::Node;
 
@@ -50,10 +50,30 @@ pub struct Consts<'t> {
 }
 
 impl<'t> Consts<'t> {
+    /// The top-level `const`/`var` specs only (package values, for the other
+    /// files of a package).
+    pub fn collect_top(text: &str, root: Node<'t>) -> Consts<'t> {
+        let mut all = Consts::collect(text, root);
+        all.by_name.retain(|_, v| {
+            let mut p = v.parent();
+            while let Some(n) = p {
+                if matches!(
+                    n.kind(),
+                    "function_declaration" | "method_declaration" | "func_literal"
+                ) {
+                    return false;
+                }
+                p = n.parent();
+            }
+            true
+        });
+        all
+    }
+
     /// Collects the package-level and local `const`/`var` specs of the file
     /// (an explicit stack over the tree). A name bound twice is dropped: it is
     /// not one value.
-    pub fn collect(file: &CodeFile<'_>, root: Node<'t>) -> Consts<'t> {
+    pub fn collect(text: &str, root: Node<'t>) -> Consts<'t> {
         let mut by_name: HashMap<String, Node<'t>> = HashMap::new();
         let mut twice: Vec<String> = Vec::new();
         let mut stack = vec![root];
@@ -72,7 +92,7 @@ impl<'t> Consts<'t> {
                     .unwrap_or_default();
                 if names.len() == values.len() {
                     for (n, v) in names.iter().zip(values) {
-                        let name = file.text_of(*n).to_string();
+                        let name = node_text(*n, text).to_string();
                         if by_name.insert(name.clone(), v).is_some() {
                             twice.push(name);
                         }
@@ -91,13 +111,13 @@ impl<'t> Consts<'t> {
 }
 
 /// Folds `node`.
-pub fn eval(file: &CodeFile<'_>, imports: &Imports, consts: &Consts<'_>, node: Node<'_>) -> Val {
-    eval_at(file, imports, consts, node, 0)
+pub fn eval(text: &str, imports: &Imports, consts: &Consts<'_>, node: Node<'_>) -> Val {
+    eval_at(text, imports, consts, node, 0)
 }
 
-fn unknown(file: &CodeFile<'_>, node: Node<'_>, foreign: bool) -> Val {
+fn unknown(src: &str, node: Node<'_>, foreign: bool) -> Val {
     Val::Unknown(Unknown {
-        expr: file.text_of(node).to_string(),
+        expr: node_text(node, src).to_string(),
         foreign,
     })
 }
@@ -144,46 +164,40 @@ pub fn string_value(text: &str) -> Option<String> {
     None
 }
 
-fn eval_at(
-    file: &CodeFile<'_>,
-    imports: &Imports,
-    consts: &Consts<'_>,
-    node: Node<'_>,
-    depth: usize,
-) -> Val {
+fn eval_at(src: &str, imports: &Imports, consts: &Consts<'_>, node: Node<'_>, depth: usize) -> Val {
     if depth > MAX_DEPTH {
-        return unknown(file, node, false);
+        return unknown(src, node, false);
     }
-    let text = file.text_of(node);
+    let text = node_text(node, src);
     match node.kind() {
-        "int_literal" => parse_int(text).map_or_else(|| unknown(file, node, false), Val::Int),
+        "int_literal" => parse_int(text).map_or_else(|| unknown(src, node, false), Val::Int),
         "float_literal" => text
             .replace('_', "")
             .parse()
-            .map_or_else(|_| unknown(file, node, false), Val::Float),
+            .map_or_else(|_| unknown(src, node, false), Val::Float),
         "interpreted_string_literal" | "raw_string_literal" => {
-            string_value(text).map_or_else(|| unknown(file, node, false), Val::Str)
+            string_value(text).map_or_else(|| unknown(src, node, false), Val::Str)
         }
         "true" => Val::Bool(true),
         "false" => Val::Bool(false),
         "parenthesized_expression" | "literal_element" => match node.named_child(0) {
-            Some(inner) => eval_at(file, imports, consts, inner, depth + 1),
-            None => unknown(file, node, false),
+            Some(inner) => eval_at(src, imports, consts, inner, depth + 1),
+            None => unknown(src, node, false),
         },
         "identifier" => match consts.by_name.get(text) {
-            Some(v) if v.id() != node.id() => eval_at(file, imports, consts, *v, depth + 1),
-            _ => unknown(file, node, false),
+            Some(v) if v.id() != node.id() => eval_at(src, imports, consts, *v, depth + 1),
+            _ => unknown(src, node, false),
         },
         "selector_expression" => {
             let (Some(op), Some(field)) = (
                 node.child_by_field_name("operand"),
                 node.child_by_field_name("field"),
             ) else {
-                return unknown(file, node, false);
+                return unknown(src, node, false);
             };
-            let pkg = file.text_of(op);
+            let pkg = node_text(op, src);
             if op.kind() == "identifier" && imports.is_time(pkg) {
-                if let Some(ns) = time_unit(file.text_of(field)) {
+                if let Some(ns) = time_unit(node_text(field, src)) {
                     return Val::Dur(ns);
                 }
             }
@@ -192,16 +206,16 @@ fn eval_at(
             // known either.
             let foreign = op.kind() == "identifier"
                 && (imports.is_package(pkg) || !consts.by_name.contains_key(pkg));
-            unknown(file, node, foreign)
+            unknown(src, node, foreign)
         }
         "unary_expression" => {
             let op = node
                 .child_by_field_name("operator")
-                .map_or("", |o| file.text_of(o));
+                .map_or("", |o| node_text(o, src));
             let Some(inner) = node.child_by_field_name("operand") else {
-                return unknown(file, node, false);
+                return unknown(src, node, false);
             };
-            match (op, eval_at(file, imports, consts, inner, depth + 1)) {
+            match (op, eval_at(src, imports, consts, inner, depth + 1)) {
                 ("-", Val::Int(i)) => Val::Int(i.saturating_neg()),
                 ("-", Val::Float(f)) => Val::Float(-f),
                 ("-", Val::Dur(d)) => Val::Dur(-d),
@@ -211,7 +225,7 @@ fn eval_at(
                     expr: text.to_string(),
                     foreign: u.foreign,
                 }),
-                _ => unknown(file, node, false),
+                _ => unknown(src, node, false),
             }
         }
         "call_expression" | "type_conversion_expression" => {
@@ -230,12 +244,12 @@ fn eval_at(
                 )
             };
             let is_duration = callee.is_some_and(|c| {
-                let t = file.text_of(c);
+                let t = node_text(c, src);
                 t.rsplit_once('.')
                     .is_some_and(|(p, n)| n == "Duration" && imports.is_time(p))
             });
             match (is_duration, arg) {
-                (true, Some(a)) => match eval_at(file, imports, consts, a, depth + 1) {
+                (true, Some(a)) => match eval_at(src, imports, consts, a, depth + 1) {
                     Val::Int(i) => Val::Dur(i as f64),
                     Val::Float(f) => Val::Dur(f.trunc()),
                     Val::Dur(d) => Val::Dur(d),
@@ -243,9 +257,9 @@ fn eval_at(
                         expr: text.to_string(),
                         foreign: u.foreign,
                     }),
-                    _ => unknown(file, node, false),
+                    _ => unknown(src, node, false),
                 },
-                _ => unknown(file, node, false),
+                _ => unknown(src, node, false),
             }
         }
         "binary_expression" => {
@@ -254,25 +268,25 @@ fn eval_at(
                 node.child_by_field_name("right"),
                 node.child_by_field_name("operator"),
             ) else {
-                return unknown(file, node, false);
+                return unknown(src, node, false);
             };
-            let a = eval_at(file, imports, consts, l, depth + 1);
-            let b = eval_at(file, imports, consts, r, depth + 1);
-            match binary(file.text_of(op), a, b) {
+            let a = eval_at(src, imports, consts, l, depth + 1);
+            let b = eval_at(src, imports, consts, r, depth + 1);
+            match binary(node_text(op, src), a, b) {
                 Some(v) => v,
                 None => {
                     // Keep "another package" when either side is.
                     let foreign = [l, r].iter().any(|n| {
                         matches!(
-                            eval_at(file, imports, consts, *n, depth + 1),
+                            eval_at(src, imports, consts, *n, depth + 1),
                             Val::Unknown(Unknown { foreign: true, .. })
                         )
                     });
-                    unknown(file, node, foreign)
+                    unknown(src, node, foreign)
                 }
             }
         }
-        _ => unknown(file, node, false),
+        _ => unknown(src, node, false),
     }
 }
 

@@ -54,8 +54,20 @@ impl Imports {
     /// Reads the import specs of `file` (top-level declarations only) and, when
     /// a retry library is imported, the nearest `go.mod` above the file.
     pub fn read(file: &CodeFile<'_>) -> Imports {
+        let mut out = Imports::of_tree(file.text, file.tree.root_node());
+        if out.resty_version.is_some() || !out.retryablehttp.is_empty() {
+            if let Some(go_mod) = find_go_mod(file.path()) {
+                out.read_go_mod(&go_mod);
+            }
+        }
+        out
+    }
+
+    /// The import specs of a parsed file (`text`, its tree's `root`), without
+    /// reading `go.mod`.
+    pub fn of_tree(text: &str, root: tree_sitter::Node<'_>) -> Imports {
+        let text_of = |n: tree_sitter::Node<'_>| crate::import::code::parse::node_text(n, text);
         let mut out = Imports::default();
-        let root = file.tree.root_node();
         let mut stack: Vec<tree_sitter::Node<'_>> = Vec::new();
         let mut c = root.walk();
         for top in root.named_children(&mut c) {
@@ -71,19 +83,14 @@ impl Imports {
             }
             let Some(path) = node
                 .child_by_field_name("path")
-                .and_then(|p| super::eval::string_value(file.text_of(p)))
+                .and_then(|p| super::eval::string_value(text_of(p)))
             else {
                 continue;
             };
             let alias = node
                 .child_by_field_name("name")
-                .map(|n| file.text_of(n).to_string());
+                .map(|n| text_of(n).to_string());
             out.add(&path, alias);
-        }
-        if out.resty_version.is_some() || !out.retryablehttp.is_empty() {
-            if let Some(go_mod) = find_go_mod(file.path()) {
-                out.read_go_mod(&go_mod);
-            }
         }
         out
     }

@@ -19,6 +19,7 @@ pub mod calls;
 pub mod condition;
 pub mod eval;
 pub mod imports;
+pub mod package;
 pub mod resty;
 pub mod retryablehttp;
 pub mod settings;
@@ -46,6 +47,8 @@ pub struct Ctx<'a> {
     pub assignments: Vec<Node<'a>>,
     /// Every `var` spec, in source order.
     pub vars: Vec<Node<'a>>,
+    /// The package values of the other files of the package, read on first use.
+    siblings: std::cell::OnceCell<package::Siblings>,
 }
 
 impl<'a> Ctx<'a> {
@@ -77,17 +80,32 @@ impl<'a> Ctx<'a> {
         Ctx {
             file,
             imports: Imports::read(file),
-            consts: Consts::collect(file, root),
+            consts: Consts::collect(file.text, root),
             funcs,
             calls,
             assignments,
             vars,
+            siblings: std::cell::OnceCell::new(),
         }
     }
 
     /// The text of `node`.
     pub fn text(&self, node: Node<'_>) -> &'a str {
         self.file.text_of(node)
+    }
+
+    /// The value of `name` when another file of the same package declares it
+    /// with a literal value, and that file's name.
+    pub fn sibling(&self, name: &str) -> Option<&(eval::Val, String)> {
+        self.siblings
+            .get_or_init(|| {
+                let root = self.file.tree.root_node();
+                match package::package_of(self.file.text, root) {
+                    Some(p) => package::Siblings::load(self.file.path(), &p),
+                    None => package::Siblings::default(),
+                }
+            })
+            .get(name)
     }
 
     /// The same-file function a callback expression names (`retryHTTPCheck`,

@@ -234,6 +234,7 @@ fn apply(ctx: &Ctx<'_>, r: &mut Resty, call: Node<'_>) {
             r.retries_set = true;
             r.c.attempts = Some(settings::retries(
                 ctx,
+                &mut r.c,
                 a,
                 1,
                 "at least one retry (the count is set, its value is not known)",

@@ -325,6 +325,7 @@ fn apply(ctx: &Ctx<'_>, rh: &mut Rh, field: &str, v: Node<'_>) {
         "RetryMax" => {
             rh.c.attempts = Some(settings::retries(
                 ctx,
+                &mut rh.c,
                 v,
                 DEFAULT_RETRY_MAX,
                 "go-retryablehttp's default, 4 retries",

@@ -28,10 +28,36 @@ pub fn human_ns(ns: f64) -> String {
     }
 }
 
+/// Folds `node`; an identifier this file does not bind is looked up in the other
+/// files of the package ([`super::package`]), with a note on `c` saying where.
+pub fn value(ctx: &Ctx<'_>, c: &mut CodeClient, node: Node<'_>) -> Val {
+    let v = eval::eval(ctx.file.text, &ctx.imports, &ctx.consts, node);
+    if !matches!(v, Val::Unknown(_)) || node.kind() != "identifier" {
+        return v;
+    }
+    let name = ctx.text(node);
+    match ctx.sibling(name) {
+        Some((found, file)) => {
+            c.notes.push((
+                node.byte_range(),
+                format!("`{name}` is declared in {file} (same package)"),
+            ));
+            found.clone()
+        }
+        None => v,
+    }
+}
+
 /// A retry count (`SetRetryCount(3)`, `RetryMax: 5`) as total attempts (count + 1).
 /// `assumed_retries`: what an unknown value stands for, with `why`.
-pub fn retries(ctx: &Ctx<'_>, node: Node<'_>, assumed_retries: i64, why: &str) -> Setting<i64> {
-    match eval::eval(ctx.file, &ctx.imports, &ctx.consts, node) {
+pub fn retries(
+    ctx: &Ctx<'_>,
+    c: &mut CodeClient,
+    node: Node<'_>,
+    assumed_retries: i64,
+    why: &str,
+) -> Setting<i64> {
+    match value(ctx, c, node) {
         Val::Int(n) => Setting::literal(n.max(0).saturating_add(1), node.byte_range()),
         _ => Setting::assumed(
             assumed_retries + 1,
@@ -54,7 +80,7 @@ pub fn duration(
     why: &str,
 ) -> Setting<f64> {
     let span = node.byte_range();
-    match eval::eval(ctx.file, &ctx.imports, &ctx.consts, node) {
+    match value(ctx, c, node) {
         Val::Dur(ns) => Setting::literal(ns * MS_PER_NS, span),
         Val::Int(n) => {
             bare_number(ctx, c, node, setter, n as f64);
@@ -100,7 +126,7 @@ fn bare_number(ctx: &Ctx<'_>, c: &mut CodeClient, node: Node<'_>, setter: &str, 
 
 /// A boolean argument (`SetAllowNonIdempotentRetry(true)`); `None` when unknown.
 pub fn boolean(ctx: &Ctx<'_>, node: Node<'_>) -> Option<bool> {
-    match eval::eval(ctx.file, &ctx.imports, &ctx.consts, node) {
+    match eval::eval(ctx.file.text, &ctx.imports, &ctx.consts, node) {
         Val::Bool(b) => Some(b),
         _ => None,
     }

@@ -122,7 +122,7 @@ fn returned(ctx: &Ctx<'_>, e: Node<'_>) -> Option<Vec<Signal>> {
         let name = ctx.text(f);
         let last = name.rsplit('.').next().unwrap_or(name);
         if matches!(last, "DefaultRetryPolicy" | "ErrorPropagatedRetryPolicy") {
-            return Some(super::retryablehttp::default_policy_signals());
+            return Some(default_policy_signals());
         }
         return None;
     }
@@ -296,6 +296,36 @@ pub fn http_status(name: &str) -> Option<u16> {
         "StatusGatewayTimeout" => 504,
         _ => return None,
     })
+}
+
+/// What go-retryablehttp's `DefaultRetryPolicy` (and `ErrorPropagatedRetryPolicy`) retries:
+/// connection errors (all but redirects, scheme, invalid header and certificate
+/// errors), 429, and every status >= 500 except 501.
+pub fn default_policy_signals() -> Vec<Signal> {
+    let mut v = vec![
+        Signal::ConnectFailure,
+        Signal::Reset,
+        Signal::Timeout,
+        Signal::Status(429),
+    ];
+    v.extend(
+        [500u16, 502, 503, 504, 505, 506, 507, 508, 510, 511]
+            .into_iter()
+            .map(Signal::Status),
+    );
+    v
+}
+
+/// "429, 5xx and connection errors".
+pub fn describe(signals: &[Signal]) -> String {
+    if signals.is_empty() {
+        return "nothing".to_string();
+    }
+    signals
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

@@ -83,7 +83,7 @@ impl Imports {
             }
             let Some(path) = node
                 .child_by_field_name("path")
-                .and_then(|p| super::eval::string_value(text_of(p)))
+                .and_then(|p| super::literal::string_value(text_of(p)))
             else {
                 continue;
             };

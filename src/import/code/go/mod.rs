@@ -19,6 +19,7 @@ pub mod calls;
 pub mod condition;
 pub mod eval;
 pub mod imports;
+pub mod literal;
 pub mod package;
 pub mod resty;
 pub mod retryablehttp;

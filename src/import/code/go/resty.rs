@@ -392,7 +392,7 @@ fn finish(r: Resty) -> CodeClient {
                     first.span.clone(),
                     format!(
                         "retry condition read from its body: retries {}{why}",
-                        super::retryablehttp::describe(&first.value)
+                        condition::describe(&first.value)
                     ),
                 ));
                 Setting::literal(signals, first.span.clone())

@@ -14,7 +14,7 @@
 //! sees the request); `DefaultBackoff` honours `Retry-After` on 429/503 without
 //! clamping it to `RetryWaitMax`, and adds no jitter.
 
-use super::condition;
+use super::condition::{self, default_policy_signals, describe};
 use super::settings;
 use super::{name_of, same_name, Ctx};
 use crate::import::code::lower::MAY_RETRY_ANYTHING;
@@ -29,24 +29,6 @@ pub const DEFAULT_RETRY_MAX: i64 = 4;
 pub const DEFAULT_WAIT_MIN_MS: f64 = 1_000.0;
 /// `defaultRetryWaitMax` (ms).
 pub const DEFAULT_WAIT_MAX_MS: f64 = 30_000.0;
-
-/// What `DefaultRetryPolicy` (and `ErrorPropagatedRetryPolicy`) retries:
-/// connection errors (all but redirects, scheme, invalid header and certificate
-/// errors), 429, and every status >= 500 except 501.
-pub fn default_policy_signals() -> Vec<Signal> {
-    let mut v = vec![
-        Signal::ConnectFailure,
-        Signal::Reset,
-        Signal::Timeout,
-        Signal::Status(429),
-    ];
-    v.extend(
-        [500u16, 502, 503, 504, 505, 506, 507, 508, 510, 511]
-            .into_iter()
-            .map(Signal::Status),
-    );
-    v
-}
 
 const DEFAULT_POLICY: &str =
     "DefaultRetryPolicy retries connection errors, 429 and every status >= 500 except 501";
@@ -718,16 +700,4 @@ fn finish(ctx: &Ctx<'_>, rh: Rh) -> CodeClient {
         }
     }
     c
-}
-
-/// "429, 5xx and connection errors".
-pub fn describe(signals: &[Signal]) -> String {
-    if signals.is_empty() {
-        return "nothing".to_string();
-    }
-    signals
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
 }

@@ -291,7 +291,7 @@ pub fn lower(
     let routes: Vec<Route> = own
         .iter()
         .chain(calls.iter())
-        .map(|(file, call)| route(&settings, &notes, file, call))
+        .map(|(file, call)| route(&settings, &notes, file, call, &c.never_retries))
         .collect();
     let routes = if routes.is_empty() {
         // No call seen: the client may serve any operation, but it binds only when
@@ -347,16 +347,30 @@ fn spanned<T: Clone>(at: &impl Fn(&Span) -> At, s: &Setting<T>) -> Spanned<T> {
 
 /// One route per call: the call's method and path, the client's settings, and the
 /// key header the call sets.
-fn route(settings: &Settings, notes: &[OriginNote], file: &Located, call: &CallSite) -> Route {
+fn route(
+    settings: &Settings,
+    notes: &[OriginNote],
+    file: &Located,
+    call: &CallSite,
+    never_retries: &[String],
+) -> Route {
     let call_at = file.at(&call.span);
     let mut settings = settings.clone();
     // A call whose method the client's method filter leaves out is not retried
-    // (got/ky/ofetch `methods`, urllib3 `allowed_methods`).
-    if let (Some(m), Some(ms)) = (&call.method, &settings.methods) {
-        if !ms.value.iter().any(|x| x.value.eq_ignore_ascii_case(m)) {
-            if let Some(r) = &mut settings.retry {
-                r.value = false;
-            }
+    // (got/ky/ofetch `methods`, urllib3 `allowed_methods`), nor one the library
+    // always sends once (resty v3 `POST`).
+    let filtered = match (&call.method, &settings.methods) {
+        (Some(m), Some(ms)) => !ms.value.iter().any(|x| x.value.eq_ignore_ascii_case(m)),
+        _ => false,
+    };
+    if filtered
+        || call
+            .method
+            .as_ref()
+            .is_some_and(|m| never_retries.contains(m))
+    {
+        if let Some(r) = settings.retry.as_mut() {
+            r.value = false;
         }
     }
     if let Some(h) = call.headers.iter().find(|h| crate::retry::is_key_header(h)) {

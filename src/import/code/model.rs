@@ -154,6 +154,11 @@ pub struct CodeClient {
     /// Findings the extractor made itself (RL017, RL019, RL208), as (code, span,
     /// message, help).
     pub findings: Vec<Finding>,
+    /// Upper-case HTTP methods the client never retries, not even on a connection
+    /// error (resty v3 without `SetAllowNonIdempotentRetry(true)`: POST, PATCH): a
+    /// call with one of them is not retried at all. Empty for most libraries,
+    /// whose method filter (`methods`) applies after the request was sent only.
+    pub never_retries: Vec<String>,
 }
 
 impl CodeClient {
@@ -175,6 +180,7 @@ impl CodeClient {
             notes: Vec::new(),
             calls: Vec::new(),
             findings: Vec::new(),
+            never_retries: Vec::new(),
         }
     }
 }

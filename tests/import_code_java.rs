@@ -65,6 +65,28 @@ fn spring_retry_defaults_retry_a_post() {
 }
 
 #[test]
+fn placeholders_resolve_from_the_modules_application_yml() {
+    let (code, out) = check("spring-retry-properties");
+    assert_eq!(code, 1);
+    let got = findings(&out);
+    let f = "src/main/java/com/example/registry/IssuerClient.java";
+    // maxAttempts and delay come from application.yml: no RL019 for them.
+    assert_eq!(
+        got.iter()
+            .filter(|g| g.starts_with("RL019"))
+            .collect::<Vec<_>>(),
+        [&format!("RL019 {f}:16:42")],
+        "only maxDelay is in no property file"
+    );
+    assert!(
+        out.contains("`service.retry.maxAttempts` = 5 in src/main/"),
+        "{out}"
+    );
+    assert!(has(&got, &format!("RL201 {f}:13:24")), "{got:#?}");
+    insta::assert_snapshot!("spring_retry_properties", out);
+}
+
+#[test]
 fn spring_retry_with_a_key_sent_on_every_attempt_is_clean() {
     let (_, out) = check("spring-retry-clean");
     let got = findings(&out);

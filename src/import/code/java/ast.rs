@@ -17,6 +17,11 @@ pub struct FileIndex {
     pub constants: HashMap<String, std::ops::Range<usize>>,
     /// Variable name -> simple type name (generics dropped).
     pub types: HashMap<String, String>,
+    /// The module's Spring properties, read when the file holds a `${` placeholder.
+    pub props: super::properties::Props,
+    /// Placeholders resolved from `props`: (span, note), taken by the client whose
+    /// annotation holds the span.
+    pub resolved: std::cell::RefCell<Vec<(std::ops::Range<usize>, String)>>,
 }
 
 impl FileIndex {
@@ -42,6 +47,9 @@ impl FileIndex {
 /// Builds the [`FileIndex`] of `file`.
 pub fn index(file: &CodeFile<'_>) -> FileIndex {
     let mut out = FileIndex::default();
+    if file.text.contains("${") {
+        out.props = super::properties::near(file.path());
+    }
     let mut stack = vec![file.tree.root_node()];
     while let Some(node) = stack.pop() {
         match node.kind() {

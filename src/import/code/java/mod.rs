@@ -19,6 +19,7 @@ pub mod ast;
 pub mod calls;
 pub mod declarative;
 pub mod feign;
+pub mod properties;
 pub mod resilience4j;
 pub mod settings;
 pub mod spring_retry;
@@ -90,7 +91,16 @@ fn client_of(file: &CodeFile<'_>, idx: &ast::FileIndex, a: Node<'_>) -> Option<C
     let simple = ast::annotation_simple(file, a);
     if simple == "Retryable" {
         let flavour = spring_retry::flavour(file, idx, a)?;
-        return Some(spring_retry::read(file, idx, a, flavour));
+        let mut c = spring_retry::read(file, idx, a, flavour);
+        let range = a.byte_range();
+        idx.resolved.borrow_mut().retain(|(s, note)| {
+            let inside = s.start >= range.start && s.end <= range.end;
+            if inside {
+                c.notes.push((s.clone(), note.clone()));
+            }
+            !inside
+        });
+        return Some(c);
     }
     if simple == "Retry" && resilience4j::is_retry(file, idx, a) {
         return Some(resilience4j::read(file, idx, a));

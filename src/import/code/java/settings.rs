@@ -36,7 +36,15 @@ pub fn num(
         Some(s) => match ast::parse_number(s.trim()) {
             Some(n) => Num::Known(n, v.byte_range()),
             None if s.trim().is_empty() => return None,
-            None => Num::Unknown(s, v.byte_range()),
+            None => match super::properties::resolve_number(&s, &idx.props) {
+                Some((n, from)) => {
+                    idx.resolved
+                        .borrow_mut()
+                        .push((v.byte_range(), format!("{s} = {n}: {from}")));
+                    Num::Known(n, v.byte_range())
+                }
+                None => Num::Unknown(s, v.byte_range()),
+            },
         },
         None => Num::Unknown(file.text_of(v).to_string(), v.byte_range()),
     })

@@ -229,3 +229,43 @@ fn corpus_sunbird_retry_rest_template() {
     assert_eq!(got.iter().filter(|g| g.starts_with("RL201")).count(), 1);
     insta::assert_snapshot!("corpus_sunbird", out);
 }
+
+#[test]
+fn a_feign_builder_retryer_applies_to_its_target_interface() {
+    let (code, out) = check("feign-builder");
+    assert_eq!(code, 1);
+    let got = findings(&out);
+    assert!(has(&got, "RL201 src/Clients.java:10:26"), "{got:#?}");
+    assert!(
+        out.contains("`POST /api/orders` and `GET /api/orders/{id}`"),
+        "{out}"
+    );
+    insta::assert_snapshot!("feign_builder", out);
+}
+
+/// Half-typed code, deep nesting, constant cycles and long concatenations never
+/// panic and end quickly: what cannot be read is assumed (RL019) or left out.
+#[test]
+fn hostile_java_never_panics() {
+    let dir = std::env::temp_dir().join(format!("retrylint-java-hostile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("api")).unwrap();
+    std::fs::write(
+        dir.join("api/openapi.yaml"),
+        "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /x:\n    post:\n      responses:\n        '200': {description: ok}\n",
+    )
+    .unwrap();
+    let deep = format!("{}1{}", "(".repeat(5000), ")".repeat(5000));
+    let concat = vec!["\"/x\""; 20000].join(" + ");
+    let text = format!(
+        "import org.springframework.retry.annotation.Retryable;\n\
+         class A {{\n static final int C = D;\n static final int D = C;\n\
+         @Retryable(maxAttempts = {deep}) void a() {{ restTemplate.postForObject({concat}, null, String.class); }}\n\
+         @Retryable(maxAttempts = C, backoff = @Backoff(delay = ) void b() {{ restTemplate.postForObject(\n\
+         @Retryable(value = {{ , }}, maxAttemptsExpression = \"#{{${{\") void c() {{ webClient.post().uri(\n"
+    );
+    std::fs::write(dir.join("A.java"), text).unwrap();
+    let (code, out, stderr) = common::retrylint_in(&dir, &["check", "."]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(code == 0 || code == 1, "exit {code}: {stderr}\n{out}");
+}

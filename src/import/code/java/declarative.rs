@@ -1,7 +1,8 @@
 //! Declarative HTTP interfaces: each annotated interface method is one call with an
 //! exact method and path template, the most reliable binding there is
 //! (`retry-in-code.md` §3.2 (1)):
-//! - OpenFeign through Spring Cloud (`@FeignClient(url, path)` + Spring MVC
+//! - OpenFeign through Spring Cloud (`@FeignClient(url, path)`, `${...}` taken from
+//!   the module's `application.yml`, or `http://<name>` without a `url`; + Spring MVC
 //!   `@GetMapping/@PostMapping/@PutMapping/@DeleteMapping/@PatchMapping`,
 //!   `@RequestMapping(value, method = RequestMethod.POST)`, a class-level
 //!   `@RequestMapping` prefix) and Feign's own `@RequestLine("POST /orders/{id}")`;
@@ -62,18 +63,28 @@ pub fn read(file: &CodeFile<'_>, idx: &FileIndex) -> Vec<Declared> {
         let mut prefix = String::new();
         if let Some(f) = feign_ann {
             let args = ast::annotation_args(file, f);
-            if let Some(u) = ast::arg(&args, &["url"]).and_then(|v| ast::string_value(file, idx, v))
-            {
-                if u.contains("://") && !u.contains("${") {
-                    prefix.push_str(u.trim_end_matches('/'));
+            let resolved = |keys: &[&str]| {
+                ast::arg(&args, keys)
+                    .and_then(|v| ast::string_value(file, idx, v))
+                    .and_then(|u| super::properties::resolve_string(&u, &idx.props))
+                    .filter(|u| !u.is_empty())
+            };
+            match resolved(&["url"]) {
+                Some(u) if u.contains("://") => prefix.push_str(u.trim_end_matches('/')),
+                // No URL: Spring Cloud OpenFeign calls `http://<name>` through the
+                // load balancer.
+                None if ast::arg(&args, &["url"]).is_none() => {
+                    if let Some(n) = resolved(&["name", "value"]).filter(|n| {
+                        n.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
+                    }) {
+                        prefix = format!("http://{n}");
+                    }
                 }
+                _ => {}
             }
-            if let Some(p) =
-                ast::arg(&args, &["path"]).and_then(|v| ast::string_value(file, idx, v))
-            {
-                if !p.contains("${") {
-                    prefix = join(&prefix, &p);
-                }
+            if let Some(p) = resolved(&["path"]) {
+                prefix = join(&prefix, &p);
             }
         }
         for class_ann in ["RequestMapping", "HttpExchange"] {

@@ -162,6 +162,38 @@ fn read_yaml(tree: &Tree, file: &str, out: &mut Props) {
     }
 }
 
+/// Resolves `${...}` placeholders of a string attribute (`url = "${orders.url}"`)
+/// from `props`, a placeholder's own default taken; `None` when one stays unknown.
+pub fn resolve_string(text: &str, props: &Props) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = text;
+    let mut rounds = 0;
+    while let Some(start) = rest.find("${") {
+        rounds += 1;
+        if rounds > 16 {
+            return None;
+        }
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find('}')? + start;
+        let inner = &rest[start + 2..end];
+        if inner.contains("${") {
+            return None;
+        }
+        let (name, default) = match inner.split_once(':') {
+            Some((n, d)) => (n, Some(d)),
+            None => (inner, None),
+        };
+        match (props.get(name), default) {
+            (Some((v, _)), _) if !v.contains("${") => out.push_str(v),
+            (None, Some(d)) => out.push_str(d),
+            _ => return None,
+        }
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
 /// Resolves an annotation expression (`#{${a.b}}`, `${a.b:3}`, `5`) to a number
 /// with the property file that gave it; `None` when it stays unknown (no such
 /// property, SpEL beyond a placeholder).
@@ -224,5 +256,12 @@ mod tests {
         assert_eq!(resolve_number("${missing:3}", &p).map(|x| x.0), Some(3.0));
         assert_eq!(resolve_number("${missing}", &p), None);
         assert_eq!(resolve_number("#{2 * ${x}}", &p), None);
+        read_properties("orders.url=https://orders.example.com\n", "a.properties", &mut p);
+        assert_eq!(
+            resolve_string("${orders.url}/v1", &p).as_deref(),
+            Some("https://orders.example.com/v1")
+        );
+        assert_eq!(resolve_string("${nope:http://x}", &p).as_deref(), Some("http://x"));
+        assert_eq!(resolve_string("${nope}", &p), None);
     }
 }

@@ -48,12 +48,14 @@ pub fn read(file: &CodeFile<'_>, idx: &FileIndex, notes: &mut Vec<String>) -> Ve
         // Where it applies.
         if let Some(m) = ast::ancestor(n, &["method_declaration"]) {
             if ast::find_annotation(file, m, "Bean").is_some() {
-                c.names
-                    .push((EVERY_FEIGN_CLIENT.to_string(), n.byte_range()));
+                // The bean's method name first: it names the client in messages
+                // and in `services[].clients`.
                 if let Some(name) = m.child_by_field_name("name") {
                     c.names
                         .push((file.text_of(name).to_string(), name.byte_range()));
                 }
+                c.names
+                    .push((EVERY_FEIGN_CLIENT.to_string(), n.byte_range()));
             }
         }
         if let Some(target) = builder_target(file, n) {

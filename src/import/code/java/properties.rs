@@ -256,12 +256,19 @@ mod tests {
         assert_eq!(resolve_number("${missing:3}", &p).map(|x| x.0), Some(3.0));
         assert_eq!(resolve_number("${missing}", &p), None);
         assert_eq!(resolve_number("#{2 * ${x}}", &p), None);
-        read_properties("orders.url=https://orders.example.com\n", "a.properties", &mut p);
+        read_properties(
+            "orders.url=https://orders.example.com\n",
+            "a.properties",
+            &mut p,
+        );
         assert_eq!(
             resolve_string("${orders.url}/v1", &p).as_deref(),
             Some("https://orders.example.com/v1")
         );
-        assert_eq!(resolve_string("${nope:http://x}", &p).as_deref(), Some("http://x"));
+        assert_eq!(
+            resolve_string("${nope:http://x}", &p).as_deref(),
+            Some("http://x")
+        );
         assert_eq!(resolve_string("${nope}", &p), None);
     }
 }

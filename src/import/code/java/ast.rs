@@ -336,15 +336,7 @@ pub fn number(file: &CodeFile<'_>, idx: &FileIndex, node: Node<'_>) -> Option<f6
     (values.len() == 1).then(|| values[0])
 }
 
-/// The integer or floating value of a Java numeric literal.
-pub fn parse_number(t: &str) -> Option<f64> {
-    let t = t.replace('_', "");
-    let t = t.trim_end_matches(['L', 'l', 'd', 'D', 'f', 'F']);
-    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        return i64::from_str_radix(h, 16).ok().map(|v| v as f64);
-    }
-    t.parse::<f64>().ok().filter(|v| v.is_finite())
-}
+pub use super::number::parse_number;
 
 const UNITS: &[(&str, f64)] = &[
     ("MILLISECONDS", 1.0),

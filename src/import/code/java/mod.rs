@@ -19,6 +19,7 @@ pub mod ast;
 pub mod calls;
 pub mod declarative;
 pub mod feign;
+pub mod number;
 pub mod properties;
 pub mod resilience4j;
 pub mod settings;

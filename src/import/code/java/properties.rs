@@ -213,11 +213,11 @@ pub fn resolve_number(expr: &str, props: &Props) -> Option<(f64, String)> {
         None => (inner, None),
     };
     if let Some((v, file)) = props.get(name) {
-        let n = super::ast::parse_number(v.trim())?;
+        let n = super::number::parse_number(v.trim())?;
         return Some((n, format!("`{name}` = {} in {file}", v.trim())));
     }
     let d = default?;
-    let n = super::ast::parse_number(d.trim())?;
+    let n = super::number::parse_number(d.trim())?;
     Some((
         n,
         format!("`{name}` is set by no property file of the module: its default {d}"),

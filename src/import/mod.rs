@@ -338,6 +338,15 @@ pub fn import_all_with_sources(
         .collect();
     if !sources.is_empty() {
         let code = code::import_all(&sources, more, load, &out.objects, ctx);
+        // A Resilience4j instance that a `@Retry(name)` in code took its settings
+        // from is that code client's layer (bound by its calls), not a second one.
+        out.objects.retain(|o| {
+            o.platform != Platform::Resilience4j
+                || !o
+                    .names
+                    .iter()
+                    .any(|n| code.instances_used.contains(&n.value))
+        });
         out.extend(code.imported);
         out.skipped.extend(code.notes);
     }

@@ -99,6 +99,10 @@ pub struct CodeImported {
     pub imported: Imported,
     /// Files skipped or read partly, with why (for `--verbose`).
     pub notes: Vec<String>,
+    /// Resilience4j instances (names) whose settings a client in code took and
+    /// that client has calls: the code client is that instance's layer, so the
+    /// config object of the same instance is not a second one (nor unbound).
+    pub instances_used: Vec<String>,
 }
 
 /// Reads the retry clients of `files` (source files that passed the pre-check),
@@ -192,6 +196,12 @@ pub fn import_all(
                         && o.names.iter().any(|n| n.value == *name)
                 })
             });
+            if let (Some(o), Some((name, _))) = (instance, &c.instance) {
+                if !(c.calls.is_empty() && calls.is_empty()) {
+                    debug_assert!(o.platform == super::Platform::Resilience4j);
+                    out.instances_used.push(name.clone());
+                }
+            }
             let lowered = lower::lower(
                 c,
                 &located[fi],

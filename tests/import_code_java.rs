@@ -205,14 +205,20 @@ fn http_exchange_and_retrofit_interfaces_bind_exactly() {
 /// with a companion spec of the registry's entity API.
 #[test]
 fn corpus_sunbird_retry_rest_template() {
-    let (code, out, stderr) = common::retrylint_in(
-        &dir("fixtures/code/corpus"),
-        &[
-            "check",
-            "java--Sunbird-RC-sunbird-rc-core--RetryRestTemplate.java",
-            "java--Sunbird-RC-sunbird-rc-core--RetryRestTemplate.openapi.yaml",
-        ],
-    );
+    // In a temporary copy: a named file brings its whole project, and this
+    // repository is not the file's.
+    let tmp = std::env::temp_dir().join(format!("retrylint-java-sunbird-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let names = [
+        "java--Sunbird-RC-sunbird-rc-core--RetryRestTemplate.java",
+        "java--Sunbird-RC-sunbird-rc-core--RetryRestTemplate.openapi.yaml",
+    ];
+    for n in names {
+        std::fs::copy(dir("fixtures/code/corpus").join(n), tmp.join(n)).unwrap();
+    }
+    let (code, out, stderr) = common::retrylint_in(&tmp, &["check", names[0], names[1]]);
+    let _ = std::fs::remove_dir_all(&tmp);
     assert_eq!(code, 1, "{stderr}");
     let got = findings(&out);
     let f = "java--Sunbird-RC-sunbird-rc-core--RetryRestTemplate.java";

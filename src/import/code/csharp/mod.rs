@@ -171,4 +171,55 @@ mod tests {
         );
         let _ = facts(&src);
     }
+
+    #[test]
+    fn resilience_handler_transient_policy_config_section_and_named_client() {
+        let f = facts(include_str!("testdata/shapes.cs"));
+        let kinds: Vec<&str> = f.clients.iter().map(|c| c.kind.as_str()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "AddRetry(HttpRetryStrategyOptions)",
+                "WaitAndRetryAsync(...)",
+                "AddStandardResilienceHandler()",
+                "WaitAndRetryAsync(...)"
+            ]
+        );
+        let gh = &f.clients[0];
+        // `Retries * 2` with `const int Retries = 2`: 4 retries.
+        assert_eq!(gh.attempts.as_ref().map(|a| a.value), Some(5));
+        assert_eq!(gh.deadline.as_ref().map(|a| a.value), Some(20_000.0));
+        assert_eq!(gh.attempt_timeout.as_ref().map(|a| a.value), Some(5_000.0));
+        assert_eq!(
+            gh.backoff.jitter.as_ref().map(|a| a.value),
+            Some(crate::policy::model::Jitter::None)
+        );
+        assert!(matches!(
+            gh.retry_on.as_ref().map(|r| &r.known),
+            Some(crate::import::code::model::Known::Assumed { .. })
+        ));
+        let catalog = &f.clients[1];
+        assert_eq!(catalog.attempts.as_ref().map(|a| a.value), Some(4));
+        assert_eq!(
+            catalog.backoff.cap.as_ref().map(|a| a.value),
+            Some(10_000.0)
+        );
+        let basket = &f.clients[2];
+        assert!(matches!(
+            basket.attempts.as_ref().map(|a| &a.known),
+            Some(crate::import::code::model::Known::Assumed { .. })
+        ));
+        let pay = &f.clients[3];
+        assert_eq!(pay.attempts.as_ref().map(|a| a.value), Some(6));
+        assert_eq!(
+            pay.backoff.jitter.as_ref().map(|a| a.value),
+            Some(crate::policy::model::Jitter::Decorrelated)
+        );
+        assert_eq!(f.calls.len(), 1);
+        assert_eq!(f.calls[0].receiver, "HttpClient:github");
+        assert_eq!(
+            f.calls[0].url,
+            crate::import::code::model::Url::Template("/user/starred/{}".into())
+        );
+    }
 }

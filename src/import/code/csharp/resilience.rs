@@ -289,7 +289,10 @@ fn timeouts_around(file: &CodeFile<'_>, consts: &Consts<'_>, call: Node<'_>, c: 
 fn timeout_of(file: &CodeFile<'_>, consts: &Consts<'_>, call: Node<'_>) -> Option<Setting<f64>> {
     let (_, v) = *syntax::args(call).first()?;
     let mut value = v;
-    if v.kind() == "object_creation_expression" {
+    let is_options = v
+        .child_by_field_name("type")
+        .is_some_and(|t| file.text_of(t).contains("TimeoutStrategyOptions"));
+    if v.kind() == "object_creation_expression" && is_options {
         let init = v.child_by_field_name("initializer")?;
         let mut cursor = init.walk();
         let t = init.named_children(&mut cursor).find(|a| {

@@ -154,3 +154,26 @@ fn polly_v8_pipeline_with_deadline_jitter_and_key_is_clean() {
     assert!(has(&got, "RL203 src/OrderSubmitter.cs:32:26"), "{got:?}");
     insta::assert_snapshot!(stdout);
 }
+
+#[test]
+fn polly_v8_key_generated_inside_the_retried_lambda_is_rl208() {
+    let (code, stdout) = check("polly-v8-regenerated-key");
+    assert_eq!(code, 1);
+    let got = findings(&stdout);
+    assert!(has(&got, "RL208 src/OrderSubmitter.cs:30:52"), "{got:?}");
+    insta::assert_snapshot!(stdout);
+}
+
+#[test]
+fn a_typed_client_handler_on_top_of_the_default_one_multiplies() {
+    let (code, stdout) = check("stacked-handlers");
+    assert_eq!(code, 1);
+    let got = findings(&stdout);
+    // Both layers bind to the same call: ConfigureHttpClientDefaults and the typed client's.
+    assert!(
+        has(&got, "RL311 src/ServiceDefaults/Extensions.cs:20:18"),
+        "{got:?}"
+    );
+    assert!(has(&got, "RL201 src/WebApp/Program.cs:9:6"), "{got:?}");
+    insta::assert_snapshot!(stdout);
+}

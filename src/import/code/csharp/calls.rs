@@ -446,3 +446,37 @@ fn attribute_headers(file: &CodeFile<'_>, decl: Node<'_>) -> Vec<String> {
     }
     out
 }
+
+/// A key made inside the lambda a pipeline or policy retries
+/// (`pipeline.ExecuteAsync(async ct => { ...; request.Headers.Add("Idempotency-Key",
+/// Guid.NewGuid().ToString()); ... })`): every attempt sends a new key (RL208).
+/// Returns the span of the value. (A handler on the `HttpClient` re-sends the same
+/// request message, so a key made in the calling method is not this.)
+pub fn regenerated_key(file: &CodeFile<'_>, call: Node<'_>) -> Option<std::ops::Range<usize>> {
+    let exec = syntax::enclosing_call(file, call, &["ExecuteAsync", "Execute"])?;
+    let (_, lambda) = *syntax::args(exec).first()?;
+    for n in syntax::descendants(lambda, 20_000) {
+        if n.kind() != "invocation_expression"
+            || !matches!(
+                syntax::method_name(file, n),
+                "Add" | "TryAddWithoutValidation"
+            )
+        {
+            continue;
+        }
+        let args = syntax::args(n);
+        let (Some((_, k)), Some((_, v))) = (args.first(), args.get(1)) else {
+            continue;
+        };
+        let key = file.text_of(*k).trim_matches('"');
+        let value = file.text_of(*v);
+        if crate::retry::is_key_header(key)
+            && ["Guid.NewGuid", "Ulid.NewUlid", "Random"]
+                .iter()
+                .any(|m| value.contains(m))
+        {
+            return Some(v.byte_range());
+        }
+    }
+    None
+}

@@ -31,6 +31,8 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
     let consts = Consts::collect(file);
     // `AddPolicyHandler(policyName)`: (the policy's name, the clients it is attached to).
     let mut attachments: Vec<(String, Vec<(String, super::model::Span)>)> = Vec::new();
+    // Keys made inside a retried lambda: (the pipeline it is retried by, the value).
+    let mut regenerated: Vec<(String, super::model::Span)> = Vec::new();
     let mut stack = vec![file.tree.root_node()];
     while let Some(node) = stack.pop() {
         match node.kind() {
@@ -68,6 +70,9 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
                     }
                     _ => {
                         if let Some(call) = calls::http_call(file, &consts, node) {
+                            if let Some(span) = calls::regenerated_key(file, node) {
+                                regenerated.push((call.receiver.clone(), span));
+                            }
                             out.calls.push(call);
                         }
                     }
@@ -79,6 +84,24 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
         let mut cursor = node.walk();
         let children: Vec<_> = node.children(&mut cursor).collect();
         stack.extend(children.into_iter().rev());
+    }
+    for (receiver, span) in regenerated {
+        let last = super::link::last_segment(&receiver);
+        for c in out.clients.iter_mut().filter(|c| {
+            c.names
+                .iter()
+                .any(|(n, _)| super::link::last_segment(n) == last)
+        }) {
+            c.findings.push(super::model::Finding {
+                code: "RL208",
+                span: span.clone(),
+                message: format!(
+                    "the idempotency key is generated inside the lambda that `{receiver}` retries: every attempt sends a new key"
+                ),
+                label: "a new key per attempt".into(),
+                help: String::new(),
+            });
+        }
     }
     for (key, targets) in attachments {
         let found = out
@@ -221,5 +244,16 @@ mod tests {
             f.calls[0].url,
             crate::import::code::model::Url::Template("/user/starred/{}".into())
         );
+    }
+
+    #[test]
+    fn half_typed_code_does_not_panic() {
+        let src = r#"class P { void M(IServiceCollection s) { s.AddHttpClient<A>().AddStandardResilienceHandler(o => { o.Retry.MaxRetryAttempts = ; o.Retry.Delay = TimeSpan.FromSeconds(; } new ResiliencePipelineBuilder().AddRetry(new RetryStrategyOptions { MaxRetryAttempts = int.MaxValue, Delay = new TimeSpan(1,2) }); x.PostAsync(; [Post( interface I { [Post] Task A(); [Get("/x")] } Policy.Handle<Exception>().WaitAndRetryAsync(); HttpPolicyExtensions.HandleTransientHttpError().WaitAndRetryAsync(3, a => ); "#;
+        for end in (0..src.len())
+            .filter(|i| src.is_char_boundary(*i))
+            .step_by(7)
+        {
+            let _ = facts(&src[..end]);
+        }
     }
 }

@@ -127,4 +127,15 @@ async fn go(client: &ClientWithMiddleware) {
         );
         let _ = facts(&src);
     }
+
+    #[test]
+    fn half_typed_code_does_not_panic() {
+        let src = r#"fn f() { let p = ExponentialBackoff::builder().retry_bounds(Duration::from_secs(), ).build_with_max_retries(; RetryTransientMiddleware::new_with_policy(); (|| async { c.post().send() }).retry(ExponentialBuilder::default().with_max_times(u32::MAX)); client.request(Method::, ).header().send(); "#;
+        for end in (0..src.len())
+            .filter(|i| src.is_char_boundary(*i))
+            .step_by(7)
+        {
+            let _ = facts(&src[..end]);
+        }
+    }
 }

@@ -84,8 +84,8 @@ fn backon_defaults_retry_a_post_without_jitter_or_deadline() {
     assert_eq!(code, 1);
     let got = findings(&stdout);
     assert!(has(&got, "RL201 src/main.rs:4:5"), "{got:?}");
-    assert!(has(&got, "RL305 src/main.rs:12:12"), "{got:?}");
-    assert!(has(&got, "RL301 src/main.rs:12:12"), "{got:?}");
+    assert!(has(&got, "RL305 src/main.rs:5:9"), "{got:?}");
+    assert!(has(&got, "RL301 src/main.rs:5:9"), "{got:?}");
     // `error_for_status()` makes 4xx errors too: backon retries them.
     assert!(has(&got, "RL308 src/main.rs:4:5"), "{got:?}");
     insta::assert_snapshot!(stdout);

@@ -115,6 +115,9 @@ fn refit_client_with_standard_handler_binds_the_interface_methods() {
         stdout.contains("`POST /orders` is non-idempotent"),
         "{stdout}"
     );
+    // The bound call site is labelled: the `[Post("/orders")]` attribute.
+    assert!(stdout.contains("src/IOrdersApi.cs:10:6"), "{stdout}");
+    assert!(stdout.contains("POST /orders is called here"), "{stdout}");
     insta::assert_snapshot!(stdout);
 }
 

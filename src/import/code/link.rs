@@ -30,9 +30,16 @@ pub fn link(files: &[CodeFacts]) -> Linked {
         .map(|f| vec![Vec::new(); f.clients.len()])
         .collect();
     let mut by_name: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    // Names ending in `*` (`HttpClient:*`: a C# handler set on every `HttpClient`)
+    // join every call whose receiver starts with the rest.
+    let mut wildcards: Vec<(&str, usize, usize)> = Vec::new();
     for (fi, f) in files.iter().enumerate() {
         for (ci, c) in f.clients.iter().enumerate() {
             for (name, _) in &c.names {
+                if let Some(prefix) = name.strip_suffix('*').filter(|p| !p.is_empty()) {
+                    wildcards.push((prefix, fi, ci));
+                    continue;
+                }
                 let entry = by_name.entry(last_segment(name)).or_default();
                 if !entry.contains(&(fi, ci)) {
                     entry.push((fi, ci));
@@ -42,6 +49,11 @@ pub fn link(files: &[CodeFacts]) -> Linked {
     }
     for (fi, f) in files.iter().enumerate() {
         for call in &f.calls {
+            for &(prefix, g, ci) in &wildcards {
+                if call.receiver.starts_with(prefix) {
+                    out[g][ci].push((fi, call.clone()));
+                }
+            }
             let Some(owners) = by_name.get(last_segment(&call.receiver)) else {
                 continue;
             };
@@ -96,6 +108,22 @@ mod tests {
         let linked = link(&files);
         assert_eq!(linked[0][0].len(), 1);
         assert_eq!(linked[0][0][0].0, 1);
+    }
+
+    #[test]
+    fn a_wildcard_name_joins_every_call_with_its_prefix() {
+        let files = vec![
+            CodeFacts {
+                clients: vec![client("HttpClient:*")],
+                ..CodeFacts::default()
+            },
+            CodeFacts {
+                calls: vec![call("HttpClient:OrderingService"), call("other")],
+                ..CodeFacts::default()
+            },
+        ];
+        let linked = link(&files);
+        assert_eq!(linked[0][0].len(), 1);
     }
 
     #[test]

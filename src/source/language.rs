@@ -109,7 +109,13 @@ impl Language {
         match self {
             Language::Python => &["retr", "backoff", "stamina"],
             Language::JavaScript | Language::TypeScript | Language::Tsx => COMMON,
-            Language::Java => &["retr", "backoff", "feignclient", "httpexchange", "retrofit2"],
+            Language::Java => &[
+                "retr",
+                "backoff",
+                "feignclient",
+                "httpexchange",
+                "retrofit2",
+            ],
             Language::CSharp => &["retr", "backoff", "resilience", "refit"],
             Language::Go => COMMON,
             Language::Rust => &["retr", "backoff", "backon"],

@@ -319,7 +319,13 @@ pub fn bind(
     // synthetic policy per document; the first object that matches an operation wins.
     // (config file, layer depth, platform, document) -> (first object, hits as
     // (object, route, operation)).
-    type Key = (std::ffi::OsString, u8, super::Platform, usize);
+    // Retry clients in code are alternatives (each call goes through one of them):
+    // they share one synthetic policy per document, the first client that calls an
+    // operation giving its entry, so two services' clients of one API never count
+    // as layers that multiply. A call that goes through two clients (a decorator
+    // around a call of a retrying session) makes both stack, each its own layer.
+    let stacked = stacked_code_clients(objects);
+    type Key = (std::ffi::OsString, u8, Option<super::Platform>, usize);
     type Hits = (usize, Vec<(usize, usize, usize)>);
     let mut grouped: BTreeMap<Key, Hits> = BTreeMap::new();
     let mut path_cache: std::collections::HashMap<(usize, String), Vec<Vec<String>>> =
@@ -377,7 +383,12 @@ pub fn bind(
                 if let Some(r) = hit {
                     any = true;
                     out.operations[i].push((documents[*d].doc.file.clone(), op.display()));
-                    let key = (source_key(o), o.layer.depth(), o.platform, *d);
+                    let alternative = o.platform.is_code() && !stacked[i];
+                    let key = if alternative {
+                        (std::ffi::OsString::new(), o.layer.depth(), None, *d)
+                    } else {
+                        (source_key(o), o.layer.depth(), Some(o.platform), *d)
+                    };
                     let entry = grouped.entry(key).or_insert((i, Vec::new()));
                     if !entry.1.iter().any(|(_, _, kk)| *kk == k) {
                         entry.1.push((i, r, k));
@@ -581,6 +592,36 @@ fn source_key(o: &ConfigObject) -> std::ffi::OsString {
         // A client built in code: one layer per file that builds it.
         _ => o.at.doc.file.path.as_os_str().to_owned(),
     }
+}
+
+/// For each object: true when it is a retry client in code one of whose calls is
+/// also a call of another client in code (the call goes through both: they stack
+/// as layers).
+fn stacked_code_clients(objects: &[ConfigObject]) -> Vec<bool> {
+    let mut by_call: std::collections::HashMap<(std::path::PathBuf, usize, usize), Vec<usize>> =
+        std::collections::HashMap::new();
+    for (i, o) in objects
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.platform.is_code())
+    {
+        for r in o.routes.iter().filter(|r| !r.matches.is_empty()) {
+            let loc = r.at.location();
+            let users = by_call
+                .entry((loc.file.path.clone(), loc.span.start, loc.span.end))
+                .or_default();
+            if !users.contains(&i) {
+                users.push(i);
+            }
+        }
+    }
+    let mut out = vec![false; objects.len()];
+    for users in by_call.values().filter(|u| u.len() > 1) {
+        for &i in users {
+            out[i] = true;
+        }
+    }
+    out
 }
 
 /// True when every route of `o` names operations (operationId, tag) rather than

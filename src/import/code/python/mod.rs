@@ -279,10 +279,13 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
             .filter(|(r, _)| r.start <= call.start_byte() && call.end_byte() <= r.end)
             .min_by_key(|(r, _)| r.end - r.start)
             .map(|(_, i)| *i);
-        match owner {
-            Some(i) => out.clients[i].calls.push(site),
-            None => out.calls.push(site),
+        // A call inside a retried function is that client's, and also goes through
+        // the client its receiver names (a session with its own `Retry`): both
+        // retry it, so it is offered to the linker too.
+        if let Some(i) = owner {
+            out.clients[i].calls.push(site.clone());
         }
+        out.calls.push(site);
     }
     out
 }

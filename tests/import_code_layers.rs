@@ -1,0 +1,48 @@
+//! Retry clients in code as layers: clients that call the same operation from
+//! different services are alternatives (one layer, no multiplication), while a
+//! decorator around a call made through a retrying session stacks on it (two
+//! layers, RL311, attempts multiply).
+
+mod common;
+
+use std::path::PathBuf;
+
+fn dir(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+fn codes(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter(|l| {
+            l.len() > 5 && l.starts_with("RL") && l[2..5].bytes().all(|b| b.is_ascii_digit())
+        })
+        .map(|l| l[..5].to_string())
+        .collect()
+}
+
+#[test]
+fn clients_of_two_services_are_alternatives_not_layers() {
+    let root = dir("fixtures/code/layers/alternatives");
+    let (code, out, err) = common::retrylint_in(&root, &["check", "."]);
+    assert_eq!(code, 1, "{err}");
+    let got = codes(&out);
+    assert!(got.contains(&"RL201".to_string()), "{out}");
+    assert!(!got.contains(&"RL311".to_string()), "{out}");
+    let (code, out, err) = common::retrylint_in(&root, &["layers", "POST /orders"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("1. client layer"), "{out}");
+    assert!(!out.contains("2. client layer"), "{out}");
+}
+
+#[test]
+fn a_decorator_around_a_retrying_session_stacks_on_it() {
+    let root = dir("fixtures/code/layers/stacked");
+    let (code, out, err) = common::retrylint_in(&root, &["check", "."]);
+    assert_eq!(code, 1, "{err}");
+    assert!(codes(&out).contains(&"RL311".to_string()), "{out}");
+    let (_, out, err) = common::retrylint_in(&root, &["layers", "POST /orders"]);
+    assert!(out.contains("urllib3"), "{out}{err}");
+    assert!(out.contains("tenacity"), "{out}");
+    assert!(out.contains("3 x 3 = 9"), "{out}");
+}

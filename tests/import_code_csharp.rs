@@ -84,8 +84,8 @@ fn standard_handler_with_a_key_sent_on_the_request_is_clean_of_rl201() {
     assert!(!codes(&got).contains(&"RL201"), "{got:?}");
     // The key is read from `request.Headers.Add("Idempotency-Key", ...)` at the call.
     assert!(
-        has(&got, "RL203 src/WebApp/Services/OrderingService.cs:15:30"),
-        "{got:?}"
+        !codes(&got).contains(&"RL203"),
+        "a key the code sends states no contract: {got:?}"
     );
     insta::assert_snapshot!(stdout);
 }
@@ -126,7 +126,10 @@ fn refit_client_with_a_header_parameter_is_clean_of_rl201() {
     let (_, stdout) = check("refit-clean");
     let got = findings(&stdout);
     assert!(!codes(&got).contains(&"RL201"), "{got:?}");
-    assert!(has(&got, "RL203 src/IOrdersApi.cs:7:6"), "{got:?}");
+    assert!(
+        !codes(&got).contains(&"RL203"),
+        "a key the code sends states no contract: {got:?}"
+    );
     insta::assert_snapshot!(stdout);
 }
 
@@ -154,7 +157,10 @@ fn polly_v8_pipeline_with_deadline_jitter_and_key_is_clean() {
         assert!(!c.contains(&absent), "{absent}: {got:?}");
     }
     // The call inside `_pipeline.ExecuteAsync(...)` is bound to the pipeline.
-    assert!(has(&got, "RL203 src/OrderSubmitter.cs:32:26"), "{got:?}");
+    assert!(
+        !codes(&got).contains(&"RL203"),
+        "a key the code sends states no contract: {got:?}"
+    );
     insta::assert_snapshot!(stdout);
 }
 

@@ -320,12 +320,19 @@ pub fn bind(
     // (config file, layer depth, platform, document) -> (first object, hits as
     // (object, route, operation)).
     // Retry clients in code are alternatives (each call goes through one of them):
-    // they share one synthetic policy per document, the first client that calls an
-    // operation giving its entry, so two services' clients of one API never count
-    // as layers that multiply. A call that goes through two clients (a decorator
-    // around a call of a retrying session) makes both stack, each its own layer.
+    // an operation takes the entry of the first client that calls it, so two
+    // services' clients of one API never count as layers that multiply. A call that
+    // goes through two clients (a decorator around a call of a retrying session)
+    // makes both stack, each its own layer.
     let stacked = stacked_code_clients(objects);
-    type Key = (std::ffi::OsString, u8, Option<super::Platform>, usize);
+    let mut alternatives_taken: std::collections::HashSet<(usize, usize)> = Default::default();
+    let mut vague: Vec<(
+        (std::ffi::OsString, u8, super::Platform, usize),
+        usize,
+        usize,
+        usize,
+    )> = Vec::new();
+    type Key = (std::ffi::OsString, u8, super::Platform, usize);
     type Hits = (usize, Vec<(usize, usize, usize)>);
     let mut grouped: BTreeMap<Key, Hits> = BTreeMap::new();
     let mut path_cache: std::collections::HashMap<(usize, String), Vec<Vec<String>>> =
@@ -383,12 +390,22 @@ pub fn bind(
                 if let Some(r) = hit {
                     any = true;
                     out.operations[i].push((documents[*d].doc.file.clone(), op.display()));
-                    let alternative = o.platform.is_code() && !stacked[i];
-                    let key = if alternative {
-                        (std::ffi::OsString::new(), o.layer.depth(), None, *d)
-                    } else {
-                        (source_key(o), o.layer.depth(), Some(o.platform), *d)
-                    };
+                    let key = (source_key(o), o.layer.depth(), o.platform, *d);
+                    if o.platform.is_code() && !stacked[i] {
+                        // A call whose URL is unknown may reach any operation: it
+                        // takes one only when no client calls it by its path.
+                        if o.routes[r]
+                            .matches
+                            .iter()
+                            .all(|m| matches!(m.path, super::PathMatch::Any))
+                        {
+                            vague.push((key, i, r, k));
+                            continue;
+                        }
+                        if !alternatives_taken.insert((*d, k)) {
+                            continue;
+                        }
+                    }
                     let entry = grouped.entry(key).or_insert((i, Vec::new()));
                     if !entry.1.iter().any(|(_, _, kk)| *kk == k) {
                         entry.1.push((i, r, k));
@@ -405,6 +422,14 @@ pub fn bind(
                 let specs: Vec<&Document> =
                     bindings[i].iter().map(|(d, _)| &documents[*d]).collect();
                 out.diagnostics.push(unmatched(o, &specs, &bindings[i]));
+            }
+        }
+    }
+    for (key, i, r, k) in vague {
+        if alternatives_taken.insert((key.3, k)) {
+            let entry = grouped.entry(key).or_insert((i, Vec::new()));
+            if !entry.1.iter().any(|(_, _, kk)| *kk == k) {
+                entry.1.push((i, r, k));
             }
         }
     }

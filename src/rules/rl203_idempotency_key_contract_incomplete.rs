@@ -55,6 +55,11 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         }
         let key = &eff.idempotency_key;
         let Some(key_at) = &key.at else { continue };
+        // A key a client in code sends (a header set on the call) states no contract:
+        // retention and conflict handling are the server's, read from the spec.
+        if crate::source::language::Language::of_path(&key_at.doc.file.path).is_some() {
+            continue;
+        }
         let mut absent = Vec::new();
         for (name, is_absent) in [
             ("retention", key.retention.is_none()),

@@ -447,9 +447,17 @@ fn path_match(url: &str) -> Option<PathMatch> {
     }
     let u = u.split(['?', '#']).next().unwrap_or("");
     let u = u.strip_prefix("{}").unwrap_or(u);
-    if !u.starts_with('/') {
+    // A relative path (`'orders'` under got's `prefixUrl`, axios `baseURL`) is a
+    // path below the base URL, which is the spec's server.
+    let relative;
+    let u = if u.starts_with('/') {
+        u
+    } else if !url.contains("://") && u.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        relative = format!("/{u}");
+        relative.as_str()
+    } else {
         return None;
-    }
+    };
     let mut out = String::new();
     let mut n = 0;
     let mut rest = u;
@@ -484,7 +492,8 @@ mod tests {
         assert!(
             matches!(path_match("{}/orders/{}"), Some(PathMatch::Template(p)) if p == "/orders/{p1}")
         );
-        assert!(path_match("orders").is_none());
+        assert!(matches!(path_match("orders"), Some(PathMatch::Exact(p)) if p == "/orders"));
+        assert!(path_match("").is_none());
         assert_eq!(
             host_of(&Url::Literal("https://u@API.example.com:8443/x".into())).as_deref(),
             Some("api.example.com")

@@ -119,6 +119,15 @@ pub fn import_all(
     _ctx: &ImportContext<'_>,
 ) -> CodeImported {
     let mut out = CodeImported::default();
+    // A file reached twice (named, and found again by the walk of its project as
+    // `./path`) is read once.
+    let mut seen = std::collections::HashSet::new();
+    let files: Vec<(Arc<Loaded>, Language)> = files
+        .iter()
+        .filter(|(doc, _)| seen.insert(doc.file.path.clone()))
+        .cloned()
+        .collect();
+    let files = &files[..];
     let read: Vec<Result<CodeFacts, String>> = files
         .par_iter()
         .map(|(doc, language)| read_file(doc, *language))

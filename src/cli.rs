@@ -5,9 +5,12 @@ use std::path::PathBuf;
 
 /// Static retry-policy linter and contract checker for HTTP APIs.
 ///
-/// Reads OpenAPI documents (Swagger 2.0, OpenAPI 3.0 and 3.1; YAML or JSON) and
-/// retry-policy files, joins them operation by operation, and reports retries that can
-/// duplicate a write, stampede a recovering upstream, or wait past a deadline.
+/// Reads OpenAPI documents (Swagger 2.0, OpenAPI 3.0 and 3.1; YAML or JSON),
+/// retry-policy files, the retry configs of proxies, meshes and clients (Istio, Envoy,
+/// NGINX, gRPC, Resilience4j, ...) and retry clients in source code (urllib3,
+/// axios-retry, resty, Polly, ...), joins them operation by operation, and reports
+/// retries that can duplicate a write, stampede a recovering upstream, or wait past a
+/// deadline.
 ///
 /// Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 could not lint (a
 /// file could not be read or parsed, or the command line is wrong).
@@ -22,7 +25,8 @@ pub struct Cli {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Lint OpenAPI documents and retry policies (directories are walked, honouring .gitignore).
+    /// Lint OpenAPI documents, retry policies, retry configs and retry clients in
+    /// source code (directories are walked, honouring .gitignore).
     Check(CheckArgs),
     /// List every rule: code, name, default severity, readiness question.
     Rules(RulesArgs),

@@ -266,6 +266,24 @@ impl PathMatch {
     }
 }
 
+/// The match of a concrete request path a client sends (`/orders/7`): it reaches
+/// the operations whose template may produce it, so each of its segments also
+/// matches a parameter of a template (tested on the instantiated template, where a
+/// parameter is one of the sample values). A regular expression over the
+/// instantiated paths.
+pub fn request_path(path: &str) -> PathMatch {
+    let mut pattern = String::new();
+    for seg in path.trim_start_matches('/').split('/') {
+        pattern.push('/');
+        let samples: Vec<String> = SAMPLES.iter().map(|s| regex::escape(s)).collect();
+        pattern.push_str(&format!("(?:{}|{})", regex::escape(seg), samples.join("|")));
+    }
+    match full_match_regex(&pattern) {
+        Ok(re) => PathMatch::Regex(re),
+        Err(_) => PathMatch::Exact(path.to_string()),
+    }
+}
+
 /// A full-match regex from `pattern` (anchored: `^(?:pattern)$`); `Err` with the
 /// regex engine's message when it does not compile.
 pub fn full_match_regex(pattern: &str) -> Result<Regex, String> {
@@ -348,6 +366,19 @@ impl RequestMatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_path_reaches_the_templates_that_produce_it() {
+        let m = request_path("/orders/7");
+        let seen = |t: &str| proxy_paths(t, "", None);
+        assert!(seen("/orders/{id}").iter().any(|p| m.matches(p)));
+        assert!(!seen("/orders").iter().any(|p| m.matches(p)));
+        assert!(!seen("/payments/{id}").iter().any(|p| m.matches(p)));
+        assert!(seen("/orders/7").iter().any(|p| m.matches(p)));
+        let abc = request_path("/orders/abc");
+        assert!(seen("/orders/{id}").iter().any(|p| abc.matches(p)));
+        assert!(!seen("/orders/def").iter().any(|p| abc.matches(p)));
+    }
 
     #[test]
     fn prefix_is_a_string_prefix_and_segment_prefix_is_element_wise() {

@@ -190,6 +190,13 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                 Err(LoadError::Syntax(_)) => {
                     configs.push((doc.clone(), crate::import::Format::Code(language)))
                 }
+                // A source file named on the command line that cannot be read (missing,
+                // unreadable, not UTF-8, binary, too large) is reported: its retries
+                // would go unchecked. Found by the walk, it is skipped (listed by
+                // `--verbose`).
+                Err(e) if cand.explicit => {
+                    diags.push(rl001_invalid_syntax::from_error(doc, e));
+                }
                 _ => {
                     skipped.push(doc.file.display.clone());
                     skipped_paths.insert(doc.file.path.clone());

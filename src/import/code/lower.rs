@@ -469,10 +469,11 @@ fn path_match(url: &str) -> Option<PathMatch> {
     }
     out.push_str(rest);
     Some(if n == 0 && !url.contains("{}") {
-        PathMatch::Exact(if out.len() > 1 {
-            out.trim_end_matches('/').to_string()
+        // A concrete path (`/orders/7`) reaches the template `/orders/{id}`.
+        crate::import::route::request_path(if out.len() > 1 {
+            out.trim_end_matches('/')
         } else {
-            out
+            &out
         })
     } else {
         PathMatch::Template(out)
@@ -485,14 +486,17 @@ mod tests {
 
     #[test]
     fn paths_from_urls() {
-        assert!(matches!(path_match("/orders"), Some(PathMatch::Exact(p)) if p == "/orders"));
-        assert!(
-            matches!(path_match("https://api.example.com/v1/orders?x=1"), Some(PathMatch::Exact(p)) if p == "/v1/orders")
-        );
+        let reaches = |m: Option<PathMatch>, p: &str| m.is_some_and(|m| m.matches(p));
+        assert!(reaches(path_match("/orders"), "/orders"));
+        assert!(reaches(
+            path_match("https://api.example.com/v1/orders?x=1"),
+            "/v1/orders"
+        ));
+        assert!(reaches(path_match("/orders/7"), "/orders/1"));
         assert!(
             matches!(path_match("{}/orders/{}"), Some(PathMatch::Template(p)) if p == "/orders/{p1}")
         );
-        assert!(matches!(path_match("orders"), Some(PathMatch::Exact(p)) if p == "/orders"));
+        assert!(reaches(path_match("orders"), "/orders"));
         assert!(path_match("").is_none());
         assert_eq!(
             host_of(&Url::Literal("https://u@API.example.com:8443/x".into())).as_deref(),

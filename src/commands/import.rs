@@ -295,14 +295,18 @@ pub fn document(p: &PolicyFile, notes: &[OriginNote]) -> String {
         settings_ats(&e.settings).for_each(&mut collect);
     }
     let footnote = |at: &At| -> Vec<usize> {
-        notes_at(at, notes)
+        let mut marks: Vec<usize> = notes_at(at, notes)
             .iter()
             .filter_map(|n| {
                 used.iter()
                     .position(|u| u.text == n.text && same_node(&u.at, &n.at))
                     .map(|i| i + 1)
             })
-            .collect()
+            .collect();
+        // A note is kept once per route that uses it: mark it once.
+        marks.sort_unstable();
+        marks.dedup();
+        marks
     };
     let origin = |at: &At| -> Option<String> {
         let marks: String = footnote(at).iter().map(|i| format!(" [{i}]")).collect();

@@ -519,6 +519,7 @@ pub fn human(views: &[OperationView]) -> String {
                     (None, Some(_)) => "built-in default".to_string(),
                     (None, None) => String::new(),
                 };
+                let mut marked: Vec<usize> = Vec::new();
                 for t in &x.notes {
                     let k = match notes.iter().position(|n| n == t) {
                         Some(k) => k + 1,
@@ -527,7 +528,11 @@ pub fn human(views: &[OperationView]) -> String {
                             notes.len()
                         }
                     };
-                    origin.push_str(&format!(" [{k}]"));
+                    // A note repeated per route is marked once.
+                    if !marked.contains(&k) {
+                        marked.push(k);
+                        origin.push_str(&format!(" [{k}]"));
+                    }
                 }
                 let line = format!("     {:<26} {:<value_width$}  {origin}", x.key, value);
                 out.push_str(line.trim_end());

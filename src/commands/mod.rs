@@ -161,7 +161,15 @@ pub fn check(args: &CheckArgs) -> u8 {
                     // A template (Helm's `{{ }}`) is no config until it is rendered.
                     let template = std::fs::read_to_string(skipped)
                         .is_ok_and(|t| t.contains("{{") && t.contains("}}"));
-                    s.push_str(&if template {
+                    let source =
+                        crate::source::language::Language::of_path(std::path::Path::new(skipped))
+                            .is_some();
+                    s.push_str(&if let Some((path, why)) = skipped.split_once(": skipped: ") {
+                        // A source file the code reader skipped says why itself.
+                        format!("skipped {path}: {why}\n")
+                    } else if source {
+                        format!("skipped {skipped}: source code that cannot be read as UTF-8 text (binary, not UTF-8 or unreadable)\n")
+                    } else if template {
                         format!("skipped {skipped}: a template, not yet YAML (render it first, e.g. `helm template`, and check the output)\n")
                     } else {
                         format!("skipped {skipped}: neither an OpenAPI document, a retry policy nor a retry config retrylint reads\n")

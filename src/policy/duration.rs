@@ -117,7 +117,14 @@ pub fn format_millis(ms: Millis) -> String {
         let s = format!("{:.3}", ms / 1000.0);
         let s = s.trim_end_matches('0').trim_end_matches('.');
         format!("{s}s")
-    } else {
+    } else if ms.fract() == 0.0 {
         format!("{ms}ms")
+    } else {
+        // At most six decimals (1 ns), so a float's noise (`5 ns` read as
+        // 0.0000049999999999999996) is not printed.
+        let s = format!("{ms:.6}");
+        let s = s.trim_end_matches('0').trim_end_matches('.');
+        let s = if s == "0" { "0.000001" } else { s };
+        format!("{s}ms")
     }
 }

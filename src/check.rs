@@ -116,6 +116,10 @@ pub struct Analyzed {
     /// targets, files reported as unreadable; not the files skipped as neither
     /// document nor policy. A report must never be written over one of them.
     pub inputs: Vec<PathBuf>,
+    /// Source files read only because a named file relates to them (pre-commit on
+    /// one changed client file reads the project's other clients, whose calls and
+    /// layers bind with it): their own findings are not reported.
+    pub related_sources: std::collections::HashSet<PathBuf>,
 }
 
 /// Runs the whole pipeline.
@@ -166,6 +170,19 @@ pub fn run_full(options: &CheckOptions) -> (Analyzed, Vec<Diagnostic>) {
         diagnostics,
         &analyzed.analysis.policies,
     );
+    // A client in a source file that was not asked about (read because a named
+    // file relates to it) is not reported for its own settings, unless the finding
+    // also points into an asked file (a call made there through it).
+    if !analyzed.related_sources.is_empty() {
+        let related = &analyzed.related_sources;
+        diagnostics.retain(|d| {
+            let asked_source = |p: &PathBuf| {
+                !related.contains(p) && crate::source::language::Language::of_path(p).is_some()
+            };
+            !related.contains(&d.primary.location.file.path)
+                || d.labels.iter().any(|l| asked_source(&l.location.file.path))
+        });
+    }
     crate::timing::phase("sort", || sort_and_dedup(&mut diagnostics));
     let applied = crate::timing::phase("suppress", || {
         let suppressions = suppress::collect(&analyzed.documents, &analyzed.analysis);
@@ -316,6 +333,12 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         suppressed: Vec::new(),
         could_not_lint: false,
         inputs: inputs.read_paths(),
+        related_sources: inputs
+            .related_only
+            .iter()
+            .filter(|p| crate::source::language::Language::of_path(p).is_some())
+            .cloned()
+            .collect(),
     }
 }
 

@@ -69,3 +69,46 @@ fn example_code_import_and_layers() {
     assert!(out.contains("client layer: got"), "{out}");
     assert!(out.contains("services/web/orders.ts"), "{out}");
 }
+
+/// Pre-commit on one changed client file: the project's spec binds it, the other
+/// clients' own findings are not reported (they were not changed), and the exit
+/// code is the named file's.
+#[test]
+fn example_code_one_changed_file() {
+    let tmp = std::env::temp_dir().join(format!("retrylint-example-code-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let mut stack = vec![root()];
+    while let Some(from) = stack.pop() {
+        for e in std::fs::read_dir(&from).unwrap() {
+            let path = e.unwrap().path();
+            let to = tmp.join(path.strip_prefix(root()).unwrap());
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+                std::fs::copy(&path, &to).unwrap();
+            }
+        }
+    }
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&tmp)
+        .status();
+    if !git.is_ok_and(|s| s.success()) {
+        eprintln!("git is not available: skipped");
+        let _ = std::fs::remove_dir_all(&tmp);
+        return;
+    }
+    let (code, out, err) = common::retrylint_in(&tmp, &["check", "services/ledger/client.go"]);
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert_eq!(code, 1, "{err}");
+    let got = findings(&out);
+    assert!(
+        got.contains(&"RL017 services/ledger/client.go:12:19".to_string()),
+        "{got:#?}"
+    );
+    assert!(
+        got.iter().all(|g| g.contains("services/ledger/client.go")),
+        "only the named file's clients: {got:#?}"
+    );
+}

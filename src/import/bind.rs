@@ -326,14 +326,10 @@ pub fn bind(
     // makes both stack, each its own layer.
     let stacked = stacked_code_clients(objects);
     let mut alternatives_taken: std::collections::HashSet<(usize, usize)> = Default::default();
-    let mut vague: Vec<(
-        (std::ffi::OsString, u8, super::Platform, usize),
-        usize,
-        usize,
-        usize,
-    )> = Vec::new();
     type Key = (std::ffi::OsString, u8, super::Platform, usize);
     type Hits = (usize, Vec<(usize, usize, usize)>);
+    // Hits of calls whose URL is unknown, as (key, object, route, operation).
+    let mut vague: Vec<(Key, usize, usize, usize)> = Vec::new();
     let mut grouped: BTreeMap<Key, Hits> = BTreeMap::new();
     let mut path_cache: std::collections::HashMap<(usize, String), Vec<Vec<String>>> =
         std::collections::HashMap::new();

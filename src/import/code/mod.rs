@@ -128,10 +128,12 @@ pub fn import_all(
         .cloned()
         .collect();
     let files = &files[..];
-    let read: Vec<Result<CodeFacts, String>> = files
-        .par_iter()
-        .map(|(doc, language)| read_file(doc, *language))
-        .collect();
+    let read: Vec<Result<CodeFacts, String>> = crate::timing::phase("import/code read", || {
+        files
+            .par_iter()
+            .map(|(doc, language)| read_file(doc, *language))
+            .collect()
+    });
     let mut docs: Vec<Arc<Loaded>> = Vec::new();
     let mut facts: Vec<CodeFacts> = Vec::new();
     for ((doc, _), r) in files.iter().zip(read) {
@@ -151,24 +153,32 @@ pub fn import_all(
         .map(|(n, _)| link::last_segment(n).to_ascii_lowercase())
         .filter(|n| n.len() >= 3)
         .collect();
-    if !names.is_empty() {
-        let needles: Vec<&str> = names.iter().map(String::as_str).collect();
-        let extra: Vec<(Arc<Loaded>, CodeFacts)> = more
-            .par_iter()
-            .filter_map(|(path, language)| {
-                let bytes = std::fs::read(path).ok()?;
-                if bytes.len() > parse::MAX_SOURCE_BYTES
-                    || !language::contains_any_ignore_ascii_case(&bytes, &needles)
-                {
-                    return None;
-                }
-                let doc = load(path)?;
-                let mut f = read_file(&doc, *language).ok()?;
-                // Only its calls matter: its clients were not pre-checked as such.
-                f.clients.clear();
-                (!f.calls.is_empty()).then_some((doc, f))
-            })
-            .collect();
+    // One automaton for every name: a scan per file, not per name.
+    let finder = (!names.is_empty())
+        .then(|| {
+            aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(&names)
+                .ok()
+        })
+        .flatten();
+    if let Some(finder) = finder {
+        let extra: Vec<(Arc<Loaded>, CodeFacts)> =
+            crate::timing::phase("import/code calls", || {
+                more.par_iter()
+                    .filter_map(|(path, language)| {
+                        let bytes = std::fs::read(path).ok()?;
+                        if bytes.len() > parse::MAX_SOURCE_BYTES || !finder.is_match(&bytes) {
+                            return None;
+                        }
+                        let doc = load(path)?;
+                        let mut f = read_file(&doc, *language).ok()?;
+                        // Only its calls matter: its clients were not pre-checked as such.
+                        f.clients.clear();
+                        (!f.calls.is_empty()).then_some((doc, f))
+                    })
+                    .collect()
+            });
         for (doc, f) in extra {
             docs.push(doc);
             facts.push(f);

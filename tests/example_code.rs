@@ -7,29 +7,12 @@
 
 mod common;
 
+use common::findings;
+
 use std::path::PathBuf;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/examples/code")
-}
-
-/// `CODE file:line:col` for each finding, from the human output.
-fn findings(stdout: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut code: Option<String> = None;
-    for l in stdout.lines() {
-        let t = l.trim();
-        if t.len() > 5 && t.starts_with("RL") && t[2..5].bytes().all(|b| b.is_ascii_digit()) {
-            code = Some(t[..5].to_string());
-        } else if let (Some(c), Some(start)) = (&code, l.find("╭─[")) {
-            let rest = &l[start + "╭─[".len()..];
-            if let Some(end) = rest.find(']') {
-                out.push(format!("{c} {}", &rest[..end]));
-                code = None;
-            }
-        }
-    }
-    out
 }
 
 #[test]

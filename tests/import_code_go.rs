@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::{codes, findings_sorted as findings, has};
+
 use std::path::PathBuf;
 
 fn dir(rel: &str) -> PathBuf {
@@ -17,26 +19,6 @@ fn check(rel: &str) -> (i32, String) {
     let (code, stdout, stderr) = common::retrylint_in(&dir(rel), &["check", "."]);
     assert!(code == 0 || code == 1, "exit {code}; stderr: {stderr}");
     (code, stdout)
-}
-
-/// The `CODE file:line:col` of each finding: its code line, then its first header.
-fn findings(stdout: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut code: Option<String> = None;
-    for l in stdout.lines() {
-        let t = l.trim();
-        if t.len() > 5 && t.starts_with("RL") && t[2..5].bytes().all(|b| b.is_ascii_digit()) {
-            code = Some(t[..5].to_string());
-        } else if let (Some(c), Some(start)) = (&code, l.find("╭─[")) {
-            let rest = &l[start + "╭─[".len()..];
-            if let Some(end) = rest.find(']') {
-                out.push(format!("{c} {}", &rest[..end]));
-            }
-            code = None;
-        }
-    }
-    out.sort();
-    out
 }
 
 /// A copy of the fixture `rel` in a fresh temporary directory, with the handed
@@ -74,14 +56,6 @@ fn check_corpus(rel: &str, files: &[(&str, &str)]) -> (i32, String) {
     let _ = std::fs::remove_dir_all(&tmp);
     assert!(code == 0 || code == 1, "exit {code}; stderr: {stderr}");
     (code, stdout)
-}
-
-fn has(got: &[String], want: &str) -> bool {
-    got.iter().any(|g| g == want)
-}
-
-fn codes(got: &[String]) -> Vec<&str> {
-    got.iter().map(|g| &g[..5]).collect()
 }
 
 // go-retryablehttp

@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::{findings_sorted as findings, has};
+
 use std::path::PathBuf;
 
 fn dir(rel: &str) -> PathBuf {
@@ -19,31 +21,6 @@ fn check(name: &str) -> (i32, String) {
         common::retrylint_in(&dir(&format!("fixtures/code/java/{name}")), &["check", "."]);
     assert!(code == 0 || code == 1, "exit {code}; stderr: {stderr}");
     (code, stdout)
-}
-
-/// The `CODE file:line:col` of each finding: its code line, then its first header,
-/// sorted.
-fn findings(stdout: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut code: Option<String> = None;
-    for l in stdout.lines() {
-        let t = l.trim();
-        if t.len() > 5 && t.starts_with("RL") && t[2..5].bytes().all(|b| b.is_ascii_digit()) {
-            code = Some(t[..5].to_string());
-        } else if let (Some(c), Some(start)) = (&code, l.find("╭─[")) {
-            let rest = &l[start + "╭─[".len()..];
-            if let Some(end) = rest.find(']') {
-                out.push(format!("{c} {}", &rest[..end]));
-            }
-            code = None;
-        }
-    }
-    out.sort();
-    out
-}
-
-fn has(got: &[String], want: &str) -> bool {
-    got.iter().any(|g| g == want)
 }
 
 #[test]

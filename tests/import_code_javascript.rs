@@ -8,30 +8,12 @@
 
 mod common;
 
+use common::{codes, findings_sorted as findings, has};
+
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The `CODE file:line:col` of each finding: its code line, then its first header.
-fn findings(stdout: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut code: Option<String> = None;
-    for l in stdout.lines() {
-        let t = l.trim();
-        if t.len() > 5 && t.starts_with("RL") && t[2..5].bytes().all(|b| b.is_ascii_digit()) {
-            code = Some(t[..5].to_string());
-        } else if let (Some(c), Some(start)) = (&code, l.find("╭─[")) {
-            let rest = &l[start + "╭─[".len()..];
-            if let Some(end) = rest.find(']') {
-                out.push(format!("{c} {}", &rest[..end]));
-            }
-            code = None;
-        }
-    }
-    out.sort();
-    out
 }
 
 /// `retrylint check .` in `dir`: (exit code, stdout).
@@ -69,14 +51,6 @@ fn corpus(case: &str, files: &[&str]) -> (i32, String, Vec<String>) {
     let _ = std::fs::remove_dir_all(&dir);
     let f = findings(&out);
     (code, out, f)
-}
-
-fn has(f: &[String], want: &str) -> bool {
-    f.iter().any(|x| x == want)
-}
-
-fn codes(f: &[String]) -> Vec<&str> {
-    f.iter().map(|x| &x[..5]).collect()
 }
 
 #[test]

@@ -7,29 +7,12 @@
 
 mod common;
 
+use common::{codes, findings, has};
+
 use std::path::PathBuf;
 
 fn dir(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
-/// The `CODE file:line:col` of each finding: its code line, then its first header.
-fn findings(stdout: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut code: Option<String> = None;
-    for l in stdout.lines() {
-        let t = l.trim();
-        if t.len() > 5 && t.starts_with("RL") && t[2..5].bytes().all(|b| b.is_ascii_digit()) {
-            code = Some(t[..5].to_string());
-        } else if let (Some(c), Some(start)) = (&code, l.find("╭─[")) {
-            let rest = &l[start + "╭─[".len()..];
-            if let Some(end) = rest.find(']') {
-                out.push(format!("{c} {}", &rest[..end]));
-            }
-            code = None;
-        }
-    }
-    out
 }
 
 /// Runs `retrylint check .` in a fixture: (exit code, stdout).
@@ -37,14 +20,6 @@ fn check(rel: &str) -> (i32, String) {
     let (code, stdout, stderr) = common::retrylint_in(&dir(rel), &["check", "."]);
     assert!(code == 0 || code == 1, "exit {code}; stderr: {stderr}");
     (code, stdout)
-}
-
-fn has(got: &[String], want: &str) -> bool {
-    got.iter().any(|g| g == want)
-}
-
-fn codes(got: &[String]) -> Vec<&str> {
-    got.iter().map(|g| &g[..5]).collect()
 }
 
 #[test]

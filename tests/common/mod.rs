@@ -31,3 +31,44 @@ pub fn code_at(d: &retrylint::diagnostic::Diagnostic) -> (String, String) {
         format!("{}:{}:{}", l.file.display, lc.line, lc.column),
     )
 }
+
+/// `CODE file:line:col` of each finding in the human output, in report order: a
+/// finding's code line, then the first `╭─[file:line:col]` header after it.
+#[allow(dead_code)] // each test crate uses what it needs of this module
+pub fn findings(stdout: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut code: Option<String> = None;
+    for l in stdout.lines() {
+        let t = l.trim();
+        if t.len() > 5 && t.starts_with("RL") && t[2..5].bytes().all(|b| b.is_ascii_digit()) {
+            code = Some(t[..5].to_string());
+        } else if let (Some(c), Some(start)) = (&code, l.find("╭─[")) {
+            let rest = &l[start + "╭─[".len()..];
+            if let Some(end) = rest.find(']') {
+                out.push(format!("{c} {}", &rest[..end]));
+            }
+            code = None;
+        }
+    }
+    out
+}
+
+/// [`findings`], sorted.
+#[allow(dead_code)] // each test crate uses what it needs of this module
+pub fn findings_sorted(stdout: &str) -> Vec<String> {
+    let mut out = findings(stdout);
+    out.sort();
+    out
+}
+
+/// True when `got` (from [`findings`]) holds `want` (`RL201 file:line:col`).
+#[allow(dead_code)] // each test crate uses what it needs of this module
+pub fn has(got: &[String], want: &str) -> bool {
+    got.iter().any(|g| g == want)
+}
+
+/// The codes of `got` (from [`findings`]).
+#[allow(dead_code)] // each test crate uses what it needs of this module
+pub fn codes(got: &[String]) -> Vec<&str> {
+    got.iter().map(|g| &g[..5]).collect()
+}

@@ -51,7 +51,7 @@ pub fn parse(language: Language, text: &str) -> Parsed {
     let mut calls: u32 = 0;
     let mut over_budget = |_: &tree_sitter::ParseState| {
         calls = calls.wrapping_add(1);
-        calls % 4096 == 0 && start.elapsed() > PARSE_BUDGET
+        calls.is_multiple_of(4096) && start.elapsed() > PARSE_BUDGET
     };
     let bytes = text.as_bytes();
     let tree = parser.parse_with_options(

@@ -266,3 +266,17 @@ fn corpus_files_alone_are_unbound() {
         "{f:?}"
     );
 }
+
+/// `retries: Infinity` retries forever (RL201, RL303), never a negative attempt
+/// count (RL302); a comment between arguments is skipped, so `retries: 0` on the
+/// commented call retries nothing.
+#[test]
+fn infinity_and_comments_between_arguments() {
+    let (code, out) = check(&root().join("fixtures/code/javascript/hostile"));
+    assert_eq!(code, 1, "{out}");
+    let got = findings(&out);
+    assert!(has(&got, "RL201 src/forever.ts:6:1"), "{got:#?}");
+    assert!(codes(&got).contains(&"RL303"), "{got:#?}");
+    assert!(!codes(&got).contains(&"RL302"), "{got:#?}");
+    assert!(!got.iter().any(|g| g.contains("commented.ts")), "{got:#?}");
+}

@@ -388,12 +388,17 @@ pub fn bind(
                     out.operations[i].push((documents[*d].doc.file.clone(), op.display()));
                     let key = (source_key(o), o.layer.depth(), o.platform, *d);
                     if o.platform.is_code() && !stacked[i] {
-                        // A call whose URL is unknown may reach any operation: it
-                        // takes one only when no client calls it by its path.
-                        if o.routes[r]
-                            .matches
-                            .iter()
-                            .all(|m| matches!(m.path, super::PathMatch::Any))
+                        // A call whose URL is unknown may reach any operation, and a
+                        // call that is not retried is the safe alternative: either
+                        // takes an operation only when no retrying client calls it
+                        // by its path (the worst alternative is the one judged).
+                        let route = &o.routes[r];
+                        let retried = route.settings.retry.as_ref().is_some_and(|v| v.value);
+                        if !retried
+                            || route
+                                .matches
+                                .iter()
+                                .all(|m| matches!(m.path, super::PathMatch::Any))
                         {
                             vague.push((key, i, r, k));
                             continue;

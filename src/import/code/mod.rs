@@ -82,12 +82,26 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
 fn read_file(doc: &Arc<Loaded>, language: Language) -> Result<CodeFacts, String> {
     let text: &str = &doc.file.text;
     match parse::parse(language, text) {
-        parse::Parsed::Tree(tree) => Ok(extract(&CodeFile {
-            doc,
-            text,
-            language,
-            tree: &tree,
-        })),
+        parse::Parsed::Tree(tree) => {
+            // Comments inside calls would shift the arguments an extractor reads:
+            // parse again with them blanked (offsets kept).
+            if let Some(blanked) = parse::blank_inner_comments(&tree, text) {
+                if let parse::Parsed::Tree(tree) = parse::parse(language, &blanked) {
+                    return Ok(extract(&CodeFile {
+                        doc,
+                        text: &blanked,
+                        language,
+                        tree: &tree,
+                    }));
+                }
+            }
+            Ok(extract(&CodeFile {
+                doc,
+                text,
+                language,
+                tree: &tree,
+            }))
+        }
         parse::Parsed::Skipped(why) => Err(format!("{}: skipped: {why}", doc.file.display)),
     }
 }

@@ -73,3 +73,91 @@ pub fn parse(language: Language, text: &str) -> Parsed {
 pub fn node_text<'t>(node: tree_sitter::Node<'_>, text: &'t str) -> &'t str {
     text.get(node.byte_range()).unwrap_or("")
 }
+
+/// Comments inside expressions (`f(/* instance */ x, y)`, a comment in an object
+/// literal) are named nodes in tree-sitter's trees, so an extractor reading "the
+/// first argument" would read the comment. Returns the text with those comments
+/// blanked (each byte but line breaks a space: every offset, line and column is
+/// kept), or `None` when no comment sits inside an expression. Comments between
+/// statements are left: extractors match statements by kind.
+pub fn blank_inner_comments(tree: &tree_sitter::Tree, text: &str) -> Option<String> {
+    // Parents whose children are statements or declarations.
+    const CONTAINERS: &[&str] = &[
+        "module",
+        "program",
+        "source_file",
+        "compilation_unit",
+        "block",
+        "statement_block",
+        "class_body",
+        "interface_body",
+        "enum_body",
+        "declaration_list",
+        "field_declaration_list",
+        "namespace_declaration",
+        "file_scoped_namespace_declaration",
+        "class_declaration",
+        "interface_declaration",
+        "switch_body",
+        "import_spec_list",
+    ];
+    let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut cursor = tree.walk();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.kind().contains("comment") {
+            let inner = node
+                .parent()
+                .is_some_and(|p| !CONTAINERS.contains(&p.kind()));
+            if inner {
+                spans.push(node.byte_range());
+            }
+            continue;
+        }
+        stack.extend(node.named_children(&mut cursor));
+    }
+    if spans.is_empty() {
+        return None;
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for r in spans {
+        for b in bytes.get_mut(r)?.iter_mut() {
+            if *b != b'\n' && *b != b'\r' {
+                *b = b' ';
+            }
+        }
+    }
+    // Only ASCII bytes of whole comments were replaced by ASCII spaces... except
+    // inside multi-byte characters of a comment, which become spaces too: still
+    // UTF-8, since every byte of those characters is replaced.
+    String::from_utf8(bytes).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(language: Language, text: &str) -> tree_sitter::Tree {
+        match parse(language, text) {
+            Parsed::Tree(t) => t,
+            Parsed::Skipped(why) => panic!("{why}"),
+        }
+    }
+
+    #[test]
+    fn comments_inside_calls_are_blanked_with_offsets_kept() {
+        let text = "axiosRetry(client /* instance */, { retries: 0, // none\n});\n// top\n";
+        let blanked = blank_inner_comments(&tree(Language::TypeScript, text), text).unwrap();
+        assert_eq!(blanked.len(), text.len());
+        assert_eq!(
+            blanked,
+            "axiosRetry(client               , { retries: 0,        \n});\n// top\n"
+        );
+    }
+
+    #[test]
+    fn statement_level_comments_need_no_second_parse() {
+        let text = "# a comment\nx = Retry(total=3)\n";
+        assert!(blank_inner_comments(&tree(Language::Python, text), text).is_none());
+    }
+}

@@ -279,7 +279,7 @@ fn framework7(file: &CodeFile<'_>, idx: &FileIndex, a: Node<'_>) -> CodeClient {
             4,
             &format!("`maxRetries` = 3 retries, 4 attempts ({SF7_SRC} `Retryable.java`)"),
         ),
-        |n| n.round() as i64 + 1,
+        |n| (n.round() as i64).saturating_add(1),
     ));
     c.notes.push((
         span.clone(),

@@ -85,12 +85,12 @@ pub fn read(ctx: &Ctx<'_, '_>, call: Node<'_>) -> Option<CodeClient> {
             {
                 Some(n) => {
                     retries = n as i64;
-                    c.attempts = Some(Setting::literal(retries + 1, v.byte_range()));
+                    c.attempts = Some(Setting::literal(retries.saturating_add(1), v.byte_range()));
                     c.notes.push((
                         v.byte_range(),
                         format!(
                             "axios-retry counts retries: retries: {retries} is {} attempts",
-                            retries + 1
+                            retries.saturating_add(1)
                         ),
                     ));
                 }

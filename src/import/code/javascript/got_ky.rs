@@ -289,14 +289,14 @@ fn read_retry(ctx: &Ctx<'_, '_>, lib: Lib, r: Node<'_>, c: &mut CodeClient) {
         format!(
             "{} counts retries: limit {n} is {} attempts",
             lib.name(),
-            n + 1
+            n.saturating_add(1)
         )
     };
     // `retry: 3`: the limit only.
     if let Some(v) = ctx.scope.eval(ctx.file, r, &[]) {
         if let Some(n) = v.num() {
             let n = n as i64;
-            c.attempts = Some(Setting::literal(n + 1, rs.clone()));
+            c.attempts = Some(Setting::literal(n.saturating_add(1), rs.clone()));
             c.notes.push((rs, counting(n)));
         }
         return;

@@ -215,7 +215,7 @@ fn read_options(ctx: &Ctx<'_, '_>, o: Node<'_>, c: &mut CodeClient) {
             .as_ref()
             .and_then(Value::num)
         {
-            Some(v) => Setting::literal(v as i64 + 1, n.byte_range()),
+            Some(v) => Setting::literal((v as i64).saturating_add(1), n.byte_range()),
             None => assumed_retries(n),
         }
     };

@@ -127,11 +127,11 @@ pub fn read(ctx: &Ctx<'_, '_>, call: Node<'_>) -> Option<CodeClient> {
                 "retry" => match value {
                     Some(Value::Num(n)) => {
                         let n = n as i64;
-                        c.attempts = Some(Setting::literal(n + 1, vs.clone()));
+                        c.attempts = Some(Setting::literal(n.saturating_add(1), vs.clone()));
                         c.methods = None;
                         c.notes.push((
                             vs,
-                            format!("ofetch: `retry: {n}` as a number applies to every method, POST included ({} attempts); the per-method default is replaced", n + 1),
+                            format!("ofetch: `retry: {n}` as a number applies to every method, POST included ({} attempts); the per-method default is replaced", n.saturating_add(1)),
                         ));
                     }
                     Some(Value::Bool(false)) => c.attempts = Some(Setting::literal(1, vs)),

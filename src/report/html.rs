@@ -419,7 +419,7 @@ pub fn render(page: &Page, root: &Path) -> String {
     load(&mut out, page);
     findings(&mut out, page, root);
     layer_stacks(&mut out, page);
-    let _ = write!(out, "</main><script>{SCRIPT}</script></body></html>\n");
+    let _ = writeln!(out, "</main><script>{SCRIPT}</script></body></html>");
     out
 }
 

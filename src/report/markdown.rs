@@ -62,7 +62,7 @@ pub fn code(s: &str) -> String {
 /// backticks is escaped whole.
 pub fn prose(s: &str) -> String {
     let parts: Vec<&str> = s.split('`').collect();
-    if parts.len() % 2 == 0 {
+    if parts.len().is_multiple_of(2) {
         return escape(s);
     }
     parts

@@ -242,6 +242,17 @@ mod tests {
     }
 
     #[test]
+    fn prose_shows_identifiers_as_code_and_escapes_inside_them() {
+        assert_eq!(
+            prose("`POST /a|b` has no `deadline`"),
+            "<code>POST /a\\|b</code> has no <code>deadline</code>"
+        );
+        // An odd backtick cannot pair: everything is escaped.
+        assert_eq!(prose("a `b"), "a \\`b");
+        assert_eq!(escape("$x$ @team"), "\\$x\\$ @team");
+    }
+
+    #[test]
     fn limited_never_passes_its_limit() {
         let mut l = Limited::new(10);
         assert!(l.push("12345", 0));

@@ -49,6 +49,11 @@ pub enum Command {
     /// effective value with its origin, and the composed worst case:
     /// `retrylint layers 'POST /payments' fixtures/examples/layers`.
     Layers(LayersArgs),
+    /// Write one self-contained HTML page: summary counts, the readiness matrix with
+    /// filters, each finding with its source, each operation's layers, and the
+    /// simulated retry load of the riskiest operations:
+    /// `retrylint report --format html fixtures/examples/shop -o report.html`.
+    Report(ReportArgs),
     /// Print the JSON Schema of the retry-policy format (for editors).
     Schema,
     /// Print a shell completion script: `retrylint completions bash > ...`.
@@ -82,6 +87,10 @@ pub enum Format {
     Junit,
     /// GitLab Code Quality JSON; paths relative to the project root.
     Gitlab,
+    /// A pull-request comment (GitHub-flavoured Markdown): a verdict line, a table of
+    /// the findings, the help in a `<details>` block; within GitHub's 65,536-character
+    /// comment limit; paths relative to the project root.
+    Markdown,
 }
 
 /// Lowest severity that makes the exit code 1.
@@ -402,6 +411,45 @@ pub struct LayersArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = LayersFormat::Human)]
     pub format: LayersFormat,
+    /// Project root that bounds `$ref`s.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Configuration file [default: `.retrylint.yaml` in the folder holding the checked
+    /// paths (the current directory when none is given) or its nearest parent].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+/// Output formats of `report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// One HTML page, CSS, script and charts inline (no network).
+    Html,
+}
+
+/// Arguments of `report`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit codes as `check`: 0 no finding at or above --fail-on; 1 findings; 2 a file \
+could not be read or parsed, or the output names an input file.\n\n\
+Example:\n  retrylint report --format html fixtures/examples/shop -o report.html"
+)]
+pub struct ReportArgs {
+    /// Files or directories [default: the current directory].
+    pub paths: Vec<PathBuf>,
+    /// A retry-policy file, whatever its name (repeatable).
+    #[arg(long = "policy", value_name = "FILE")]
+    pub policies: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
+    pub format: ReportFormat,
+    /// Write the page to FILE instead of standard output (never over an input file).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Lowest severity that fails the run (exit 1) [default: the configuration's
+    /// `fail_on`, else error].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
     /// Project root that bounds `$ref`s.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,

@@ -199,7 +199,9 @@ pub fn views(
     Ok(matched.iter().map(|j| view(analyzed, j)).collect())
 }
 
-fn view(analyzed: &Analyzed, j: &JoinedOperation) -> OperationView {
+/// The view of one joined operation: its layers with their values and origins, and
+/// the composed worst case (also the HTML report's layer stacks).
+pub fn view(analyzed: &Analyzed, j: &JoinedOperation) -> OperationView {
     let op = j.resolve(&analyzed.documents);
     let document = analyzed.documents[j.document].doc.file.display.clone();
     let policies = &analyzed.analysis.policies;

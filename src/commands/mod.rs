@@ -1,5 +1,6 @@
 //! What each subcommand prints and which exit code it returns.
 
+pub mod html_report;
 pub mod import;
 pub mod layers;
 pub mod plan;
@@ -148,6 +149,16 @@ pub fn check(args: &CheckArgs) -> u8 {
         }
         Format::Junit => report::junit::render(&outcome.diagnostics),
         Format::Gitlab => report::gitlab::render(&outcome.diagnostics, &root),
+        Format::Markdown => report::markdown::render(
+            &outcome.diagnostics,
+            report::markdown::Checked {
+                documents: outcome.documents,
+                policies: outcome.policies,
+                configs: outcome.configs,
+            },
+            &root,
+            report::markdown::COMMENT_LIMIT,
+        ),
         Format::Human => {
             let color = use_color(args.color, to_terminal);
             let width = if to_terminal {

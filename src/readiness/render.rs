@@ -2,6 +2,10 @@
 //! pull-request comment or a docs page, JSON for machines.
 
 use super::{Matrix, Row};
+use crate::report::markdown;
+
+/// Room kept for the closing note and tag of the Markdown comment.
+const RESERVE: usize = 300;
 
 fn or_dash<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(|| "-".to_string(), |v| v.to_string())
@@ -85,7 +89,8 @@ fn cells(r: &Row, operation: String) -> Vec<String> {
     ]
 }
 
-const HEADERS: [&str; 8] = [
+/// The matrix's column headers, in cell order.
+pub const HEADERS: [&str; 8] = [
     "operation",
     "Q1 effect",
     "Q2 why safe",
@@ -95,6 +100,16 @@ const HEADERS: [&str; 8] = [
     "findings",
     "verdict",
 ];
+
+/// Every row's cells as the table shows them, in [`HEADERS`] order (the first is
+/// the operation's name, with its file where two rows would read the same).
+pub fn row_cells(m: &Matrix) -> Vec<Vec<String>> {
+    m.operations
+        .iter()
+        .zip(operation_names(m))
+        .map(|(r, name)| cells(r, name))
+        .collect()
+}
 
 fn summary(m: &Matrix) -> String {
     let (ready, not_ready, not_retried) = m.verdict_counts();
@@ -140,32 +155,69 @@ pub fn table(m: &Matrix) -> String {
     out
 }
 
-fn md_escape(s: &str) -> String {
-    s.replace('|', "\\|")
+/// The comment's verdict line: bold counts, and which operations need an answer.
+fn markdown_verdict(m: &Matrix) -> String {
+    format!("**retrylint readiness: {}**\n", summary(m))
 }
 
-/// GitHub-flavoured Markdown table with a summary line.
-pub fn markdown(m: &Matrix) -> String {
-    let mut out = format!(
+/// One table row of the comment: the operation in `<code>`, every cell escaped.
+fn markdown_row(r: &Row, name: String) -> String {
+    let raw = cells(r, name);
+    let mut c: Vec<String> = raw.iter().map(|x| markdown::escape(x)).collect();
+    c[0] = markdown::code(&raw[0]);
+    format!("| {} |\n", c.join(" | "))
+}
+
+/// GitHub-flavoured Markdown for a pull-request comment, at most `limit` bytes (use
+/// [`markdown::COMMENT_LIMIT`]): the verdict line, a table of the operations that
+/// are not ready, and the others (ready, not retried) in a collapsed `<details>`
+/// block. Rows that do not fit are counted (`… and 12 more operations`).
+pub fn markdown_limited(m: &Matrix, limit: usize) -> String {
+    let header = format!(
         "| {} |\n|{}\n",
         HEADERS.join(" | "),
         "---|".repeat(HEADERS.len())
     );
-    for (r, name) in m.operations.iter().zip(operation_names(m)) {
-        let mut c = cells(r, name);
-        c[0] = format!("`{}`", c[0]);
-        out.push_str(&format!(
-            "| {} |\n",
-            c.iter()
-                .map(|x| md_escape(x))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        ));
+    let names = operation_names(m);
+    let rows: Vec<(&Row, String)> = m.operations.iter().zip(names).collect();
+    let (attention, rest): (Vec<_>, Vec<_>) = rows
+        .into_iter()
+        .partition(|(r, _)| r.verdict == "not-ready");
+    let mut out = markdown::Limited::new(limit);
+    out.push_always(&markdown_verdict(m));
+    let mut left_out = 0;
+    if !attention.is_empty() {
+        out.push_always(&format!("\n{header}"));
+        for (i, (r, name)) in attention.iter().enumerate() {
+            if !out.push(&markdown_row(r, name.clone()), RESERVE) {
+                left_out = attention.len() - i;
+                break;
+            }
+        }
     }
-    out.push('\n');
-    out.push_str(&summary(m));
-    out.push('\n');
-    out
+    if left_out > 0 {
+        out.push_always(&markdown::more(left_out + rest.len(), "operation"));
+        return out.finish();
+    }
+    if !rest.is_empty() {
+        out.push_always(&format!(
+            "\n<details><summary>{} ready or not retried</summary>\n\n{header}",
+            rest.len()
+        ));
+        for (i, (r, name)) in rest.iter().enumerate() {
+            if !out.push(&markdown_row(r, name.clone()), RESERVE) {
+                out.push_always(&markdown::more(rest.len() - i, "operation"));
+                break;
+            }
+        }
+        out.push_always("\n</details>\n");
+    }
+    out.finish()
+}
+
+/// [`markdown_limited`] within GitHub's comment limit.
+pub fn markdown(m: &Matrix) -> String {
+    markdown_limited(m, markdown::COMMENT_LIMIT)
 }
 
 /// `{"version": 1, "operations": [...]}`, pretty-printed.

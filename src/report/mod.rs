@@ -4,9 +4,11 @@
 pub mod controls;
 pub mod github;
 pub mod gitlab;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod markdown;
 pub mod policy_yaml;
 pub mod sarif;
 pub mod sarif_limits;

@@ -23,6 +23,7 @@ fn main() -> ExitCode {
         Command::Simulate(args) => retrylint::commands::simulate(&args),
         Command::Import(args) => retrylint::commands::import::run(&args),
         Command::Layers(args) => retrylint::commands::layers::run(&args),
+        Command::Diff(args) => retrylint::commands::diff::run(&args),
         Command::Schema => retrylint::commands::schema(),
         Command::Completions(args) => retrylint::commands::completions(&args),
     };

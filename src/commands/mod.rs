@@ -1,5 +1,6 @@
 //! What each subcommand prints and which exit code it returns.
 
+pub mod diff;
 pub mod import;
 pub mod layers;
 pub mod plan;

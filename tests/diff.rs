@@ -84,14 +84,30 @@ fn removals_point_into_base_and_the_rest_into_head() {
             .expect("the kind");
         (
             r["side"].as_str().expect("side").to_string(),
-            format!("{}:{}", r["at"]["path"].as_str().expect("path"), r["at"]["line"]),
+            format!(
+                "{}:{}",
+                r["at"]["path"].as_str().expect("path"),
+                r["at"]["line"]
+            ),
         )
     };
     // The header was at line 10 of BASE's spec; HEAD has no such line.
-    assert_eq!(side_of("key-removed"), ("base".into(), "openapi.yaml:10".into()));
-    assert_eq!(side_of("deadline-lost"), ("base".into(), "client.retry-policy.yaml:7".into()));
-    assert_eq!(side_of("key-optional"), ("head".into(), "openapi.yaml:10".into()));
-    assert_eq!(side_of("attempts-raised"), ("head".into(), "client.retry-policy.yaml:6".into()));
+    assert_eq!(
+        side_of("key-removed"),
+        ("base".into(), "openapi.yaml:10".into())
+    );
+    assert_eq!(
+        side_of("deadline-lost"),
+        ("base".into(), "client.retry-policy.yaml:7".into())
+    );
+    assert_eq!(
+        side_of("key-optional"),
+        ("head".into(), "openapi.yaml:10".into())
+    );
+    assert_eq!(
+        side_of("attempts-raised"),
+        ("head".into(), "client.retry-policy.yaml:6".into())
+    );
 }
 
 #[test]
@@ -143,7 +159,8 @@ fn renamed_path_parameters_keep_the_operation() {
     };
     std::fs::write(dir.path().join("base/openapi.yaml"), spec("id")).expect("write");
     std::fs::write(dir.path().join("head/openapi.yaml"), spec("orderId")).expect("write");
-    let (code, stdout, stderr) = retrylint_in(dir.path(), &["diff", "base", "head", "--format", "json"]);
+    let (code, stdout, stderr) =
+        retrylint_in(dir.path(), &["diff", "base", "head", "--format", "json"]);
     assert_eq!(code, 0, "{stderr}\n{stdout}");
     let v = json_of(&stdout);
     assert_eq!(v["operations_added"], serde_json::json!([]), "{stdout}");
@@ -164,14 +181,13 @@ fn new_findings_fail_at_the_fail_on_new_level() {
         .collect();
     assert_eq!(new, ["RL202"], "{stdout}");
     assert_eq!(v["fixed_findings"], serde_json::json!([]));
-    let allowed = |level: &str| diff(&[&base, &head, "--allow-regressions", "--fail-on-new", level]).0;
+    let allowed =
+        |level: &str| diff(&[&base, &head, "--allow-regressions", "--fail-on-new", level]).0;
     assert_eq!(allowed("error"), 1);
     assert_eq!(allowed("never"), 0);
     // Dropping the jitter makes RL305 new, a warning: it fails from `warning` down.
     let (base_j, head_j) = pair("jitter-dropped");
-    let level = |l: &str| {
-        diff(&[&base_j, &head_j, "--allow-regressions", "--fail-on-new", l]).0
-    };
+    let level = |l: &str| diff(&[&base_j, &head_j, "--allow-regressions", "--fail-on-new", l]).0;
     assert_eq!(level("error"), 0);
     assert_eq!(level("warning"), 1);
     assert_eq!(level("info"), 1);
@@ -190,7 +206,9 @@ fn new_findings_fail_at_the_fail_on_new_level() {
 fn sarif_holds_the_new_findings_only() {
     let (base, head) = pair("key-removed");
     let (_, json, _) = diff(&[&base, &head, "--format", "json"]);
-    let new = json_of(&json)["summary"]["new_findings"].as_u64().expect("count");
+    let new = json_of(&json)["summary"]["new_findings"]
+        .as_u64()
+        .expect("count");
     assert!(new > 0);
     let (code, sarif, _) = diff(&[&base, &head, "--format", "sarif"]);
     assert_eq!(code, 1);
@@ -206,7 +224,9 @@ fn github_commands_name_files_relative_to_the_head_root() {
     let (_, stdout, _) = diff(&[&base, &head, "--format", "github"]);
     let first = stdout.lines().next().expect("a line");
     assert!(
-        first.starts_with("::error file=openapi.yaml,line=25,col=13,title=retrylint diff retry-after-removed::"),
+        first.starts_with(
+            "::error file=openapi.yaml,line=25,col=13,title=retrylint diff retry-after-removed::"
+        ),
         "{stdout}"
     );
 }
@@ -265,8 +285,14 @@ fn markdown_is_a_verdict_a_table_of_regressions_and_details() {
     assert_eq!(rows.len(), regressions.len(), "{text}");
     for (row, r) in rows.iter().zip(regressions) {
         assert_eq!(row.len(), 5, "{row:?}");
-        assert!(row[0].starts_with(r["operation"].as_str().expect("op")), "{row:?}");
-        assert!(row[1].starts_with(r["kind"].as_str().expect("kind")), "{row:?}");
+        assert!(
+            row[0].starts_with(r["operation"].as_str().expect("op")),
+            "{row:?}"
+        );
+        assert!(
+            row[1].starts_with(r["kind"].as_str().expect("kind")),
+            "{row:?}"
+        );
         assert_eq!(row[2], r["base"].as_str().expect("base"));
         assert_eq!(row[3], r["head"].as_str().expect("head"));
     }
@@ -277,15 +303,24 @@ fn markdown_is_a_verdict_a_table_of_regressions_and_details() {
     let (code, text, _) = diff(&[&base, &base, "--format", "markdown"]);
     assert_eq!(code, 0);
     let (heading, header, rows, _) = markdown_parts(&text);
-    assert!(heading.starts_with("✅ retrylint diff: 0 regressions"), "{heading}");
+    assert!(
+        heading.starts_with("✅ retrylint diff: 0 regressions"),
+        "{heading}"
+    );
     assert!(header.is_empty() && rows.is_empty());
 }
 
 #[test]
 fn bad_input_is_exit_2_with_a_message() {
-    let (code, _, stderr) = diff(&["fixtures/diff/no-such-dir", "fixtures/diff/key-removed/head"]);
+    let (code, _, stderr) = diff(&[
+        "fixtures/diff/no-such-dir",
+        "fixtures/diff/key-removed/head",
+    ]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("BASE fixtures/diff/no-such-dir does not exist"), "{stderr}");
+    assert!(
+        stderr.contains("BASE fixtures/diff/no-such-dir does not exist"),
+        "{stderr}"
+    );
     let (code, _, stderr) = diff(&["fixtures/diff/key-removed/head"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("got 1 path(s)"), "{stderr}");
@@ -323,7 +358,11 @@ impl Repo {
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .output()
             .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     fn copy(&self, from: &Path, to: &str) {
@@ -348,7 +387,10 @@ impl Repo {
 }
 
 fn git_available() -> bool {
-    let ok = Command::new("git").arg("--version").output().is_ok_and(|o| o.status.success());
+    let ok = Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !ok {
         eprintln!("skipped: git is not installed");
     }
@@ -392,7 +434,10 @@ fn base_revisions_of_a_real_history() {
     let (code, stdout, stderr) = r.diff(&["--base", "HEAD"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stdout.contains("regression deadline-lost"), "{stdout}");
-    assert!(stdout.contains("--> HEAD:api/client.retry-policy.yaml:7:3 (base)"), "{stdout}");
+    assert!(
+        stdout.contains("--> HEAD:api/client.retry-policy.yaml:7:3 (base)"),
+        "{stdout}"
+    );
     assert!(!stdout.contains("attempts-raised"), "{stdout}");
     // Against itself after a commit: nothing.
     r.commit("no deadline");
@@ -413,7 +458,11 @@ fn a_folder_new_since_the_revision_has_an_empty_base() {
     assert!(code == 0 || code == 1, "{stderr}");
     let v = json_of(&stdout);
     assert_eq!(v["operations_removed"], serde_json::json!([]));
-    assert_eq!(v["operations_added"].as_array().map(Vec::len), Some(5), "{stdout}");
+    assert_eq!(
+        v["operations_added"].as_array().map(Vec::len),
+        Some(5),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -426,7 +475,10 @@ fn a_bad_revision_or_no_repository_is_exit_2() {
     r.commit("policy");
     let (code, _, stderr) = r.diff(&["--base", "no-such-branch"]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("--base no-such-branch: no such revision"), "{stderr}");
+    assert!(
+        stderr.contains("--base no-such-branch: no such revision"),
+        "{stderr}"
+    );
     let outside = tempfile::tempdir().expect("tempdir");
     let (code, _, stderr) = retrylint_in(outside.path(), &["diff", "--base", "HEAD"]);
     assert_eq!(code, 2);

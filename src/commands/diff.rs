@@ -49,10 +49,7 @@ pub fn run(args: &DiffArgs) -> u8 {
         ..CheckOptions::default()
     };
     // A revision's files are shown relative to its folder (`REF:path` in the report).
-    let base_cwd = sides
-        ._revision
-        .as_ref()
-        .map(|_| sides.base.1.root.clone());
+    let base_cwd = sides._revision.as_ref().map(|_| sides.base.1.root.clone());
     let base = SideInput {
         options: options(&sides.base.0, &sides.base.1, base_cwd),
         naming: sides.base.1.clone(),
@@ -72,8 +69,7 @@ pub fn run(args: &DiffArgs) -> u8 {
         None => config.fail_on.unwrap_or(Some(Severity::Error)),
     };
     let regressions_fail = !args.allow_regressions && !diff.changes.regressions.is_empty();
-    let new_fail =
-        threshold.is_some_and(|t| diff.new_findings.iter().any(|d| d.severity >= t));
+    let new_fail = threshold.is_some_and(|t| diff.new_findings.iter().any(|d| d.severity >= t));
     let fails = regressions_fail || new_fail;
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let text = match args.format {
@@ -224,7 +220,12 @@ fn revision_sides(rev: &str, paths: &[PathBuf]) -> Result<Sides, String> {
     let top = std::fs::canonicalize(&top).map_err(|e| format!("{top}: {e}"))?;
     let commit = git(
         &top,
-        &["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")],
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ],
     )
     .ok()
     .filter(|c| !c.is_empty())

@@ -15,18 +15,36 @@ use std::collections::HashSet;
 pub const REGRESSIONS: [(&str, &str); 15] = [
     ("key-removed", "the idempotency-key header was removed"),
     ("key-renamed", "the idempotency-key header was renamed"),
-    ("key-optional", "the idempotency-key header was made optional"),
-    ("key-error-removed", "a 409 or 422 key-error response was removed"),
-    ("retry-after-removed", "Retry-After was removed from a 429 or 503"),
-    ("status-endpoint-lost", "the status endpoint was removed or can no longer report the outcome"),
+    (
+        "key-optional",
+        "the idempotency-key header was made optional",
+    ),
+    (
+        "key-error-removed",
+        "a 409 or 422 key-error response was removed",
+    ),
+    (
+        "retry-after-removed",
+        "Retry-After was removed from a 429 or 503",
+    ),
+    (
+        "status-endpoint-lost",
+        "the status endpoint was removed or can no longer report the outcome",
+    ),
     ("method-changed", "the operation's method changed"),
     ("effect-changed", "the operation's effect changed"),
-    ("starts-retrying-non-idempotent", "a layer starts retrying a non-idempotent operation"),
+    (
+        "starts-retrying-non-idempotent",
+        "a layer starts retrying a non-idempotent operation",
+    ),
     ("retry-on-widened", "a layer retries on more signals"),
     ("attempts-raised", "a layer makes more attempts"),
     ("jitter-dropped", "a layer's backoff lost its jitter"),
     ("deadline-lost", "a layer lost its deadline"),
-    ("amplification-up", "more attempts reach the upstream (product over layers)"),
+    (
+        "amplification-up",
+        "more attempts reach the upstream (product over layers)",
+    ),
     ("verdict-down", "the readiness verdict got worse"),
 ];
 
@@ -203,7 +221,10 @@ fn operation(b: &OpFacts, h: &OpFacts, out: &mut Changes) {
                         true,
                         "key-optional",
                         None,
-                        format!("the idempotency-key header {} is no longer required", k.header),
+                        format!(
+                            "the idempotency-key header {} is no longer required",
+                            k.header
+                        ),
                         key_label(&bk.header, true),
                         key_label(&k.header, false),
                         Head,
@@ -398,10 +419,13 @@ fn operation(b: &OpFacts, h: &OpFacts, out: &mut Changes) {
     let rank = |v: &str| u8::from(v != "not-ready");
     if rank(&h.verdict) != rank(&b.verdict) {
         let down = rank(&h.verdict) < rank(&b.verdict);
-        let missing = if h.missing.is_empty() {
-            String::new()
-        } else {
+        // Why HEAD is not ready: the unanswered questions, else its findings.
+        let missing = if !h.missing.is_empty() {
             format!(" (missing {})", h.missing.join(", "))
+        } else if down && !h.findings.is_empty() {
+            format!(" (findings {})", h.findings.join(", "))
+        } else {
+            String::new()
         };
         op.push(
             down,
@@ -511,7 +535,10 @@ fn layer(op: &mut Op<'_>, bl: Option<&LayerFacts>, hl: &LayerFacts) {
             false,
             "stops-retrying-non-idempotent",
             name,
-            format!("the {} layer no longer retries this non-idempotent operation", hl.layer),
+            format!(
+                "the {} layer no longer retries this non-idempotent operation",
+                hl.layer
+            ),
             "retried".into(),
             "not retried".into(),
             Head,
@@ -520,7 +547,11 @@ fn layer(op: &mut Op<'_>, bl: Option<&LayerFacts>, hl: &LayerFacts) {
     }
     let Some(bl) = bl else { return };
     if bl.retried && hl.retried {
-        let added: Vec<&String> = hl.retry_on.iter().filter(|s| !bl.retry_on.contains(s)).collect();
+        let added: Vec<&String> = hl
+            .retry_on
+            .iter()
+            .filter(|s| !bl.retry_on.contains(s))
+            .collect();
         let dropped = bl.retry_on.iter().any(|s| !hl.retry_on.contains(s));
         if !added.is_empty() {
             let at = here(&hl.retry_on_pos).unwrap_or_else(|| op.h.pos.clone());
@@ -531,7 +562,11 @@ fn layer(op: &mut Op<'_>, bl: Option<&LayerFacts>, hl: &LayerFacts) {
                 format!(
                     "the {} layer now also retries on {}",
                     hl.layer,
-                    added.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                    added
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
                 signals(bl),
                 signals(hl),
@@ -575,7 +610,13 @@ fn layer(op: &mut Op<'_>, bl: Option<&LayerFacts>, hl: &LayerFacts) {
         if jittered(bl) && !jittered(hl) {
             let (side, at) = match &hl.jitter_pos {
                 Some(p) => (Head, p.clone()),
-                None => (Base, bl.jitter_pos.clone().or_else(|| bl.pos.clone()).unwrap_or_else(|| op.b.pos.clone())),
+                None => (
+                    Base,
+                    bl.jitter_pos
+                        .clone()
+                        .or_else(|| bl.pos.clone())
+                        .unwrap_or_else(|| op.b.pos.clone()),
+                ),
             };
             op.push(
                 true,
@@ -604,7 +645,12 @@ fn layer(op: &mut Op<'_>, bl: Option<&LayerFacts>, hl: &LayerFacts) {
             );
         }
     }
-    let ms = |v: Option<f64>| v.map_or_else(|| ABSENT.to_string(), crate::policy::duration::format_millis);
+    let ms = |v: Option<f64>| {
+        v.map_or_else(
+            || ABSENT.to_string(),
+            crate::policy::duration::format_millis,
+        )
+    };
     match (bl.deadline_ms, hl.deadline_ms) {
         (Some(_), None) if hl.retried => {
             let at = bl

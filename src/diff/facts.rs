@@ -177,6 +177,8 @@ pub struct OpFacts {
     pub verdict: String,
     /// Readiness answers missing (`Q2`...).
     pub missing: Vec<String>,
+    /// Codes of the findings on it (readiness `findings`).
+    pub findings: Vec<String>,
 }
 
 /// `/orders/{orderId}` -> `/orders/{}`: parameter names do not change an operation.
@@ -349,6 +351,7 @@ pub fn of(analyzed: &Analyzed, matrix: &Matrix, naming: &Naming) -> Vec<OpFacts>
                 amplification: row.amplification,
                 verdict: row.verdict.clone(),
                 missing: row.missing.clone(),
+                findings: row.findings.clone(),
             }
         })
         .collect()

@@ -154,8 +154,9 @@ pub fn human(diff: &Diff, options: HumanOptions) -> String {
 /// "fixed_findings"}`; findings have the shape of `check --format json`'s
 /// diagnostics (BASE's paths as `REF:path` for a git revision).
 pub fn json(diff: &Diff) -> String {
-    let mut fixed = serde_json::to_value(crate::report::json::report(&diff.fixed_findings).diagnostics)
-        .unwrap_or_default();
+    let mut fixed =
+        serde_json::to_value(crate::report::json::report(&diff.fixed_findings).diagnostics)
+            .unwrap_or_default();
     if let (Some(rev), Some(list)) = (&diff.base_naming.revision, fixed.as_array_mut()) {
         for (d, diag) in list.iter_mut().zip(&diff.fixed_findings) {
             if let Some(loc) = d.get_mut("location") {
@@ -225,10 +226,7 @@ pub fn markdown(diff: &Diff, fails: bool) -> String {
     let limit = COMMENT_LIMIT - 1_000;
     let regressions = &diff.changes.regressions;
     let mark = if fails { "❌" } else { "✅" };
-    let mut out = format!(
-        "### {mark} retrylint diff: {}\n\n",
-        md(&summary(diff))
-    );
+    let mut out = format!("### {mark} retrylint diff: {}\n\n", md(&summary(diff)));
     let _ = writeln!(
         out,
         "Compared {} with {}: {} in HEAD.\n",
@@ -313,10 +311,7 @@ pub fn markdown(diff: &Diff, fails: bool) -> String {
         if items.is_empty() {
             continue;
         }
-        let head = format!(
-            "<details><summary>{title} ({})</summary>\n\n",
-            items.len()
-        );
+        let head = format!("<details><summary>{title} ({})</summary>\n\n", items.len());
         if !fits(&mut out, &head, limit) {
             // The reserve below the limit keeps room for this line.
             let _ = writeln!(out, "{title}: {} not shown (comment limit)\n", items.len());
@@ -445,7 +440,10 @@ mod tests {
         let rows = text.lines().filter(|l| l.starts_with("| POST")).count();
         assert!(rows > 100 && rows < 5_000, "{rows}");
         assert!(
-            text.contains(&format!("… and {} more", plural(5_000 - rows, "regression"))),
+            text.contains(&format!(
+                "… and {} more",
+                plural(5_000 - rows, "regression")
+            )),
             "no count of the rest"
         );
         // Every row kept is whole: five cells (the message's `|` is escaped).

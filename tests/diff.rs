@@ -329,6 +329,47 @@ fn bad_input_is_exit_2_with_a_message() {
     assert!(stderr.contains("got 3 path(s)"), "{stderr}");
 }
 
+#[test]
+fn the_report_never_replaces_an_input_of_head() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for side in ["base", "head"] {
+        let to = dir.path().join(side);
+        std::fs::create_dir(&to).expect("mkdir");
+        for e in std::fs::read_dir(repo().join("fixtures/diff/key-optional").join(side))
+            .expect("fixture")
+        {
+            let e = e.expect("entry");
+            std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
+        }
+    }
+    let spec = dir.path().join("head/openapi.yaml");
+    let before = std::fs::read_to_string(&spec).expect("spec");
+    let (code, _, stderr) = retrylint_in(
+        dir.path(),
+        &["diff", "base", "head", "-o", "head/openapi.yaml"],
+    );
+    assert_eq!(code, 2);
+    assert!(stderr.contains("refusing to write over it"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&spec).expect("spec"), before);
+    // Elsewhere the report is written, and the exit code is the diff's.
+    let (code, stdout, _) = retrylint_in(
+        dir.path(),
+        &[
+            "diff",
+            "base",
+            "head",
+            "-o",
+            "out/diff.md",
+            "--format",
+            "markdown",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(stdout.is_empty());
+    let written = std::fs::read_to_string(dir.path().join("out/diff.md")).expect("report");
+    assert!(written.contains("**key-optional**"), "{written}");
+}
+
 /// A git repository in a temporary folder, with commands run without the user's
 /// configuration.
 struct Repo {

@@ -1,7 +1,9 @@
 //! `retrylint diff`: the two sides (two trees, or the working tree and a git revision
 //! extracted with `git archive` into a temporary folder), the report, the exit code.
 
-use super::{fail, load_config, use_color, write_output, EXIT_ERROR};
+use super::{
+    fail, load_config, overwrites_input, use_color, with_config_file, write_output, EXIT_ERROR,
+};
 use crate::check::CheckOptions;
 use crate::cli::{DiffArgs, DiffFormat, FailOn};
 use crate::diagnostic::Severity;
@@ -99,6 +101,14 @@ pub fn run(args: &DiffArgs) -> u8 {
             sarif.text
         }
     };
+    let inputs = with_config_file(diff.inputs.clone(), &config);
+    if let Some(e) = args
+        .output
+        .as_deref()
+        .and_then(|p| overwrites_input("--output", p, &inputs))
+    {
+        return fail(e);
+    }
     if let Err(e) = write_output(args.output.as_deref(), &text) {
         return fail(format!("cannot write the report: {e}"));
     }

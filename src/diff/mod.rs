@@ -50,6 +50,8 @@ pub struct Diff {
     pub head_unreadable: bool,
     /// Operations compared (HEAD).
     pub operations: usize,
+    /// Canonical paths of HEAD's input files (a report must not replace one).
+    pub inputs: Vec<std::path::PathBuf>,
 }
 
 /// Runs both sides and compares them.
@@ -84,5 +86,6 @@ pub fn run(base: SideInput, head: SideInput) -> Diff {
         base_unreadable: base_analyzed.could_not_lint,
         head_unreadable: head_analyzed.could_not_lint,
         operations: head_facts.len(),
+        inputs: head_analyzed.inputs.clone(),
     }
 }

@@ -430,6 +430,7 @@ mod tests {
             base_unreadable: false,
             head_unreadable: false,
             operations: regressions,
+            inputs: Vec::new(),
         }
     }
 

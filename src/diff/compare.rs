@@ -258,7 +258,9 @@ fn operation(b: &OpFacts, h: &OpFacts, out: &mut Changes) {
                     key_label(&bk.header, bk.required),
                     ABSENT.into(),
                     Base,
-                    &bk.pos,
+                    // The operation's listing: a shared parameter's definition is
+                    // the same place for every operation.
+                    &bk.listed,
                 );
             }
         }

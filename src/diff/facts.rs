@@ -90,8 +90,10 @@ pub struct KeyFacts {
     pub header: String,
     /// `required: true`.
     pub required: bool,
-    /// The parameter.
+    /// The parameter (its definition, through a `$ref`).
     pub pos: Pos,
+    /// Where the operation lists it (the `$ref` itself, for a shared parameter).
+    pub listed: Pos,
 }
 
 /// The client's status endpoint (`status_endpoint`).
@@ -294,6 +296,7 @@ pub fn of(analyzed: &Analyzed, matrix: &Matrix, naming: &Naming) -> Vec<OpFacts>
                     header: p.name.clone(),
                     required: p.required,
                     pos: naming.at(&p.at),
+                    listed: naming.at(&p.listed_at),
                 })
             });
             let headers = op

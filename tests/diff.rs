@@ -525,3 +525,51 @@ fn a_bad_revision_or_no_repository_is_exit_2() {
     assert_eq!(code, 2);
     assert!(stderr.contains("--base needs a git repository"), "{stderr}");
 }
+
+#[test]
+fn a_real_spec_that_drops_its_key_header_regresses_every_operation_that_had_it() {
+    let spec =
+        repo().join("../shared/corpus/specs/Adyen-adyen-openapi--json-CheckoutService-v71.json");
+    let Ok(text) = std::fs::read_to_string(&spec) else {
+        eprintln!("skipped: ../shared/corpus is not here (the Adyen Checkout spec)");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    for side in ["base", "head"] {
+        std::fs::create_dir(dir.path().join(side)).expect("mkdir");
+    }
+    std::fs::write(dir.path().join("base/openapi.json"), &text).expect("write");
+    // HEAD: every operation stops listing the shared `Idempotency-Key` parameter.
+    let mut v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let mut dropped = 0;
+    for item in v["paths"].as_object_mut().expect("paths").values_mut() {
+        for op in item.as_object_mut().expect("path item").values_mut() {
+            let Some(params) = op.get_mut("parameters").and_then(|p| p.as_array_mut()) else {
+                continue;
+            };
+            let before = params.len();
+            params.retain(|p| !p.to_string().contains("Idempotency-Key"));
+            dropped += before - params.len();
+        }
+    }
+    assert!(dropped > 0);
+    std::fs::write(dir.path().join("head/openapi.json"), v.to_string()).expect("write");
+    let (code, stdout, stderr) =
+        retrylint_in(dir.path(), &["diff", "base", "head", "--format", "json"]);
+    assert_eq!(code, 1, "{stderr}");
+    let out = json_of(&stdout);
+    let removed: Vec<&serde_json::Value> = out["regressions"]
+        .as_array()
+        .expect("regressions")
+        .iter()
+        .filter(|r| r["kind"] == "key-removed")
+        .collect();
+    assert_eq!(removed.len(), dropped, "{stdout}");
+    // Each points at its own operation's `$ref` in BASE.
+    let lines: std::collections::HashSet<u64> = removed
+        .iter()
+        .map(|r| r["at"]["line"].as_u64().expect("line"))
+        .collect();
+    assert_eq!(lines.len(), dropped);
+    assert!(removed.iter().all(|r| r["side"] == "base"));
+}

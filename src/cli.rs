@@ -54,6 +54,10 @@ pub enum Command {
     /// simulated retry load of the riskiest operations:
     /// `retrylint report --format html fixtures/examples/shop -o report.html`.
     Report(ReportArgs),
+    /// What got worse in a change: retry-contract regressions and new findings between
+    /// two trees (`retrylint diff BASE HEAD`) or since a git revision (`retrylint diff
+    /// --base main`).
+    Diff(DiffArgs),
     /// Print the JSON Schema of the retry-policy format (for editors).
     Schema,
     /// Print a shell completion script: `retrylint completions bash > ...`.
@@ -457,6 +461,62 @@ pub struct ReportArgs {
     /// paths (the current directory when none is given) or its nearest parent].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+/// Output formats of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// Each regression with its source line, improvements, new findings as `check`
+    /// shows them, fixed findings.
+    Human,
+    /// `{"version": 1, "regressions": [...], "new_findings": [...], ...}`.
+    Json,
+    /// A pull-request comment: verdict line, table of regressions, `<details>` for the
+    /// rest (within GitHub's 65,536-character limit).
+    Markdown,
+    /// GitHub Actions workflow commands: regressions, then new findings.
+    Github,
+    /// SARIF 2.1.0 of the new findings only (as `check --format sarif`).
+    Sarif,
+}
+
+/// Arguments of `diff`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit codes: 0 no regression and no new finding at the --fail-on-new level; \
+1 some (regressions count unless --allow-regressions); 2 usage error, or a file of HEAD \
+(or the revision) could not be read.\n\nExamples:\n  retrylint diff old/ new/\n  \
+retrylint diff --base origin/main --fail-on-new error --format markdown"
+)]
+pub struct DiffArgs {
+    /// Without --base: BASE and HEAD (two folders or two files). With --base: the
+    /// paths to compare in the working tree [default: the current directory].
+    pub paths: Vec<PathBuf>,
+    /// Compare the working tree with this git revision (a branch, tag, commit,
+    /// `HEAD~1`): it is extracted with `git archive` into a temporary folder.
+    #[arg(long, value_name = "REF")]
+    pub base: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
+    pub format: DiffFormat,
+    /// Lowest severity of a new finding that fails the run (exit 1) [default: the
+    /// configuration's `fail_on`, else error].
+    #[arg(long, value_enum)]
+    pub fail_on_new: Option<FailOn>,
+    /// Report regressions without failing on them (exit 1 then only for new
+    /// findings at the --fail-on-new level).
+    #[arg(long)]
+    pub allow_regressions: bool,
+    /// Configuration file [default: HEAD's `.retrylint.yaml`, found as `check` finds
+    /// it]; it applies to both sides.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Colour in human output.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// Arguments of `rule`.

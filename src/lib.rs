@@ -19,6 +19,7 @@ pub mod commands;
 pub mod config;
 pub mod deep_stack;
 pub mod diagnostic;
+pub mod diff;
 pub mod import;
 pub mod openapi;
 pub mod policy;

@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         Command::Import(args) => retrylint::commands::import::run(&args),
         Command::Layers(args) => retrylint::commands::layers::run(&args),
         Command::Report(args) => retrylint::commands::html_report::run(&args),
+        Command::Diff(args) => retrylint::commands::diff::run(&args),
         Command::Schema => retrylint::commands::schema(),
         Command::Completions(args) => retrylint::commands::completions(&args),
     };

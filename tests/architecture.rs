@@ -39,7 +39,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("rules",      &["rules"]),
     ("suppress",   &["suppress"]),
     ("pipeline",   &["check"]),
-    ("report",     &["report", "baseline", "readiness", "policy_view"]),
+    ("report",     &["report", "baseline", "readiness", "policy_view", "diff"]),
     ("commands",   &["cli", "commands"]),
 ];
 

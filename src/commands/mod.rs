@@ -1,5 +1,6 @@
 //! What each subcommand prints and which exit code it returns.
 
+pub mod diff;
 pub mod html_report;
 pub mod import;
 pub mod layers;

@@ -22,6 +22,7 @@ fn main() -> ExitCode {
         Command::Plan(args) => retrylint::commands::plan(&args),
         Command::Simulate(args) => retrylint::commands::simulate(&args),
         Command::Import(args) => retrylint::commands::import::run(&args),
+        Command::Init(args) => retrylint::commands::init::run(&args),
         Command::Layers(args) => retrylint::commands::layers::run(&args),
         Command::Schema => retrylint::commands::schema(),
         Command::Completions(args) => retrylint::commands::completions(&args),

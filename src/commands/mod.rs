@@ -1,6 +1,7 @@
 //! What each subcommand prints and which exit code it returns.
 
 pub mod import;
+pub mod init;
 pub mod layers;
 pub mod plan;
 pub mod policy_mode;

@@ -38,15 +38,7 @@ pub fn run(args: &InitArgs) -> u8 {
     let output: Option<PathBuf> = match &args.output {
         _ if to_stdout => None,
         Some(o) => Some(cwd.join(o)),
-        None => {
-            let first = &named[0];
-            let dir = if first.is_dir() {
-                first.clone()
-            } else {
-                first.parent().map(Path::to_path_buf).unwrap_or_default()
-            };
-            Some(dir.join(DEFAULT_NAME))
-        }
+        None => Some(spec_folder(&named[0]).join(DEFAULT_NAME)),
     };
     if let Some(out) = &output {
         if out.exists() {
@@ -60,8 +52,25 @@ pub fn run(args: &InitArgs) -> u8 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    // The retry configs bound to the specs are looked for in `--root`, else the folder
+    // of the `.retrylint.yaml` that applies (the project it configures), else the
+    // first spec's folder (not the whole git work tree: a monorepo's walk would cost
+    // seconds for a starter file). Only the named specs' operations are written.
+    let scope = args
+        .root
+        .clone()
+        .or_else(|| {
+            config
+                .path
+                .as_deref()
+                .and_then(Path::parent)
+                .map(Path::to_path_buf)
+        })
+        .unwrap_or_else(|| spec_folder(&named[0]));
+    let mut paths = vec![scope];
+    paths.extend(named.iter().cloned());
     let analyzed = analyze(&CheckOptions {
-        paths: args.specs.clone(),
+        paths,
         root: args.root.clone(),
         cwd: Some(cwd.clone()),
         services: config.services.clone(),
@@ -169,6 +178,15 @@ pub fn run(args: &InitArgs) -> u8 {
             eprintln!("retrylint: cannot write {}: {e}", shown(&out, &cwd));
             EXIT_ERROR
         }
+    }
+}
+
+/// The folder of a spec (the spec itself when it is a folder).
+fn spec_folder(spec: &Path) -> PathBuf {
+    if spec.is_dir() {
+        spec.to_path_buf()
+    } else {
+        spec.parent().map(Path::to_path_buf).unwrap_or_default()
     }
 }
 

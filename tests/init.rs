@@ -321,3 +321,19 @@ fn init_on_real_specs() {
         );
     }
 }
+
+/// `effect: todo` is no declaration of safety: a retried `GET` whose effect is open
+/// is taken as non-idempotent (RL201 without a key), and an entry's open question
+/// is not answered by `defaults`.
+#[test]
+fn an_open_effect_is_never_safe() {
+    let dir = folder("effect", &[("openapi.yaml", &shop_spec())]);
+    std::fs::write(
+        dir.join("retry-policy.yaml"),
+        "version: 1\nspec: openapi.yaml\ndefaults:\n  effect: safe\n  attempts: 3\n  deadline: 3s\n  backoff: {base: 100ms, cap: 1s, jitter: full}\noperations:\n  getOrder:\n    effect: todo\n    retry: true\n    retry_on: [timeout]\n",
+    )
+    .unwrap();
+    let (found, _) = check(&dir, "retry-policy.yaml");
+    assert!(found.contains(&("RL018".to_string(), 10)), "{found:?}");
+    assert!(found.iter().any(|(c, _)| c == "RL201"), "{found:?}");
+}

@@ -335,7 +335,11 @@ fn entry(
             .map(|(c, _)| c.to_string())
             .collect();
         let why = if with.is_empty() {
-            "the spec declares no Retry-After (RL501/RL502)".to_string()
+            let rules: Vec<&str> = statuses
+                .iter()
+                .map(|(c, _)| if *c == 429 { "RL501" } else { "RL502" })
+                .collect();
+            format!("the spec declares no Retry-After ({})", rules.join(", "))
         } else {
             format!("the spec declares Retry-After on {}", with.join(" and "))
         };

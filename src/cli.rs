@@ -45,6 +45,10 @@ pub enum Command {
     /// ...), each value commented with its source line: `retrylint import
     /// virtual-service.yaml`, `retrylint import app/client.py`.
     Import(ImportArgs),
+    /// Write a starter retry policy for the operations of a spec: what the spec and
+    /// its retry configs answer, every open readiness question as `todo` (RL018):
+    /// `retrylint init openapi.yaml`.
+    Init(InitArgs),
     /// Show every layer that retries one operation (client, gateways, mesh), each
     /// effective value with its origin, and the composed worst case:
     /// `retrylint layers 'POST /payments' fixtures/examples/layers`.
@@ -384,6 +388,47 @@ pub struct ImportArgs {
     /// `.retrylint.yaml` in the folder holding the named files or its nearest parent].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+/// Arguments of `init`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "The policy answers what the spec (and any retry config of the layer bound to it) \
+answers: an idempotent method, an idempotency-key header, 409/422 key errors, Retry-After on \
+429/503, an imported layer's attempts, deadline and backoff. Every other readiness question is \
+the value `todo`, which `retrylint check` reports as RL018 until it is answered. A \
+non-idempotent operation without a key is never retried (`effect: todo`, `retry: false`).\n\n\
+Output: `retry-policy.yaml` beside the first spec (found by `check` when it walks that \
+folder), or -o FILE, or -o - for standard output. An existing file is never overwritten.\n\n\
+Exit codes: 0 written; 2 usage error, an existing output file, or a spec that could not be read.\n\n\
+Examples:\n  retrylint init openapi.yaml\n  retrylint init api/openapi.yaml --layer gateway -o gateway.retry-policy.yaml\n  retrylint init openapi.yaml -o -"
+)]
+pub struct InitArgs {
+    /// The OpenAPI documents (files or folders) whose operations the policy covers.
+    #[arg(required = true, value_name = "SPEC")]
+    pub specs: Vec<PathBuf>,
+    /// Where to write the policy (`-` for standard output) [default:
+    /// `retry-policy.yaml` beside the first spec].
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The layer that performs these retries.
+    #[arg(long, value_enum, default_value = "client")]
+    pub layer: InitLayer,
+    /// Project root: where the retry configs bound to the spec are looked for, and
+    /// the bound of `$ref`s [default: the enclosing git work tree].
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+}
+
+/// `init --layer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InitLayer {
+    /// A client SDK.
+    Client,
+    /// An API gateway.
+    Gateway,
+    /// A service-mesh sidecar.
+    Mesh,
 }
 
 /// Output formats of `layers`.

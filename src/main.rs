@@ -22,6 +22,7 @@ fn main() -> ExitCode {
         Command::Plan(args) => retrylint::commands::plan(&args),
         Command::Simulate(args) => retrylint::commands::simulate(&args),
         Command::Import(args) => retrylint::commands::import::run(&args),
+        Command::Init(args) => retrylint::commands::init::run(&args),
         Command::Layers(args) => retrylint::commands::layers::run(&args),
         Command::Report(args) => retrylint::commands::html_report::run(&args),
         Command::Diff(args) => retrylint::commands::diff::run(&args),

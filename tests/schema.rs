@@ -60,7 +60,9 @@ fn schema_keys_are_the_parsers_keys() {
         .map(|v| v.as_str().unwrap().to_string())
         .collect();
     assert_eq!(names, set(SIGNAL_NAMES));
-    let jitter = &p["backoff"]["properties"]["jitter"]["oneOf"];
+    // Fields that answer a readiness question also take `todo` (an `anyOf` of the
+    // value and `$defs/todo`).
+    let jitter = &p["backoff"]["properties"]["jitter"]["anyOf"][0]["oneOf"];
     assert_eq!(keys(&jitter[1]), set(JITTER_KEYS));
     assert_eq!(
         jitter[1]["properties"]["proportional"]["exclusiveMinimum"],
@@ -74,8 +76,35 @@ fn schema_keys_are_the_parsers_keys() {
         .map(|v| v.as_str().unwrap().to_string())
         .collect();
     assert_eq!(methods, set(METHOD_NAMES));
-    assert_eq!(p["attempts"]["type"], "integer");
-    assert_eq!(p["attempts"]["minimum"], 1);
+    assert_eq!(p["attempts"]["anyOf"][0]["type"], "integer");
+    assert_eq!(p["attempts"]["anyOf"][0]["minimum"], 1);
+    assert_eq!(defs["todo"]["const"], "todo");
+    // `todo` exactly where the parser takes it (TODO_FIELDS), nowhere else.
+    let takes_todo = |v: &Value| {
+        v["anyOf"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|x| x["$ref"] == "#/$defs/todo"))
+    };
+    let mut open: BTreeSet<String> = BTreeSet::new();
+    for (k, v) in p.as_object().unwrap() {
+        if takes_todo(v) {
+            open.insert(k.clone());
+        }
+        if let Some(inner) = v["properties"].as_object() {
+            for (ik, iv) in inner {
+                if takes_todo(iv) {
+                    open.insert(format!("{k}.{ik}"));
+                }
+            }
+        }
+    }
+    let mut expected: BTreeSet<String> = retrylint::policy::model::TODO_FIELDS
+        .iter()
+        .map(|(f, _, _)| f.to_string())
+        .collect();
+    // `scope` is free text: `todo` is a string there already.
+    expected.remove("idempotency_key.scope");
+    assert_eq!(open, expected);
     assert_eq!(s["properties"]["version"]["const"], 1);
 }
 

@@ -541,6 +541,42 @@ fn pick<T: Clone>(
     })
 }
 
+/// `effect: todo` at the most specific level that speaks of the effect: the effect is
+/// unknown, so it is taken as the least safe, `non-idempotent`, whatever the method
+/// (a repeat still needs protection); not a declaration (no RL102 or RL103).
+fn open_effect(sources: &[(Source, &Settings)]) -> Option<Field<Effect>> {
+    let first = sources
+        .iter()
+        .find(|(_, s)| s.effect.is_some() || s.is_todo("effect"))?;
+    first
+        .1
+        .is_todo("effect")
+        .then(|| Field::builtin(Effect::NonIdempotent))
+}
+
+/// [`pick`] for a field that accepts `todo` ([`TODO_FIELDS`]): a level where it is
+/// `todo` ends the search with no value, so an open question in an entry is not
+/// answered by `defaults` (it stays open, and never reads as a safer value).
+fn pick_open<T: Clone>(
+    sources: &[(Source, &Settings)],
+    field: &str,
+    f: impl Fn(&Settings) -> Option<&Spanned<T>>,
+) -> Option<Field<T>> {
+    for (src, s) in sources {
+        if let Some(v) = f(s) {
+            return Some(Field {
+                value: v.value.clone(),
+                at: Some(v.at.clone()),
+                source: *src,
+            });
+        }
+        if s.is_todo(field) {
+            return None;
+        }
+    }
+    None
+}
+
 fn effective(
     layer: Layer,
     policy: Option<usize>,
@@ -555,20 +591,20 @@ fn effective(
         header: pick(sources, |s| {
             s.idempotency_key.as_ref().and_then(|k| k.header.as_ref())
         }),
-        retention: pick(sources, |s| {
+        retention: pick_open(sources, "idempotency_key.retention", |s| {
             s.idempotency_key
                 .as_ref()
                 .and_then(|k| k.retention.as_ref())
         }),
-        scope: pick(sources, |s| {
+        scope: pick_open(sources, "idempotency_key.scope", |s| {
             s.idempotency_key.as_ref().and_then(|k| k.scope.as_ref())
         }),
-        on_payload_mismatch: pick(sources, |s| {
+        on_payload_mismatch: pick_open(sources, "idempotency_key.on_payload_mismatch", |s| {
             s.idempotency_key
                 .as_ref()
                 .and_then(|k| k.on_payload_mismatch.as_ref())
         }),
-        on_concurrent: pick(sources, |s| {
+        on_concurrent: pick_open(sources, "idempotency_key.on_concurrent", |s| {
             s.idempotency_key
                 .as_ref()
                 .and_then(|k| k.on_concurrent.as_ref())
@@ -582,15 +618,17 @@ fn effective(
         at: sources
             .iter()
             .find_map(|(_, s)| s.backoff.as_ref().map(|b| b.at.clone())),
-        base: pick(sources, |s| {
+        base: pick_open(sources, "backoff.base", |s| {
             s.backoff.as_ref().and_then(|b| b.base.as_ref())
         }),
-        cap: pick(sources, |s| s.backoff.as_ref().and_then(|b| b.cap.as_ref())),
+        cap: pick_open(sources, "backoff.cap", |s| {
+            s.backoff.as_ref().and_then(|b| b.cap.as_ref())
+        }),
         multiplier: pick(sources, |s| {
             s.backoff.as_ref().and_then(|b| b.multiplier.as_ref())
         })
         .unwrap_or_else(|| Field::builtin(2.0)),
-        jitter: pick(sources, |s| {
+        jitter: pick_open(sources, "backoff.jitter", |s| {
             s.backoff.as_ref().and_then(|b| b.jitter.as_ref())
         }),
     };
@@ -601,7 +639,7 @@ fn effective(
         honor: pick(sources, |s| {
             s.retry_after.as_ref().and_then(|r| r.honor.as_ref())
         }),
-        max: pick(sources, |s| {
+        max: pick_open(sources, "retry_after.max", |s| {
             s.retry_after.as_ref().and_then(|r| r.max.as_ref())
         }),
         on_invalid: pick(sources, |s| {
@@ -613,20 +651,24 @@ fn effective(
         policy,
         entry,
         retry: pick(sources, |s| s.retry.as_ref()).unwrap_or_else(|| Field::builtin(false)),
-        effect: pick(sources, |s| s.effect.as_ref())
-            .or_else(|| {
-                pick(sources, |s| s.inferred_effect.as_ref()).map(|f| Field {
-                    source: Source::Inferred,
-                    ..f
+        effect: open_effect(sources).unwrap_or_else(|| {
+            pick(sources, |s| s.effect.as_ref())
+                .or_else(|| {
+                    pick(sources, |s| s.inferred_effect.as_ref()).map(|f| Field {
+                        source: Source::Inferred,
+                        ..f
+                    })
                 })
-            })
-            .unwrap_or_else(|| Field::builtin(Effect::from_openapi_method(&op.method))),
+                .unwrap_or_else(|| Field::builtin(Effect::from_openapi_method(&op.method)))
+        }),
         idempotency_key,
         status_endpoint: pick(sources, |s| s.status_endpoint.as_ref()),
         status_operation: None,
-        on_unknown_result: pick(sources, |s| s.on_unknown_result.as_ref()),
-        attempts: pick(sources, |s| s.attempts.as_ref()),
-        deadline: pick(sources, |s| s.deadline.as_ref()),
+        on_unknown_result: pick_open(sources, "on_unknown_result", |s| {
+            s.on_unknown_result.as_ref()
+        }),
+        attempts: pick_open(sources, "attempts", |s| s.attempts.as_ref()),
+        deadline: pick_open(sources, "deadline", |s| s.deadline.as_ref()),
         attempt_timeout: pick(sources, |s| s.attempt_timeout.as_ref())
             .unwrap_or_else(|| Field::builtin(AttemptTimeout::Remaining)),
         backoff,

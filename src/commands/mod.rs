@@ -3,6 +3,7 @@
 pub mod diff;
 pub mod html_report;
 pub mod import;
+pub mod init;
 pub mod layers;
 pub mod plan;
 pub mod policy_mode;

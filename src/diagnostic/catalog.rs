@@ -161,6 +161,15 @@ pub const INEFFECTIVE_SETTING: RuleMeta = RuleMeta {
     summary: "a retry setting that silently does nothing or is not what it says (unknown key, ignored, capped or missing value, a route that never matches)",
 };
 
+/// RL018 `unanswered-question`.
+pub const UNANSWERED_QUESTION: RuleMeta = RuleMeta {
+    code: "RL018",
+    name: "unanswered-question",
+    severity: Severity::Warning,
+    question: Question::Input,
+    summary: "a policy value left as `todo` (what `retrylint init` writes for a readiness question the spec and configs cannot answer)",
+};
+
 /// RL019 `unresolved-setting`.
 pub const UNRESOLVED_SETTING: RuleMeta = RuleMeta {
     code: "RL019",
@@ -488,6 +497,7 @@ pub static ALL: &[&RuleMeta] = &[
     &EQUIVALENT_PATHS,
     &UNBOUND_CONFIG,
     &INEFFECTIVE_SETTING,
+    &UNANSWERED_QUESTION,
     &UNRESOLVED_SETTING,
     &UNDECLARED_EFFECT,
     &UNSAFE_METHOD_WITH_SIDE_EFFECTS,

@@ -201,6 +201,94 @@ pub struct Misspelled {
     pub at: At,
 }
 
+/// A value written as `todo`: a readiness question left open (what `retrylint init`
+/// writes for what the spec and configs cannot answer). The field it stands for is
+/// left unset in the settings, and the todo stops the search through the less
+/// specific levels (an answer in `defaults` does not fill an entry's open question);
+/// RL018 reports it. Accepted only in the fields of [`TODO_FIELDS`].
+#[derive(Debug, Clone)]
+pub struct Todo {
+    /// The field as a dotted path from the settings mapping: `attempts`,
+    /// `backoff.jitter`, `idempotency_key.retention`, ...
+    pub field: &'static str,
+    /// The `todo` value node.
+    pub at: At,
+}
+
+/// The fields that answer a readiness question and so accept `todo`
+/// (docs/policy-format.md "Open questions: `todo`"), each with its question and
+/// what an answer looks like, for RL018's message.
+pub const TODO_FIELDS: &[(&str, &str, &str)] = &[
+    (
+        "effect",
+        "Q1: which effect does a repeat have?",
+        "`safe`, `idempotent` or `non-idempotent`",
+    ),
+    (
+        "idempotency_key.retention",
+        "Q2: how long does the server keep idempotency keys?",
+        "a duration such as `24h`",
+    ),
+    (
+        "idempotency_key.scope",
+        "Q2: within what is a key unique?",
+        "`per-client`, `per-account` or `global`",
+    ),
+    (
+        "idempotency_key.on_payload_mismatch",
+        "Q2: what does the server do with a reused key and a different payload?",
+        "`reject` (422) or `ignore`",
+    ),
+    (
+        "idempotency_key.on_concurrent",
+        "Q2: what does the server do with a second request while the first with that key runs?",
+        "`reject` (409), `wait` or `ignore`",
+    ),
+    (
+        "on_unknown_result",
+        "Q4: what does a timeout or reset lead to?",
+        "`resend`, `replay-key`, `check-status`, `reconcile` or `fail`",
+    ),
+    (
+        "attempts",
+        "Q3: how many attempts in total, the first included?",
+        "an integer >= 1 such as `3` (`1` never retries)",
+    ),
+    (
+        "deadline",
+        "Q3: what is the budget for the whole operation, every attempt and wait?",
+        "a duration such as `3s`",
+    ),
+    (
+        "backoff.base",
+        "Q3: how long is the first backoff delay?",
+        "a duration such as `100ms`",
+    ),
+    (
+        "backoff.cap",
+        "Q3: what is the largest backoff delay?",
+        "a duration such as `2s`",
+    ),
+    (
+        "backoff.jitter",
+        "Q3: how are the delays spread?",
+        "`full`, `equal`, `decorrelated`, `{proportional: 0.2}` or `none`",
+    ),
+    (
+        "retry_after.max",
+        "Q3: how long a Retry-After is still worth waiting?",
+        "a duration such as `10s`",
+    ),
+];
+
+/// The question and answer shape of a `todo` field ([`TODO_FIELDS`]).
+pub fn todo_question(field: &str) -> Option<(&'static str, &'static str)> {
+    TODO_FIELDS
+        .iter()
+        .find(|(f, _, _)| *f == field)
+        .map(|(_, q, a)| (*q, *a))
+}
+
 /// Operation settings as written in one mapping: an `operations` entry, `defaults`,
 /// or an inline `x-retry`. Absent keys are `None`.
 #[derive(Debug, Clone)]
@@ -251,6 +339,15 @@ pub struct Settings {
     /// "Binding" 4). Below any declared `effect`, above the HTTP method's; never a
     /// declaration (no RL103 against one).
     pub inferred_effect: Option<Spanned<Effect>>,
+    /// Values written as `todo` in this mapping and its nested ones, in source order.
+    pub todos: Vec<Todo>,
+}
+
+impl Settings {
+    /// True when `field` (a dotted path of [`TODO_FIELDS`]) is `todo` here.
+    pub fn is_todo(&self, field: &str) -> bool {
+        self.todos.iter().any(|t| t.field == field)
+    }
 }
 
 impl Settings {
@@ -277,6 +374,7 @@ impl Settings {
             hedging: None,
             deadline_off: None,
             inferred_effect: None,
+            todos: Vec::new(),
         }
     }
 }

@@ -256,6 +256,20 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// True (and the todo recorded) when `node` is the string `todo`: an open
+    /// question, accepted only in the fields of [`TODO_FIELDS`].
+    fn todo(&self, node: NodeId, field: &'static str, todos: &mut Vec<Todo>) -> bool {
+        debug_assert!(todo_question(field).is_some(), "{field} takes no todo");
+        if self.tree.kind(node) == Kind::Str && self.tree.as_str(node) == Some("todo") {
+            todos.push(Todo {
+                field,
+                at: self.at(node),
+            });
+            return true;
+        }
+        false
+    }
+
     fn choice<T: Copy>(
         &mut self,
         node: NodeId,
@@ -415,6 +429,7 @@ impl<'a> Parser<'a> {
             match key.as_str() {
                 "layer" => s.layer = self.layer(v),
                 "retry" => s.retry = self.boolean(v, "`retry`"),
+                "effect" if self.todo(v, "effect", &mut s.todos) => {}
                 "effect" => {
                     s.effect = self.choice(
                         v,
@@ -429,7 +444,7 @@ impl<'a> Parser<'a> {
                 "idempotency_key" => {
                     if self.expect_map(v, "`idempotency_key`") {
                         nested.push((v, "idempotency_key."));
-                        s.idempotency_key = Some(self.key_settings(v));
+                        s.idempotency_key = Some(self.key_settings(v, &mut s.todos));
                     }
                 }
                 "status_endpoint" => {
@@ -445,6 +460,7 @@ impl<'a> Parser<'a> {
                         }
                     }
                 }
+                "on_unknown_result" if self.todo(v, "on_unknown_result", &mut s.todos) => {}
                 "on_unknown_result" => {
                     s.on_unknown_result = self.choice(
                         v,
@@ -458,7 +474,9 @@ impl<'a> Parser<'a> {
                         ],
                     )
                 }
+                "attempts" if self.todo(v, "attempts", &mut s.todos) => {}
                 "attempts" => s.attempts = self.integer(v, "`attempts`"),
+                "deadline" if self.todo(v, "deadline", &mut s.todos) => {}
                 "deadline" => s.deadline = self.duration(v, "`deadline`"),
                 "attempt_timeout" => {
                     if self.tree.as_str(v) == Some("remaining") {
@@ -472,14 +490,14 @@ impl<'a> Parser<'a> {
                 "backoff" => {
                     if self.expect_map(v, "`backoff`") {
                         nested.push((v, "backoff."));
-                        s.backoff = Some(self.backoff(v));
+                        s.backoff = Some(self.backoff(v, &mut s.todos));
                     }
                 }
                 "retry_on" => s.retry_on = self.signals(v),
                 "retry_after" => {
                     if self.expect_map(v, "`retry_after`") {
                         nested.push((v, "retry_after."));
-                        s.retry_after = Some(self.retry_after(v));
+                        s.retry_after = Some(self.retry_after(v, &mut s.todos));
                     }
                 }
                 "ignore" => s.ignore = self.suppressions(v),
@@ -531,7 +549,7 @@ impl<'a> Parser<'a> {
         s
     }
 
-    fn key_settings(&mut self, map: NodeId) -> KeySettings {
+    fn key_settings(&mut self, map: NodeId, todos: &mut Vec<Todo>) -> KeySettings {
         let mut k = KeySettings {
             at: self.at(map),
             header: None,
@@ -544,6 +562,11 @@ impl<'a> Parser<'a> {
         for (key, v) in self.known_entries(map, KEY_KEYS, "`idempotency_key`") {
             match key.as_str() {
                 "header" => k.header = self.string(v, "`idempotency_key.header`"),
+                "retention" if self.todo(v, "idempotency_key.retention", todos) => {}
+                "scope" if self.todo(v, "idempotency_key.scope", todos) => {}
+                "on_payload_mismatch"
+                    if self.todo(v, "idempotency_key.on_payload_mismatch", todos) => {}
+                "on_concurrent" if self.todo(v, "idempotency_key.on_concurrent", todos) => {}
                 "retention" => k.retention = self.duration(v, "`idempotency_key.retention`"),
                 "scope" => k.scope = self.string(v, "`idempotency_key.scope`"),
                 "on_payload_mismatch" => {
@@ -573,7 +596,7 @@ impl<'a> Parser<'a> {
         k
     }
 
-    fn backoff(&mut self, map: NodeId) -> BackoffSettings {
+    fn backoff(&mut self, map: NodeId, todos: &mut Vec<Todo>) -> BackoffSettings {
         let mut b = BackoffSettings {
             at: self.at(map),
             base: None,
@@ -583,6 +606,9 @@ impl<'a> Parser<'a> {
         };
         for (key, v) in self.known_entries(map, BACKOFF_KEYS, "`backoff`") {
             match key.as_str() {
+                "base" if self.todo(v, "backoff.base", todos) => {}
+                "cap" if self.todo(v, "backoff.cap", todos) => {}
+                "jitter" if self.todo(v, "backoff.jitter", todos) => {}
                 "base" => b.base = self.duration(v, "`backoff.base`"),
                 "cap" => b.cap = self.duration(v, "`backoff.cap`"),
                 "multiplier" => b.multiplier = self.number(v, "`backoff.multiplier`"),
@@ -781,7 +807,7 @@ impl<'a> Parser<'a> {
         Some(self.spanned(h, map))
     }
 
-    fn retry_after(&mut self, map: NodeId) -> RetryAfterSettings {
+    fn retry_after(&mut self, map: NodeId, todos: &mut Vec<Todo>) -> RetryAfterSettings {
         let mut r = RetryAfterSettings {
             at: self.at(map),
             honor: None,
@@ -791,6 +817,7 @@ impl<'a> Parser<'a> {
         for (key, v) in self.known_entries(map, RETRY_AFTER_KEYS, "`retry_after`") {
             match key.as_str() {
                 "honor" => r.honor = self.boolean(v, "`retry_after.honor`"),
+                "max" if self.todo(v, "retry_after.max", todos) => {}
                 "max" => r.max = self.duration(v, "`retry_after.max`"),
                 "on_invalid" => {
                     r.on_invalid = self.choice(

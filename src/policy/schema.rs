@@ -102,6 +102,9 @@ pub fn schema() -> Value {
         "description": "the methods this layer retries after a request was sent (never-processed signals retry every method); absent: every method",
         "items": {"enum": crate::policy::selector::METHODS}
     });
+    // `todo`: an open question, accepted in the fields that answer one
+    // (`crate::policy::model::TODO_FIELDS`).
+    let open = |v: Value| json!({"anyOf": [v, {"$ref": "#/$defs/todo"}]});
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://retrylint.dev/schema/retry-policy-v1.json",
@@ -132,6 +135,10 @@ pub fn schema() -> Value {
         },
         "$defs": {
             "duration": duration,
+            "todo": {
+                "const": "todo",
+                "description": "an open readiness question (what `retrylint init` writes); `retrylint check` reports it as RL018 and reads it as unanswered"
+            },
             "selector": selector,
             "layer": {
                 "enum": ["client", "gateway", "mesh"],
@@ -163,28 +170,28 @@ pub fn schema() -> Value {
                 "additionalProperties": false,
                 "properties": {
                     "retry": {"type": "boolean", "description": "is this operation retried at all"},
-                    "effect": {"enum": ["safe", "idempotent", "non-idempotent"]},
+                    "effect": open(json!({"enum": ["safe", "idempotent", "non-idempotent"]})),
                     "idempotency_key": {
                         "type": "object",
                         "additionalProperties": false,
                         "properties": {
                             "header": {"type": "string"},
-                            "retention": {"$ref": "#/$defs/duration"},
-                            "scope": {"type": "string"},
-                            "on_payload_mismatch": {"enum": ["reject", "ignore"]},
-                            "on_concurrent": {"enum": ["reject", "wait", "ignore"]}
+                            "retention": open(json!({"$ref": "#/$defs/duration"})),
+                            "scope": {"type": "string", "description": "free text (`todo` is an open question)"},
+                            "on_payload_mismatch": open(json!({"enum": ["reject", "ignore"]})),
+                            "on_concurrent": open(json!({"enum": ["reject", "wait", "ignore"]}))
                         }
                     },
                     "status_endpoint": {"$ref": "#/$defs/selector"},
-                    "on_unknown_result": {
+                    "on_unknown_result": open(json!({
                         "enum": ["resend", "replay-key", "check-status", "reconcile", "fail"]
-                    },
-                    "attempts": {
+                    })),
+                    "attempts": open(json!({
                         "type": "integer",
                         "minimum": 1,
                         "description": "total attempts including the first"
-                    },
-                    "deadline": {"$ref": "#/$defs/duration"},
+                    })),
+                    "deadline": open(json!({"$ref": "#/$defs/duration"})),
                     "attempt_timeout": {
                         "anyOf": [{"const": "remaining"}, {"$ref": "#/$defs/duration"}]
                     },
@@ -192,10 +199,10 @@ pub fn schema() -> Value {
                         "type": "object",
                         "additionalProperties": false,
                         "properties": {
-                            "base": {"$ref": "#/$defs/duration"},
-                            "cap": {"$ref": "#/$defs/duration"},
+                            "base": open(json!({"$ref": "#/$defs/duration"})),
+                            "cap": open(json!({"$ref": "#/$defs/duration"})),
                             "multiplier": {"type": "number", "minimum": 1},
-                            "jitter": jitter
+                            "jitter": open(jitter)
                         }
                     },
                     "retry_on": {"type": "array", "items": {"$ref": "#/$defs/signal"}},
@@ -204,7 +211,7 @@ pub fn schema() -> Value {
                         "additionalProperties": false,
                         "properties": {
                             "honor": {"type": "boolean"},
-                            "max": {"$ref": "#/$defs/duration"},
+                            "max": open(json!({"$ref": "#/$defs/duration"})),
                             "on_invalid": {"enum": ["backoff", "stop"]}
                         }
                     },

@@ -12,6 +12,7 @@ pub mod markdown;
 pub mod policy_yaml;
 pub mod sarif;
 pub mod sarif_limits;
+pub mod starter_policy;
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::source::SourceFile;

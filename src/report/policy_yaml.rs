@@ -157,10 +157,11 @@ impl<'a> Emitter<'a> {
         if let Some(v) = s.effect.as_ref().or(s.inferred_effect.as_ref()) {
             self.line(i, format!("effect: {}", v.value.as_str()), Some(&v.at));
         }
+        self.todo(i, s, "effect", "effect");
         // A key carried in the request message (AIP-155 `request_id`) is no header:
         // a policy cannot state it.
         if let Some(k) = s.idempotency_key.as_ref().filter(|k| !k.in_request) {
-            self.key(i, k);
+            self.key(i, k, s);
         }
         if let Some(v) = &s.status_endpoint {
             // The selector as written when its node says it (`{orderId}` keeps its
@@ -185,12 +186,15 @@ impl<'a> Emitter<'a> {
                 Some(&v.at),
             );
         }
+        self.todo(i, s, "on_unknown_result", "on_unknown_result");
         if let Some(v) = &s.attempts {
             self.line(i, format!("attempts: {}", v.value), Some(&v.at));
         }
+        self.todo(i, s, "attempts", "attempts");
         if let Some(v) = &s.deadline {
             self.line(i, format!("deadline: {}", duration(v.value)), Some(&v.at));
         }
+        self.todo(i, s, "deadline", "deadline");
         if let Some(v) = &s.attempt_timeout {
             let text = match v.value {
                 AttemptTimeout::Remaining => "remaining".to_string(),
@@ -199,7 +203,7 @@ impl<'a> Emitter<'a> {
             self.line(i, format!("attempt_timeout: {text}"), Some(&v.at));
         }
         if let Some(b) = &s.backoff {
-            self.backoff(i, b);
+            self.backoff(i, b, s);
         }
         if let Some(list) = &s.retry_on {
             let items: Vec<(String, &'a At)> = list
@@ -218,7 +222,7 @@ impl<'a> Emitter<'a> {
             self.list(i, "methods", &list.at, items);
         }
         if let Some(r) = &s.retry_after {
-            self.retry_after(i, r);
+            self.retry_after(i, r, s);
         }
         if let Some(b) = &s.budget {
             self.line(i, format!("budget: {}", budget(&b.value)), Some(&b.at));
@@ -244,7 +248,15 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    fn key(&mut self, i: usize, k: &'a KeySettings) {
+    /// `key: todo` when `field` is an open question of `s` (docs/policy-format.md
+    /// "Open questions: `todo`").
+    fn todo(&mut self, i: usize, s: &'a Settings, field: &str, key: &str) {
+        if let Some(t) = s.todos.iter().find(|t| t.field == field) {
+            self.line(i, format!("{key}: todo"), Some(&t.at));
+        }
+    }
+
+    fn key(&mut self, i: usize, k: &'a KeySettings, s: &'a Settings) {
         let start = self.lines.len();
         self.line(i, "idempotency_key:".into(), Some(&k.at));
         if let Some(v) = &k.header {
@@ -257,9 +269,18 @@ impl<'a> Emitter<'a> {
                 Some(&v.at),
             );
         }
+        self.todo(i + 1, s, "idempotency_key.retention", "retention");
         if let Some(v) = &k.scope {
             self.line(i + 1, format!("scope: {}", scalar(&v.value)), Some(&v.at));
         }
+        self.todo(i + 1, s, "idempotency_key.scope", "scope");
+        self.todo(
+            i + 1,
+            s,
+            "idempotency_key.on_payload_mismatch",
+            "on_payload_mismatch",
+        );
+        self.todo(i + 1, s, "idempotency_key.on_concurrent", "on_concurrent");
         if let Some(v) = &k.on_payload_mismatch {
             let t = match v.value {
                 PayloadMismatch::Reject => "reject",
@@ -278,7 +299,7 @@ impl<'a> Emitter<'a> {
         self.close_empty(start);
     }
 
-    fn backoff(&mut self, i: usize, b: &'a BackoffSettings) {
+    fn backoff(&mut self, i: usize, b: &'a BackoffSettings, s: &'a Settings) {
         let start = self.lines.len();
         self.line(i, "backoff:".into(), Some(&b.at));
         if let Some(v) = &b.base {
@@ -287,6 +308,9 @@ impl<'a> Emitter<'a> {
         if let Some(v) = &b.cap {
             self.line(i + 1, format!("cap: {}", duration(v.value)), Some(&v.at));
         }
+        self.todo(i + 1, s, "backoff.base", "base");
+        self.todo(i + 1, s, "backoff.cap", "cap");
+        self.todo(i + 1, s, "backoff.jitter", "jitter");
         if let Some(v) = &b.multiplier {
             self.line(
                 i + 1,
@@ -300,7 +324,7 @@ impl<'a> Emitter<'a> {
         self.close_empty(start);
     }
 
-    fn retry_after(&mut self, i: usize, r: &'a RetryAfterSettings) {
+    fn retry_after(&mut self, i: usize, r: &'a RetryAfterSettings, s: &'a Settings) {
         let start = self.lines.len();
         self.line(i, "retry_after:".into(), Some(&r.at));
         if let Some(v) = &r.honor {
@@ -309,6 +333,7 @@ impl<'a> Emitter<'a> {
         if let Some(v) = &r.max {
             self.line(i + 1, format!("max: {}", duration(v.value)), Some(&v.at));
         }
+        self.todo(i + 1, s, "retry_after.max", "max");
         if let Some(v) = &r.on_invalid {
             self.line(
                 i + 1,
@@ -552,7 +577,7 @@ mod tests {
     fn plain(s: &Settings) -> String {
         let v = |x: &Option<Spanned<String>>| x.as_ref().map(|x| x.value.clone());
         format!(
-            "{:?}",
+            "{:?} todo {:?}",
             (
                 (
                     s.layer.as_ref().map(|x| x.value),
@@ -602,7 +627,12 @@ mod tests {
                     .iter()
                     .map(|i| (v(&i.rule), v(&i.reason)))
                     .collect::<Vec<_>>(),
-            )
+            ),
+            {
+                let mut t: Vec<&str> = s.todos.iter().map(|t| t.field).collect();
+                t.sort_unstable();
+                t
+            }
         )
     }
 

@@ -9,6 +9,7 @@ pub mod rl008_invalid_openapi_structure;
 pub mod rl010_unused_suppression;
 pub mod rl013_suppression_without_reason;
 pub mod rl015_equivalent_paths;
+pub mod rl018_unanswered_question;
 pub mod rl101_undeclared_effect;
 pub mod rl102_unsafe_method_with_side_effects;
 pub mod rl103_conflicting_effect;
@@ -159,6 +160,10 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         meta: &rl017_ineffective_setting::META,
         check: None,
+    },
+    Rule {
+        meta: &rl018_unanswered_question::META,
+        check: Some(rl018_unanswered_question::check),
     },
     Rule {
         meta: &rl019_unresolved_setting::META,

@@ -2,7 +2,7 @@
 //! extracted with `git archive` into a temporary folder), the report, the exit code.
 
 use super::{
-    fail, load_config, overwrites_input, use_color, with_config_file, write_output, EXIT_ERROR,
+    configured_options, fail, load_config, use_color, with_config_file, write_report, EXIT_ERROR,
 };
 use crate::check::CheckOptions;
 use crate::cli::{DiffArgs, DiffFormat, FailOn};
@@ -39,16 +39,8 @@ pub fn run(args: &DiffArgs) -> u8 {
         Err(code) => return code,
     };
     let options = |paths: &[PathBuf], naming: &Naming, cwd: Option<PathBuf>| CheckOptions {
-        paths: paths.to_vec(),
-        root: Some(naming.root.clone()),
-        thresholds: config.thresholds,
-        rule_levels: config.rules.clone(),
-        filter: config.filter.clone(),
-        related: true,
-        services: config.services.clone(),
-        platforms: config.platforms.clone(),
         cwd,
-        ..CheckOptions::default()
+        ..configured_options(&config, paths, &[], Some(&naming.root))
     };
     // A revision's files are shown relative to its folder (`REF:path` in the report).
     let base_cwd = sides._revision.as_ref().map(|_| sides.base.1.root.clone());
@@ -102,15 +94,8 @@ pub fn run(args: &DiffArgs) -> u8 {
         }
     };
     let inputs = with_config_file(diff.inputs.clone(), &config);
-    if let Some(e) = args
-        .output
-        .as_deref()
-        .and_then(|p| overwrites_input("--output", p, &inputs))
-    {
-        return fail(e);
-    }
-    if let Err(e) = write_output(args.output.as_deref(), &text) {
-        return fail(format!("cannot write the report: {e}"));
+    if let Err(code) = write_report(args.output.as_deref(), &text, &inputs, "report") {
+        return code;
     }
     if diff.base_unreadable {
         eprintln!(

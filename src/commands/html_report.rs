@@ -3,8 +3,8 @@
 //! `layers` and the herd simulation of `simulate`. Exit codes as `check`.
 
 use super::EXIT_ERROR;
-use super::{fail, layers, load_config, overwrites_input, with_config_file, write_output};
-use crate::check::{Analyzed, CheckOptions};
+use super::{configured_options, layers, load_config, with_config_file, write_report};
+use crate::check::Analyzed;
 use crate::cli::FailOn;
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::diagnostic::Severity;
@@ -30,28 +30,10 @@ pub fn run(args: &ReportArgs) -> u8 {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let options = CheckOptions {
-        paths: args.paths.clone(),
-        policies: args.policies.clone(),
-        root: args.root.clone(),
-        thresholds: config.thresholds,
-        rule_levels: config.rules.clone(),
-        filter: config.filter.clone(),
-        related: true,
-        services: config.services.clone(),
-        platforms: config.platforms.clone(),
-        ..CheckOptions::default()
-    };
+    let options = configured_options(&config, &args.paths, &args.policies, args.root.as_deref());
     let root = crate::check::report_root(&options);
     let (analyzed, diagnostics) = crate::check::run_full(&options);
     let inputs = with_config_file(analyzed.inputs.clone(), &config);
-    if let Some(e) = args
-        .output
-        .as_deref()
-        .and_then(|p| overwrites_input("--output", p, &inputs))
-    {
-        return fail(e);
-    }
     let m = readiness::matrix(&analyzed, &diagnostics);
     let title = if args.paths.is_empty() {
         ".".to_string()
@@ -87,8 +69,8 @@ pub fn run(args: &ReportArgs) -> u8 {
         ),
     };
     let text = crate::report::html::render(&page, &root);
-    if let Err(e) = write_output(args.output.as_deref(), &text) {
-        return fail(format!("cannot write the report: {e}"));
+    if let Err(code) = write_report(args.output.as_deref(), &text, &inputs, "report") {
+        return code;
     }
     if analyzed.could_not_lint {
         return EXIT_ERROR;

@@ -391,6 +391,44 @@ fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), String
     }
 }
 
+/// The options every reporting command derives from the configuration: its
+/// thresholds, rule levels, `include`/`exclude`, `services:` and `platforms:`, with
+/// the related files a full run would read.
+fn configured_options(
+    config: &crate::config::Config,
+    paths: &[std::path::PathBuf],
+    policies: &[std::path::PathBuf],
+    root: Option<&std::path::Path>,
+) -> CheckOptions {
+    CheckOptions {
+        paths: paths.to_vec(),
+        policies: policies.to_vec(),
+        root: root.map(std::path::Path::to_path_buf),
+        thresholds: config.thresholds,
+        rule_levels: config.rules.clone(),
+        filter: config.filter.clone(),
+        related: true,
+        services: config.services.clone(),
+        platforms: config.platforms.clone(),
+        ..CheckOptions::default()
+    }
+}
+
+/// Writes a report to `--output` (or standard output), refusing an output path that
+/// is one of the run's `inputs` (see [`overwrites_input`]). The error is the exit
+/// code, after the message is printed.
+fn write_report(
+    output: Option<&std::path::Path>,
+    text: &str,
+    inputs: &[std::path::PathBuf],
+    what: &str,
+) -> Result<(), u8> {
+    if let Some(e) = output.and_then(|p| overwrites_input("--output", p, inputs)) {
+        return Err(fail(e));
+    }
+    write_output(output, text).map_err(|e| fail(format!("cannot write the {what}: {e}")))
+}
+
 /// The current time in epoch ms (the one clock of the tool). Only the commands read
 /// it: the decision functions take "now" as an input, so they stay reproducible.
 /// `plan --policy` uses it unless `--now-ms` is given; `simulate` starts its t = 0
@@ -563,35 +601,17 @@ pub fn readiness(args: &ReadinessArgs) -> u8 {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let options = CheckOptions {
-        paths: args.paths.clone(),
-        policies: args.policies.clone(),
-        root: args.root.clone(),
-        thresholds: config.thresholds,
-        rule_levels: config.rules.clone(),
-        filter: config.filter.clone(),
-        related: true,
-        services: config.services.clone(),
-        platforms: config.platforms.clone(),
-        ..CheckOptions::default()
-    };
+    let options = configured_options(&config, &args.paths, &args.policies, args.root.as_deref());
     let (analyzed, diagnostics) = crate::check::run_full(&options);
     let inputs = with_config_file(analyzed.inputs.clone(), &config);
-    if let Some(e) = args
-        .output
-        .as_deref()
-        .and_then(|p| overwrites_input("--output", p, &inputs))
-    {
-        return fail(e);
-    }
     let m = matrix(&analyzed, &diagnostics);
     let text = match args.format {
         ReadinessFormat::Table => render::table(&m),
         ReadinessFormat::Markdown => render::markdown(&m),
         ReadinessFormat::Json => render::json(&m),
     };
-    if let Err(e) = write_output(args.output.as_deref(), &text) {
-        return fail(format!("cannot write the matrix: {e}"));
+    if let Err(code) = write_report(args.output.as_deref(), &text, &inputs, "matrix") {
+        return code;
     }
     for d in diagnostics.iter().filter(|d| d.code == "RL001") {
         let at = d

@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         Command::Import(args) => retrylint::commands::import::run(&args),
         Command::Layers(args) => retrylint::commands::layers::run(&args),
         Command::Schema => retrylint::commands::schema(),
+        Command::Lsp => retrylint::lsp::run(),
         Command::Completions(args) => retrylint::commands::completions(&args),
     };
     ExitCode::from(code)

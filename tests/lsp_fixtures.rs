@@ -68,7 +68,10 @@ fn from_check(dir: &Path) -> BTreeSet<Key> {
             let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
             let n = |k: &str| d[k].as_u64().unwrap();
             (
-                file.strip_prefix(&canonical).unwrap_or(&file).display().to_string(),
+                file.strip_prefix(&canonical)
+                    .unwrap_or(&file)
+                    .display()
+                    .to_string(),
                 d["code"].as_str().unwrap().to_string(),
                 d["severity"].as_str().unwrap().to_string(),
                 n("line") - 1,
@@ -113,15 +116,27 @@ fn from_lsp(dir: &Path) -> BTreeSet<Key> {
 #[test]
 fn lsp_diagnostics_equal_check_json_on_every_fixture() {
     let dirs = fixture_dirs();
-    assert!(dirs.len() > 200, "found only {} fixture folders", dirs.len());
+    assert!(
+        dirs.len() > 200,
+        "found only {} fixture folders",
+        dirs.len()
+    );
     let mut compared = 0;
     let mut findings = 0;
     for dir in &dirs {
         let want = from_check(dir);
         let got = from_lsp(dir);
-        assert_eq!(got, want, "{}: LSP (left) and check (right) differ", dir.display());
+        assert_eq!(
+            got,
+            want,
+            "{}: LSP (left) and check (right) differ",
+            dir.display()
+        );
         compared += 1;
         findings += want.len();
     }
-    assert!(findings > 200, "only {findings} findings over {compared} folders");
+    assert!(
+        findings > 200,
+        "only {findings} findings over {compared} folders"
+    );
 }

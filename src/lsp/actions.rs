@@ -22,7 +22,9 @@ pub const REASON_PLACEHOLDER: &str = "TODO: say why this finding is accepted";
 
 /// The code actions for the findings in the requested range.
 pub fn actions(state: &State, params: &CodeActionParams) -> Vec<CodeActionOrCommand> {
-    let Some(path) = super::uri::to_path(&params.text_document.uri).map(|p| super::uri::canonical(&p)) else {
+    let Some(path) =
+        super::uri::to_path(&params.text_document.uri).map(|p| super::uri::canonical(&p))
+    else {
         return Vec::new();
     };
     let Some(snapshot) = &state.snapshot else {
@@ -91,7 +93,10 @@ fn fixes(state: &State, d: &Diagnostic) -> Vec<(String, Vec<(PathBuf, Edit)>)> {
     match d.code {
         "RL501" | "RL502" => {
             if let Some(edits) = retry_after(state, &path, &parsed, pointer) {
-                out.push(("Add a `Retry-After` header to the response".to_string(), edits));
+                out.push((
+                    "Add a `Retry-After` header to the response".to_string(),
+                    edits,
+                ));
             }
         }
         "RL305" => {
@@ -102,20 +107,35 @@ fn fixes(state: &State, d: &Diagnostic) -> Vec<(String, Vec<(PathBuf, Edit)>)> {
         _ => {}
     }
     if let Some(e) = one(replay_key(&parsed, pointer)) {
-        out.push(("Replace `resend` by `replay-key` (an idempotency key is declared)".to_string(), e));
+        out.push((
+            "Replace `resend` by `replay-key` (an idempotency key is declared)".to_string(),
+            e,
+        ));
     }
     if let Some(e) = one(suppression(&parsed, pointer, d.code)) {
-        out.push((format!("Suppress {} here (with a reason to fill in)", d.code), e));
+        out.push((
+            format!("Suppress {} here (with a reason to fill in)", d.code),
+            e,
+        ));
     }
     out
 }
 
 /// `headers: {Retry-After: ...}` on the response at `pointer`, following its `$ref`
 /// to the component it shares (in this file or another).
-fn retry_after(state: &State, path: &Path, parsed: &Parsed, pointer: &str) -> Option<Vec<(PathBuf, Edit)>> {
+fn retry_after(
+    state: &State,
+    path: &Path,
+    parsed: &Parsed,
+    pointer: &str,
+) -> Option<Vec<(PathBuf, Edit)>> {
     let t = parsed.tree.as_ref()?;
     let node = parsed.at_pointer(pointer)?;
-    let node = if t.kind(node) == Kind::Map { node } else { t.parent(node)? };
+    let node = if t.kind(node) == Kind::Map {
+        node
+    } else {
+        t.parent(node)?
+    };
     if let Some(reference) = t.get(node, "$ref").and_then(|r| t.as_str(r)) {
         let target = crate::source::pointer::parse_ref(reference);
         if target.remote {
@@ -129,7 +149,12 @@ fn retry_after(state: &State, path: &Path, parsed: &Parsed, pointer: &str) -> Op
         let other = parse(&file, state.text(&file)?);
         let pointer = format!(
             "/{}",
-            target.tokens.iter().map(|s| crate::source::pointer::escape(s)).collect::<Vec<_>>().join("/")
+            target
+                .tokens
+                .iter()
+                .map(|s| crate::source::pointer::escape(s))
+                .collect::<Vec<_>>()
+                .join("/")
         );
         return retry_after(state, &file, &other, &pointer);
     }
@@ -182,14 +207,20 @@ fn replay_key(parsed: &Parsed, pointer: &str) -> Option<Edit> {
         return None;
     }
     let node = parsed.at_pointer(pointer)?;
-    let map = if t.kind(node) == Kind::Map { node } else { t.parent(node)? };
+    let map = if t.kind(node) == Kind::Map {
+        node
+    } else {
+        t.parent(node)?
+    };
     let value = t.get(map, "on_unknown_result")?;
     if t.as_str(value) != Some("resend") {
         return None;
     }
     let root = t.root()?;
     let declared = t.get(map, "idempotency_key").is_some()
-        || t.get(root, "defaults").and_then(|d| t.get(d, "idempotency_key")).is_some();
+        || t.get(root, "defaults")
+            .and_then(|d| t.get(d, "idempotency_key"))
+            .is_some();
     declared.then(|| (t.span(value), "replay-key".to_string()))
 }
 

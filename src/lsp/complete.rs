@@ -2,7 +2,7 @@
 //! operation selectors (operationIds and `METHOD /path`) from the governed spec.
 //! Works on half-typed text: the key path comes from indentation, not the tree.
 
-use super::hover::{enum_values, schema_at};
+use super::hover::{enum_values, properties, schema_at};
 use super::State;
 use crate::openapi::model::Operation;
 use lsp_types::{CompletionItem, CompletionItemKind, CompletionParams, CompletionResponse};
@@ -46,11 +46,14 @@ pub fn complete(state: &State, params: &CompletionParams) -> Option<CompletionRe
         selectors(state, &path, &text)
     } else {
         let node = schema_at(&schema, &schema, &keys)?;
-        let props = node.get("properties").and_then(Value::as_object)?;
+        let props = properties(&schema, node)?;
         props
             .iter()
             .map(|(k, v)| {
-                let doc = v.get("description").and_then(Value::as_str).map(str::to_string);
+                let doc = v
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
                 let mut i = item(k.clone(), CompletionItemKind::PROPERTY, doc);
                 i.insert_text = Some(format!("{k}: "));
                 i
@@ -90,7 +93,12 @@ fn parents(above: &[&str], indent: usize) -> Vec<String> {
         if i < limit {
             if let Some((k, rest)) = t.split_once(':') {
                 if rest.trim().is_empty() || rest.trim_start().starts_with('#') {
-                    out.push(k.trim().trim_start_matches("- ").trim_matches('"').to_string());
+                    out.push(
+                        k.trim()
+                            .trim_start_matches("- ")
+                            .trim_matches('"')
+                            .to_string(),
+                    );
                 }
             }
             limit = i;
@@ -124,7 +132,11 @@ fn selectors(state: &State, policy: &Path, text: &str) -> Vec<CompletionItem> {
     let mut out = Vec::new();
     for op in ops {
         let shown = op.display();
-        let mut i = item(shown.clone(), CompletionItemKind::REFERENCE, op.operation_id.clone());
+        let mut i = item(
+            shown.clone(),
+            CompletionItemKind::REFERENCE,
+            op.operation_id.clone(),
+        );
         i.insert_text = Some(format!("\"{shown}\""));
         out.push(i);
         if let Some(id) = &op.operation_id {
@@ -140,7 +152,13 @@ mod tests {
 
     #[test]
     fn the_key_path_comes_from_indentation() {
-        let above = ["version: 1", "operations:", "  \"POST /x\":", "    backoff:", "      base: 1s"];
+        let above = [
+            "version: 1",
+            "operations:",
+            "  \"POST /x\":",
+            "    backoff:",
+            "      base: 1s",
+        ];
         assert_eq!(parents(&above, 6), ["operations", "POST /x", "backoff"]);
         assert_eq!(parents(&above[..2], 2), ["operations"]);
         assert!(parents(&above, 0).is_empty());

@@ -75,8 +75,8 @@ fn selector(state: &State, parsed: &super::text::Parsed, at: usize) -> Vec<Locat
         return Vec::new();
     };
     // Only keys of `operations` (and `status_endpoint` values) are selectors.
-    let under_operations = t.pointer(value).starts_with("/operations/")
-        && t.pointer(value).matches('/').count() == 2;
+    let under_operations =
+        t.pointer(value).starts_with("/operations/") && t.pointer(value).matches('/').count() == 2;
     if !under_operations {
         return Vec::new();
     }

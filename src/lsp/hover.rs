@@ -51,7 +51,13 @@ fn findings_at(state: &State, path: &std::path::Path, at: usize) -> Vec<String> 
         .filter_map(|code| {
             let rule = crate::rules::find(code)?;
             let body = crate::rules::docs::doc(code).map_or(rule.meta.summary, |d| d.body);
-            Some(format!("**{} {}** ({})\n\n{}", code, rule.meta.name, rule.meta.severity.as_str(), body))
+            Some(format!(
+                "**{} {}** ({})\n\n{}",
+                code,
+                rule.meta.name,
+                rule.meta.severity.as_str(),
+                body
+            ))
         })
         .collect()
 }
@@ -80,10 +86,20 @@ fn policy_key(parsed: &Parsed, at: usize) -> Option<String> {
         .collect();
     let schema = crate::policy::schema::schema();
     let node = schema_at(&schema, &schema, &tokens)?;
-    let description = node.get("description").and_then(Value::as_str)?;
+    let description = node
+        .get("description")
+        .or_else(|| resolve(&schema, node).get("description"))
+        .and_then(Value::as_str)?;
     let mut s = format!("**`{}`**: {description}", t.scalar(key).unwrap_or(""));
     if let Some(values) = enum_values(&schema, node) {
-        s.push_str(&format!("\n\nOne of: {}", values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")));
+        s.push_str(&format!(
+            "\n\nOne of: {}",
+            values
+                .iter()
+                .map(|v| format!("`{v}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     }
     Some(s)
 }
@@ -92,7 +108,11 @@ fn policy_key(parsed: &Parsed, at: usize) -> Option<String> {
 fn resolve<'a>(root: &'a Value, node: &'a Value) -> &'a Value {
     let mut node = node;
     for _ in 0..16 {
-        match node.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) {
+        match node
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix('#'))
+        {
             Some(p) => match root.pointer(p) {
                 Some(n) => node = n,
                 None => break,
@@ -105,11 +125,13 @@ fn resolve<'a>(root: &'a Value, node: &'a Value) -> &'a Value {
 
 /// The schema describing the value at `tokens` (object properties, additional and
 /// pattern properties, array items, and the branches of `oneOf`/`anyOf`/`allOf`).
+/// The node is returned before its own `$ref` is followed: a property's
+/// description is preferred to that of the type it refers to.
 pub fn schema_at<'a>(root: &'a Value, node: &'a Value, tokens: &[String]) -> Option<&'a Value> {
-    let node = resolve(root, node);
     let Some((first, rest)) = tokens.split_first() else {
         return Some(node);
     };
+    let node = resolve(root, node);
     let next = node
         .get("properties")
         .and_then(|p| p.get(first.as_str()))
@@ -132,13 +154,33 @@ pub fn schema_at<'a>(root: &'a Value, node: &'a Value, tokens: &[String]) -> Opt
         .find_map(|branch| schema_at(root, branch, tokens))
 }
 
+/// The properties a schema node declares (through its branches).
+pub fn properties<'a>(
+    root: &'a Value,
+    node: &'a Value,
+) -> Option<&'a serde_json::Map<String, Value>> {
+    let node = resolve(root, node);
+    if let Some(p) = node.get("properties").and_then(Value::as_object) {
+        return Some(p);
+    }
+    ["oneOf", "anyOf", "allOf"]
+        .iter()
+        .filter_map(|k| node.get(*k).and_then(Value::as_array))
+        .flatten()
+        .find_map(|b| properties(root, b))
+}
+
 /// The enum values a schema node allows (through its branches).
 pub fn enum_values(root: &Value, node: &Value) -> Option<Vec<String>> {
     let node = resolve(root, node);
     let mut out: Vec<String> = node
         .get("enum")
         .and_then(Value::as_array)
-        .map(|a| a.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                .collect()
+        })
         .unwrap_or_default();
     for k in ["oneOf", "anyOf"] {
         for b in node.get(k).and_then(Value::as_array).into_iter().flatten() {
@@ -159,10 +201,10 @@ fn operation(state: &State, path: &std::path::Path, at: usize) -> Option<String>
         .filter(|o| o.at.doc.file.path == path)
         .filter(|o| {
             let s = o.key.location().span;
-            let body = o.at.location().span;
+            let body = o.at.value_location().span;
             (s.start <= at && at <= s.end) || (body.start <= at && at <= body.end)
         })
-        .min_by_key(|o| o.at.location().span.len())?;
+        .min_by_key(|o| o.at.value_location().span.len())?;
     let name = op.display();
     let matrix = crate::readiness::matrix(analyzed, &snapshot.diagnostics);
     let row = matrix
@@ -184,7 +226,10 @@ fn operation(state: &State, path: &std::path::Path, at: usize) -> Option<String>
     }
     if let Ok(selector) = crate::policy::selector::Selector::parse(&name) {
         if let Ok(views) = crate::commands::layers::views(analyzed, &selector, &name) {
-            s.push_str(&format!("\n```text\n{}```", crate::commands::layers::human(&views)));
+            s.push_str(&format!(
+                "\n```text\n{}```",
+                crate::commands::layers::human(&views)
+            ));
         }
     }
     Some(s)

@@ -50,7 +50,9 @@ pub fn lint(root: &Path, overlay: Arc<Overlay>, baseline: Option<&Path>) -> Snap
     // Baselines record paths relative to the project root, as `check` does.
     let project = crate::check::report_root(&options);
     let options = CheckOptions {
-        split: baseline.as_ref().map(|b| crate::baseline::split(b, &project)),
+        split: baseline
+            .as_ref()
+            .map(|b| crate::baseline::split(b, &project)),
         ..options
     };
     let (analyzed, mut diagnostics) = run_full(&options);
@@ -70,7 +72,8 @@ fn config(root: &Path, overlay: &Arc<Overlay>) -> (Config, Vec<Diagnostic>) {
     let Some(path) = crate::config::discover(root) else {
         return (Config::default(), Vec::new());
     };
-    let ws = Workspace::new(root.to_path_buf(), Limits::default()).with_overlay(Some(overlay.clone()));
+    let ws =
+        Workspace::new(root.to_path_buf(), Limits::default()).with_overlay(Some(overlay.clone()));
     let doc = ws.load(&path);
     match crate::config::parse(&doc, &path) {
         Ok(c) => (c, Vec::new()),

@@ -26,8 +26,8 @@ use lsp_types::request::Request as _;
 use lsp_types::{
     CodeActionKind, CodeActionProviderCapability, CompletionOptions, HoverProviderCapability,
     InitializeParams, OneOf, PositionEncodingKind, PublishDiagnosticsParams, SaveOptions,
-    ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind,
-    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
+    ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
+    TextDocumentSyncSaveOptions, Uri,
 };
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -173,12 +173,11 @@ impl Server<'_> {
                 recv(self.conn.receiver) -> msg => {
                     let Ok(msg) = msg else { return Ok(()) };
                     match msg {
-                        Message::Request(req) => {
-                            if self.conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
-                                return Ok(());
-                            }
-                            self.request(req);
+                        Message::Request(req) if req.method == "shutdown" => {
+                            let _ = self.conn.sender.send(Response::new_ok(req.id, ()).into());
                         }
+                        Message::Request(req) => self.request(req),
+                        Message::Notification(n) if n.method == "exit" => return Ok(()),
                         Message::Notification(n) => self.notification(n),
                         Message::Response(_) => {}
                     }
@@ -277,10 +276,7 @@ impl Server<'_> {
             diagnostics,
             version,
         };
-        self.notify(
-            lsp_types::notification::PublishDiagnostics::METHOD,
-            params,
-        );
+        self.notify(lsp_types::notification::PublishDiagnostics::METHOD, params);
     }
 
     fn notify(&self, method: &str, params: impl serde::Serialize) {
@@ -304,14 +300,18 @@ impl Server<'_> {
         use lsp_types::notification::*;
         match n.method.as_str() {
             DidOpenTextDocument::METHOD => {
-                if let Ok(p) = n.extract::<lsp_types::DidOpenTextDocumentParams>(DidOpenTextDocument::METHOD) {
+                if let Ok(p) =
+                    n.extract::<lsp_types::DidOpenTextDocumentParams>(DidOpenTextDocument::METHOD)
+                {
                     let d = p.text_document;
                     self.set_text(d.uri, d.version, d.text);
                     self.schedule(Duration::ZERO);
                 }
             }
             DidChangeTextDocument::METHOD => {
-                if let Ok(p) = n.extract::<lsp_types::DidChangeTextDocumentParams>(DidChangeTextDocument::METHOD) {
+                if let Ok(p) = n.extract::<lsp_types::DidChangeTextDocumentParams>(
+                    DidChangeTextDocument::METHOD,
+                ) {
                     // Full sync: the last change holds the whole text.
                     if let Some(change) = p.content_changes.into_iter().last() {
                         let d = p.text_document;
@@ -321,7 +321,9 @@ impl Server<'_> {
                 }
             }
             DidSaveTextDocument::METHOD => {
-                if let Ok(p) = n.extract::<lsp_types::DidSaveTextDocumentParams>(DidSaveTextDocument::METHOD) {
+                if let Ok(p) =
+                    n.extract::<lsp_types::DidSaveTextDocumentParams>(DidSaveTextDocument::METHOD)
+                {
                     if let (Some(text), Some(path)) = (p.text, uri::to_path(&p.text_document.uri)) {
                         let path = uri::canonical(&path);
                         if let Some(o) = self.state.open.get_mut(&path) {
@@ -332,7 +334,9 @@ impl Server<'_> {
                 }
             }
             DidCloseTextDocument::METHOD => {
-                if let Ok(p) = n.extract::<lsp_types::DidCloseTextDocumentParams>(DidCloseTextDocument::METHOD) {
+                if let Ok(p) =
+                    n.extract::<lsp_types::DidCloseTextDocumentParams>(DidCloseTextDocument::METHOD)
+                {
                     if let Some(path) = uri::to_path(&p.text_document.uri) {
                         self.state.open.remove(&uri::canonical(&path));
                     }

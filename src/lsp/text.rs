@@ -69,7 +69,10 @@ impl Parsed {
     pub fn at_pointer(&self, pointer: &str) -> Option<NodeId> {
         let t = self.tree.as_ref()?;
         let tokens: Vec<String> = match pointer.strip_prefix('/') {
-            Some(rest) => rest.split('/').map(crate::source::pointer::unescape).collect(),
+            Some(rest) => rest
+                .split('/')
+                .map(crate::source::pointer::unescape)
+                .collect(),
             None => Vec::new(),
         };
         t.lookup(&tokens)
@@ -84,8 +87,8 @@ pub type Edit = (std::ops::Range<usize>, String);
 pub fn flow(value: &Value, json: bool) -> String {
     match value {
         Value::Object(m) => {
-            let items: Vec<String> = m
-                .iter()
+            let items: Vec<String> = ordered(m)
+                .into_iter()
                 .map(|(k, v)| format!("{}: {}", scalar(k, json), flow(v, json)))
                 .collect();
             if json {
@@ -101,6 +104,18 @@ pub fn flow(value: &Value, json: bool) -> String {
         Value::String(s) => scalar(s, json),
         other => other.to_string(),
     }
+}
+
+/// A mapping's entries as people write them: `rule` and `description` first (the
+/// JSON map sorts its keys).
+fn ordered(m: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+    entries.sort_by_key(|(k, _)| match k.as_str() {
+        "rule" => 0,
+        "description" => 1,
+        _ => 2,
+    });
+    entries
 }
 
 fn scalar(s: &str, json: bool) -> String {
@@ -122,7 +137,7 @@ fn block(key: &str, value: &Value, indent: usize) -> String {
     match value {
         Value::Object(m) if !m.is_empty() => {
             let mut s = format!("{pad}{}:\n", scalar(key, false));
-            for (k, v) in m {
+            for (k, v) in ordered(m) {
                 s.push_str(&block(k, v, indent + 2));
             }
             s
@@ -142,11 +157,18 @@ pub fn insert_entry(parsed: &Parsed, map: NodeId, key: &str, value: &Value) -> O
     let entries = t.raw_entries(map);
     if text[span.start..].starts_with('{') {
         let json = t.is_json();
-        let sep = if entries.is_empty() { "" } else { ", " };
-        let item = format!("{}: {}{sep}", scalar(key, json), flow(value, json));
-        let at = span.start + 1;
-        let pad = if !json && !entries.is_empty() { " " } else { "" };
-        return Some((at..at, format!("{pad}{item}")));
+        let item = format!("{}: {}", scalar(key, json), flow(value, json));
+        // Before the first entry, so the mapping's own spacing stays as written.
+        return Some(match entries.first() {
+            Some(&(k, _)) => {
+                let at = t.span(k).start;
+                (at..at, format!("{item}, "))
+            }
+            None => {
+                let at = span.start + 1;
+                (at..at, if json { item } else { format!(" {item} ") })
+            }
+        });
     }
     let &(first, _) = entries.first()?;
     let key_start = t.span(first).start;
@@ -221,8 +243,16 @@ mod tests {
     fn an_entry_joins_a_flow_mapping_and_a_json_object() {
         let text = "backoff: { base: 100ms }\n";
         let p = parsed("x.yaml", text);
-        let e = insert_entry(&p, p.at_pointer("/backoff").unwrap(), "jitter", &json!("full"));
-        assert_eq!(apply(text, e.unwrap()), "backoff: { jitter: full, base: 100ms }\n");
+        let e = insert_entry(
+            &p,
+            p.at_pointer("/backoff").unwrap(),
+            "jitter",
+            &json!("full"),
+        );
+        assert_eq!(
+            apply(text, e.unwrap()),
+            "backoff: { jitter: full, base: 100ms }\n"
+        );
         let text = "{\"a\": {\"b\": 1}}";
         let p = parsed("x.json", text);
         let value = json!({"Retry-After": {"schema": {"type": "integer"}}});
@@ -251,7 +281,11 @@ mod tests {
     fn an_item_joins_a_block_list() {
         let text = "ignore:\n  - rule: RL1\n    reason: x\n";
         let p = parsed("x.yaml", text);
-        let e = insert_item(&p, p.at_pointer("/ignore").unwrap(), &json!({"rule": "RL2"}));
+        let e = insert_item(
+            &p,
+            p.at_pointer("/ignore").unwrap(),
+            &json!({"rule": "RL2"}),
+        );
         assert_eq!(
             apply(text, e.unwrap()),
             "ignore:\n  - { rule: RL2 }\n  - rule: RL1\n    reason: x\n"

@@ -36,9 +36,8 @@ pub fn to_path(uri: &Uri) -> Option<PathBuf> {
 /// The `file:` URI of an absolute path.
 pub fn from_path(path: &Path) -> Uri {
     let encoded = utf8_percent_encode(&path.to_string_lossy(), PATH).to_string();
-    Uri::from_str(&format!("file://{encoded}")).unwrap_or_else(|_| {
-        Uri::from_str("file:///").expect("a constant URI")
-    })
+    Uri::from_str(&format!("file://{encoded}"))
+        .unwrap_or_else(|_| Uri::from_str("file:///").expect("a constant URI"))
 }
 
 /// `path` canonicalised when it exists (the identity the pipeline uses), else as is.
@@ -60,6 +59,9 @@ mod tests {
 
     #[test]
     fn other_schemes_have_no_path() {
-        assert_eq!(to_path(&Uri::from_str("untitled:Untitled-1").unwrap()), None);
+        assert_eq!(
+            to_path(&Uri::from_str("untitled:Untitled-1").unwrap()),
+            None
+        );
     }
 }

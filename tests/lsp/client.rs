@@ -196,7 +196,10 @@ impl Client {
 
     /// The latest diagnostics of `path` (empty when none were published).
     pub fn diagnostics_of(&self, path: &Path) -> Vec<Value> {
-        self.diagnostics.get(&uri(path)).cloned().unwrap_or_default()
+        self.diagnostics
+            .get(&uri(path))
+            .cloned()
+            .unwrap_or_default()
     }
 
     pub fn shutdown(mut self) -> i32 {
@@ -233,8 +236,18 @@ pub fn apply_edits(text: &str, edits: &[Value]) -> String {
     let mut spans: Vec<(usize, usize, String)> = edits
         .iter()
         .map(|e| {
-            let at = |p: &Value| offset(text, p["line"].as_u64().unwrap(), p["character"].as_u64().unwrap());
-            (at(&e["range"]["start"]), at(&e["range"]["end"]), e["newText"].as_str().unwrap().to_string())
+            let at = |p: &Value| {
+                offset(
+                    text,
+                    p["line"].as_u64().unwrap(),
+                    p["character"].as_u64().unwrap(),
+                )
+            };
+            (
+                at(&e["range"]["start"]),
+                at(&e["range"]["end"]),
+                e["newText"].as_str().unwrap().to_string(),
+            )
         })
         .collect();
     spans.sort_by(|a, b| b.0.cmp(&a.0));
@@ -249,7 +262,9 @@ pub fn apply_edits(text: &str, edits: &[Value]) -> String {
 pub fn offset(text: &str, line: u64, character: u64) -> usize {
     let mut start = 0;
     for _ in 0..line {
-        start += text[start..].find('\n').map_or(text.len() - start, |i| i + 1);
+        start += text[start..]
+            .find('\n')
+            .map_or(text.len() - start, |i| i + 1);
     }
     let mut units = 0;
     for (i, c) in text[start..].char_indices() {

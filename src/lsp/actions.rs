@@ -62,6 +62,9 @@ pub fn actions(state: &State, params: &CodeActionParams) -> Vec<CodeActionOrComm
 }
 
 /// Edits by file, made LSP text edits.
+// `WorkspaceEdit::changes` is keyed by `Uri` (lsp-types' choice); its cell is a
+// lazily parsed cache that never changes the key's hash.
+#[allow(clippy::mutable_key_type)]
 fn workspace_edit(state: &State, edits: Vec<(PathBuf, Edit)>) -> lsp_types::WorkspaceEdit {
     let mut changes: HashMap<lsp_types::Uri, Vec<TextEdit>> = HashMap::new();
     for (path, (span, new_text)) in edits {

@@ -22,7 +22,10 @@ fn spec() -> Option<PathBuf> {
     if p.is_file() {
         Some(p)
     } else {
-        eprintln!("benches/lsp: {} is absent (run scripts/corpus.sh); skipped", p.display());
+        eprintln!(
+            "benches/lsp: {} is absent (run scripts/corpus.sh); skipped",
+            p.display()
+        );
         None
     }
 }

@@ -490,3 +490,59 @@ fn positions_are_utf16_after_non_ascii_text() {
     assert_eq!(d["range"]["end"], pos(l, col + 6), "{d}");
     assert_eq!(c.shutdown(), 0);
 }
+
+#[test]
+fn definition_goes_from_an_imported_route_to_the_operations_it_binds() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/examples/platform");
+    let envoy = dir.join("deploy/envoy/envoy.yaml");
+    let mut c = Client::start(&dir, json!({}));
+    c.settle();
+    let rl201 = find(&c.diagnostics_of(&envoy), "RL201").clone();
+    let start = &rl201["range"]["start"];
+    let got = c.request(
+        "textDocument/definition",
+        at(
+            &envoy,
+            start["line"].as_u64().unwrap() as u32,
+            start["character"].as_u64().unwrap() as u32,
+        ),
+    );
+    let got = got.as_array().unwrap();
+    assert!(!got.is_empty());
+    let spec = uri(&dir.join("api/openapi.yaml"));
+    assert!(got.iter().all(|l| l["uri"] == spec.as_str()), "{got:?}");
+    // RL201's label: the unprotected operation (line 28 in check's 1-based terms).
+    assert!(
+        got.iter().any(|l| l["range"]["start"]["line"] == 27),
+        "{got:?}"
+    );
+    assert_eq!(c.shutdown(), 0);
+}
+
+#[test]
+fn a_save_relints_with_the_saved_text() {
+    let dir = shop("save");
+    let policy = dir.join("shop.retry-policy.yaml");
+    let text = std::fs::read_to_string(&policy).unwrap();
+    let mut c = Client::start(&dir, json!({}));
+    c.open(&policy, &text);
+    c.settle();
+    assert!(codes(&c.diagnostics_of(&policy)).contains(&"RL303".to_string()));
+    let saved = text.replace("    attempts: 8\n", "    attempts: 2\n");
+    std::fs::write(&policy, &saved).unwrap();
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri(&policy)}, "text": saved}),
+    );
+    c.settle();
+    assert!(!codes(&c.diagnostics_of(&policy)).contains(&"RL303".to_string()));
+    // Closed, the file on disk is what is linted (the same text here).
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&policy)}}),
+    );
+    c.settle();
+    assert!(!codes(&c.diagnostics_of(&policy)).contains(&"RL303".to_string()));
+    assert!(codes(&c.diagnostics_of(&policy)).contains(&"RL201".to_string()));
+    assert_eq!(c.shutdown(), 0);
+}

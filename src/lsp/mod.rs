@@ -267,7 +267,9 @@ impl Server<'_> {
                 snapshot.diagnostics.len()
             ),
         );
-        self.state.snapshot = Some(snapshot);
+        // Freeing a big model takes a while: not on the loop that answers the editor.
+        let old = self.state.snapshot.replace(snapshot);
+        std::thread::spawn(move || drop(old));
     }
 
     fn publish(&self, path: &Path, diagnostics: Vec<lsp_types::Diagnostic>, version: Option<i32>) {

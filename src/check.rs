@@ -50,6 +50,9 @@ pub struct CheckOptions {
     pub services: Vec<crate::config::ServiceBinding>,
     /// `.retrylint.yaml` `platforms:`: versions that decide platform defaults.
     pub platforms: crate::config::Platforms,
+    /// Texts that replace files on disk, by canonical path (`retrylint lsp`: the
+    /// editor's unsaved buffers, so an edited policy changes its spec's findings).
+    pub overlay: Option<std::sync::Arc<crate::source::loader::Overlay>>,
 }
 
 /// What a check found.
@@ -219,6 +222,7 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         explicit_policies_only: options.explicit_policies_only,
         filter: options.filter.as_ref(),
         related: options.related,
+        overlay: options.overlay.clone(),
     });
     let mut diags = std::mem::take(&mut inputs.diagnostics);
 

@@ -64,6 +64,9 @@ pub enum Command {
     Diff(DiffArgs),
     /// Print the JSON Schema of the retry-policy format (for editors).
     Schema,
+    /// Language server (LSP over standard input/output): `check`'s findings in the
+    /// editor as you type, with hover, completion, go to definition and quick fixes.
+    Lsp,
     /// Print a shell completion script: `retrylint completions bash > ...`.
     Completions(CompletionsArgs),
 }

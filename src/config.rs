@@ -17,6 +17,7 @@
 //! include: ["apis/**"]         # globs relative to this file's directory
 //! exclude: ["apis/legacy/**"]
 //! fail_on: warning             # error | warning | info | never
+//! baseline: .retrylint-baseline.json  # relative to this file's directory
 //! ```
 
 use crate::diagnostic::{catalog, Question, RuleMeta};
@@ -40,6 +41,7 @@ pub const TOP_KEYS: &[&str] = &[
     "fail_on",
     "services",
     "platforms",
+    "baseline",
 ];
 /// Keys of a `services` item (`layers.md` "Binding a config to operations").
 pub const SERVICE_KEYS: &[&str] = &["spec", "names", "base_path", "grpc", "clients", "mesh"];
@@ -182,6 +184,9 @@ pub struct Config {
     pub services: Vec<ServiceBinding>,
     /// `platforms:`: platform versions and implementations that decide defaults.
     pub platforms: Platforms,
+    /// `baseline:`: the baseline file `check` (without `--baseline`) and `lsp` use,
+    /// resolved against the configuration's folder.
+    pub baseline: Option<PathBuf>,
 }
 
 /// One `services:` item: binds retry configs to a spec (`layers.md` "Binding a
@@ -431,6 +436,7 @@ pub fn parse(doc: &Arc<Loaded>, path: &Path) -> Result<Config, ConfigError> {
             }
             "services" => config.services = p.services(v, &dir),
             "platforms" => config.platforms = p.platforms(v),
+            "baseline" => config.baseline = p.string(v, "`baseline`").map(|b| dir.join(b)),
             _ => unreachable!("filtered by known_entries"),
         }
     }

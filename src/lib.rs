@@ -21,6 +21,7 @@ pub mod deep_stack;
 pub mod diagnostic;
 pub mod diff;
 pub mod import;
+pub mod lsp;
 pub mod openapi;
 pub mod policy;
 pub mod policy_view;

@@ -27,6 +27,7 @@ fn main() -> ExitCode {
         Command::Report(args) => retrylint::commands::html_report::run(&args),
         Command::Diff(args) => retrylint::commands::diff::run(&args),
         Command::Schema => retrylint::commands::schema(),
+        Command::Lsp => retrylint::lsp::run(),
         Command::Completions(args) => retrylint::commands::completions(&args),
     };
     ExitCode::from(code)

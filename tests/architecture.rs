@@ -40,7 +40,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("suppress",   &["suppress"]),
     ("pipeline",   &["check"]),
     ("report",     &["report", "baseline", "readiness", "policy_view", "diff"]),
-    ("commands",   &["cli", "commands"]),
+    ("commands",   &["cli", "commands", "lsp"]),
 ];
 
 fn repo() -> PathBuf {

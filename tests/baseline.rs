@@ -502,3 +502,47 @@ const BAD_DEFAULTS: &[&str] = &[
     "{retry: true, effect: non-idempotent, status_endpoint: 'GET /nope', on_unknown_result: check-status, attempts: 0, deadline: 10ms, backoff: {base: 1s, cap: 2s, jitter: full}, retry_on: [transport]}",
     "{retry: true, effect: idempotent, attempts: 3, deadline: 5s, backoff: {base: 100ms, cap: 1s, jitter: full}, retry_on: [transport, 400]}",
 ];
+
+#[test]
+fn the_configurations_baseline_key_is_used_without_the_flag() {
+    let dir =
+        std::env::temp_dir().join(format!("retrylint-config-baseline-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let shop = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/examples/shop");
+    for f in ["openapi.yaml", "shop.retry-policy.yaml"] {
+        std::fs::copy(shop.join(f), dir.join(f)).unwrap();
+    }
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_retrylint"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    assert_eq!(
+        run(&["check", "."]).0,
+        Some(1),
+        "findings without a baseline"
+    );
+    assert_eq!(
+        run(&["check", "--write-baseline", "base.json", "."]).0,
+        Some(0)
+    );
+    std::fs::write(dir.join(".retrylint.yaml"), "baseline: base.json\n").unwrap();
+    let (code, stderr) = run(&["check", "."]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("hid 17 finding(s)"), "{stderr}");
+    std::fs::write(dir.join(".retrylint.yaml"), "baseline: [base.json]\n").unwrap();
+    let (code, stderr) = run(&["check", "."]);
+    assert_eq!(
+        code,
+        Some(2),
+        "a baseline that is not a string is a configuration error"
+    );
+    assert!(stderr.contains("`baseline`"), "{stderr}");
+}

@@ -63,8 +63,15 @@ pub fn check(args: &CheckArgs) -> u8 {
         ..CheckOptions::default()
     };
     let root = crate::check::report_root(&options);
+    // `--baseline`, else the configuration's `baseline:` (not while recording one).
+    let baseline_path = args.baseline.clone().or_else(|| {
+        args.write_baseline
+            .is_none()
+            .then(|| config.baseline.clone())
+            .flatten()
+    });
     // The baseline is read before the run: the rules split grouped findings by it.
-    let baseline = match args.baseline.as_deref().map(crate::baseline::read) {
+    let baseline = match baseline_path.as_deref().map(crate::baseline::read) {
         None => None,
         Some(Ok(b)) => Some(b),
         Some(Err(e)) => {
@@ -87,7 +94,7 @@ pub fn check(args: &CheckArgs) -> u8 {
     }
     // `--output` must not replace the baseline either (`--write-baseline` may).
     inputs.extend(
-        args.baseline
+        baseline_path
             .iter()
             .filter_map(|p| std::fs::canonicalize(p).ok()),
     );
@@ -110,7 +117,7 @@ pub fn check(args: &CheckArgs) -> u8 {
             path.display()
         );
     }
-    if let (Some(b), Some(path)) = (&baseline, &args.baseline) {
+    if let (Some(b), Some(path)) = (&baseline, &baseline_path) {
         let before = outcome.diagnostics.len();
         let filtered = crate::baseline::filter(std::mem::take(&mut outcome.diagnostics), b, &root);
         outcome.diagnostics = filtered.new;

@@ -62,6 +62,8 @@ pub struct Selection<'a> {
     /// For file arguments, also read the related files a full run would (the
     /// documents a named policy governs, the policies governing a named document).
     pub related: bool,
+    /// Texts read instead of the files on disk (an editor's unsaved buffers).
+    pub overlay: Option<std::sync::Arc<crate::source::loader::Overlay>>,
 }
 
 /// What [`load`] found: every file loaded, sorted by role.
@@ -107,7 +109,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
     } else {
         paths
     };
-    let ws = Workspace::new(sel.cwd.clone(), sel.limits);
+    let ws = Workspace::new(sel.cwd.clone(), sel.limits).with_overlay(sel.overlay.clone());
     let (mut candidates, walk_problems) =
         crate::timing::phase("discover", || discover(&paths, sel.policies));
     let mut related_only: HashSet<PathBuf> = HashSet::new();

@@ -90,7 +90,7 @@ pub fn summary(doc: &str) -> String {
 }
 
 /// Where the rule documents are published (SARIF `helpUri` base).
-pub const DOCS_BASE: &str = "https://github.com/retrylint/retrylint/blob/main/rules/";
+pub const DOCS_BASE: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/rules/");
 
 /// A rule's document: its file name and its Markdown body (front matter removed).
 #[derive(Debug, Clone, Copy)]

@@ -54,11 +54,17 @@ pub struct Loaded {
     pub tree: Result<Tree, LoadError>,
 }
 
+/// Texts that replace files on disk for one run, by canonical path: the unsaved
+/// buffers of an editor (`retrylint lsp`). A file in it is read from here, never
+/// from disk, whoever asks for it (discovery, `$ref` resolution, importers).
+pub type Overlay = HashMap<PathBuf, Arc<str>>;
+
 /// All files of one run: loaded lazily, once, from any thread.
 #[derive(Debug)]
 pub struct Workspace {
     cwd: PathBuf,
     limits: Limits,
+    overlay: Option<Arc<Overlay>>,
     cache: Mutex<HashMap<PathBuf, Arc<Loaded>>>,
     /// Canonical paths loaded as `$ref` targets ([`Workspace::load_referenced`]).
     referenced: Mutex<std::collections::HashSet<PathBuf>>,
@@ -70,9 +76,16 @@ impl Workspace {
         Workspace {
             cwd,
             limits,
+            overlay: None,
             cache: Mutex::new(HashMap::new()),
             referenced: Mutex::new(std::collections::HashSet::new()),
         }
+    }
+
+    /// This workspace reading the files of `overlay` from there instead of disk.
+    pub fn with_overlay(mut self, overlay: Option<Arc<Overlay>>) -> Workspace {
+        self.overlay = overlay;
+        self
     }
 
     /// The limits in force.
@@ -183,6 +196,18 @@ impl Workspace {
             .unwrap_or(display);
         let empty =
             |display: String| Arc::new(SourceFile::new(canonical.to_path_buf(), display, ""));
+        if let Some(text) = self.overlay.as_ref().and_then(|o| o.get(canonical)) {
+            if text.len() as u64 > self.limits.max_file_bytes {
+                return Loaded {
+                    file: empty(display),
+                    tree: Err(LoadError::TooLarge {
+                        size: text.len() as u64,
+                        limit: self.limits.max_file_bytes,
+                    }),
+                };
+            }
+            return parsed(canonical, display, text);
+        }
         let meta = match std::fs::metadata(canonical) {
             Ok(m) => m,
             Err(e) => {
@@ -251,25 +276,30 @@ impl Workspace {
                 };
             }
         };
-        let file = Arc::new(SourceFile::new(canonical.to_path_buf(), display, text));
-        // A `.proto` has its own reader (`crate::import::proto`): parsing it as YAML
-        // too would cost as much as reading it.
-        let tree = if is_proto(canonical) {
-            Err(LoadError::Syntax(SyntaxError {
-                message: "a Protocol Buffers file is not YAML or JSON".to_string(),
-                offset: 0,
-            }))
-        } else if super::language::Language::of_path(canonical).is_some() {
-            // Source code is read by tree-sitter (`crate::import::code`).
-            Err(LoadError::Syntax(SyntaxError {
-                message: "source code is not YAML or JSON".to_string(),
-                offset: 0,
-            }))
-        } else {
-            Tree::parse(file.text.clone()).map_err(LoadError::Syntax)
-        };
-        Loaded { file, tree }
+        parsed(canonical, display, text)
     }
+}
+
+/// A file's text made a [`Loaded`]: parsed as YAML/JSON unless another reader owns it.
+fn parsed(canonical: &Path, display: String, text: &str) -> Loaded {
+    let file = Arc::new(SourceFile::new(canonical.to_path_buf(), display, text));
+    // A `.proto` has its own reader (`crate::import::proto`): parsing it as YAML
+    // too would cost as much as reading it.
+    let tree = if is_proto(canonical) {
+        Err(LoadError::Syntax(SyntaxError {
+            message: "a Protocol Buffers file is not YAML or JSON".to_string(),
+            offset: 0,
+        }))
+    } else if super::language::Language::of_path(canonical).is_some() {
+        // Source code is read by tree-sitter (`crate::import::code`).
+        Err(LoadError::Syntax(SyntaxError {
+            message: "source code is not YAML or JSON".to_string(),
+            offset: 0,
+        }))
+    } else {
+        Tree::parse(file.text.clone()).map_err(LoadError::Syntax)
+    };
+    Loaded { file, tree }
 }
 
 /// Whether `path` names a Protocol Buffers file (`*.proto`, any case).

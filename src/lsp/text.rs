@@ -1,0 +1,294 @@
+//! A buffer read for editing: its located tree, the node under the cursor, and text
+//! edits that add a key to a mapping or an item to a list in the file's own style
+//! (block YAML, flow YAML or JSON).
+
+use crate::diagnostic::SourceFile;
+use crate::source::tree::{Kind, NodeId, Tree};
+use serde_json::Value;
+use std::path::Path;
+use std::sync::Arc;
+
+/// A file's text and, when it parses, its tree.
+#[derive(Debug)]
+pub struct Parsed {
+    /// Text and line index.
+    pub file: SourceFile,
+    /// The tree (`None`: the text is not YAML/JSON yet, e.g. half typed).
+    pub tree: Option<Tree>,
+}
+
+/// What a file is, from its top-level keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// An OpenAPI document (`openapi:` or `swagger:`).
+    Spec,
+    /// A retry policy (`version:` with `operations:`, `defaults:` or `spec:`).
+    Policy,
+    /// Anything else.
+    Other,
+}
+
+/// Parses `text` of `path` (never panics; a syntax error leaves no tree).
+pub fn parse(path: &Path, text: Arc<str>) -> Parsed {
+    let file = SourceFile::new(path.to_path_buf(), path.display().to_string(), &text);
+    let tree = Tree::parse(file.text.clone()).ok();
+    Parsed { file, tree }
+}
+
+impl Parsed {
+    /// What the file is.
+    pub fn role(&self) -> Role {
+        let Some((t, root)) = self.tree.as_ref().and_then(|t| Some((t, t.root()?))) else {
+            return Role::Other;
+        };
+        if t.kind(root) != Kind::Map {
+            return Role::Other;
+        }
+        let has = |k: &str| t.get(root, k).is_some();
+        if has("openapi") || has("swagger") {
+            Role::Spec
+        } else if has("version") && (has("operations") || has("defaults") || has("spec")) {
+            Role::Policy
+        } else {
+            Role::Other
+        }
+    }
+
+    /// The smallest node whose span holds byte `offset`.
+    pub fn node_at(&self, offset: usize) -> Option<NodeId> {
+        let t = self.tree.as_ref()?;
+        t.all_nodes()
+            .filter(|&n| {
+                let s = t.span(n);
+                s.start <= offset && offset <= s.end
+            })
+            .min_by_key(|&n| t.span(n).len())
+    }
+
+    /// The node at JSON Pointer `pointer` (`""`: the root).
+    pub fn at_pointer(&self, pointer: &str) -> Option<NodeId> {
+        let t = self.tree.as_ref()?;
+        let tokens: Vec<String> = match pointer.strip_prefix('/') {
+            Some(rest) => rest
+                .split('/')
+                .map(crate::source::pointer::unescape)
+                .collect(),
+            None => Vec::new(),
+        };
+        t.lookup(&tokens)
+    }
+}
+
+/// A text edit as a byte range and its replacement.
+pub type Edit = (std::ops::Range<usize>, String);
+
+/// `value` written inline: JSON, or flow YAML with plain scalars where they read
+/// the same.
+pub fn flow(value: &Value, json: bool) -> String {
+    match value {
+        Value::Object(m) => {
+            let items: Vec<String> = ordered(m)
+                .into_iter()
+                .map(|(k, v)| format!("{}: {}", scalar(k, json), flow(v, json)))
+                .collect();
+            if json {
+                format!("{{{}}}", items.join(", "))
+            } else {
+                format!("{{ {} }}", items.join(", "))
+            }
+        }
+        Value::Array(a) => {
+            let items: Vec<String> = a.iter().map(|v| flow(v, json)).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::String(s) => scalar(s, json),
+        other => other.to_string(),
+    }
+}
+
+/// A mapping's entries as people write them: `rule` and `description` first (the
+/// JSON map sorts its keys).
+fn ordered(m: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+    entries.sort_by_key(|(k, _)| match k.as_str() {
+        "rule" => 0,
+        "description" => 1,
+        _ => 2,
+    });
+    entries
+}
+
+fn scalar(s: &str, json: bool) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+        && !matches!(s, "true" | "false" | "null" | "yes" | "no" | "on" | "off")
+        && s.parse::<f64>().is_err();
+    if plain && !json {
+        s.to_string()
+    } else {
+        Value::String(s.to_string()).to_string()
+    }
+}
+
+/// `key: value` as block YAML lines at `indent` spaces, each ending in a newline.
+fn block(key: &str, value: &Value, indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    match value {
+        Value::Object(m) if !m.is_empty() => {
+            let mut s = format!("{pad}{}:\n", scalar(key, false));
+            for (k, v) in ordered(m) {
+                s.push_str(&block(k, v, indent + 2));
+            }
+            s
+        }
+        _ => format!("{pad}{}: {}\n", scalar(key, false), flow(value, false)),
+    }
+}
+
+/// The edit adding `key: value` to the mapping `map` of `parsed`, in its style.
+pub fn insert_entry(parsed: &Parsed, map: NodeId, key: &str, value: &Value) -> Option<Edit> {
+    let t = parsed.tree.as_ref()?;
+    let text = &*parsed.file.text;
+    if t.kind(map) != Kind::Map {
+        return None;
+    }
+    let span = t.span(map);
+    let entries = t.raw_entries(map);
+    if text[span.start..].starts_with('{') {
+        let json = t.is_json();
+        let item = format!("{}: {}", scalar(key, json), flow(value, json));
+        // Before the first entry, so the mapping's own spacing stays as written.
+        return Some(match entries.first() {
+            Some(&(k, _)) => {
+                let at = t.span(k).start;
+                (at..at, format!("{item}, "))
+            }
+            None => {
+                let at = span.start + 1;
+                (at..at, if json { item } else { format!(" {item} ") })
+            }
+        });
+    }
+    let &(first, _) = entries.first()?;
+    let key_start = t.span(first).start;
+    let line_start = text[..key_start].rfind('\n').map_or(0, |i| i + 1);
+    let before = &text[line_start..key_start];
+    if before.chars().all(|c| c == ' ') {
+        let lines = block(key, value, before.len());
+        return Some((line_start..line_start, lines));
+    }
+    // The first key shares its line (`- rule: x`): add the entry after the last one.
+    let &(_, last) = entries.last()?;
+    let end = t.span(last).end;
+    let indent = key_start - line_start;
+    let lines = block(key, value, indent);
+    Some((end..end, format!("\n{}", lines.trim_end_matches('\n'))))
+}
+
+/// The edit adding `item` to the list `seq` of `parsed`, in its style.
+pub fn insert_item(parsed: &Parsed, seq: NodeId, item: &Value) -> Option<Edit> {
+    let t = parsed.tree.as_ref()?;
+    let text = &*parsed.file.text;
+    if t.kind(seq) != Kind::Seq {
+        return None;
+    }
+    let span = t.span(seq);
+    let items = t.items(seq);
+    let json = t.is_json();
+    if text[span.start..].starts_with('[') {
+        let sep = if items.is_empty() { "" } else { ", " };
+        let at = span.start + 1;
+        return Some((at..at, format!("{}{sep}", flow(item, json))));
+    }
+    let first = *items.first()?;
+    let item_start = t.span(first).start;
+    let dash = text[..item_start].rfind('-')?;
+    let line_start = text[..dash].rfind('\n').map_or(0, |i| i + 1);
+    let pad = &text[line_start..dash];
+    if !pad.chars().all(|c| c == ' ') {
+        return None;
+    }
+    Some((
+        line_start..line_start,
+        format!("{pad}- {}\n", flow(item, false)),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn apply(text: &str, edit: Edit) -> String {
+        let mut s = text.to_string();
+        s.replace_range(edit.0, &edit.1);
+        s
+    }
+
+    fn parsed(name: &str, text: &str) -> Parsed {
+        parse(Path::new(name), Arc::from(text))
+    }
+
+    #[test]
+    fn an_entry_joins_a_block_mapping_at_its_indentation() {
+        let text = "a:\n  b: 1\n  c: 2\n";
+        let p = parsed("x.yaml", text);
+        let map = p.at_pointer("/a").unwrap();
+        let e = insert_entry(&p, map, "jitter", &json!("full")).unwrap();
+        assert_eq!(apply(text, e), "a:\n  jitter: full\n  b: 1\n  c: 2\n");
+    }
+
+    #[test]
+    fn an_entry_joins_a_flow_mapping_and_a_json_object() {
+        let text = "backoff: { base: 100ms }\n";
+        let p = parsed("x.yaml", text);
+        let e = insert_entry(
+            &p,
+            p.at_pointer("/backoff").unwrap(),
+            "jitter",
+            &json!("full"),
+        );
+        assert_eq!(
+            apply(text, e.unwrap()),
+            "backoff: { jitter: full, base: 100ms }\n"
+        );
+        let text = "{\"a\": {\"b\": 1}}";
+        let p = parsed("x.json", text);
+        let value = json!({"Retry-After": {"schema": {"type": "integer"}}});
+        let e = insert_entry(&p, p.at_pointer("/a").unwrap(), "headers", &value).unwrap();
+        let out = apply(text, e);
+        assert_eq!(
+            out,
+            "{\"a\": {\"headers\": {\"Retry-After\": {\"schema\": {\"type\": \"integer\"}}}, \"b\": 1}}"
+        );
+        assert!(serde_json::from_str::<Value>(&out).is_ok());
+    }
+
+    #[test]
+    fn nested_values_are_written_as_block_yaml() {
+        let text = "r:\n  description: x\n";
+        let p = parsed("x.yaml", text);
+        let value = json!({"Retry-After": {"schema": {"type": "integer"}}});
+        let e = insert_entry(&p, p.at_pointer("/r").unwrap(), "headers", &value).unwrap();
+        assert_eq!(
+            apply(text, e),
+            "r:\n  headers:\n    Retry-After:\n      schema:\n        type: integer\n  description: x\n"
+        );
+    }
+
+    #[test]
+    fn an_item_joins_a_block_list() {
+        let text = "ignore:\n  - rule: RL1\n    reason: x\n";
+        let p = parsed("x.yaml", text);
+        let e = insert_item(
+            &p,
+            p.at_pointer("/ignore").unwrap(),
+            &json!({"rule": "RL2"}),
+        );
+        assert_eq!(
+            apply(text, e.unwrap()),
+            "ignore:\n  - { rule: RL2 }\n  - rule: RL1\n    reason: x\n"
+        );
+    }
+}

@@ -86,11 +86,11 @@ fn policy_key(parsed: &Parsed, at: usize) -> Option<String> {
         .collect();
     let schema = crate::policy::schema::schema();
     let node = schema_at(&schema, &schema, &tokens)?;
-    let description = node
-        .get("description")
-        .or_else(|| resolve(&schema, node).get("description"))
-        .and_then(Value::as_str)?;
+    let description = description(&schema, node)?;
     let mut s = format!("**`{}`**: {description}", t.scalar(key).unwrap_or(""));
+    if takes_todo(&schema, node) {
+        s.push_str("\n\nMay be `todo`: an open question, reported as RL018 until answered.");
+    }
     if let Some(values) = enum_values(&schema, node) {
         s.push_str(&format!(
             "\n\nOne of: {}",
@@ -102,6 +102,39 @@ fn policy_key(parsed: &Parsed, at: usize) -> Option<String> {
         ));
     }
     Some(s)
+}
+
+/// A schema node's description: its own, that of the type it refers to, else that of
+/// its first `anyOf`/`oneOf` branch that has one (a field that also takes `todo` is
+/// `anyOf: [its type, todo]`).
+fn description<'a>(root: &'a Value, node: &'a Value) -> Option<&'a str> {
+    let resolved = resolve(root, node);
+    if let Some(d) = node
+        .get("description")
+        .or_else(|| resolved.get("description"))
+        .and_then(Value::as_str)
+    {
+        return Some(d);
+    }
+    ["anyOf", "oneOf"]
+        .iter()
+        .filter_map(|k| resolved.get(*k).and_then(Value::as_array))
+        .flatten()
+        .filter(|b| !is_todo(root, b))
+        .find_map(|b| description(root, b))
+}
+
+/// Whether a branch is the `todo` value of an open question.
+fn is_todo(root: &Value, node: &Value) -> bool {
+    resolve(root, node).get("const").and_then(Value::as_str) == Some("todo")
+}
+
+/// Whether a field accepts `todo` (one of its `anyOf` branches is it).
+fn takes_todo(root: &Value, node: &Value) -> bool {
+    resolve(root, node)
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .is_some_and(|bs| bs.iter().any(|b| is_todo(root, b)))
 }
 
 /// Follows a `#/...` reference inside the schema.

@@ -231,6 +231,21 @@ fn github_commands_name_files_relative_to_the_head_root() {
     );
 }
 
+/// A removal's position is in BASE: its workflow command annotates the HEAD file as a
+/// whole (BASE's line number would mark an unrelated HEAD line) and names the BASE
+/// position in the message.
+#[test]
+fn github_commands_of_removals_name_the_base_position_in_the_message() {
+    let (base, head) = pair("key-removed");
+    let (_, stdout, _) = diff(&[&base, &head, "--format", "github"]);
+    let removal = stdout
+        .lines()
+        .find(|l| l.contains("title=retrylint diff key-removed::"))
+        .unwrap_or_else(|| panic!("a key-removed command: {stdout}"));
+    assert!(!removal.contains(",line="), "{removal}");
+    assert!(removal.contains("[was at "), "{removal}");
+}
+
 /// The Markdown of a pair, parsed as GitHub-flavoured Markdown: (heading text, table
 /// header cells, body rows, `<details>` blocks).
 fn markdown_parts(text: &str) -> (String, Vec<String>, Vec<Vec<String>>, usize) {

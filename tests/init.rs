@@ -337,3 +337,28 @@ fn an_open_effect_is_never_safe() {
     assert!(found.contains(&("RL018".to_string(), 10)), "{found:?}");
     assert!(found.iter().any(|(c, _)| c == "RL201"), "{found:?}");
 }
+
+/// An operationId the policy would read as `METHOD /path` (`orders/list`, `GET
+/// /other`) is keyed by the operation's own `METHOD /path`: every entry of the starter
+/// policy selects its operation (no RL005 bad selector, no RL006 unknown operation).
+#[test]
+fn operation_ids_that_read_as_paths_are_keyed_by_method_and_path() {
+    let dir = folder("ids", &[]);
+    std::fs::write(
+        dir.join("openapi.yaml"),
+        "openapi: 3.0.3\ninfo: {title: ids, version: '1'}\npaths:\n  /orders:\n    get:\n      operationId: orders/list\n      responses: {'200': {description: ok}}\n    put:\n      operationId: GET /other\n      responses: {'200': {description: ok}}\n    delete:\n      operationId: cancelAll\n      responses: {'204': {description: gone}}\n",
+    )
+    .unwrap();
+    let (code, _, err) = retrylint_in(&dir, &["init", "openapi.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(dir.join("retry-policy.yaml")).unwrap();
+    assert!(text.contains("\n  GET /orders:"), "{text}");
+    assert!(text.contains("\n  PUT /orders:"), "{text}");
+    assert!(text.contains("\n  cancelAll:"), "{text}");
+    parses_cleanly(&dir.join("retry-policy.yaml"));
+    let (_, codes) = check(&dir, "retry-policy.yaml");
+    assert!(
+        !codes.iter().any(|c| c == "RL005" || c == "RL006"),
+        "{codes:?}"
+    );
+}

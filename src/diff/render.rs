@@ -2,7 +2,7 @@
 //! pull-request comment) and GitHub workflow commands. SARIF (new findings only) is
 //! `report::sarif` itself.
 
-use super::compare::{Change, REGRESSIONS};
+use super::compare::{Change, SideName, REGRESSIONS};
 use super::Diff;
 use crate::diagnostic::Diagnostic;
 use crate::report::controls::escape;
@@ -365,15 +365,27 @@ pub fn github(diff: &Diff, base: &Path, regressions_fail: bool) -> String {
                     .join("/")
             })
             .unwrap_or_else(|_| c.at.path.clone());
+        // A workflow command can only point into the checked-out (HEAD) files: a
+        // removal's position is in BASE, so it annotates the file as a whole and names
+        // the BASE line in the message (BASE's line number would mark an unrelated
+        // HEAD line).
+        let (position, removed_at) = match c.side {
+            SideName::Head => (
+                format!(",line={},col={}", c.at.line, c.at.column),
+                String::new(),
+            ),
+            SideName::Base => (
+                String::new(),
+                format!(" [was at {}:{}:{}]", c.at.file, c.at.line, c.at.column),
+            ),
+        };
         let _ = writeln!(
             out,
-            "::{command} file={},line={},col={},title={}::{}",
+            "::{command} file={}{position},title={}::{}",
             escape_property(&path),
-            c.at.line,
-            c.at.column,
             escape_property(&format!("retrylint diff {}", c.kind)),
             escape_data(&format!(
-                "{}{}: {} (base: {}; head: {})",
+                "{}{}: {} (base: {}; head: {}){removed_at}",
                 operation_name(c),
                 layer_part(c),
                 c.message,

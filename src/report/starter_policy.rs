@@ -13,6 +13,7 @@ use super::policy_yaml::{duration, scalar};
 use crate::analysis::{Analysis, EffectivePolicy, Field};
 use crate::openapi::model::{Document, Operation};
 use crate::policy::model::{Effect, Jitter, Layer};
+use crate::policy::selector::Selector;
 use crate::source::refs::At;
 use std::collections::HashMap;
 
@@ -107,9 +108,11 @@ pub fn render(documents: &[Document], analysis: &Analysis, options: &StarterOpti
     }
     let mut written: Vec<String> = Vec::new();
     for (d, i, op) in ops {
-        // An operationId names one operation only when no other document reuses it.
+        // An operationId names one operation only when no other document reuses it,
+        // and only when the policy reads it back as an operationId: one with a `/` or
+        // whitespace (`orders/list`, `GET /other`) would be read as `METHOD /path`.
         let key = match &op.operation_id {
-            Some(id) if ids.get(id.as_str()) == Some(&1) => id.clone(),
+            Some(id) if ids.get(id.as_str()) == Some(&1) && reads_as_operation_id(id) => id.clone(),
             _ => op.display(),
         };
         if written.contains(&key) {
@@ -389,4 +392,10 @@ fn jitter_text(j: Jitter) -> Option<String> {
         Jitter::Decorrelated => "decorrelated".into(),
         Jitter::Proportional(f) => format!("{{proportional: {}}}", f.get()),
     })
+}
+
+/// Whether a policy key `id` is read back as this operationId (not as a `METHOD
+/// /path` selector, nor refused).
+fn reads_as_operation_id(id: &str) -> bool {
+    matches!(Selector::parse(id), Ok(Selector::OperationId(_)))
 }

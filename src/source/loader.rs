@@ -68,6 +68,8 @@ pub struct Workspace {
     cache: Mutex<HashMap<PathBuf, Arc<Loaded>>>,
     /// Canonical paths loaded as `$ref` targets ([`Workspace::load_referenced`]).
     referenced: Mutex<std::collections::HashSet<PathBuf>>,
+    /// Canonical paths loaded, then released from the cache ([`Workspace::release`]).
+    released: Mutex<std::collections::HashSet<PathBuf>>,
 }
 
 impl Workspace {
@@ -79,6 +81,7 @@ impl Workspace {
             overlay: None,
             cache: Mutex::new(HashMap::new()),
             referenced: Mutex::new(std::collections::HashSet::new()),
+            released: Mutex::new(std::collections::HashSet::new()),
         }
     }
 
@@ -114,12 +117,34 @@ impl Workspace {
     /// The canonical paths of every file loaded so far (documents, policies, `$ref`
     /// targets, and files read then skipped), in no particular order.
     pub fn loaded_paths(&self) -> Vec<PathBuf> {
-        self.cache
+        let mut paths: std::collections::HashSet<PathBuf> = self
+            .cache
             .lock()
             .expect("cache lock")
             .keys()
             .cloned()
-            .collect()
+            .collect();
+        paths.extend(self.released.lock().expect("released lock").iter().cloned());
+        paths.into_iter().collect()
+    }
+
+    /// Drops the cached tree of the file at canonical `path` (a document whose whole
+    /// check is done), so a directory run holds only the trees in flight; the path
+    /// still counts as loaded ([`Workspace::loaded_paths`]). A later [`Workspace::load`]
+    /// reads the file again.
+    pub fn release(&self, path: &Path) {
+        if self
+            .cache
+            .lock()
+            .expect("cache lock")
+            .remove(path)
+            .is_some()
+        {
+            self.released
+                .lock()
+                .expect("released lock")
+                .insert(path.to_path_buf());
+        }
     }
 
     /// Whether the file at canonical `path` was loaded as a `$ref` target.

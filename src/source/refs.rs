@@ -173,6 +173,8 @@ pub struct Resolver<'w> {
     schema_ids: OnceLock<Arc<Loaded>>,
     /// The `$id` index of each file, built on first need.
     id_indexes: Mutex<HashMap<PathBuf, Arc<IdIndex>>>,
+    /// Some `$ref` named a file other than the one holding it.
+    reached_other: std::sync::atomic::AtomicBool,
 }
 
 impl<'w> Resolver<'w> {
@@ -185,7 +187,15 @@ impl<'w> Resolver<'w> {
             lookups: Mutex::new(HashMap::new()),
             schema_ids: OnceLock::new(),
             id_indexes: Mutex::new(HashMap::new()),
+            reached_other: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// True once a `$ref` resolved through this resolver named another file (loaded
+    /// or not): what it found is then shared with whatever else reads that file.
+    pub fn reached_other_files(&self) -> bool {
+        self.reached_other
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Resolves refs per JSON Schema 2020-12 from now on (OpenAPI 3.1): `entry` is
@@ -516,6 +526,8 @@ impl<'w> Resolver<'w> {
         if joined == ref_at.doc.file.path {
             return Ok(ref_at.doc.clone());
         }
+        self.reached_other
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         if !joined.starts_with(&self.root) {
             return Err(RefProblem::OutsideRoot {
                 at: ref_at.clone(),

@@ -263,6 +263,12 @@ fn check_alone(
         return None;
     }
     let documents: Vec<Document> = document.into_iter().collect();
+    // Inline `x-linkerd-*` extensions are a mesh layer the binding step reads from
+    // the document (with its notes): such a document takes the whole-run path.
+    let ext = crate::import::linkerd::openapi_ext::read(&documents, &[]);
+    if !ext.policies.is_empty() || !ext.notes.is_empty() || !ext.diagnostics.is_empty() {
+        return None;
+    }
     let (analysis, d) = analysis::join(&documents, &[]);
     if !suppress::collect(&documents, &analysis).is_empty() {
         return None;

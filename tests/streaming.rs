@@ -1,0 +1,121 @@
+//! `check::run` checks each OpenAPI document as it loads and drops its tree when
+//! nothing of the run reads across documents (issue 18); `check::run_full` keeps every
+//! tree. Both must find exactly the same: on every fixture folder, on the whole
+//! fixture tree as one argument, and on a folder of specs with no policy (the case
+//! that streams), including one whose `$ref` reaches another file.
+
+use retrylint::check::{run, run_full, CheckOptions};
+use retrylint::diagnostic::Diagnostic;
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Everything a report shows of a finding.
+fn shown(d: &Diagnostic) -> String {
+    let labels: Vec<String> = d
+        .labels
+        .iter()
+        .map(|l| {
+            format!(
+                "{}@{}..{} {}",
+                l.location.file.display, l.location.span.start, l.location.span.end, l.message
+            )
+        })
+        .collect();
+    format!(
+        "{} {:?} {}@{}..{} {} | {} | {:?} | {:?}",
+        d.code,
+        d.severity,
+        d.primary.location.file.display,
+        d.primary.location.span.start,
+        d.primary.location.span.end,
+        d.message,
+        labels.join("; "),
+        d.help,
+        d.operations
+    )
+}
+
+fn both(path: &Path) -> (Vec<String>, Vec<String>, bool, bool) {
+    let options = CheckOptions {
+        paths: vec![path.to_path_buf()],
+        cwd: Some(repo()),
+        related: true,
+        ..CheckOptions::default()
+    };
+    let streamed = run(&options);
+    let (analyzed, full) = run_full(&options);
+    (
+        streamed.diagnostics.iter().map(shown).collect(),
+        full.iter().map(shown).collect(),
+        streamed.could_not_lint,
+        analyzed.could_not_lint,
+    )
+}
+
+fn folders(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut children: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    children.sort();
+    for c in children {
+        if c.is_dir() {
+            out.push(c.clone());
+            if depth > 1 {
+                folders(&c, depth - 1, out);
+            }
+        }
+    }
+}
+
+#[test]
+fn streaming_finds_what_the_whole_run_finds_on_every_fixture_folder() {
+    let mut dirs = vec![repo().join("fixtures")];
+    folders(&repo().join("fixtures"), 3, &mut dirs);
+    let mut compared = 0;
+    for dir in &dirs {
+        let (streamed, full, s_err, f_err) = both(dir);
+        assert_eq!(streamed, full, "findings differ on {}", dir.display());
+        assert_eq!(s_err, f_err, "exit status differs on {}", dir.display());
+        compared += 1;
+    }
+    assert!(compared > 100, "only {compared} folders compared");
+}
+
+#[test]
+fn streaming_finds_what_the_whole_run_finds_on_specs_without_policies() {
+    let dir = std::env::temp_dir().join(format!("retrylint-streaming-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("api")).unwrap();
+    // Two self-contained specs (streamed), one whose `$ref` names another file (kept
+    // for the whole run), and a spec that does not parse.
+    let spec = |title: &str, extra: &str| {
+        format!(
+            "openapi: 3.0.3\ninfo: {{title: {title}, version: '1'}}\npaths:\n  /orders:\n    post:\n      operationId: create{title}\n      responses:\n        '429': {{description: slow down}}\n        '503': {{description: unavailable}}\n{extra}"
+        )
+    };
+    std::fs::write(dir.join("api/a.yaml"), spec("A", "")).unwrap();
+    std::fs::write(
+        dir.join("api/b.yaml"),
+        spec("B", "x-retry: {attempts: 3}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("api/c.yaml"),
+        "openapi: 3.0.3\ninfo: {title: C, version: '1'}\npaths:\n  /c:\n    get:\n      responses:\n        '200': {$ref: 'parts.yaml#/ok'}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("api/parts.yaml"), "ok: {description: fine}\n").unwrap();
+    std::fs::write(dir.join("api/broken.yaml"), "openapi: 3.0.3\npaths: [\n").unwrap();
+    let (streamed, full, s_err, f_err) = both(&dir);
+    assert_eq!(streamed, full);
+    assert!(s_err && f_err, "the broken spec is reported by both");
+    assert!(
+        streamed.iter().any(|d| d.starts_with("RL501")),
+        "the 429s without Retry-After are found: {streamed:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

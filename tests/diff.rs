@@ -220,12 +220,12 @@ fn sarif_holds_the_new_findings_only() {
 
 #[test]
 fn github_commands_name_files_relative_to_the_head_root() {
-    let (base, head) = pair("retry-after-removed");
+    let (base, head) = pair("attempts-raised");
     let (_, stdout, _) = diff(&[&base, &head, "--format", "github"]);
     let first = stdout.lines().next().expect("a line");
     assert!(
         first.starts_with(
-            "::error file=openapi.yaml,line=25,col=13,title=retrylint diff retry-after-removed::"
+            "::error file=client.retry-policy.yaml,line=6,col=3,title=retrylint diff attempts-raised::"
         ),
         "{stdout}"
     );

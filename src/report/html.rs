@@ -292,7 +292,11 @@ fn findings(out: &mut String, page: &Page, root: &Path) {
         "<section id=\"findings\"><h2>Findings ({})</h2>",
         page.diagnostics.len()
     );
-    for d in page.diagnostics {
+    // Most severe first, as the Markdown comment lists them (the sort is stable:
+    // within a severity, findings keep their file and position order).
+    let mut sorted: Vec<&Diagnostic> = page.diagnostics.iter().collect();
+    sorted.sort_by_key(|d| std::cmp::Reverse(d.severity));
+    for d in sorted {
         let loc = &d.primary.location;
         let at = loc.file.line_col(loc.span.start);
         let sev = severity_word(d.severity);

@@ -237,6 +237,29 @@ fn hover_shows_rule_docs_schema_meaning_and_operation_readiness() {
     let on_key = c.request("textDocument/hover", at(&policy, l, col + 2));
     let shown = on_key["contents"]["value"].as_str().unwrap();
     assert!(shown.starts_with("**`deadline`**:"), "{shown}");
+    assert!(shown.contains("May be `todo`"), "{shown}");
+    // Every key of the policy that carries no finding has its meaning from the schema
+    // (objects, enums that also take `todo`, nested keys).
+    for key in [
+        "defaults:",
+        "retry_on: [transport",
+        "idempotency_key:",
+        "header: Idempotency-Key",
+        "on_payload_mismatch:",
+        "on_concurrent:",
+        "on_unknown_result: check-status",
+        "backoff: { jitter",
+        "retry_after:",
+    ] {
+        let (l, col) = locate(&text, key);
+        let hover = c.request("textDocument/hover", at(&policy, l, col + 1));
+        let name = key.split(':').next().unwrap();
+        let shown = hover["contents"]["value"].as_str().unwrap_or("");
+        assert!(
+            shown.starts_with(&format!("**`{name}`**: ")),
+            "hover on {key}: {hover}"
+        );
+    }
     let spec_text = std::fs::read_to_string(&spec).unwrap();
     let (l, col) = locate(&spec_text, "operationId: createOrder");
     let on_op = c.request("textDocument/hover", at(&spec, l, col + 3));

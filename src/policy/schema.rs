@@ -122,7 +122,10 @@ pub fn schema() -> Value {
                 ]
             },
             "layer": {"$ref": "#/$defs/layer"},
-            "defaults": {"$ref": "#/$defs/settings"},
+            "defaults": {
+                "$ref": "#/$defs/settings",
+                "description": "settings every operation of the governed documents starts from; an `operations` entry overrides them field by field"
+            },
             "operations": {
                 "type": "object",
                 "description": "per-operation settings keyed by selector",
@@ -170,49 +173,67 @@ pub fn schema() -> Value {
                 "additionalProperties": false,
                 "properties": {
                     "retry": {"type": "boolean", "description": "is this operation retried at all"},
-                    "effect": open(json!({"enum": ["safe", "idempotent", "non-idempotent"]})),
+                    "effect": open(json!({
+                        "enum": ["safe", "idempotent", "non-idempotent"],
+                        "description": "Q1: what repeating the operation does; default from the method (RFC 9110 section 9.2): GET HEAD OPTIONS TRACE safe, PUT DELETE idempotent, others non-idempotent"
+                    })),
                     "idempotency_key": {
                         "type": "object",
+                        "description": "Q2: the client sends a key the server de-duplicates on (for non-idempotent effects)",
                         "additionalProperties": false,
                         "properties": {
-                            "header": {"type": "string"},
-                            "retention": open(json!({"$ref": "#/$defs/duration"})),
+                            "header": {"type": "string", "description": "the header that carries the key (case-insensitive), a declared header parameter of the operation"},
+                            "retention": open(json!({"$ref": "#/$defs/duration", "description": "how long the server keeps keys (a duration)"})),
                             "scope": {"type": "string", "description": "free text (`todo` is an open question)"},
-                            "on_payload_mismatch": open(json!({"enum": ["reject", "ignore"]})),
-                            "on_concurrent": open(json!({"enum": ["reject", "wait", "ignore"]}))
+                            "on_payload_mismatch": open(json!({
+                                "enum": ["reject", "ignore"],
+                                "description": "a key reused with another payload: `reject` (422 per the draft) or `ignore` (processed anyway)"
+                            })),
+                            "on_concurrent": open(json!({
+                                "enum": ["reject", "wait", "ignore"],
+                                "description": "a request whose key is still in flight: `reject` (409 per the draft), `wait` for the first, or `ignore` (both processed)"
+                            }))
                         }
                     },
                     "status_endpoint": {"$ref": "#/$defs/selector"},
                     "on_unknown_result": open(json!({
-                        "enum": ["resend", "replay-key", "check-status", "reconcile", "fail"]
+                        "enum": ["resend", "replay-key", "check-status", "reconcile", "fail"],
+                        "description": "Q4: what a timeout or reset leads to: `resend`, `replay-key` (same idempotency key), `check-status` (ask `status_endpoint` first), `reconcile` (out of band) or `fail` (state unknown)"
                     })),
                     "attempts": open(json!({
                         "type": "integer",
                         "minimum": 1,
                         "description": "total attempts including the first"
                     })),
-                    "deadline": open(json!({"$ref": "#/$defs/duration"})),
+                    "deadline": open(json!({"$ref": "#/$defs/duration", "description": "Q3: the budget of the whole operation, every attempt and wait (a duration)"})),
                     "attempt_timeout": {
+                        "description": "how long one attempt may take: `remaining` (what is left of the deadline, the default) or a duration",
                         "anyOf": [{"const": "remaining"}, {"$ref": "#/$defs/duration"}]
                     },
                     "backoff": {
                         "type": "object",
+                        "description": "the wait before retry n (0-based): min(cap, base * multiplier^n), then jitter",
                         "additionalProperties": false,
                         "properties": {
-                            "base": open(json!({"$ref": "#/$defs/duration"})),
-                            "cap": open(json!({"$ref": "#/$defs/duration"})),
-                            "multiplier": {"type": "number", "minimum": 1},
+                            "base": open(json!({"$ref": "#/$defs/duration", "description": "the first wait (a duration)"})),
+                            "cap": open(json!({"$ref": "#/$defs/duration", "description": "the longest wait (a duration, at least `base`)"})),
+                            "multiplier": {"type": "number", "minimum": 1, "description": "growth per retry, at least 1 (default 2)"},
                             "jitter": open(jitter)
                         }
                     },
-                    "retry_on": {"type": "array", "items": {"$ref": "#/$defs/signal"}},
+                    "retry_on": {
+                        "type": "array",
+                        "description": "the failures retried: `connect-failure`, `refused-stream`, `timeout`, `reset`, `transport` (all four), an HTTP status (`429`) or class (`5xx`)",
+                        "items": {"$ref": "#/$defs/signal"}
+                    },
                     "retry_after": {
                         "type": "object",
+                        "description": "how the layer treats a server's Retry-After (RFC 9110 section 10.2.3); absent: ignored",
                         "additionalProperties": false,
                         "properties": {
-                            "honor": {"type": "boolean"},
-                            "max": open(json!({"$ref": "#/$defs/duration"})),
-                            "on_invalid": {"enum": ["backoff", "stop"]}
+                            "honor": {"type": "boolean", "description": "wait at least what Retry-After says"},
+                            "max": open(json!({"$ref": "#/$defs/duration", "description": "a longer Retry-After means give up instead of waiting (a duration)"})),
+                            "on_invalid": {"enum": ["backoff", "stop"], "description": "a malformed or negative Retry-After: `backoff` as usual, or `stop`"}
                         }
                     },
                     "ignore": {"$ref": "#/$defs/ignore"},

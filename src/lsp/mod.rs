@@ -247,6 +247,21 @@ impl Server<'_> {
                 return;
             }
         };
+        // A lint overtaken by an edit made while it ran is not published: its findings
+        // are of text the editor no longer shows, and the newer lint is on its way.
+        // Its model still serves hover and definitions until then.
+        if done.generation < self.generation {
+            self.log(
+                lsp_types::MessageType::LOG,
+                &format!(
+                    "lint {}: overtaken by lint {}, not published",
+                    done.generation, self.generation
+                ),
+            );
+            let old = self.state.snapshot.replace(snapshot);
+            std::thread::spawn(move || drop(old));
+            return;
+        }
         let files = publish::by_file(&snapshot.diagnostics);
         let now: HashSet<PathBuf> = files.keys().cloned().collect();
         for (path, diagnostics) in files {

@@ -569,3 +569,28 @@ fn a_save_relints_with_the_saved_text() {
     assert!(codes(&c.diagnostics_of(&policy)).contains(&"RL201".to_string()));
     assert_eq!(c.shutdown(), 0);
 }
+
+/// Input that is no LSP message ends the server with exit 2 and a message on standard
+/// error, never a silent exit 0 that looks like a clean stop.
+#[test]
+fn malformed_input_is_exit_2_with_a_message() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrylint"))
+        .arg("lsp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"Content-Length: 5\r\n\r\n{abc}")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no LSP message"), "{err}");
+}

@@ -88,8 +88,16 @@ pub fn run() -> u8 {
         }
     };
     drop(connection);
-    let _ = io.join();
-    code
+    // The reader thread ends with an error on input that is no LSP message (a bad
+    // header, a body that is not JSON): say so, and exit 2 rather than look like a
+    // clean stop.
+    match io.join() {
+        Ok(()) => code,
+        Err(e) => {
+            eprintln!("retrylint lsp: the client's input is no LSP message: {e}");
+            crate::commands::EXIT_ERROR
+        }
+    }
 }
 
 /// The capabilities announced at initialization.

@@ -2,11 +2,11 @@
 //! extracted with `git archive` into a temporary folder), the report, the exit code.
 
 use super::{
-    configured_options, fail, load_config, use_color, with_config_file, write_report, EXIT_ERROR,
+    configured_options, fail, fail_threshold, load_config, use_color, with_config_file,
+    write_report, EXIT_ERROR,
 };
 use crate::check::CheckOptions;
-use crate::cli::{DiffArgs, DiffFormat, FailOn};
-use crate::diagnostic::Severity;
+use crate::cli::{DiffArgs, DiffFormat};
 use crate::diff::facts::{root_of, Naming};
 use crate::diff::SideInput;
 use crate::report::human::HumanOptions;
@@ -55,13 +55,7 @@ pub fn run(args: &DiffArgs) -> u8 {
         label: sides.head.2.clone(),
     };
     let diff = crate::diff::run(base, head);
-    let threshold = match args.fail_on_new {
-        Some(FailOn::Error) => Some(Severity::Error),
-        Some(FailOn::Warning) => Some(Severity::Warning),
-        Some(FailOn::Info) => Some(Severity::Info),
-        Some(FailOn::Never) => None,
-        None => config.fail_on.unwrap_or(Some(Severity::Error)),
-    };
+    let threshold = fail_threshold(args.fail_on_new, &config);
     let regressions_fail = !args.allow_regressions && !diff.changes.regressions.is_empty();
     let new_fail = threshold.is_some_and(|t| diff.new_findings.iter().any(|d| d.severity >= t));
     let fails = regressions_fail || new_fail;

@@ -3,11 +3,11 @@
 //! `layers` and the herd simulation of `simulate`. Exit codes as `check`.
 
 use super::EXIT_ERROR;
-use super::{configured_options, layers, load_config, with_config_file, write_report};
+use super::{
+    configured_options, fail_threshold, layers, load_config, with_config_file, write_report,
+};
 use crate::check::Analyzed;
-use crate::cli::FailOn;
 use crate::cli::{ReportArgs, ReportFormat};
-use crate::diagnostic::Severity;
 use crate::readiness::{self, Matrix, Row};
 use crate::report::html::{LoadSeries, OperationView, Page};
 use crate::retry::{simulate_chain, ChainConfig, Failure};
@@ -75,13 +75,7 @@ pub fn run(args: &ReportArgs) -> u8 {
     if analyzed.could_not_lint {
         return EXIT_ERROR;
     }
-    let threshold = match args.fail_on {
-        Some(FailOn::Error) => Some(Severity::Error),
-        Some(FailOn::Warning) => Some(Severity::Warning),
-        Some(FailOn::Info) => Some(Severity::Info),
-        Some(FailOn::Never) => None,
-        None => config.fail_on.unwrap_or(Some(Severity::Error)),
-    };
+    let threshold = fail_threshold(args.fail_on, &config);
     u8::from(threshold.is_some_and(|t| diagnostics.iter().any(|d| d.severity >= t)))
 }
 

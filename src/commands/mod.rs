@@ -223,13 +223,7 @@ pub fn check(args: &CheckArgs) -> u8 {
     if args.write_baseline.is_some() {
         return 0;
     }
-    let threshold = match args.fail_on {
-        Some(FailOn::Error) => Some(Severity::Error),
-        Some(FailOn::Warning) => Some(Severity::Warning),
-        Some(FailOn::Info) => Some(Severity::Info),
-        Some(FailOn::Never) => None,
-        None => config.fail_on.unwrap_or(Some(Severity::Error)),
-    };
+    let threshold = fail_threshold(args.fail_on, &config);
     let failed = threshold.is_some_and(|t| outcome.diagnostics.iter().any(|d| d.severity >= t));
     u8::from(failed)
 }
@@ -395,6 +389,18 @@ fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), String
         None => std::io::stdout()
             .write_all(text.as_bytes())
             .map_err(|e| e.to_string()),
+    }
+}
+
+/// The lowest severity that fails the run (exit 1): `--fail-on` when given, else the
+/// configuration's `fail_on`, else error; `None` never fails.
+fn fail_threshold(choice: Option<FailOn>, config: &crate::config::Config) -> Option<Severity> {
+    match choice {
+        Some(FailOn::Error) => Some(Severity::Error),
+        Some(FailOn::Warning) => Some(Severity::Warning),
+        Some(FailOn::Info) => Some(Severity::Info),
+        Some(FailOn::Never) => None,
+        None => config.fail_on.unwrap_or(Some(Severity::Error)),
     }
 }
 

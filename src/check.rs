@@ -280,6 +280,8 @@ fn check_alone(
         thresholds,
     };
     diags.extend(rules::run_checks_split(&ctx, None));
+    // Only the findings stay: their places keep line and column, not the text.
+    crate::diagnostic::release_text(&mut diags, &doc.file);
     Some(diags)
 }
 

@@ -58,6 +58,44 @@ pub struct Label {
     pub message: String,
 }
 
+/// Re-points every place of `diags` in `file` at `file` without its text
+/// ([`SourceFile::released`]), keeping the line and column of each span's start and
+/// end, so the text goes with the document's tree. Unchanged when `file` cannot be
+/// read back (not from disk) or no finding is in it.
+pub fn release_text(diags: &mut [Diagnostic], file: &Arc<SourceFile>) {
+    let here = |f: &Arc<SourceFile>| Arc::ptr_eq(f, file);
+    let mut offsets = Vec::new();
+    for d in diags.iter() {
+        for loc in std::iter::once(&d.primary.location).chain(d.labels.iter().map(|l| &l.location))
+        {
+            if here(&loc.file) {
+                offsets.extend([loc.span.start, loc.span.end]);
+            }
+        }
+    }
+    if offsets.is_empty() {
+        return;
+    }
+    let Some(released) = file.released(offsets) else {
+        return;
+    };
+    let released = Arc::new(released);
+    for d in diags.iter_mut() {
+        let places = std::iter::once(&mut d.primary.location)
+            .chain(d.labels.iter_mut().map(|l| &mut l.location));
+        for loc in places {
+            if here(&loc.file) {
+                loc.file = released.clone();
+            }
+        }
+        for f in d.operation_documents.iter_mut().flatten() {
+            if here(f) {
+                *f = released.clone();
+            }
+        }
+    }
+}
+
 /// One finding.
 #[derive(Debug, Clone)]
 pub struct Diagnostic {

@@ -4,9 +4,16 @@
 //! The text has a leading UTF-8 BOM stripped, so byte offset 0 is the first
 //! character a user sees. Columns count Unicode scalar values (a tab counts one);
 //! CRLF, LF and a lone CR each end one line.
+//!
+//! A file read from disk can let its text go once its document is checked
+//! ([`SourceFile::released`]): a run over a whole repository then keeps, per file
+//! with findings, only the line and column of each offset a finding names, not the
+//! text. A report that needs the text again (the human excerpts) reads the file back
+//! ([`SourceFile::contents`]), checked against the length and hash taken before.
 
+use std::hash::BuildHasher;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// One file's text and identity.
 ///
@@ -25,7 +32,32 @@ pub struct SourceFile {
     /// Characters before each 4 KiB block, for columns on very long lines (minified
     /// JSON is often one line): built on first need.
     char_blocks: OnceLock<Vec<u32>>,
+    /// The text was read from `path` on disk, so it can be read back after release.
+    reloadable: bool,
+    /// Set when the text was let go: what is left of it.
+    released: Option<Released>,
 }
+
+/// What a released file keeps of its text.
+#[derive(Debug)]
+struct Released {
+    /// Length of the text in bytes.
+    len: usize,
+    /// Hash of the text ([`text_hash`]), to know a file read back is the same.
+    hash: u64,
+    /// Line and column of each offset findings name, sorted by offset.
+    positions: Vec<(usize, LineCol)>,
+}
+
+/// The hash a released file keeps of its text (foldhash, fixed seed: same process).
+fn text_hash(text: &str) -> u64 {
+    foldhash::fast::FixedState::with_seed(0x7265_7472_796c_696e).hash_one(text)
+}
+
+/// Released files read back lately ([`SourceFile::contents`]), most recent last: a
+/// report walks findings file by file, so a few cover it without holding every text.
+static READ_BACK: Mutex<Vec<Arc<SourceFile>>> = Mutex::new(Vec::new());
+const READ_BACK_KEPT: usize = 4;
 
 /// Lines longer than this count their columns through [`SourceFile::char_blocks`].
 const LONG_LINE: usize = 64 * 1024;
@@ -50,7 +82,93 @@ impl SourceFile {
             text: Arc::from(text),
             line_starts: OnceLock::new(),
             char_blocks: OnceLock::new(),
+            reloadable: false,
+            released: None,
         }
+    }
+
+    /// [`SourceFile::new`] for text just read from `path` on disk (whole, as bytes of
+    /// valid UTF-8): such a file may be [`SourceFile::released`] and read back.
+    pub fn read_from_disk(path: PathBuf, display: String, text: &str) -> SourceFile {
+        SourceFile {
+            reloadable: true,
+            ..SourceFile::new(path, display, text)
+        }
+    }
+
+    /// This file without its text, keeping the line and column of each of `offsets`
+    /// (byte offsets, clamped as [`SourceFile::line_col`] does); `None` when the text
+    /// did not come from disk (an editor buffer, a test), so it cannot be read back.
+    /// [`SourceFile::line_col`] of a kept offset costs a look-up; any other offset,
+    /// and [`SourceFile::contents`], read the file again.
+    pub fn released(&self, offsets: impl IntoIterator<Item = usize>) -> Option<SourceFile> {
+        if !self.reloadable || self.released.is_some() {
+            return None;
+        }
+        let mut positions: Vec<(usize, LineCol)> =
+            offsets.into_iter().map(|o| (o, self.line_col(o))).collect();
+        positions.sort_unstable_by_key(|(o, _)| *o);
+        positions.dedup_by_key(|(o, _)| *o);
+        Some(SourceFile {
+            path: self.path.clone(),
+            display: self.display.clone(),
+            text: Arc::from(""),
+            line_starts: OnceLock::new(),
+            char_blocks: OnceLock::new(),
+            reloadable: true,
+            released: Some(Released {
+                len: self.text.len(),
+                hash: text_hash(&self.text),
+                positions,
+            }),
+        })
+    }
+
+    /// True when the text was let go ([`SourceFile::released`]): `text` is then empty.
+    pub fn is_released(&self) -> bool {
+        self.released.is_some()
+    }
+
+    /// The file with its text: itself, or for a released file the file read back from
+    /// disk (the last few are kept). A file that changed since (another length or
+    /// hash) or can no longer be read comes back as spaces of the old length: offsets
+    /// stay valid and excerpts blank, never wrong; kept positions are unaffected.
+    pub fn contents(self: &Arc<Self>) -> Arc<SourceFile> {
+        match &self.released {
+            None => self.clone(),
+            Some(r) => self.read_back(r),
+        }
+    }
+
+    fn read_back(&self, r: &Released) -> Arc<SourceFile> {
+        let mut kept = READ_BACK.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = kept
+            .iter()
+            .position(|f| f.path == self.path && f.text.len() == r.len)
+        {
+            let hit = kept.remove(i);
+            kept.push(hit.clone());
+            return hit;
+        }
+        let text = std::fs::read(&self.path)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .map(|t| match t.strip_prefix('\u{feff}') {
+                Some(rest) => rest.to_string(),
+                None => t,
+            })
+            .filter(|t| t.len() == r.len && text_hash(t) == r.hash)
+            .unwrap_or_else(|| " ".repeat(r.len));
+        let file = Arc::new(SourceFile::read_from_disk(
+            self.path.clone(),
+            self.display.clone(),
+            &text,
+        ));
+        if kept.len() >= READ_BACK_KEPT {
+            kept.remove(0);
+        }
+        kept.push(file.clone());
+        file
     }
 
     /// The file's path as shown to users.
@@ -100,11 +218,17 @@ impl SourceFile {
 
     /// Number of lines (a final line without a line break counts).
     pub fn line_count(&self) -> usize {
+        if let Some(r) = &self.released {
+            return self.read_back(r).line_count();
+        }
         self.line_starts().len()
     }
 
     /// Byte offset where 0-based line `line0` starts (clamped to the text end).
     pub fn line_start(&self, line0: usize) -> usize {
+        if let Some(r) = &self.released {
+            return self.read_back(r).line_start(line0);
+        }
         self.line_starts()
             .get(line0)
             .map_or(self.text.len(), |&s| s as usize)
@@ -113,6 +237,12 @@ impl SourceFile {
     /// Converts a byte offset (clamped to the text, moved back to a char boundary)
     /// into a 1-based line and column. Computed only when rendering.
     pub fn line_col(&self, offset: usize) -> LineCol {
+        if let Some(r) = &self.released {
+            return match r.positions.binary_search_by_key(&offset, |(o, _)| *o) {
+                Ok(i) => r.positions[i].1,
+                Err(_) => self.read_back(r).line_col(offset),
+            };
+        }
         let mut offset = offset.min(self.text.len());
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
@@ -140,6 +270,38 @@ impl SourceFile {
 mod tests {
     use super::SourceFile;
     use std::path::PathBuf;
+
+    #[test]
+    fn a_released_file_keeps_positions_and_reads_its_text_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spec.yaml");
+        let text = "\u{feff}openapi: 3.0.3\npaths:\n  /é:\n    get: {}\n";
+        std::fs::write(&path, text).unwrap();
+        let file = SourceFile::read_from_disk(path.clone(), "spec.yaml".into(), text);
+        let released = std::sync::Arc::new(file.released([5, 24, 31]).unwrap());
+        assert!(released.is_released() && released.text.is_empty());
+        // Kept offsets answer from the table, others from the text read back.
+        for offset in [5, 24, 31, 0, 17, 40] {
+            assert_eq!(
+                released.line_col(offset),
+                file.line_col(offset),
+                "offset {offset}"
+            );
+        }
+        assert_eq!(released.contents().text, file.text);
+        assert_eq!(released.line_count(), file.line_count());
+        // Not from disk: never released.
+        let buffer = SourceFile::new(path.clone(), "spec.yaml".into(), text);
+        assert!(buffer.released([5]).is_none());
+        // Changed on disk since: blank text of the old length, kept positions intact.
+        let other = dir.path().join("other.yaml");
+        std::fs::write(&other, "a: 1\n").unwrap();
+        let file = SourceFile::read_from_disk(other.clone(), "other.yaml".into(), "a: 1\n");
+        let released = std::sync::Arc::new(file.released([3]).unwrap());
+        std::fs::write(&other, "b: 2\n").unwrap();
+        assert_eq!(&*released.contents().text, "     ");
+        assert_eq!(released.line_col(3), file.line_col(3));
+    }
 
     #[test]
     fn columns_on_very_long_lines_count_characters() {

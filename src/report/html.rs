@@ -254,7 +254,7 @@ fn matrix(out: &mut String, page: &Page) {
 
 /// The lines around the finding's primary position, numbered, its own line marked.
 fn excerpt(d: &Diagnostic) -> String {
-    let file = &d.primary.location.file;
+    let file = &d.primary.location.file.contents();
     let at = file.line_col(d.primary.location.span.start);
     let line0 = at.line.saturating_sub(1) as usize;
     let first = line0.saturating_sub(CONTEXT_LINES);

@@ -71,19 +71,31 @@ impl Windowed {
     }
 }
 
-/// The masked text of each file of a render, made once per file.
+/// The masked text of the files a render used last, most recent last: findings come
+/// file by file, so a few texts serve the whole render without holding every file's
+/// (a repository's worth, when its texts were released after the check).
 #[derive(Default)]
-struct Masked(std::collections::HashMap<std::path::PathBuf, Arc<str>>);
+struct Masked(Vec<(std::path::PathBuf, Arc<str>)>);
+
+/// Masked texts [`Masked`] keeps.
+const MASKED_KEPT: usize = 4;
 
 impl Masked {
     fn text(&mut self, file: &SourceFile) -> Arc<str> {
-        self.0
-            .entry(file.path.clone())
-            .or_insert_with(|| match controls::masked(&file.text) {
+        if let Some(i) = self.0.iter().position(|(p, _)| *p == file.path) {
+            let hit = self.0.remove(i);
+            self.0.push(hit);
+        } else {
+            let text = match controls::masked(&file.text) {
                 Some(m) => Arc::from(m),
                 None => file.text.clone(),
-            })
-            .clone()
+            };
+            if self.0.len() >= MASKED_KEPT {
+                self.0.remove(0);
+            }
+            self.0.push((file.path.clone(), text));
+        }
+        self.0.last().expect("just pushed").1.clone()
     }
 }
 
@@ -270,7 +282,8 @@ fn note(message: String, source: Windowed, labels: Vec<LabeledSpan>) -> Rendered
 }
 
 fn to_rendered(d: &Diagnostic, masked: &mut Masked) -> Rendered {
-    let file = d.primary.location.file.clone();
+    // Excerpts need the text: a file released after its check is read back.
+    let file = d.primary.location.file.contents();
     let mut main = Part {
         file: file.clone(),
         labels: Vec::new(),
@@ -288,7 +301,7 @@ fn to_rendered(d: &Diagnostic, masked: &mut Masked) -> Rendered {
             p.push(l, false);
         } else {
             let mut p = Part {
-                file: l.location.file.clone(),
+                file: l.location.file.contents(),
                 labels: Vec::new(),
             };
             p.push(l, false);

@@ -96,34 +96,61 @@ pub struct JsonReport {
 pub fn report(diags: &[Diagnostic]) -> JsonReport {
     JsonReport {
         version: VERSION,
-        diagnostics: diags
+        diagnostics: diags.iter().map(one).collect(),
+    }
+}
+
+/// One finding in the JSON shape.
+fn one(d: &Diagnostic) -> JsonDiagnostic {
+    JsonDiagnostic {
+        code: d.code,
+        name: d.name,
+        severity: d.severity.as_str(),
+        message: d.message.clone(),
+        help: d.help.clone(),
+        operation: d.operation.clone(),
+        operations: d.operations_shown(),
+        location: JsonLocation::of(&d.primary.location),
+        label: d.primary.message.clone(),
+        labels: d
+            .labels
             .iter()
-            .map(|d| JsonDiagnostic {
-                code: d.code,
-                name: d.name,
-                severity: d.severity.as_str(),
-                message: d.message.clone(),
-                help: d.help.clone(),
-                operation: d.operation.clone(),
-                operations: d.operations_shown(),
-                location: JsonLocation::of(&d.primary.location),
-                label: d.primary.message.clone(),
-                labels: d
-                    .labels
-                    .iter()
-                    .map(|l| JsonLabel {
-                        location: JsonLocation::of(&l.location),
-                        message: l.message.clone(),
-                    })
-                    .collect(),
+            .map(|l| JsonLabel {
+                location: JsonLocation::of(&l.location),
+                message: l.message.clone(),
             })
             .collect(),
     }
 }
 
+/// [`JsonReport`]'s serialisation, each finding converted as it is written: a run
+/// over a whole repository never holds a second copy of its findings.
+#[derive(Serialize)]
+struct Streamed<'a> {
+    version: u32,
+    diagnostics: Each<'a>,
+}
+
+struct Each<'a>(&'a [Diagnostic]);
+
+impl Serialize for Each<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for d in self.0 {
+            seq.serialize_element(&one(d))?;
+        }
+        seq.end()
+    }
+}
+
 /// Renders the JSON report (pretty-printed, trailing newline).
 pub fn render(diags: &[Diagnostic]) -> String {
-    let mut s = serde_json::to_string_pretty(&report(diags)).expect("serialisable");
+    let report = Streamed {
+        version: VERSION,
+        diagnostics: Each(diags),
+    };
+    let mut s = serde_json::to_string_pretty(&report).expect("serialisable");
     s.push('\n');
     s
 }

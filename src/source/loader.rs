@@ -231,7 +231,7 @@ impl Workspace {
                     }),
                 };
             }
-            return parsed(canonical, display, text);
+            return parsed(canonical, display, text, false);
         }
         let meta = match std::fs::metadata(canonical) {
             Ok(m) => m,
@@ -301,13 +301,18 @@ impl Workspace {
                 };
             }
         };
-        parsed(canonical, display, text)
+        parsed(canonical, display, text, true)
     }
 }
 
 /// A file's text made a [`Loaded`]: parsed as YAML/JSON unless another reader owns it.
-fn parsed(canonical: &Path, display: String, text: &str) -> Loaded {
-    let file = Arc::new(SourceFile::new(canonical.to_path_buf(), display, text));
+/// `from_disk`: the text is the file's on disk (so it may be released and read back).
+fn parsed(canonical: &Path, display: String, text: &str, from_disk: bool) -> Loaded {
+    let file = Arc::new(if from_disk {
+        SourceFile::read_from_disk(canonical.to_path_buf(), display, text)
+    } else {
+        SourceFile::new(canonical.to_path_buf(), display, text)
+    });
     // A `.proto` has its own reader (`crate::import::proto`): parsing it as YAML
     // too would cost as much as reading it.
     let tree = if is_proto(canonical) {

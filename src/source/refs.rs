@@ -18,6 +18,10 @@ use super::schema_ids::{self, IdIndex};
 use super::tree::{Kind, NodeId, Tree};
 use crate::diagnostic::Location;
 use std::collections::HashMap;
+
+/// Maps keyed by addresses and node ids, hashed once per `$ref`: foldhash, not SipHash
+/// (hashing a `PathBuf` key per ref was 7% of a directory run's CPU).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -153,21 +157,30 @@ pub struct UnknownId {
     pub closest: Option<String>,
 }
 
-type Key = (PathBuf, u32);
+/// A `$ref` node's identity within one resolver: its file's `Loaded` address and its
+/// node id. The memo keeps that `Loaded` alive beside the entry, so the address is
+/// never reused while the key is held.
+type Key = (usize, u32);
 
-/// A pointer look-up: the file's `Loaded` address and the pointer's tokens.
-type LookupKey = (usize, Vec<String>);
+/// A memo entry: the ref's file (kept alive, see [`Key`]) and where the ref led.
+type Memoised = (Arc<Loaded>, Result<At, RefProblem>);
+
+fn key_of(doc: &Arc<Loaded>, node: NodeId) -> Key {
+    (Arc::as_ptr(doc) as usize, node.0)
+}
 
 /// Resolves refs for documents under one project root.
 #[derive(Debug)]
 pub struct Resolver<'w> {
     ws: &'w Workspace,
     root: PathBuf,
-    memo: Mutex<HashMap<Key, Result<At, RefProblem>>>,
-    /// JSON Pointer look-ups already done, by file (its `Loaded` address, kept alive
-    /// by the workspace cache) and pointer tokens: specs refer to the same few
-    /// components many times, and a look-up scans each mapping on its way.
-    lookups: Mutex<HashMap<LookupKey, Option<NodeId>>>,
+    memo: Mutex<FastMap<Key, Memoised>>,
+    /// Refs already resolved to a node, by the referring file's `Loaded` address (kept
+    /// alive by the workspace cache or the memo) and the ref's text: specs refer to
+    /// the same few components many times, and a look-up parses the ref and scans
+    /// each mapping on its way. Only found targets are kept (a problem names its own
+    /// `$ref` node).
+    by_text: Mutex<FastMap<usize, FastMap<Box<str>, At>>>,
     /// OpenAPI 3.1: the document being linted, whose schema `$id`s refs may name;
     /// unset, refs are file paths and JSON Pointers only.
     schema_ids: OnceLock<Arc<Loaded>>,
@@ -183,8 +196,8 @@ impl<'w> Resolver<'w> {
         Resolver {
             ws,
             root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
-            memo: Mutex::new(HashMap::new()),
-            lookups: Mutex::new(HashMap::new()),
+            memo: Mutex::new(FastMap::default()),
+            by_text: Mutex::new(FastMap::default()),
             schema_ids: OnceLock::new(),
             id_indexes: Mutex::new(HashMap::new()),
             reached_other: std::sync::atomic::AtomicBool::new(false),
@@ -231,12 +244,15 @@ impl<'w> Resolver<'w> {
         let Some(first_ref) = Self::ref_node(at) else {
             return Ok(at.clone());
         };
-        let key = (at.doc.file.path.clone(), first_ref.0);
-        if let Some(hit) = self.memo.lock().expect("memo").get(&key) {
+        let key = key_of(&at.doc, first_ref);
+        if let Some((_, hit)) = self.memo.lock().expect("memo").get(&key) {
             return hit.clone();
         }
         let result = self.follow(at);
-        self.memo.lock().expect("memo").insert(key, result.clone());
+        self.memo
+            .lock()
+            .expect("memo")
+            .insert(key, (at.doc.clone(), result.clone()));
         result
     }
 
@@ -247,26 +263,26 @@ impl<'w> Resolver<'w> {
         // long chain reached from each of its links is followed once, not once per
         // link (quadratic otherwise).
         let mut memo = self.memo.lock().expect("memo");
-        for (key, _) in chain {
-            memo.entry(key).or_insert_with(|| result.clone());
+        for (key, at) in chain {
+            memo.entry(key).or_insert_with(|| (at.doc, result.clone()));
         }
         result
     }
 
     fn follow_chain(&self, start: &At, chain: &mut Vec<(Key, At)>) -> Result<At, RefProblem> {
-        let mut seen: HashMap<Key, usize> = HashMap::new();
+        let mut seen: FastMap<Key, usize> = FastMap::default();
         let mut cur = start.clone();
         loop {
             let Some(ref_node) = Self::ref_node(&cur) else {
                 return Ok(cur);
             };
-            let key = (cur.doc.file.path.clone(), ref_node.0);
+            let key = key_of(&cur.doc, ref_node);
             if let Some(&pos) = seen.get(&key) {
                 let members = chain[pos..].iter().map(|(_, a)| a.clone()).collect();
                 return Err(RefProblem::Cycle { members });
             }
             if !chain.is_empty() {
-                if let Some(hit) = self.memo.lock().expect("memo").get(&key) {
+                if let Some((_, hit)) = self.memo.lock().expect("memo").get(&key) {
                     return hit.clone();
                 }
             }
@@ -276,7 +292,7 @@ impl<'w> Resolver<'w> {
                 });
             }
             let ref_at = At::new(&cur.doc, ref_node);
-            seen.insert(key.clone(), chain.len());
+            seen.insert(key, chain.len());
             chain.push((key, ref_at.clone()));
             cur = self.target(&ref_at)?;
         }
@@ -467,6 +483,27 @@ impl<'w> Resolver<'w> {
     /// A ref read as a relative file path and a JSON Pointer (2.0, 3.0, and 3.1 refs
     /// outside `$id`-ed schemas).
     fn target_by_path(&self, ref_at: &At, text: &str) -> Result<At, RefProblem> {
+        let doc_key = Arc::as_ptr(&ref_at.doc) as usize;
+        let known = self
+            .by_text
+            .lock()
+            .expect("by_text")
+            .get(&doc_key)
+            .and_then(|m| m.get(text).cloned());
+        if let Some(found) = known {
+            return Ok(found);
+        }
+        let found = self.target_by_path_uncached(ref_at, text)?;
+        self.by_text
+            .lock()
+            .expect("by_text")
+            .entry(doc_key)
+            .or_default()
+            .insert(text.into(), found.clone());
+        Ok(found)
+    }
+
+    fn target_by_path_uncached(&self, ref_at: &At, text: &str) -> Result<At, RefProblem> {
         let target = parse_ref(text);
         if target.remote {
             return Err(RefProblem::Remote {
@@ -499,16 +536,7 @@ impl<'w> Resolver<'w> {
         let found = if target.tokens.is_empty() {
             tree.root()
         } else {
-            let key = (Arc::as_ptr(&doc) as usize, target.tokens.clone());
-            let hit = self.lookups.lock().expect("lookups").get(&key).copied();
-            match hit {
-                Some(found) => found,
-                None => {
-                    let found = tree.lookup(&target.tokens);
-                    self.lookups.lock().expect("lookups").insert(key, found);
-                    found
-                }
-            }
+            tree.lookup(&target.tokens)
         };
         match found {
             Some(node) => Ok(At { doc, node }),

@@ -209,7 +209,7 @@ fn run_with(options: &CheckOptions, stream: bool) -> (Analyzed, Vec<Diagnostic>)
         let suppressions = suppress::collect(&analyzed.documents, &analyzed.analysis);
         suppress::apply(diagnostics, &suppressions)
     });
-    analyzed.could_not_lint = applied
+    analyzed.could_not_lint |= applied
         .diagnostics
         .iter()
         .any(|d| d.code == rules::rl001_invalid_syntax::META.code);
@@ -314,8 +314,18 @@ fn analyze_with(options: &CheckOptions, stream: bool) -> Analyzed {
         },
     });
     let mut diags = std::mem::take(&mut inputs.diagnostics);
-    let streamed = std::mem::take(&mut inputs.streamed);
-    diags.extend(streamed.diagnostics);
+    let mut streamed = std::mem::take(&mut inputs.streamed);
+    // Every tree of a streamed document is gone by now: its findings come back.
+    let lost = match streamed.take_diagnostics() {
+        Ok(found) => {
+            diags.extend(found);
+            false
+        }
+        Err(e) => {
+            eprintln!("retrylint: {e}; the run is not complete");
+            true
+        }
+    };
 
     // Model: documents built in parallel, each with its own resolver (its memo and
     // look-up caches behind no lock another worker waits on); files reached by `$ref`
@@ -425,7 +435,7 @@ fn analyze_with(options: &CheckOptions, stream: bool) -> Analyzed {
         configs,
         notes,
         suppressed: Vec::new(),
-        could_not_lint: false,
+        could_not_lint: lost,
         inputs: inputs.read_paths(),
         streamed_documents: streamed.paths.len(),
         related_sources: inputs

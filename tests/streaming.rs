@@ -119,3 +119,41 @@ fn streaming_finds_what_the_whole_run_finds_on_specs_without_policies() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_big_spec_streamed_beside_small_ones_finds_what_the_whole_run_finds() {
+    // Files of `BIG_FILE_BYTES` or more are checked one at a time on a lane of their
+    // own; their findings must land in the same places of the report.
+    let dir = std::env::temp_dir().join(format!("retrylint-streaming-big-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("api")).unwrap();
+    let mut big = String::from("openapi: 3.0.3\ninfo: {title: Big, version: '1'}\npaths:\n");
+    let mut n = 0;
+    while big.len() < retrylint::project::BIG_FILE_BYTES as usize + 1024 {
+        big.push_str(&format!(
+            "  /orders{n}:\n    post:\n      operationId: create{n}\n      description: {}\n      responses:\n        '429': {{description: slow down}}\n",
+            "x".repeat(400)
+        ));
+        n += 1;
+    }
+    std::fs::write(dir.join("api/m-big.yaml"), &big).unwrap();
+    for name in ["a", "z"] {
+        std::fs::write(
+            dir.join(format!("api/{name}.yaml")),
+            "openapi: 3.0.3\ninfo: {title: S, version: '1'}\npaths:\n  /s:\n    get:\n      responses:\n        '429': {description: slow down}\n",
+        )
+        .unwrap();
+    }
+    let (streamed, full, s_err, f_err) = both(&dir);
+    assert_eq!(streamed, full);
+    assert!(!s_err && !f_err);
+    let in_big = streamed
+        .iter()
+        .filter(|d| d.contains("m-big.yaml@"))
+        .count();
+    assert!(
+        in_big >= n,
+        "{in_big} findings in the big spec of {n} operations"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

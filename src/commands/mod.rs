@@ -142,6 +142,22 @@ pub fn check(args: &CheckArgs) -> u8 {
         }
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    // JSON is written as it is serialised (a repository's report can be hundreds
+    // of MB); the other formats are rendered whole, then written.
+    if args.format == Format::Json {
+        if args.show_suppressed {
+            eprint!("{}", report::suppressed_list(&outcome.suppressed));
+        }
+        let written = crate::timing::phase("report", || {
+            write_output_with(args.output.as_deref(), |out| {
+                report::json::write(&outcome.diagnostics, out)
+            })
+        });
+        if let Err(e) = written {
+            return fail(format!("cannot write the report: {e}"));
+        }
+        return exit_code(&outcome, args, &config);
+    }
     let text = crate::timing::phase("report", || match args.format {
         Format::Json => report::json::render(&outcome.diagnostics),
         Format::Sarif => {
@@ -215,6 +231,16 @@ pub fn check(args: &CheckArgs) -> u8 {
     if let Err(e) = crate::timing::phase("write", || write_output(args.output.as_deref(), &text)) {
         return fail(format!("cannot write the report: {e}"));
     }
+    exit_code(&outcome, args, &config)
+}
+
+/// The exit code of a `check` whose report is written: 2 when some file could not be
+/// linted, else 1 when a finding reaches the fail level (0 while recording a baseline).
+fn exit_code(
+    outcome: &crate::check::CheckOutcome,
+    args: &CheckArgs,
+    config: &crate::config::Config,
+) -> u8 {
     if outcome.could_not_lint {
         return EXIT_ERROR;
     }
@@ -223,7 +249,7 @@ pub fn check(args: &CheckArgs) -> u8 {
     if args.write_baseline.is_some() {
         return 0;
     }
-    let threshold = fail_threshold(args.fail_on, &config);
+    let threshold = fail_threshold(args.fail_on, config);
     let failed = threshold.is_some_and(|t| outcome.diagnostics.iter().any(|d| d.severity >= t));
     u8::from(failed)
 }
@@ -381,6 +407,25 @@ fn write_file(path: &std::path::Path, text: &str) -> Result<(), String> {
         std::fs::create_dir_all(parent).map_err(named)?;
     }
     std::fs::write(path, text).map_err(named)
+}
+
+/// Writes a report to `path` (its folders made) or to stdout through `write`, as it
+/// is produced. Errors name the file.
+fn write_output_with(
+    path: Option<&std::path::Path>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), String> {
+    match path {
+        Some(path) => {
+            let named = |e: std::io::Error| format!("{}: {e}", path.display());
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).map_err(named)?;
+            }
+            let mut file = std::fs::File::create(path).map_err(named)?;
+            write(&mut file).map_err(named)
+        }
+        None => write(&mut std::io::stdout().lock()).map_err(|e| e.to_string()),
+    }
 }
 
 fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), String> {

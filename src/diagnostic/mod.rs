@@ -8,6 +8,7 @@
 pub mod catalog;
 pub mod rule;
 pub mod source_file;
+pub mod spill;
 
 pub use rule::{Question, RuleMeta};
 pub use source_file::{LineCol, SourceFile};
@@ -222,13 +223,14 @@ impl Diagnostic {
             .collect()
     }
 
-    /// Sort key: file, offset, code, message (deterministic output).
-    pub fn sort_key(&self) -> (String, usize, &'static str, String) {
+    /// Sort key: file, offset, code, message (deterministic output); borrowed, so a
+    /// sort of 100,000 findings copies no string.
+    pub fn sort_key(&self) -> (&str, usize, &'static str, &str) {
         (
-            self.primary.location.file.display.clone(),
+            &self.primary.location.file.display,
             self.primary.location.span.start,
             self.code,
-            self.message.clone(),
+            &self.message,
         )
     }
 }

@@ -250,7 +250,9 @@ fn scan_refs(resolver: &Resolver, doc: &Arc<Loaded>) -> (Vec<Arc<Loaded>>, Vec<D
             let ref_at = At::new(&file, ref_node);
             match resolver.target(&ref_at) {
                 Ok(target) => {
-                    if seen.insert(target.doc.file.path.clone()) {
+                    // Most refs stay in their file: no path is copied for those.
+                    if !seen.contains(&target.doc.file.path) {
+                        seen.insert(target.doc.file.path.clone());
                         files.push(target.doc.clone());
                     }
                     if let Err(p @ RefProblem::Cycle { .. }) = resolver.deref(&At::new(&file, id)) {

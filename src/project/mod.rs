@@ -92,8 +92,23 @@ pub type StreamHook<'a> =
 pub struct Streamed {
     /// Canonical paths of the documents checked (their trees released).
     pub paths: Vec<PathBuf>,
-    /// Their findings, before suppressions, in load order.
-    pub diagnostics: Vec<Diagnostic>,
+    /// Their findings, before suppressions, in load order: set aside in `spill` as
+    /// each document is done, so that loading holds only the documents in flight.
+    pub runs: Vec<crate::diagnostic::spill::Run>,
+    /// Where [`Streamed::runs`] are kept.
+    pub spill: crate::diagnostic::spill::Spill,
+}
+
+impl Streamed {
+    /// The findings of every streamed document, in load order. Errors: the findings
+    /// set aside could not be read back (the message says why).
+    pub fn take_diagnostics(&mut self) -> Result<Vec<Diagnostic>, String> {
+        let mut out = Vec::new();
+        for run in std::mem::take(&mut self.runs) {
+            self.spill.take(run, &mut out)?;
+        }
+        Ok(out)
+    }
 }
 
 /// What [`load`] found: every file loaded, sorted by role.
@@ -205,6 +220,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
     });
     // Load every candidate in parallel; the workspace caches by canonical path. A
     // document checked as it is loaded leaves only its findings.
+    let spill = crate::diagnostic::spill::Spill::new();
     let load_one = |c: &Candidate| -> (Candidate, Got) {
         let doc = ws.load(&c.path);
         if let Some(hook) = stream {
@@ -214,28 +230,34 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                     let path = doc.file.path.clone();
                     drop(doc);
                     ws.release(&path);
-                    return (c.clone(), Got::Streamed(path, found));
+                    return (c.clone(), Got::Streamed(path, spill.put(found)));
                 }
             }
         }
         (c.clone(), Got::Loaded(doc))
     };
     let got: Vec<(Candidate, Got)> = crate::timing::phase("load", || {
-        let all = || candidates.par_iter().map(load_one).collect();
+        let all = || match stream {
+            Some(_) => load_big_one_at_a_time(&candidates, &load_one),
+            None => candidates.par_iter().map(load_one).collect(),
+        };
         // The check of a document recurses per nesting level: on the deep-stack pool.
         match stream {
             Some(_) => crate::deep_stack::run(all),
             None => all(),
         }
     });
-    let mut streamed = Streamed::default();
+    let mut streamed = Streamed {
+        spill,
+        ..Streamed::default()
+    };
     let mut loaded: Vec<(Candidate, Arc<Loaded>)> = Vec::with_capacity(got.len());
     for (c, g) in got {
         match g {
             Got::Loaded(doc) => loaded.push((c, doc)),
             Got::Streamed(path, found) => {
                 streamed.paths.push(path);
-                streamed.diagnostics.extend(found);
+                streamed.runs.push(found);
             }
         }
     }
@@ -439,9 +461,43 @@ impl Inputs {
 }
 
 /// A loaded file, or the findings of a document checked as it was loaded.
+/// Files of this size (bytes) or more are streamed one at a time
+/// ([`load_big_one_at_a_time`]).
+pub const BIG_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// `load_one` over every candidate, in order, in parallel, except that files of
+/// [`BIG_FILE_BYTES`] or more go one after another on one lane beside the rest: two
+/// documents of tens of MB in flight at once would double the peak memory of a
+/// streamed run (a 47 MB spec's tree and model take about 0.3 GB), while the other
+/// core still works through the smaller files.
+fn load_big_one_at_a_time<T: Send>(
+    candidates: &[Candidate],
+    load_one: &(impl Fn(&Candidate) -> T + Sync),
+) -> Vec<T> {
+    let (big, small): (Vec<usize>, Vec<usize>) = (0..candidates.len()).partition(|&i| {
+        std::fs::metadata(&candidates[i].path).is_ok_and(|m| m.len() >= BIG_FILE_BYTES)
+    });
+    let (big, small) = rayon::join(
+        || {
+            big.iter()
+                .map(|&i| (i, load_one(&candidates[i])))
+                .collect::<Vec<_>>()
+        },
+        || {
+            small
+                .par_iter()
+                .map(|&i| (i, load_one(&candidates[i])))
+                .collect::<Vec<_>>()
+        },
+    );
+    let mut all: Vec<(usize, T)> = big.into_iter().chain(small).collect();
+    all.sort_unstable_by_key(|(i, _)| *i);
+    all.into_iter().map(|(_, got)| got).collect()
+}
+
 enum Got {
     Loaded(Arc<Loaded>),
-    Streamed(PathBuf, Vec<Diagnostic>),
+    Streamed(PathBuf, crate::diagnostic::spill::Run),
 }
 
 /// The command-line path a candidate was found under (itself when named).

@@ -21,6 +21,13 @@ use std::collections::HashMap;
 
 /// Maps keyed by addresses and node ids, hashed once per `$ref`: foldhash, not SipHash
 /// (hashing a `PathBuf` key per ref was 7% of a directory run's CPU).
+/// Mappings with this many entries or more are looked up through an index of their
+/// keys ([`Resolver::key_index`]); smaller ones by comparing keys.
+const INDEXED_MAP_ENTRIES: usize = 32;
+
+/// A mapping's keys ([`Resolver::key_index`]), with the file they are in.
+type KeyIndex = (Arc<Loaded>, Arc<FastMap<Box<str>, NodeId>>);
+
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -181,6 +188,11 @@ pub struct Resolver<'w> {
     /// each mapping on its way. Only found targets are kept (a problem names its own
     /// `$ref` node).
     by_text: Mutex<FastMap<usize, FastMap<Box<str>, At>>>,
+    /// Keys of the big mappings ref look-ups go through (`components/schemas` of a
+    /// spec with thousands of schemas), by `Loaded` address and mapping node: a
+    /// look-up in a mapping otherwise compares every key ([`Tree::get`]).
+    /// The `Loaded` is kept beside its index so that its address is not reused.
+    key_index: Mutex<FastMap<(usize, NodeId), KeyIndex>>,
     /// OpenAPI 3.1: the document being linted, whose schema `$id`s refs may name;
     /// unset, refs are file paths and JSON Pointers only.
     schema_ids: OnceLock<Arc<Loaded>>,
@@ -198,6 +210,7 @@ impl<'w> Resolver<'w> {
             root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             memo: Mutex::new(FastMap::default()),
             by_text: Mutex::new(FastMap::default()),
+            key_index: Mutex::new(FastMap::default()),
             schema_ids: OnceLock::new(),
             id_indexes: Mutex::new(HashMap::new()),
             reached_other: std::sync::atomic::AtomicBool::new(false),
@@ -536,7 +549,7 @@ impl<'w> Resolver<'w> {
         let found = if target.tokens.is_empty() {
             tree.root()
         } else {
-            tree.lookup(&target.tokens)
+            self.lookup(&doc, tree, &target.tokens)
         };
         match found {
             Some(node) => Ok(At { doc, node }),
@@ -545,6 +558,65 @@ impl<'w> Resolver<'w> {
                 reason: format!("`{text}` points to nothing"),
             }),
         }
+    }
+
+    /// [`Tree::lookup`], through [`Resolver::key_index`] in mappings of
+    /// [`INDEXED_MAP_ENTRIES`] entries or more.
+    fn lookup(&self, doc: &Arc<Loaded>, tree: &Tree, tokens: &[String]) -> Option<NodeId> {
+        let mut cur = tree.root()?;
+        for token in tokens {
+            cur = match tree.kind(cur) {
+                Kind::Map if tree.raw_entries(cur).len() >= INDEXED_MAP_ENTRIES => {
+                    self.indexed_get(doc, tree, cur, token)?
+                }
+                Kind::Map => tree.get(cur, token)?,
+                Kind::Seq => *tree.items(cur).get(token.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
+        }
+        Some(cur)
+    }
+
+    /// [`Tree::get`] in a big mapping, by an index of its keys built on first use: the
+    /// last of repeated keys wins, as there. A mapping with a `<<` key (YAML merge)
+    /// is not indexed: its look-up searches the merged mappings too.
+    fn indexed_get(
+        &self,
+        doc: &Arc<Loaded>,
+        tree: &Tree,
+        map: NodeId,
+        key: &str,
+    ) -> Option<NodeId> {
+        let at = (Arc::as_ptr(doc) as usize, map);
+        let index = self
+            .key_index
+            .lock()
+            .expect("key_index")
+            .get(&at)
+            .map(|(_, keys)| keys.clone());
+        let index = match index {
+            Some(index) => index,
+            None => {
+                let entries = tree.raw_entries(map);
+                if entries.iter().any(|&(k, _)| tree.scalar(k) == Some("<<")) {
+                    return tree.get(map, key);
+                }
+                let mut keys = FastMap::default();
+                keys.reserve(entries.len());
+                for &(k, v) in entries {
+                    if let Some(text) = tree.scalar(k) {
+                        keys.insert(Box::from(text), v);
+                    }
+                }
+                let index = Arc::new(keys);
+                self.key_index
+                    .lock()
+                    .expect("key_index")
+                    .insert(at, (doc.clone(), index.clone()));
+                index
+            }
+        };
+        index.get(key).copied()
     }
 
     /// Loads the file a ref names (`path`, absolute; `shown` as written in the ref),

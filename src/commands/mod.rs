@@ -37,7 +37,15 @@ pub fn check(args: &CheckArgs) -> u8 {
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(jobs.max(1))
             .build_global();
+        crate::deep_stack::set_threads(jobs);
     }
+    // On the deep-stack pool from start to end: each parallel step then splits on
+    // the pool's threads, with no hand-over (a wake-up and a wait) per step, and
+    // rayon's global pool is never started (pre-commit runs on one small file).
+    crate::deep_stack::run(|| check_on_pool(args))
+}
+
+fn check_on_pool(args: &CheckArgs) -> u8 {
     let config = match load_config(args.config.as_deref(), &args.paths) {
         Ok(c) => c,
         Err(code) => return code,

@@ -5,8 +5,10 @@
 //! Whether the model accepts a document is learnt piece by piece, in parallel: each
 //! root field, path item and component entry read with its `openapiv3` type, straight
 //! from the JSON text (a JSON file without repeated keys) or through a serde reader
-//! over the tree (`sections`, `tree_de`); no value is built. A rejected document is
-//! explained:
+//! over the tree (`sections`, `tree_de`); no value is built. In front of that serde
+//! reading, a direct walk over the tree (`fast`) accepts the pieces it is certain the
+//! model accepts, without serde's buffering; it declines anything else to the serde
+//! reading, so it changes no result. A rejected document is explained:
 //! - under [`EXACT_MAX_BYTES`] (1 MiB), the exact way: the located tree converted to a
 //!   `serde_json::Value` (merge keys applied, YAML integer keys as strings, integers
 //!   beyond 64 bits as floats or, failing that, their text) and read whole through
@@ -34,6 +36,7 @@ use crate::source::tree::{Kind, NodeId, Tree};
 use rayon::prelude::*;
 use serde_json::{Map, Number, Value};
 
+mod fast;
 mod sections;
 mod tree_de;
 

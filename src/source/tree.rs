@@ -355,6 +355,15 @@ impl Tree {
         }
     }
 
+    /// True when a mapping has a `<<` merge key or repeats a key, so that its
+    /// effective entries ([`Tree::entries`]) differ from those written
+    /// ([`Tree::raw_entries`]); false for a mapping without either, and for any other
+    /// node. A flag test: no walk, no allocation.
+    pub fn merges_or_repeats(&self, map: NodeId) -> bool {
+        let n = &self.nodes[map.0 as usize];
+        n.kind == Kind::Map && n.flags & (FLAG_MERGE | FLAG_DUP) != 0
+    }
+
     /// Mapping entries exactly as written (duplicates included, merges not applied).
     pub fn raw_entries(&self, map: NodeId) -> &[(NodeId, NodeId)] {
         let n = &self.nodes[map.0 as usize];

@@ -16,10 +16,15 @@
 //! - `components`: absent, null, or a mapping whose nine known sections are mappings
 //!   of `ReferenceOr<T>`.
 //!
+//! Each piece is first offered to [`fast::accepts`], a walk over the tree that says
+//! true only when it is certain the type accepts the piece; only the pieces it
+//! declines are read with serde.
+//!
 //! Anything this reading is unsure of (a non-string key, a section that is not a
 //! mapping) counts as "not accepted": the caller then reads the whole document the
 //! slow, exact way, so a difference here can only cost time, never change a result.
 
+use super::fast;
 use super::tree_de::{Limits, NodeDe};
 use crate::source::tree::{Kind, NodeId, Tree};
 use openapiv3 as oa;
@@ -27,8 +32,8 @@ use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 
 /// The type one piece is read as.
-#[derive(Debug, Clone, Copy)]
-enum Piece {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Piece {
     Str,
     Info,
     Servers,
@@ -191,7 +196,7 @@ fn why<T: DeserializeOwned>(value: &serde_json::Value) -> Option<(Vec<String>, S
 /// Every piece with its node and depth below the root; `None` when the document is
 /// not shaped for reading in pieces (a required field missing, a non-string key, a
 /// section that is not a mapping).
-fn pieces(tree: &Tree, root: NodeId) -> Option<Vec<(Piece, NodeId, usize)>> {
+pub(super) fn pieces(tree: &Tree, root: NodeId) -> Option<Vec<(Piece, NodeId, usize)>> {
     let mut out = Vec::new();
     let mut seen_required = 0;
     for (k, v) in string_keyed(tree, root)? {
@@ -260,7 +265,25 @@ fn string_keyed(tree: &Tree, map: NodeId) -> Option<Vec<(NodeId, NodeId)>> {
         .then_some(entries)
 }
 
+/// Whether one piece reads with its type: [`fast::accepts`] first, the exact serde
+/// reading ([`reads_as`]) when it is unsure. Trees with aliases skip the fast walk:
+/// their exact reading bounds alias expansion with a budget the walk would not share.
 fn reads(
+    tree: &Tree,
+    node: NodeId,
+    depth: usize,
+    piece: Piece,
+    source: Source,
+    shared: Option<&Limits>,
+) -> bool {
+    if !tree.has_aliases() && fast::accepts(tree, node, depth, piece) {
+        return true;
+    }
+    exact_reads(tree, node, depth, piece, source, shared)
+}
+
+/// Whether one piece reads with its type, by the exact serde reading alone.
+pub(super) fn exact_reads(
     tree: &Tree,
     node: NodeId,
     depth: usize,

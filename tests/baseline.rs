@@ -546,3 +546,52 @@ fn the_configurations_baseline_key_is_used_without_the_flag() {
     );
     assert!(stderr.contains("`baseline`"), "{stderr}");
 }
+
+#[test]
+fn the_report_is_never_written_over_the_baseline_being_recorded() {
+    let dir =
+        std::env::temp_dir().join(format!("retrylint-baseline-output-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    let shop = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/examples/shop");
+    for f in ["openapi.yaml", "shop.retry-policy.yaml"] {
+        std::fs::copy(shop.join(f), dir.join(f)).unwrap();
+    }
+    // The same file spelt two ways, and not yet existing.
+    let (code, _, stderr) = retrylint(
+        &dir,
+        &[
+            "check",
+            "--format",
+            "json",
+            "--write-baseline",
+            "out/base.json",
+            "--output",
+            "./out/../out/base.json",
+            "openapi.yaml",
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--write-baseline records"), "{stderr}");
+    assert!(!dir.join("out/base.json").exists(), "nothing was written");
+    // Two different files: both written.
+    let (code, _, stderr) = retrylint(
+        &dir,
+        &[
+            "check",
+            "--format",
+            "json",
+            "--write-baseline",
+            "out/base.json",
+            "--output",
+            "out/report.json",
+            "openapi.yaml",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let baseline = std::fs::read_to_string(dir.join("out/base.json")).unwrap();
+    let report = std::fs::read_to_string(dir.join("out/report.json")).unwrap();
+    assert_ne!(baseline, report);
+    assert!(report.contains("\"diagnostics\""));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -113,6 +113,16 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
     {
         return fail(e);
     }
+    // The report written over the baseline just recorded would leave no baseline.
+    if let (Some(output), Some(baseline)) = (&args.output, &args.write_baseline) {
+        if same_file_to_be(output, baseline) {
+            return fail(format!(
+                "--output {} names the file --write-baseline records; refusing to write the \
+                 report over the baseline (choose another path)",
+                output.display()
+            ));
+        }
+    }
     if let Some(path) = &args.write_baseline {
         let b = crate::baseline::of(&outcome.diagnostics, &root);
         if let Err(e) = write_file(path, &crate::baseline::render(&b)) {
@@ -392,6 +402,20 @@ fn with_config_file(
 /// writing there would replace an input with a report. Paths are compared
 /// canonicalised, so `./x.yaml`, `a/../x.yaml` and symbolic links are caught; a path
 /// that does not exist yet is no input.
+/// True when two paths to be written (either may not exist yet) name one file: their
+/// folders' canonical paths (else the paths as given, made absolute) and file names
+/// agree.
+fn same_file_to_be(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let place = |p: &std::path::Path| {
+        let absolute = std::env::current_dir().map_or_else(|_| p.to_path_buf(), |cwd| cwd.join(p));
+        let parent = absolute
+            .parent()
+            .map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf()));
+        (parent, absolute.file_name().map(|n| n.to_os_string()))
+    };
+    place(a) == place(b)
+}
+
 fn overwrites_input(
     flag: &str,
     path: &std::path::Path,

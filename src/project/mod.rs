@@ -460,7 +460,6 @@ impl Inputs {
     }
 }
 
-/// A loaded file, or the findings of a document checked as it was loaded.
 /// Files of this size (bytes) or more are streamed one at a time
 /// ([`load_big_one_at_a_time`]).
 pub const BIG_FILE_BYTES: u64 = 4 * 1024 * 1024;
@@ -495,6 +494,7 @@ fn load_big_one_at_a_time<T: Send>(
     all.into_iter().map(|(_, got)| got).collect()
 }
 
+/// A loaded file, or the findings of a document checked as it was loaded.
 enum Got {
     Loaded(Arc<Loaded>),
     Streamed(PathBuf, crate::diagnostic::spill::Run),

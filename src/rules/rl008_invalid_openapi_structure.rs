@@ -37,6 +37,7 @@ use rayon::prelude::*;
 use serde_json::{Map, Number, Value};
 
 mod fast;
+mod piece;
 mod sections;
 mod tree_de;
 

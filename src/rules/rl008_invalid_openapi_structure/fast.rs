@@ -39,7 +39,7 @@
 //! Unknown keys are read as serde reads them: ignored (none of these types denies
 //! unknown fields), but still checked as values, because buffering parses them.
 
-use super::sections::Piece;
+use super::piece::Piece;
 use crate::source::tree::{Kind, NodeId, Tree};
 
 /// Deepest node (levels below the document root) this walk accepts; deeper pieces

@@ -25,32 +25,12 @@
 //! slow, exact way, so a difference here can only cost time, never change a result.
 
 use super::fast;
+use super::piece::Piece;
 use super::tree_de::{Limits, NodeDe};
 use crate::source::tree::{Kind, NodeId, Tree};
 use openapiv3 as oa;
 use rayon::prelude::*;
 use serde::de::DeserializeOwned;
-
-/// The type one piece is read as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Piece {
-    Str,
-    Info,
-    Servers,
-    Security,
-    Tags,
-    ExternalDocs,
-    PathItem,
-    Schema,
-    Response,
-    Parameter,
-    Example,
-    RequestBody,
-    Header,
-    SecurityScheme,
-    Link,
-    Callback,
-}
 
 /// How the pieces are read: straight from the JSON text (a JSON file without repeated
 /// keys) or through the tree reader (any other tree).

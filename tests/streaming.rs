@@ -157,3 +157,44 @@ fn a_big_spec_streamed_beside_small_ones_finds_what_the_whole_run_finds() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_spec_changed_after_its_check_keeps_its_positions_and_loses_only_its_excerpt() {
+    // A streamed document's text is let go after its check and read back for the
+    // human excerpts; a file edited in between must not show another text, nor a
+    // position computed from it (it did: line 1 and a column the file's length).
+    use retrylint::report::human::{render, HumanOptions};
+    use retrylint::source::SourceFile;
+    let dir = std::env::temp_dir().join(format!("retrylint-streaming-gone-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("api")).unwrap();
+    let text = "openapi: 3.0.3\ninfo: {title: Orders, version: '1'}\npaths:\n  /orders:\n    get:\n      responses:\n        '429': {description: slow down}\n";
+    let path = dir.join("api/orders.yaml");
+    std::fs::write(&path, text).unwrap();
+    let options = CheckOptions {
+        paths: vec![dir.clone()],
+        cwd: Some(dir.clone()),
+        related: true,
+        ..CheckOptions::default()
+    };
+    let result = run(&options);
+    let d = &result.diagnostics;
+    assert!(!d.is_empty(), "the 429 without Retry-After is a finding");
+    assert!(d.iter().all(|d| d.primary.location.file.is_released()));
+    // Same length, other bytes: only the hash tells.
+    std::fs::write(&path, text.replace("slow down", "SLOW DOWN")).unwrap();
+    let shown = render(d, HumanOptions::default());
+    let original = SourceFile::new(path.clone(), "x".into(), text);
+    for f in d {
+        let at = original.line_col(f.primary.location.span.start);
+        let header = format!("[api/orders.yaml:{}:{}]", at.line, at.column);
+        assert!(at.line > 1, "{header}");
+        assert!(shown.contains(&header), "{header} not in:\n{shown}");
+    }
+    assert!(shown.contains("(the file changed after it was checked: no excerpt)"));
+    assert!(
+        !shown.contains("SLOW DOWN"),
+        "the edited text is never shown:\n{shown}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -434,28 +434,58 @@ fn overwrites_input(
 /// Writes `text` to `path`, creating its missing parent folders (`--output
 /// reports/retrylint.sarif` in a fresh checkout). Errors name the path.
 fn write_file(path: &std::path::Path, text: &str) -> Result<(), String> {
-    let named = |e: std::io::Error| format!("{}: {e}", path.display());
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(named)?;
-    }
-    std::fs::write(path, text).map_err(named)
+    replace_file(path, |out| out.write_all(text.as_bytes()))
 }
 
-/// Writes a report to `path` (its folders made) or to stdout through `write`, as it
+/// Writes `path` (its folders made) whole or not at all: into a temporary file beside
+/// it, renamed over `path` once every byte is written, so a full disk or an error
+/// half-way leaves the old file (a baseline, a report) as it was, never a truncated
+/// one. The new file gets the permissions `File::create` would give (0666 less the
+/// umask). A path that is not a regular file (`/dev/stdout`, a FIFO) is written in
+/// place. Errors name the file.
+fn replace_file(
+    path: &std::path::Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), String> {
+    let named = |e: std::io::Error| format!("{}: {e}", path.display());
+    // `/dev/stdout`, a FIFO: written in place, as there is nothing to replace.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(named)?;
+        return write(&mut file).map_err(named);
+    }
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    std::fs::create_dir_all(parent).map_err(named)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".retrylint-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut temp = builder.tempfile_in(parent).map_err(named)?;
+    {
+        let mut out = std::io::BufWriter::new(temp.as_file_mut());
+        write(&mut out).map_err(named)?;
+        out.flush().map_err(named)?;
+    }
+    temp.persist(path).map_err(|e| named(e.error))?;
+    Ok(())
+}
+
+/// Writes a report to `path` ([`replace_file`]) or to stdout through `write`, as it
 /// is produced. Errors name the file.
 fn write_output_with(
     path: Option<&std::path::Path>,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), String> {
     match path {
-        Some(path) => {
-            let named = |e: std::io::Error| format!("{}: {e}", path.display());
-            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).map_err(named)?;
-            }
-            let mut file = std::fs::File::create(path).map_err(named)?;
-            write(&mut file).map_err(named)
-        }
+        Some(path) => replace_file(path, write),
         None => write(&mut std::io::stdout().lock()).map_err(|e| e.to_string()),
     }
 }
@@ -763,4 +793,47 @@ pub fn completions(args: &crate::cli::CompletionsArgs) -> u8 {
     let mut cmd = crate::cli::Cli::command();
     clap_complete::generate(args.shell, &mut cmd, "retrylint", &mut std::io::stdout());
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replace_file;
+
+    #[test]
+    fn a_report_that_fails_half_way_leaves_the_old_file_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("reports/baseline.json");
+        replace_file(&path, |out| out.write_all(b"old, whole")).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old, whole");
+        // A full disk half-way: the error names the file, the old text stays.
+        let err = replace_file(&path, |out| {
+            out.write_all(b"new, ha")?;
+            Err(std::io::Error::new(
+                std::io::ErrorKind::StorageFull,
+                "disk full",
+            ))
+        })
+        .unwrap_err();
+        assert!(
+            err.contains("baseline.json") && err.contains("disk full"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old, whole");
+        // No temporary file is left beside it.
+        let left: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["baseline.json"]);
+        replace_file(&path, |out| out.write_all(b"new, whole")).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new, whole");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode();
+            let created = dir.path().join("created.json");
+            std::fs::File::create(&created).unwrap();
+            assert_eq!(mode(&path), mode(&created), "the mode File::create gives");
+        }
+    }
 }

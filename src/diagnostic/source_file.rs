@@ -56,8 +56,13 @@ fn text_hash(text: &str) -> u64 {
 
 /// Released files read back lately ([`SourceFile::contents`]), most recent last: a
 /// report walks findings file by file, so a few cover it without holding every text.
-static READ_BACK: Mutex<Vec<Arc<SourceFile>>> = Mutex::new(Vec::new());
+/// Each entry is the file's path, length and hash, and the text read back (`None`
+/// when the file changed or could not be read, so that it is not read again per
+/// finding).
+static READ_BACK: Mutex<Vec<ReadBack>> = Mutex::new(Vec::new());
 const READ_BACK_KEPT: usize = 4;
+
+type ReadBack = (PathBuf, usize, u64, Option<Arc<SourceFile>>);
 
 /// Lines longer than this count their columns through [`SourceFile::char_blocks`].
 const LONG_LINE: usize = 64 * 1024;
@@ -130,27 +135,30 @@ impl SourceFile {
     }
 
     /// The file with its text: itself, or for a released file the file read back from
-    /// disk (the last few are kept). A file that changed since (another length or
-    /// hash) or can no longer be read comes back as spaces of the old length: offsets
-    /// stay valid and excerpts blank, never wrong; kept positions are unaffected.
-    pub fn contents(self: &Arc<Self>) -> Arc<SourceFile> {
+    /// disk (the last few are kept). `None` when a released file changed since its
+    /// check (another length or hash) or can no longer be read: its text is gone, and
+    /// only the kept positions ([`SourceFile::line_col`] of a finding's offsets) are
+    /// still right. Reports then show the position without an excerpt.
+    pub fn contents(self: &Arc<Self>) -> Option<Arc<SourceFile>> {
         match &self.released {
-            None => self.clone(),
+            None => Some(self.clone()),
             Some(r) => self.read_back(r),
         }
     }
 
-    fn read_back(&self, r: &Released) -> Arc<SourceFile> {
+    /// The released text read back, matched on path, length and hash.
+    fn read_back(&self, r: &Released) -> Option<Arc<SourceFile>> {
         let mut kept = READ_BACK.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(i) = kept
             .iter()
-            .position(|f| f.path == self.path && f.text.len() == r.len)
+            .position(|(path, len, hash, _)| *path == self.path && *len == r.len && *hash == r.hash)
         {
             let hit = kept.remove(i);
-            kept.push(hit.clone());
-            return hit;
+            let file = hit.3.clone();
+            kept.push(hit);
+            return file;
         }
-        let text = std::fs::read(&self.path)
+        let file = std::fs::read(&self.path)
             .ok()
             .and_then(|b| String::from_utf8(b).ok())
             .map(|t| match t.strip_prefix('\u{feff}') {
@@ -158,17 +166,30 @@ impl SourceFile {
                 None => t,
             })
             .filter(|t| t.len() == r.len && text_hash(t) == r.hash)
-            .unwrap_or_else(|| " ".repeat(r.len));
-        let file = Arc::new(SourceFile::read_from_disk(
-            self.path.clone(),
-            self.display.clone(),
-            &text,
-        ));
+            .map(|text| {
+                Arc::new(SourceFile::read_from_disk(
+                    self.path.clone(),
+                    self.display.clone(),
+                    &text,
+                ))
+            });
         if kept.len() >= READ_BACK_KEPT {
             kept.remove(0);
         }
-        kept.push(file.clone());
+        kept.push((self.path.clone(), r.len, r.hash, file.clone()));
         file
+    }
+
+    /// The released text read back, or (the file changed) spaces of the old length:
+    /// offsets stay valid and line look-ups answer, never with another file's text.
+    fn read_back_or_blank(&self, r: &Released) -> Arc<SourceFile> {
+        self.read_back(r).unwrap_or_else(|| {
+            Arc::new(SourceFile::new(
+                self.path.clone(),
+                self.display.clone(),
+                &" ".repeat(r.len),
+            ))
+        })
     }
 
     /// The file's path as shown to users.
@@ -185,14 +206,12 @@ impl SourceFile {
         self.line_starts.get_or_init(|| {
             let bytes = self.text.as_bytes();
             let mut starts = vec![0u32];
-            let mut i = 0;
-            while i < bytes.len() {
-                match bytes[i] {
-                    b'\n' => starts.push((i + 1) as u32),
-                    b'\r' if bytes.get(i + 1) != Some(&b'\n') => starts.push((i + 1) as u32),
-                    _ => {}
+            // memchr finds the line breaks a word at a time (this index is built for
+            // every file with a finding).
+            for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+                if bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n') {
+                    starts.push((i + 1) as u32);
                 }
-                i += 1;
             }
             starts
         })
@@ -219,7 +238,7 @@ impl SourceFile {
     /// Number of lines (a final line without a line break counts).
     pub fn line_count(&self) -> usize {
         if let Some(r) = &self.released {
-            return self.read_back(r).line_count();
+            return self.read_back_or_blank(r).line_count();
         }
         self.line_starts().len()
     }
@@ -227,7 +246,7 @@ impl SourceFile {
     /// Byte offset where 0-based line `line0` starts (clamped to the text end).
     pub fn line_start(&self, line0: usize) -> usize {
         if let Some(r) = &self.released {
-            return self.read_back(r).line_start(line0);
+            return self.read_back_or_blank(r).line_start(line0);
         }
         self.line_starts()
             .get(line0)
@@ -240,7 +259,7 @@ impl SourceFile {
         if let Some(r) = &self.released {
             return match r.positions.binary_search_by_key(&offset, |(o, _)| *o) {
                 Ok(i) => r.positions[i].1,
-                Err(_) => self.read_back(r).line_col(offset),
+                Err(_) => self.read_back_or_blank(r).line_col(offset),
             };
         }
         let mut offset = offset.min(self.text.len());
@@ -288,19 +307,21 @@ mod tests {
                 "offset {offset}"
             );
         }
-        assert_eq!(released.contents().text, file.text);
+        assert_eq!(released.contents().expect("unchanged").text, file.text);
         assert_eq!(released.line_count(), file.line_count());
         // Not from disk: never released.
         let buffer = SourceFile::new(path.clone(), "spec.yaml".into(), text);
         assert!(buffer.released([5]).is_none());
-        // Changed on disk since: blank text of the old length, kept positions intact.
+        // Changed on disk since (same length, other bytes): no text, kept positions intact.
         let other = dir.path().join("other.yaml");
         std::fs::write(&other, "a: 1\n").unwrap();
         let file = SourceFile::read_from_disk(other.clone(), "other.yaml".into(), "a: 1\n");
         let released = std::sync::Arc::new(file.released([3]).unwrap());
         std::fs::write(&other, "b: 2\n").unwrap();
-        assert_eq!(&*released.contents().text, "     ");
+        assert!(released.contents().is_none());
         assert_eq!(released.line_col(3), file.line_col(3));
+        // Other offsets still answer, from blank text of the old length.
+        assert_eq!(released.line_count(), 1);
     }
 
     #[test]

@@ -250,8 +250,9 @@ fn scan_refs(resolver: &Resolver, doc: &Arc<Loaded>) -> (Vec<Arc<Loaded>>, Vec<D
             let ref_at = At::new(&file, ref_node);
             match resolver.target(&ref_at) {
                 Ok(target) => {
-                    // Most refs stay in their file: no path is copied for those.
-                    if !seen.contains(&target.doc.file.path) {
+                    // Most refs stay in their file: no path is hashed or copied for
+                    // those.
+                    if !Arc::ptr_eq(&target.doc, &file) && !seen.contains(&target.doc.file.path) {
                         seen.insert(target.doc.file.path.clone());
                         files.push(target.doc.clone());
                     }

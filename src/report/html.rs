@@ -252,9 +252,13 @@ fn matrix(out: &mut String, page: &Page) {
     out.push_str("</tbody></table></section>");
 }
 
-/// The lines around the finding's primary position, numbered, its own line marked.
+/// The lines around the finding's primary position, numbered, its own line marked;
+/// a note instead when the file changed after its check (its text is gone).
 fn excerpt(d: &Diagnostic) -> String {
-    let file = &d.primary.location.file.contents();
+    let Some(file) = &d.primary.location.file.contents() else {
+        return "<pre class=\"excerpt\">(the file changed after it was checked: no excerpt)</pre>"
+            .to_string();
+    };
     let at = file.line_col(d.primary.location.span.start);
     let line0 = at.line.saturating_sub(1) as usize;
     let first = line0.saturating_sub(CONTEXT_LINES);
@@ -438,5 +442,61 @@ mod tests {
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;"
         );
         assert_eq!(escape("a\u{1b}b"), "a\\u{1b}b");
+    }
+
+    #[test]
+    fn an_excerpt_of_a_file_changed_after_its_check_is_a_note_not_other_text() {
+        use crate::diagnostic::{release_text, Location};
+        use crate::source::SourceFile;
+        use std::sync::Arc;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spec.yaml");
+        let text = "openapi: 3.0.3\npaths:\n  /a:\n    get: {}\n";
+        std::fs::write(&path, text).unwrap();
+        let file = Arc::new(SourceFile::read_from_disk(
+            path.clone(),
+            "spec.yaml".into(),
+            text,
+        ));
+        let at = Location {
+            file: file.clone(),
+            span: 32..35,
+            pointer: String::new(),
+        };
+        let mut diags = vec![Diagnostic::new(
+            &crate::diagnostic::catalog::INVALID_OPENAPI_STRUCTURE,
+            "m",
+            at,
+            "here",
+        )];
+        release_text(&mut diags, &file);
+        // Read back unchanged: the lines, the finding's own marked.
+        assert!(excerpt(&diags[0]).contains("<span class=\"hit\">    4 |     get: {}</span>"));
+        let other = dir.path().join("other.yaml");
+        std::fs::write(&other, text).unwrap();
+        let file = Arc::new(SourceFile::read_from_disk(
+            other.clone(),
+            "other.yaml".into(),
+            text,
+        ));
+        let at = Location {
+            file: file.clone(),
+            span: 32..35,
+            pointer: String::new(),
+        };
+        let mut diags = vec![Diagnostic::new(
+            &crate::diagnostic::catalog::INVALID_OPENAPI_STRUCTURE,
+            "m",
+            at,
+            "here",
+        )];
+        release_text(&mut diags, &file);
+        std::fs::write(&other, text.replace("get", "put")).unwrap();
+        let shown = excerpt(&diags[0]);
+        assert!(
+            shown.contains("the file changed after it was checked"),
+            "{shown}"
+        );
+        assert!(!shown.contains("put"), "{shown}");
     }
 }

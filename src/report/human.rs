@@ -7,7 +7,7 @@
 
 use super::controls;
 use crate::diagnostic::{Diagnostic, Label, Severity};
-use crate::source::SourceFile;
+use crate::source::{LineCol, SourceFile};
 use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
     SourceCode, SourceSpan, SpanContents,
@@ -51,7 +51,14 @@ struct Windowed {
     /// The file's name as shown, controls escaped.
     name: String,
     windows: Vec<crop::Window>,
+    /// For a file whose text is gone ([`Part::gone`]): where the one label shown
+    /// really is; `text` is then [`GONE`] and the label spans it.
+    pinned: Option<LineCol>,
 }
+
+/// What stands for an excerpt when a released file changed after its check: the
+/// position is kept, the text to show is not.
+const GONE: &str = "(the file changed after it was checked: no excerpt)";
 
 impl Windowed {
     /// A source for labels already shortened with [`crop::fit`]; `text` is the file's
@@ -67,6 +74,19 @@ impl Windowed {
             text,
             name,
             windows,
+            pinned: None,
+        }
+    }
+
+    /// A source for a file whose text is gone: [`GONE`], numbered as the line `at`.
+    fn gone(file: Arc<SourceFile>, at: LineCol) -> Windowed {
+        let name = controls::escape(&file.display).into_owned();
+        Windowed {
+            file,
+            text: Arc::from(GONE),
+            name,
+            windows: Vec::new(),
+            pinned: Some(at),
         }
     }
 }
@@ -112,6 +132,23 @@ impl SourceCode for Windowed {
         let end = start + span.len();
         if end > text.len() {
             return Err(MietteError::OutOfBounds);
+        }
+        if let Some(at) = self.pinned {
+            // The header (no context asked) shows the kept column; the excerpt line
+            // is numbered as the kept line.
+            let column = if before == 0 && after == 0 {
+                at.column as usize - 1
+            } else {
+                0
+            };
+            return Ok(Box::new(MietteSpanContents::new_named(
+                self.name.clone(),
+                text,
+                SourceSpan::new(0.into(), text.len()),
+                at.line as usize - 1,
+                column,
+                1,
+            )));
         }
         let first_line = crop::line_of(file, start);
         let last_line = crop::line_of(file, end.saturating_sub(1).max(start));
@@ -236,13 +273,40 @@ fn miette_severity(s: Severity) -> miette::Severity {
 struct Part {
     file: Arc<SourceFile>,
     labels: Vec<(std::ops::Range<usize>, Option<String>, bool)>,
+    /// The file's text is gone (released, then changed on disk): only its first
+    /// label is shown, at its kept position, over [`GONE`].
+    gone: Option<LineCol>,
 }
 
 impl Part {
+    /// The part of `label`'s file, holding `label`.
+    fn new(label: &Label, primary: bool) -> Part {
+        let at = &label.location;
+        let mut part = match at.file.contents() {
+            Some(file) => Part {
+                file,
+                labels: Vec::new(),
+                gone: None,
+            },
+            None => Part {
+                file: at.file.clone(),
+                labels: Vec::new(),
+                gone: Some(at.file.line_col(at.span.start)),
+            },
+        };
+        part.push(label, primary);
+        part
+    }
+
     fn push(&mut self, label: &Label, primary: bool) {
-        let span = crop::fit(&self.file, label.location.span.clone());
         let text =
             (!label.message.is_empty()).then(|| controls::escape(&label.message).into_owned());
+        let span = match self.gone {
+            // Other labels of a gone file have no text to be shown against.
+            Some(_) if !self.labels.is_empty() => return,
+            Some(_) => 0..GONE.len(),
+            None => crop::fit(&self.file, label.location.span.clone()),
+        };
         self.labels.push((span, text, primary));
     }
 
@@ -264,8 +328,14 @@ impl Part {
                 }
             })
             .collect();
-        let text = masked.text(&self.file);
-        (Windowed::new(self.file, text, &spans), labels, message)
+        let source = match self.gone {
+            Some(at) => Windowed::gone(self.file, at),
+            None => {
+                let text = masked.text(&self.file);
+                Windowed::new(self.file, text, &spans)
+            }
+        };
+        (source, labels, message)
     }
 }
 
@@ -283,12 +353,8 @@ fn note(message: String, source: Windowed, labels: Vec<LabeledSpan>) -> Rendered
 
 fn to_rendered(d: &Diagnostic, masked: &mut Masked) -> Rendered {
     // Excerpts need the text: a file released after its check is read back.
-    let file = d.primary.location.file.contents();
-    let mut main = Part {
-        file: file.clone(),
-        labels: Vec::new(),
-    };
-    main.push(&d.primary, true);
+    let mut main = Part::new(&d.primary, true);
+    let file = main.file.clone();
     let mut others: Vec<Part> = Vec::new();
     let shown = d.labels.len().min(MAX_LABELS - 1);
     for l in &d.labels[..shown] {
@@ -300,12 +366,7 @@ fn to_rendered(d: &Diagnostic, masked: &mut Masked) -> Rendered {
         {
             p.push(l, false);
         } else {
-            let mut p = Part {
-                file: l.location.file.contents(),
-                labels: Vec::new(),
-            };
-            p.push(l, false);
-            others.push(p);
+            others.push(Part::new(l, false));
         }
     }
     let mut related: Vec<Rendered> = others
@@ -325,7 +386,8 @@ fn to_rendered(d: &Diagnostic, masked: &mut Masked) -> Rendered {
         };
         related.push(note(
             format!("and {hidden} more {what} (`--format json` lists every one)"),
-            Windowed::new(file.clone(), masked.text(&file), &[]),
+            // No labels: the note shows no excerpt, so no text is needed.
+            Windowed::new(file.clone(), Arc::from(""), &[]),
             Vec::new(),
         ));
     }

@@ -440,21 +440,29 @@ fn write_file(path: &std::path::Path, text: &str) -> Result<(), String> {
 /// Writes `path` (its folders made) whole or not at all: into a temporary file beside
 /// it, renamed over `path` once every byte is written, so a full disk or an error
 /// half-way leaves the old file (a baseline, a report) as it was, never a truncated
-/// one. The new file gets the permissions `File::create` would give (0666 less the
-/// umask). A path that is not a regular file (`/dev/stdout`, a FIFO) is written in
-/// place. Errors name the file.
+/// one. An existing file keeps its permissions; a new one gets those `File::create`
+/// gives (0666 less the umask). Written in place instead (truncated, as
+/// `File::create` does): a symbolic link (`/dev/stdout`, whose target may be the
+/// very file a shell redirected stdout to; any other link, written through), a path
+/// that is not a regular file (a FIFO, a device), a file with other hard links, and
+/// a file in a folder where no temporary file can be made. Errors name the file.
 fn replace_file(
     path: &std::path::Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), String> {
     let named = |e: std::io::Error| format!("{}: {e}", path.display());
-    // `/dev/stdout`, a FIFO: written in place, as there is nothing to replace.
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)
-            .map_err(named)?;
-        return write(&mut file).map_err(named);
+    let in_place = |write: Box<dyn FnOnce(&mut dyn Write) -> std::io::Result<()> + '_>| {
+        let mut file = std::fs::File::create(path).map_err(named)?;
+        let mut out = std::io::BufWriter::new(&mut file);
+        write(&mut out).map_err(named)?;
+        out.flush().map_err(named)
+    };
+    let existing = std::fs::symlink_metadata(path).ok();
+    if existing
+        .as_ref()
+        .is_some_and(|m| !m.is_file() || shared_inode(m))
+    {
+        return in_place(Box::new(write));
     }
     let parent = path
         .parent()
@@ -468,7 +476,20 @@ fn replace_file(
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let mut temp = builder.tempfile_in(parent).map_err(named)?;
+    let mut temp = match builder.tempfile_in(parent) {
+        Ok(temp) => temp,
+        // A read-only folder may still hold a writable file.
+        Err(e) if existing.is_some() && e.kind() == std::io::ErrorKind::PermissionDenied => {
+            return in_place(Box::new(write));
+        }
+        Err(e) => return Err(named(e)),
+    };
+    if let Some(m) = &existing {
+        // Exactly the old mode (the umask would narrow a 0666 file).
+        temp.as_file()
+            .set_permissions(m.permissions())
+            .map_err(named)?;
+    }
     {
         let mut out = std::io::BufWriter::new(temp.as_file_mut());
         write(&mut out).map_err(named)?;
@@ -476,6 +497,20 @@ fn replace_file(
     }
     temp.persist(path).map_err(|e| named(e.error))?;
     Ok(())
+}
+
+/// A file with more than one hard link: replacing it would split the links.
+fn shared_inode(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.nlink() > 1
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
 }
 
 /// Writes a report to `path` ([`replace_file`]) or to stdout through `write`, as it
@@ -829,8 +864,32 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new, whole");
         #[cfg(unix)]
         {
-            use std::os::unix::fs::PermissionsExt;
+            use std::os::unix::fs::{symlink, PermissionsExt};
+            // An existing file keeps its mode, private or not.
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+            replace_file(&path, |out| out.write_all(b"private")).unwrap();
+            let kept = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(kept, 0o600);
+            // A symbolic link is written through, never replaced (`/dev/stdout`).
+            let link = dir.path().join("link.json");
+            symlink(&path, &link).unwrap();
+            replace_file(&link, |out| out.write_all(b"through")).unwrap();
+            assert!(std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink());
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), "through");
+            // A file with another hard link keeps it.
+            let hard = dir.path().join("hard.json");
+            std::fs::hard_link(&path, &hard).unwrap();
+            replace_file(&path, |out| out.write_all(b"both")).unwrap();
+            assert_eq!(std::fs::read_to_string(&hard).unwrap(), "both");
+            std::fs::remove_file(&hard).unwrap();
+            std::fs::remove_file(&link).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
             let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode();
+            std::fs::remove_file(&path).unwrap();
+            replace_file(&path, |out| out.write_all(b"new")).unwrap();
             let created = dir.path().join("created.json");
             std::fs::File::create(&created).unwrap();
             assert_eq!(mode(&path), mode(&created), "the mode File::create gives");

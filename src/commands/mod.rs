@@ -451,7 +451,7 @@ fn replace_file(
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), String> {
     let named = |e: std::io::Error| format!("{}: {e}", path.display());
-    let in_place = |write: Box<dyn FnOnce(&mut dyn Write) -> std::io::Result<()> + '_>| {
+    let in_place = |write: Box<WriteReport<'_>>| {
         let mut file = std::fs::File::create(path).map_err(named)?;
         let mut out = std::io::BufWriter::new(&mut file);
         write(&mut out).map_err(named)?;
@@ -498,6 +498,9 @@ fn replace_file(
     temp.persist(path).map_err(|e| named(e.error))?;
     Ok(())
 }
+
+/// What writes a report into its destination.
+type WriteReport<'a> = dyn FnOnce(&mut dyn Write) -> std::io::Result<()> + 'a;
 
 /// A file with more than one hard link: replacing it would split the links.
 fn shared_inode(meta: &std::fs::Metadata) -> bool {

@@ -450,49 +450,33 @@ mod tests {
         use crate::source::SourceFile;
         use std::sync::Arc;
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("spec.yaml");
         let text = "openapi: 3.0.3\npaths:\n  /a:\n    get: {}\n";
-        std::fs::write(&path, text).unwrap();
-        let file = Arc::new(SourceFile::read_from_disk(
-            path.clone(),
-            "spec.yaml".into(),
-            text,
-        ));
-        let at = Location {
-            file: file.clone(),
-            span: 32..35,
-            pointer: String::new(),
+        // A finding at `get` in a file of `text`, its text released after the check.
+        let finding_in = |name: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            let file = Arc::new(SourceFile::read_from_disk(path, name.into(), text));
+            let at = Location {
+                file: file.clone(),
+                span: 32..35,
+                pointer: String::new(),
+            };
+            let mut diags = vec![Diagnostic::new(
+                &crate::diagnostic::catalog::INVALID_OPENAPI_STRUCTURE,
+                "m",
+                at,
+                "here",
+            )];
+            release_text(&mut diags, &file);
+            diags.remove(0)
         };
-        let mut diags = vec![Diagnostic::new(
-            &crate::diagnostic::catalog::INVALID_OPENAPI_STRUCTURE,
-            "m",
-            at,
-            "here",
-        )];
-        release_text(&mut diags, &file);
         // Read back unchanged: the lines, the finding's own marked.
-        assert!(excerpt(&diags[0]).contains("<span class=\"hit\">    4 |     get: {}</span>"));
+        let unchanged = finding_in("spec.yaml");
+        assert!(excerpt(&unchanged).contains("<span class=\"hit\">    4 |     get: {}</span>"));
+        let changed = finding_in("other.yaml");
         let other = dir.path().join("other.yaml");
-        std::fs::write(&other, text).unwrap();
-        let file = Arc::new(SourceFile::read_from_disk(
-            other.clone(),
-            "other.yaml".into(),
-            text,
-        ));
-        let at = Location {
-            file: file.clone(),
-            span: 32..35,
-            pointer: String::new(),
-        };
-        let mut diags = vec![Diagnostic::new(
-            &crate::diagnostic::catalog::INVALID_OPENAPI_STRUCTURE,
-            "m",
-            at,
-            "here",
-        )];
-        release_text(&mut diags, &file);
         std::fs::write(&other, text.replace("get", "put")).unwrap();
-        let shown = excerpt(&diags[0]);
+        let shown = excerpt(&changed);
         assert!(
             shown.contains("the file changed after it was checked"),
             "{shown}"

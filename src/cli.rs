@@ -162,8 +162,8 @@ pub struct CheckArgs {
     /// Project root that bounds `$ref`s [default: the enclosing git work tree, else the path given].
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Worker threads [default: all cores].
-    #[arg(long, value_name = "N")]
+    /// Worker threads, 1 to 1024 [default: all cores].
+    #[arg(long, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<usize>,
     /// Largest file read, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
@@ -620,5 +620,15 @@ pub fn unit_interval(text: &str) -> Result<f64, String> {
         Ok(value)
     } else {
         Err(format!("`{text}` is outside [0, 1]"))
+    }
+}
+
+/// `--jobs`: 1 to 1024 threads. 0 used to mean one thread, and a huge count spent
+/// minutes starting threads (each reserves a deep stack, `crate::deep_stack`).
+fn parse_jobs(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n @ 1..=1024) => Ok(n),
+        Ok(_) => Err("must be from 1 to 1024".to_string()),
+        Err(e) => Err(e.to_string()),
     }
 }

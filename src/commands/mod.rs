@@ -451,38 +451,39 @@ fn replace_file(
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), String> {
     let named = |e: std::io::Error| format!("{}: {e}", path.display());
-    let in_place = |write: Box<WriteReport<'_>>| {
+    let existing = std::fs::symlink_metadata(path).ok();
+    let replaceable = !existing
+        .as_ref()
+        .is_some_and(|m| !m.is_file() || shared_inode(m));
+    let temp = if replaceable {
+        let parent = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        std::fs::create_dir_all(parent).map_err(named)?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".retrylint-").suffix(".tmp");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        match builder.tempfile_in(parent) {
+            Ok(temp) => Some(temp),
+            // A read-only folder may still hold a writable file.
+            Err(e) if existing.is_some() && e.kind() == std::io::ErrorKind::PermissionDenied => {
+                None
+            }
+            Err(e) => return Err(named(e)),
+        }
+    } else {
+        None
+    };
+    let Some(mut temp) = temp else {
         let mut file = std::fs::File::create(path).map_err(named)?;
         let mut out = std::io::BufWriter::new(&mut file);
         write(&mut out).map_err(named)?;
-        out.flush().map_err(named)
-    };
-    let existing = std::fs::symlink_metadata(path).ok();
-    if existing
-        .as_ref()
-        .is_some_and(|m| !m.is_file() || shared_inode(m))
-    {
-        return in_place(Box::new(write));
-    }
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    std::fs::create_dir_all(parent).map_err(named)?;
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".retrylint-").suffix(".tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut temp = match builder.tempfile_in(parent) {
-        Ok(temp) => temp,
-        // A read-only folder may still hold a writable file.
-        Err(e) if existing.is_some() && e.kind() == std::io::ErrorKind::PermissionDenied => {
-            return in_place(Box::new(write));
-        }
-        Err(e) => return Err(named(e)),
+        return out.flush().map_err(named);
     };
     if let Some(m) = &existing {
         // Exactly the old mode (the umask would narrow a 0666 file).
@@ -498,9 +499,6 @@ fn replace_file(
     temp.persist(path).map_err(|e| named(e.error))?;
     Ok(())
 }
-
-/// What writes a report into its destination.
-type WriteReport<'a> = dyn FnOnce(&mut dyn Write) -> std::io::Result<()> + 'a;
 
 /// A file with more than one hard link: replacing it would split the links.
 fn shared_inode(meta: &std::fs::Metadata) -> bool {
@@ -529,12 +527,7 @@ fn write_output_with(
 }
 
 fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), String> {
-    match path {
-        Some(path) => write_file(path, text),
-        None => std::io::stdout()
-            .write_all(text.as_bytes())
-            .map_err(|e| e.to_string()),
-    }
+    write_output_with(path, |out| out.write_all(text.as_bytes()))
 }
 
 /// The lowest severity that fails the run (exit 1): `--fail-on` when given, else the

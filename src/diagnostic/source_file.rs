@@ -54,6 +54,10 @@ fn text_hash(text: &str) -> u64 {
     foldhash::fast::FixedState::with_seed(0x7265_7472_796c_696e).hash_one(text)
 }
 
+/// What reports show in place of an excerpt when [`SourceFile::contents`] is `None`:
+/// the position is kept, the text to show is not.
+pub const NO_EXCERPT: &str = "(the file changed after it was checked: no excerpt)";
+
 /// Released files read back lately ([`SourceFile::contents`]), most recent last: a
 /// report walks findings file by file, so a few cover it without holding every text.
 /// Each entry is the file's path, length and hash, and the text read back (`None`

@@ -256,8 +256,10 @@ fn matrix(out: &mut String, page: &Page) {
 /// a note instead when the file changed after its check (its text is gone).
 fn excerpt(d: &Diagnostic) -> String {
     let Some(file) = &d.primary.location.file.contents() else {
-        return "<pre class=\"excerpt\">(the file changed after it was checked: no excerpt)</pre>"
-            .to_string();
+        return format!(
+            "<pre class=\"excerpt\">{}</pre>",
+            escape(crate::source::NO_EXCERPT)
+        );
     };
     let at = file.line_col(d.primary.location.span.start);
     let line0 = at.line.saturating_sub(1) as usize;

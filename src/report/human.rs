@@ -56,9 +56,8 @@ struct Windowed {
     pinned: Option<LineCol>,
 }
 
-/// What stands for an excerpt when a released file changed after its check: the
-/// position is kept, the text to show is not.
-const GONE: &str = "(the file changed after it was checked: no excerpt)";
+/// What stands for an excerpt when a released file changed after its check.
+const GONE: &str = crate::source::NO_EXCERPT;
 
 impl Windowed {
     /// A source for labels already shortened with [`crop::fit`]; `text` is the file's

@@ -21,4 +21,4 @@ pub mod schema_ids;
 pub mod strict;
 pub mod tree;
 
-pub use crate::diagnostic::source_file::{LineCol, SourceFile};
+pub use crate::diagnostic::source_file::{LineCol, SourceFile, NO_EXCERPT};

@@ -324,6 +324,50 @@ fn invalid_utf8_named_yaml() {
     assert_eq!(r.code, 2);
 }
 
+/// UTF-16 and UTF-32 files (YAML 1.2 §5.2; PowerShell 5's `>` writes UTF-16LE) are
+/// decoded and linted like UTF-8 ones, found by the walk under any name, with the
+/// same positions; binary content that starts like UTF-16 is still binary.
+#[test]
+fn utf16_and_utf32_files_are_linted() {
+    let dir = tempdir("wide");
+    write_valid(&dir);
+    let le16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(VALID.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let be16: Vec<u8> = VALID.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    let le32: Vec<u8> = VALID
+        .chars()
+        .flat_map(|c| (c as u32).to_le_bytes())
+        .collect();
+    std::fs::write(dir.join("powershell.yaml"), le16).unwrap();
+    std::fs::write(dir.join("be.openapi.yaml"), be16).unwrap();
+    std::fs::write(dir.join("wide32.yml"), le32).unwrap();
+    // Starts like UTF-16LE ('o', NUL), then an unpaired surrogate: binary.
+    std::fs::write(dir.join("odd.openapi.yaml"), b"o\0\x00\xd8x\0").unwrap();
+    let r = cli(&dir, &["."]);
+    r.assert_valid_linted();
+    let at = |name: &str| {
+        r.with_code("RL501")
+            .iter()
+            .filter(|d| d["path"].as_str().unwrap_or("").ends_with(name))
+            .map(|d| (d["line"].as_u64(), d["column"].as_u64()))
+            .collect::<Vec<_>>()
+    };
+    let expected = at("valid.openapi.yaml");
+    assert_eq!(expected.len(), 1, "{:#?}", r.diags);
+    for name in ["powershell.yaml", "be.openapi.yaml", "wide32.yml"] {
+        assert_eq!(at(name), expected, "{name}: {:#?}", r.diags);
+    }
+    let rl001 = r.with_code("RL001");
+    assert_eq!(rl001.len(), 1, "{:#?}", r.diags);
+    assert!(rl001[0]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("odd.openapi.yaml"));
+    assert!(rl001[0]["message"].as_str().unwrap().contains("binary"));
+}
+
 #[test]
 fn empty_openapi_yaml_is_skipped_not_fatal() {
     let dir = tempdir("empty");
@@ -403,6 +447,51 @@ fn directory_named_openapi_yaml_is_walked() {
     let r = cli(&dir, &["openapi.yaml"]);
     r.assert_valid_linted();
     assert_eq!(r.code, 1);
+}
+
+/// The walk follows a symbolic link to a file (monorepos link shared specs into each
+/// service's folder): it is linted once under the link's name, a second link to the
+/// same file adds nothing, and a dangling link named like a spec is RL001.
+#[cfg(unix)]
+#[test]
+fn file_symlinks_are_followed_once() {
+    let dir = tempdir("filelinks");
+    std::fs::create_dir_all(dir.join("specs")).unwrap();
+    std::fs::create_dir_all(dir.join("api")).unwrap();
+    std::fs::write(dir.join("specs/valid.openapi.yaml"), VALID).unwrap();
+    let link =
+        |target: &str, name: &str| std::os::unix::fs::symlink(target, dir.join(name)).unwrap();
+    link("../specs/valid.openapi.yaml", "api/valid.openapi.yaml");
+    link("valid.openapi.yaml", "api/current.openapi.yaml");
+    link("missing.yaml", "api/dangling.openapi.yaml");
+    link("nowhere.yaml", "api/notes.yaml");
+    // A link to a device named like a spec is RL001 too, and is never read.
+    link("/dev/zero", "api/zero.openapi.yaml");
+    let r = cli(&dir, &["api"]);
+    // Linted once, under the first link's name (the two links name one file).
+    let rl501 = r.with_code("RL501");
+    assert_eq!(rl501.len(), 1, "{:#?}", r.diags);
+    assert_eq!(
+        rl501[0]["path"], "api/current.openapi.yaml",
+        "{:#?}",
+        r.diags
+    );
+    let rl001: Vec<_> = r
+        .with_code("RL001")
+        .iter()
+        .map(|d| d["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        rl001,
+        ["api/dangling.openapi.yaml", "api/zero.openapi.yaml"],
+        "{:#?}",
+        r.diags
+    );
+    assert_eq!(r.code, 2);
+    // Given with a spec beside it, the links are read the same way.
+    let r = cli(&dir, &["api/zero.openapi.yaml", "specs/valid.openapi.yaml"]);
+    r.assert_valid_linted();
+    assert_eq!(r.code, 2);
 }
 
 #[cfg(unix)]

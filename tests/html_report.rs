@@ -253,7 +253,8 @@ fn browser_check(browser: &Path, name: &str, paths: &[&str]) -> PathBuf {
     );
     assert_eq!(visible_rows(&filtered), not_retried);
     assert!(filtered.contains(&format!("{not_retried} of {operations} operations")));
-    let shot = repo().join("target").join(format!("report-{name}.png"));
+    // Cargo's scratch folder for integration tests (under CARGO_TARGET_DIR when set).
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("report-{name}.png"));
     let _ = std::fs::remove_file(&shot);
     browse(
         browser,

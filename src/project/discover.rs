@@ -108,6 +108,8 @@ pub fn name_kind(path: &Path) -> Option<NameKind> {
 pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec<WalkProblem>) {
     let mut out = Vec::new();
     let mut problems = Vec::new();
+    // Walked symbolic links to files (see `drop_links_to_listed_files`).
+    let mut links = HashSet::new();
     for p in policies {
         out.push(Candidate {
             path: p.clone(),
@@ -165,10 +167,24 @@ pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec
                         }
                         continue;
                     }
-                    if !e.file_type().is_some_and(|t| t.is_file()) {
+                    let linked = e.file_type().is_some_and(|t| t.is_symlink());
+                    if !e.file_type().is_some_and(|t| t.is_file()) && !linked {
                         continue;
                     }
                     if let Some(kind) = name_kind(e.path()) {
+                        // A symbolic link is followed when it names a file (a file
+                        // cannot make a loop); one to a folder is not (loops, and the
+                        // same tree twice). A dangling link (or one to a device) named
+                        // like a spec or a policy is kept, so its load reports it
+                        // (RL001); any other is not ours to judge.
+                        if linked {
+                            match std::fs::metadata(e.path()) {
+                                Ok(m) if m.is_file() => {}
+                                _ if matches!(kind, NameKind::SpecLike | NameKind::Policy) => {}
+                                _ => continue,
+                            }
+                            links.insert(e.path().to_path_buf());
+                        }
                         // Dependencies and build output hold library code (urllib3's
                         // own `Retry`), not clients of the user's API.
                         if matches!(kind, NameKind::Source(_))
@@ -205,7 +221,24 @@ pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec
             false
         }
     });
+    drop_links_to_listed_files(&mut out, &links);
     (out, problems)
+}
+
+/// Drops each followed link in `links` whose target is a file already listed (through
+/// its own path or another link), so no file is checked twice.
+fn drop_links_to_listed_files(out: &mut Vec<Candidate>, links: &HashSet<PathBuf>) {
+    if links.is_empty() {
+        return;
+    }
+    let canonical =
+        |c: &Candidate| std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone());
+    let mut seen: HashSet<PathBuf> = out
+        .iter()
+        .filter(|c| !links.contains(&c.path))
+        .map(canonical)
+        .collect();
+    out.retain(|c| !links.contains(&c.path) || seen.insert(canonical(c)));
 }
 
 /// The top-level `spec:` paths of a policy file (empty when it has none or does not

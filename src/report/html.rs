@@ -160,7 +160,19 @@ fn severity_word(s: Severity) -> &'static str {
     }
 }
 
+/// One count of the summary: `label` is plural ("errors"); a count of one takes the
+/// singular (a trailing "s" dropped from its first word: "1 error", "1 operation").
 fn count_box(out: &mut String, id: &str, n: usize, label: &str, class: &str) {
+    let singular;
+    let label = match label.split_once(' ') {
+        _ if n != 1 => label,
+        Some((first, rest)) if first.ends_with('s') => {
+            singular = format!("{} {rest}", &first[..first.len() - 1]);
+            &singular
+        }
+        None => label.strip_suffix('s').unwrap_or(label),
+        Some(_) => label,
+    };
     let _ = write!(
         out,
         "<div class=\"count {class}\"><b id=\"{id}\">{n}</b>{}</div>",
@@ -444,6 +456,21 @@ mod tests {
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;"
         );
         assert_eq!(escape("a\u{1b}b"), "a\\u{1b}b");
+    }
+
+    #[test]
+    fn a_count_of_one_is_singular() {
+        let label = |n, l| {
+            let mut out = String::new();
+            count_box(&mut out, "id", n, l, "");
+            out
+        };
+        assert!(label(1, "errors").ends_with("<b id=\"id\">1</b>error</div>"));
+        assert!(label(2, "errors").ends_with("<b id=\"id\">2</b>errors</div>"));
+        assert!(label(0, "infos").ends_with("0</b>infos</div>"));
+        assert!(label(1, "infos").ends_with("1</b>info</div>"));
+        assert!(label(1, "not ready").ends_with("1</b>not ready</div>"));
+        assert!(label(1, "ready").ends_with("1</b>ready</div>"));
     }
 
     #[test]

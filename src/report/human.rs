@@ -1,6 +1,6 @@
 //! Human output: annotated source excerpts rendered by miette. Labels in another
-//! file (a policy and the spec it governs) are rendered as related notes with their
-//! own excerpt, so one finding shows both places.
+//! file (a policy and the spec it governs) are rendered as notes below the finding
+//! ("☞ see FILE"), each with its own excerpt, so one finding shows both places.
 //!
 //! Plain mode (no colour, no hyperlinks, fixed width 100) is used when the output is
 //! not a terminal, under `NO_COLOR`, or with `--color never`; snapshots use it.
@@ -250,14 +250,6 @@ impl miette::Diagnostic for Rendered {
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         Some(Box::new(self.labels.iter().cloned()))
     }
-    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn miette::Diagnostic> + 'a>> {
-        if self.related.is_empty() {
-            return None;
-        }
-        Some(Box::new(
-            self.related.iter().map(|r| r as &dyn miette::Diagnostic),
-        ))
-    }
 }
 
 fn miette_severity(s: Severity) -> miette::Severity {
@@ -418,8 +410,17 @@ pub fn render(diags: &[Diagnostic], options: HumanOptions) -> String {
     let mut out = String::new();
     let mut masked = Masked::default();
     for d in diags {
-        let r = to_rendered(d, &mut masked);
-        if handler.render_report(&mut out, &r).is_err() {
+        let mut r = to_rendered(d, &mut masked);
+        // Notes are rendered as reports of their own ("☞ see FILE" and its excerpt):
+        // miette heads a related diagnostic with its severity ("Advice: "), which
+        // says nothing here.
+        let notes = std::mem::take(&mut r.related);
+        let mut failed = handler.render_report(&mut out, &r).is_err();
+        for note in &notes {
+            out.push('\n');
+            failed |= handler.render_report(&mut out, note).is_err();
+        }
+        if failed {
             out.push_str(&format!(
                 "{}: {} {}: {}\n",
                 controls::escape(&d.primary.location.file.display),

@@ -30,7 +30,8 @@ impl Default for Limits {
 pub enum LoadError {
     /// The file could not be read (message from the OS).
     Io(String),
-    /// The file holds a NUL byte: not YAML or JSON text.
+    /// The file holds a NUL byte and is not UTF-16 or UTF-32 text
+    /// ([`super::encoding`]): not YAML or JSON text.
     Binary,
     /// The bytes are not UTF-8; offset of the first invalid byte.
     NotUtf8(usize),
@@ -282,6 +283,17 @@ impl Workspace {
                     limit: self.limits.max_file_bytes,
                 }),
             };
+        }
+        // UTF-16 and UTF-32 text (YAML 1.2 §5.2) is decoded and read like any file;
+        // its decoded text is kept in memory (a read-back from disk would be the
+        // undecoded bytes). Only a BOM or NUL bytes make it a candidate.
+        if bytes.starts_with(&[0xFF, 0xFE])
+            || bytes.starts_with(&[0xFE, 0xFF])
+            || bytes.contains(&0)
+        {
+            if let Some((text, _)) = super::encoding::decode_wide(&bytes) {
+                return parsed(canonical, display, &text, false);
+            }
         }
         if bytes.contains(&0) {
             return Loaded {

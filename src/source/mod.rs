@@ -8,6 +8,7 @@
 //! syntax, RL002 duplicate keys, RL003/RL004 refs, RL014 streams) are built in their
 //! own files here, with identities from [`crate::diagnostic::catalog`].
 
+pub mod encoding;
 pub mod language;
 pub mod loader;
 pub mod pointer;

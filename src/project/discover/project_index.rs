@@ -145,9 +145,10 @@ fn needles(target: &Path) -> Vec<Vec<u8>> {
 }
 
 /// True when the file's bytes contain one of `needles` (a cheap filter before
-/// parsing). Files over `limit` bytes or unreadable are not read.
+/// parsing). Files over `limit` bytes, unreadable, or not regular files (a link to
+/// `/dev/zero` or a FIFO, which would never end or never return) are not read.
 fn mentions_any(path: &Path, needles: &[Vec<u8>], limit: u64) -> bool {
-    if std::fs::metadata(path).map_or(true, |m| m.len() > limit) {
+    if std::fs::metadata(path).map_or(true, |m| !m.is_file() || m.len() > limit) {
         return false;
     }
     let Ok(bytes) = std::fs::read(path) else {

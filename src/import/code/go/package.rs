@@ -49,7 +49,8 @@ impl Siblings {
             let Ok(meta) = std::fs::metadata(&f) else {
                 continue;
             };
-            if meta.len() as usize > parse::MAX_SOURCE_BYTES {
+            // A link to a device or a FIFO is never read (it would not end).
+            if !meta.is_file() || meta.len() as usize > parse::MAX_SOURCE_BYTES {
                 continue;
             }
             let Ok(text) = std::fs::read_to_string(&f) else {

@@ -162,7 +162,10 @@ pub fn render(b: &Baseline) -> String {
 /// is refused with the command that records it again (`--write-baseline`).
 pub fn read(path: &Path) -> Result<Baseline, String> {
     let shown = path.display();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
+    // A baseline is JSON text of a few MB; a device or a FIFO is never read.
+    let bytes = crate::source::loader::read_regular_file(path, 1 << 30)
+        .map_err(|e| format!("{shown}: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|e| format!("{shown}: {e}"))?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("{shown}: {e}"))?;
     let again = format!(

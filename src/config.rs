@@ -370,8 +370,13 @@ pub fn load_from(explicit: Option<&Path>, cwd: &Path, start: &Path) -> Result<Co
         Some(p) => {
             let p = cwd.join(p);
             if !p.is_file() {
+                let why = if p.exists() {
+                    "is not a regular file"
+                } else {
+                    "does not exist"
+                };
                 return Err(ConfigError::Io(format!(
-                    "configuration file `{}` does not exist",
+                    "configuration file `{}` {why}",
                     p.display()
                 )));
             }

@@ -366,6 +366,25 @@ fn utf16_and_utf32_files_are_linted() {
         .unwrap()
         .ends_with("odd.openapi.yaml"));
     assert!(rl001[0]["message"].as_str().unwrap().contains("binary"));
+    // Pre-commit on a shared fragment alone re-checks the UTF-16 spec that `$ref`s it
+    // (the look-up searched the spec's raw bytes for the fragment's name).
+    let dir = tempdir("wide-ref");
+    std::fs::write(
+        dir.join("responses.yaml"),
+        "SlowDown: {description: slow down}\n",
+    )
+    .unwrap();
+    let spec = VALID.replace(
+        "'429': {description: slow down}",
+        "'429': {$ref: 'responses.yaml#/SlowDown'}",
+    );
+    let wide: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(spec.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    std::fs::write(dir.join("shop.yaml"), wide).unwrap();
+    let r = cli(&dir, &["responses.yaml"]);
+    assert_eq!(r.with_code("RL501").len(), 1, "{:#?}", r.diags);
 }
 
 #[test]
@@ -418,9 +437,21 @@ fn fifo_and_device_are_never_read() {
         .map(|s| s.success())
         .unwrap_or(false);
     std::os::unix::fs::symlink("/dev/zero", dir.join("zero.openapi.yaml")).unwrap();
-    let mut args = vec!["zero.openapi.yaml", "valid.openapi.yaml"];
+    // Source files and a baseline named on the command line are never read either
+    // (a pre-check read them whole: `client.py` grew to 11 GB).
+    // (`/dev/urandom`: two links to one device are one file, reported once.)
+    std::os::unix::fs::symlink("/dev/urandom", dir.join("client.py")).unwrap();
+    let mut args = vec!["zero.openapi.yaml", "valid.openapi.yaml", "client.py"];
     if ok {
         args.push("openapi.yaml");
+        let go = dir.join("pipe.go");
+        if Command::new("mkfifo")
+            .arg(&go)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            args.push("pipe.go");
+        }
     }
     let r = cli(&dir, &args);
     let rl001 = r.with_code("RL001");
@@ -465,6 +496,8 @@ fn file_symlinks_are_followed_once() {
     link("valid.openapi.yaml", "api/current.openapi.yaml");
     link("missing.yaml", "api/dangling.openapi.yaml");
     link("nowhere.yaml", "api/notes.yaml");
+    // A link to a folder is not followed, whatever its name.
+    link("../specs", "api/v1.openapi.yaml");
     // A link to a device named like a spec is RL001 too, and is never read.
     link("/dev/zero", "api/zero.openapi.yaml");
     let r = cli(&dir, &["api"]);

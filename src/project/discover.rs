@@ -180,6 +180,7 @@ pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec
                         if linked {
                             match std::fs::metadata(e.path()) {
                                 Ok(m) if m.is_file() => {}
+                                Ok(m) if m.is_dir() => continue,
                                 _ if matches!(kind, NameKind::SpecLike | NameKind::Policy) => {}
                                 _ => continue,
                             }
@@ -201,9 +202,12 @@ pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec
                         });
                     }
                 }
-                Err(err) => problems.push(WalkProblem {
-                    path: root.clone(),
-                    message: err.to_string(),
+                Err(err) => problems.push(match error_path(&err) {
+                    Some((path, message)) => WalkProblem { path, message },
+                    None => WalkProblem {
+                        path: root.clone(),
+                        message: err.to_string(),
+                    },
                 }),
             }
         }
@@ -223,6 +227,21 @@ pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec
     });
     drop_links_to_listed_files(&mut out, &links);
     (out, problems)
+}
+
+/// The path a walk error is about (an unreadable folder deep in the walk) and the
+/// error without it, when it names one: the finding then points at that folder, not
+/// at the walked root.
+fn error_path(err: &ignore::Error) -> Option<(PathBuf, String)> {
+    match err {
+        ignore::Error::WithPath { path, err } => Some((path.clone(), err.to_string())),
+        ignore::Error::Loop { child, .. } => Some((child.clone(), err.to_string())),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Partial(errs) => errs.iter().find_map(error_path),
+        _ => None,
+    }
 }
 
 /// Drops each followed link in `links` whose target is a file already listed (through
@@ -414,6 +433,27 @@ pub fn with_related(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_walk_error_points_at_the_folder_it_names() {
+        let denied = || {
+            Box::new(ignore::Error::Io(std::io::Error::from(
+                std::io::ErrorKind::PermissionDenied,
+            )))
+        };
+        let deep = ignore::Error::WithDepth {
+            depth: 2,
+            err: Box::new(ignore::Error::WithPath {
+                path: PathBuf::from("./api/locked"),
+                err: denied(),
+            }),
+        };
+        let (path, message) = error_path(&deep).expect("a path");
+        assert_eq!(path, PathBuf::from("./api/locked"));
+        assert!(message.contains("permission denied"), "{message}");
+        assert!(!message.contains("api/locked"), "{message}");
+        assert_eq!(error_path(&denied()), None);
+    }
 
     #[test]
     fn classifies_names() {

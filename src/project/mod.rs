@@ -196,7 +196,10 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                 let NameKind::Source(language) = c.kind else {
                     return (c, false);
                 };
-                let hit = std::fs::read(&c.path).is_ok_and(|b| language.may_hold_retries(&b));
+                // Never `fs::read`: a named link to `/dev/zero` or a FIFO would not end.
+                let hit =
+                    crate::source::loader::read_regular_file(&c.path, sel.limits.max_file_bytes)
+                        .is_ok_and(|b| language.may_hold_retries(&b));
                 (c, hit)
             })
             .collect()

@@ -25,6 +25,30 @@ impl Default for Limits {
     }
 }
 
+/// The bytes of the regular file at `path` (links followed), at most `limit` of them.
+/// Errors: the OS's, "not a regular file" for a FIFO, a device (a link to
+/// `/dev/zero`) or a folder, whose reading could block forever or never end, and
+/// "larger than LIMIT bytes". For the readers outside [`Workspace`] (pre-checks,
+/// baselines).
+pub fn read_regular_file(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind, Read};
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            format!("larger than {limit} bytes"),
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Why a file has no tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadError {
@@ -409,6 +433,21 @@ fn relative_to(path: &Path, base: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn read_regular_file_never_reads_a_device_and_stops_at_the_limit() {
+        let e = read_regular_file(Path::new("/dev/zero"), 1 << 20).unwrap_err();
+        assert_eq!(e.to_string(), "not a regular file");
+        let path = std::env::temp_dir().join(format!("rl-regular-{}", std::process::id()));
+        std::fs::write(&path, b"0123456789").unwrap();
+        assert_eq!(read_regular_file(&path, 10).unwrap(), b"0123456789");
+        let e = read_regular_file(&path, 9).unwrap_err();
+        assert_eq!(e.to_string(), "larger than 9 bytes");
+        std::fs::remove_file(&path).unwrap();
+    }
+
     #[test]
     fn display_paths_are_normalised_lexically() {
         use super::lexical_normal;

@@ -81,8 +81,11 @@ pub fn walk_problem(
     path: &std::path::Path,
     message: &str,
 ) -> Diagnostic {
+    // The absolute path, as a loaded file's: reports make it root-relative (SARIF's
+    // `%SRCROOT%` URIs), which a path as walked (`./api/locked`) cannot be.
+    let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| ws.cwd().join(path));
     let file = std::sync::Arc::new(crate::source::SourceFile::new(
-        path.to_path_buf(),
+        absolute,
         ws.display_path(path),
         "",
     ));
@@ -96,7 +99,10 @@ pub fn walk_problem(
         },
         "unreadable",
     )
-    .with_help("Check that the path exists and is readable, or remove it from the command line.")
+    .with_help(
+        "Check that the path exists and is readable; leave it out with `.gitignore` or \
+         `.ignore` if it is not meant to be linted.",
+    )
 }
 
 /// The finding for a syntax error that a located reader of a non-YAML format (nginx,

@@ -181,8 +181,12 @@ pub fn import_all(
             crate::timing::phase("import/code calls", || {
                 more.par_iter()
                     .filter_map(|(path, language)| {
-                        let bytes = std::fs::read(path).ok()?;
-                        if bytes.len() > parse::MAX_SOURCE_BYTES || !finder.is_match(&bytes) {
+                        let bytes = crate::source::loader::read_regular_file(
+                            path,
+                            parse::MAX_SOURCE_BYTES as u64,
+                        )
+                        .ok()?;
+                        if !finder.is_match(&bytes) {
                             return None;
                         }
                         let doc = load(path)?;

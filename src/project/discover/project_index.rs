@@ -148,15 +148,17 @@ fn needles(target: &Path) -> Vec<Vec<u8>> {
 /// parsing). Files over `limit` bytes, unreadable, or not regular files (a link to
 /// `/dev/zero` or a FIFO, which would never end or never return) are not read.
 fn mentions_any(path: &Path, needles: &[Vec<u8>], limit: u64) -> bool {
-    if std::fs::metadata(path).map_or(true, |m| !m.is_file() || m.len() > limit) {
-        return false;
-    }
-    let Ok(bytes) = std::fs::read(path) else {
+    let Ok(bytes) = crate::source::loader::read_regular_file(path, limit) else {
         return false;
     };
+    // A UTF-16 or UTF-32 file names its `$ref`s in its own encoding.
+    let decoded = crate::source::encoding::decode_wide(&bytes);
+    let bytes = decoded
+        .as_ref()
+        .map_or(&bytes[..], |(text, _)| text.as_bytes());
     needles
         .iter()
-        .any(|n| !n.is_empty() && memchr::memmem::find(&bytes, n).is_some())
+        .any(|n| !n.is_empty() && memchr::memmem::find(bytes, n).is_some())
 }
 
 /// The files a loaded file's `$ref`s name (canonical paths, relative refs resolved

@@ -139,7 +139,7 @@ window.onerror=function(m,s,l,c){document.getElementById('errors').textContent+=
       var ok=(v===''||r.dataset.verdict===v)&&(q===''||(' '+r.dataset.missing+' ').indexOf(' '+q+' ')>=0);
       r.hidden=!ok;if(ok){shown++;}
     });
-    document.getElementById('shown').textContent=shown+' of '+rows.length+' operations';
+    document.getElementById('shown').textContent=shown+' of '+rows.length+(rows.length===1?' operation':' operations');
   }
   // `report.html#verdict=not-ready&question=Q4` opens the page filtered.
   location.hash.replace(/^#/,'').split('&').forEach(function(kv){
@@ -211,9 +211,20 @@ fn summary(out: &mut String, page: &Page) {
     );
     let _ = write!(
         out,
-        "</div><p>{} OpenAPI document(s), {} policy file(s), {} retry config(s) checked.</p></section>",
-        page.checked.documents, page.checked.policies, page.checked.configs
+        "</div><p>{}, {}, {} checked.</p></section>",
+        counted(
+            page.checked.documents,
+            "OpenAPI document",
+            "OpenAPI documents"
+        ),
+        counted(page.checked.policies, "policy file", "policy files"),
+        counted(page.checked.configs, "retry config", "retry configs")
     );
+}
+
+/// `n` and the noun for it: "1 policy file", "2 policy files".
+fn counted(n: usize, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
 }
 
 fn matrix(out: &mut String, page: &Page) {
@@ -391,9 +402,10 @@ fn chart(out: &mut String, s: &LoadSeries) {
         let h = (H - 20.0) * *attempts as f64 / peak as f64;
         let _ = write!(
             out,
-            "<rect class=\"bar\" x=\"{:.1}\" y=\"{:.1}\" width=\"{bar:.1}\" height=\"{h:.1}\" fill=\"#cf222e\"><title>{start} ms: {attempts} attempts</title></rect>",
+            "<rect class=\"bar\" x=\"{:.1}\" y=\"{:.1}\" width=\"{bar:.1}\" height=\"{h:.1}\" fill=\"#cf222e\"><title>{start} ms: {}</title></rect>",
             x(*start),
             H - 16.0 - h,
+            counted(*attempts as usize, "attempt", "attempts"),
         );
     }
     let _ = write!(
@@ -456,6 +468,13 @@ mod tests {
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;"
         );
         assert_eq!(escape("a\u{1b}b"), "a\\u{1b}b");
+    }
+
+    #[test]
+    fn counted_nouns_agree_with_their_number() {
+        assert_eq!(counted(1, "policy file", "policy files"), "1 policy file");
+        assert_eq!(counted(0, "policy file", "policy files"), "0 policy files");
+        assert_eq!(counted(2, "attempt", "attempts"), "2 attempts");
     }
 
     #[test]

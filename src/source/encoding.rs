@@ -21,16 +21,6 @@ pub enum WideEncoding {
 }
 
 impl WideEncoding {
-    /// The encoding's IANA-style name ("UTF-16LE").
-    pub fn name(self) -> &'static str {
-        match self {
-            WideEncoding::Utf16Le => "UTF-16LE",
-            WideEncoding::Utf16Be => "UTF-16BE",
-            WideEncoding::Utf32Le => "UTF-32LE",
-            WideEncoding::Utf32Be => "UTF-32BE",
-        }
-    }
-
     /// The encoding of `bytes` and the length of its byte order mark (0 without one),
     /// by YAML 1.2's detection table; `None` for UTF-8 or anything else.
     pub fn detect(bytes: &[u8]) -> Option<(WideEncoding, usize)> {

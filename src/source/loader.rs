@@ -36,15 +36,17 @@ pub fn read_regular_file(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     if !meta.is_file() {
         return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
     }
+    let too_large = || Error::new(ErrorKind::InvalidData, format!("larger than {limit} bytes"));
+    if meta.len() > limit {
+        return Err(too_large());
+    }
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)?;
+    // It may have grown since: the read stops one byte past the limit.
     if bytes.len() as u64 > limit {
-        return Err(Error::new(
-            ErrorKind::InvalidData,
-            format!("larger than {limit} bytes"),
-        ));
+        return Err(too_large());
     }
     Ok(bytes)
 }
@@ -310,14 +312,9 @@ impl Workspace {
         }
         // UTF-16 and UTF-32 text (YAML 1.2 §5.2) is decoded and read like any file;
         // its decoded text is kept in memory (a read-back from disk would be the
-        // undecoded bytes). Only a BOM or NUL bytes make it a candidate.
-        if bytes.starts_with(&[0xFF, 0xFE])
-            || bytes.starts_with(&[0xFE, 0xFF])
-            || bytes.contains(&0)
-        {
-            if let Some((text, _)) = super::encoding::decode_wide(&bytes) {
-                return parsed(canonical, display, &text, false);
-            }
+        // undecoded bytes). Recognised from its first four bytes: no extra scan.
+        if let Some((text, _)) = super::encoding::decode_wide(&bytes) {
+            return parsed(canonical, display, &text, false);
         }
         if bytes.contains(&0) {
             return Loaded {

@@ -46,14 +46,13 @@ impl Siblings {
         files.sort();
         let mut twice: Vec<String> = Vec::new();
         for f in files.into_iter().take(MAX_SIBLINGS) {
-            let Ok(meta) = std::fs::metadata(&f) else {
+            // Regular files only (a link to a device or a FIFO would never end).
+            let Ok(bytes) =
+                crate::source::loader::read_regular_file(&f, parse::MAX_SOURCE_BYTES as u64)
+            else {
                 continue;
             };
-            // A link to a device or a FIFO is never read (it would not end).
-            if !meta.is_file() || meta.len() as usize > parse::MAX_SOURCE_BYTES {
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(&f) else {
+            let Ok(text) = String::from_utf8(bytes) else {
                 continue;
             };
             let Parsed::Tree(tree) = parse::parse(Language::Go, &text) else {

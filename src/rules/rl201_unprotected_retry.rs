@@ -67,7 +67,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             if eff.layer.is_client() {
                 "add an `idempotency_key` contract (a header the server de-duplicates on), or a `status_endpoint` with `on_unknown_result: check-status`, or restrict `retry_on` to `connect-failure` and `refused-stream`"
             } else {
-                "have the client send an idempotency key (an `idempotency_key` contract in the client policy, or a required key header in the spec) that this layer re-sends, or restrict this layer's `retry_on` to `connect-failure` and `refused-stream`: a gateway or mesh cannot check a status"
+                "have the client send an idempotency key (an `idempotency_key` contract in the client policy, or a required key header in the spec) that this layer re-sends, or limit this layer's retry conditions to failures where the request was never processed (connection failure, refused stream): a gateway or mesh cannot check a status"
             },
             op,
         )

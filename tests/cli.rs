@@ -1016,3 +1016,73 @@ fn jobs_outside_one_to_1024_is_refused_with_exit_2() {
     let (code, _, _) = retrylint(&["check", "fixtures/examples/shop", "--jobs", "1024"]);
     assert_eq!(code, 1, "the shop has findings");
 }
+
+/// The walk honours ignore files as git does: the project's `.gitignore`, the
+/// global excludes file that `core.excludesFile` names (any case of the key), and
+/// git's default global one (`$XDG_CONFIG_HOME/git/ignore`). Without any of them
+/// every spec is linted. (retrylint decides itself whether a global file can apply,
+/// to skip the `ignore` crate's costly look-up when none can: both ways must agree.)
+#[test]
+fn the_walk_honours_project_and_global_gitignores() {
+    let base = std::env::temp_dir().join(format!("retrylint-cli-gitignore-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let home = base.join("home");
+    let xdg = base.join("xdg");
+    let project = base.join("project");
+    for d in ["a", "b", "c"] {
+        std::fs::create_dir_all(project.join(d)).unwrap();
+        std::fs::write(
+            project.join(d).join("openapi.yaml"),
+            "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /x:\n    get:\n      responses:\n        '429': {description: slow down}\n",
+        )
+        .unwrap();
+    }
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(xdg.join("git")).unwrap();
+    let linted = |setup: &dyn Fn()| -> Vec<String> {
+        let _ = std::fs::remove_file(home.join(".gitconfig"));
+        let _ = std::fs::remove_file(xdg.join("git/ignore"));
+        let _ = std::fs::remove_file(project.join(".gitignore"));
+        setup();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_retrylint"))
+            .args(["check", ".", "--format", "json"])
+            .current_dir(&project)
+            .env("HOME", &home)
+            .env("XDG_CONFIG_HOME", &xdg)
+            .env_remove("GIT_CONFIG_GLOBAL")
+            .env("GIT_CONFIG_SYSTEM", base.join("no-system-gitconfig"))
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut paths: Vec<String> = v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["path"].as_str().unwrap().to_string())
+            .collect();
+        paths.sort();
+        paths.dedup();
+        paths
+    };
+    let all = ["a/openapi.yaml", "b/openapi.yaml", "c/openapi.yaml"];
+    // A git configuration that names no excludes file changes nothing.
+    let none = linted(&|| std::fs::write(home.join(".gitconfig"), "[user]\n\tname = A\n").unwrap());
+    assert_eq!(none, all);
+    let project_ignore = linted(&|| std::fs::write(project.join(".gitignore"), "a/\n").unwrap());
+    assert_eq!(project_ignore, ["b/openapi.yaml", "c/openapi.yaml"]);
+    let global = linted(&|| {
+        std::fs::write(base.join("global-ignore"), "b/\n").unwrap();
+        std::fs::write(
+            home.join(".gitconfig"),
+            format!(
+                "[core]\n\tExcludesFile = {}\n",
+                base.join("global-ignore").display()
+            ),
+        )
+        .unwrap();
+    });
+    assert_eq!(global, ["a/openapi.yaml", "c/openapi.yaml"]);
+    let default_file = linted(&|| std::fs::write(xdg.join("git/ignore"), "c/\n").unwrap());
+    assert_eq!(default_file, ["a/openapi.yaml", "b/openapi.yaml"]);
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -3,6 +3,7 @@
 //! Content-based recognition (a top-level `openapi` or `swagger` key) happens after
 //! loading; a file that is neither is skipped without a finding.
 
+mod global_gitignore;
 mod project_index;
 
 pub use project_index::ProjectIndex;
@@ -137,6 +138,9 @@ pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec
         }
         let walker = ignore::WalkBuilder::new(root)
             .require_git(false)
+            // The same walk either way; without it `ignore` reads git's
+            // configuration on every walk (see `global_gitignore`).
+            .git_global(global_gitignore::may_apply())
             .follow_links(false)
             .sort_by_file_name(|a, b| a.cmp(b))
             .build();

@@ -406,7 +406,15 @@ pub fn render(diags: &[Diagnostic], options: HumanOptions) -> String {
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(options.width)
         .with_links(false)
-        .with_context_lines(1);
+        .with_context_lines(1)
+        // Lines wrap at spaces only: a header name (`Idempotency-Key`), a file path
+        // or an operation is never split (at a hyphen, a slash, or the width), so it
+        // can be searched for and copied whole; a word longer than the width runs
+        // past it. This also skips Unicode line breaking, a third of the
+        // instructions of a small run's report.
+        .with_word_separator(textwrap::WordSeparator::AsciiSpace)
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .with_break_words(false);
     let mut out = String::new();
     let mut masked = Masked::default();
     for d in diags {

@@ -13,7 +13,14 @@
 //! runs inline. A
 //! worker of another pool that waits on it keeps stealing its own pool's jobs, which
 //! can nest on that worker's small stack: hence one hand-over, not one per document.
+//!
+//! A small run needs no second thread: [`run_on_this_thread`] gives the current
+//! thread a stack of the same size and makes it a one-thread pool, so no thread is
+//! started (each started thread cost a small run about a tenth of its time: its
+//! stack, its allocator heap, the idle worker's spinning, and the cross-CPU TLB
+//! flushes at exit).
 
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 /// Stack of each thread of the pool (bytes).
@@ -53,11 +60,43 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
     .as_ref()
 }
 
-/// Runs `work` on the deep-stack pool (inline when already there, or on this thread
-/// if the pool could not be started).
+thread_local! {
+    /// Set while this thread runs [`run_on_this_thread`]'s work on its deep stack.
+    static ON_DEEP_STACK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `work` on the deep-stack pool (inline when already there or inside
+/// [`run_on_this_thread`], or on this thread if the pool could not be started).
 pub fn run<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    if ON_DEEP_STACK.with(Cell::get) {
+        return work();
+    }
     match pool() {
         Some(p) => p.install(work),
         None => work(),
     }
+}
+
+/// Runs `work` on the current thread, on a fresh stack of [`STACK_BYTES`], as the
+/// only worker of a one-thread pool: its parallel steps and every [`run`] inside it
+/// run here, and no thread is started. For a run too small to gain from a second
+/// core (`retrylint check` decides, from the size of its input). Falls back to
+/// [`run`] when this thread already belongs to a pool.
+pub fn run_on_this_thread<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    stacker::grow(STACK_BYTES, || {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .use_current_thread()
+            .thread_name(|_| "retrylint-deep-0".to_string())
+            .build();
+        match pool {
+            Ok(pool) => {
+                ON_DEEP_STACK.with(|on| on.set(true));
+                let out = pool.install(work);
+                ON_DEEP_STACK.with(|on| on.set(false));
+                out
+            }
+            Err(_) => run(work),
+        }
+    })
 }

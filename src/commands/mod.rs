@@ -34,10 +34,15 @@ fn use_color(choice: Color, to_terminal: bool) -> bool {
 /// `retrylint check`: returns 0, 1 or 2 (see the catalog's exit-code rules).
 pub fn check(args: &CheckArgs) -> u8 {
     if let Some(jobs) = args.jobs {
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs.max(1))
-            .build_global();
         crate::deep_stack::set_threads(jobs);
+    }
+    // A small run (a spec and its policy) on this thread, starting no thread.
+    let one_thread = match args.jobs {
+        Some(jobs) => jobs == 1,
+        None => crate::project::size::is_small(&args.paths, &args.policies, args.root.as_deref()),
+    };
+    if one_thread {
+        return crate::deep_stack::run_on_this_thread(|| check_on_pool(args));
     }
     // On the deep-stack pool from start to end: each parallel step then splits on
     // the pool's threads, with no hand-over (a wake-up and a wait) per step, and

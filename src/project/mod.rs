@@ -5,6 +5,7 @@
 //! join and the rules see only what [`load`] returns.
 
 pub mod discover;
+pub mod size;
 
 use crate::config::PathFilter;
 use crate::diagnostic::Diagnostic;

@@ -166,6 +166,76 @@ fn case_41_through_the_binary_as_pre_commit_runs_it() {
     assert_eq!(run(&["."]), (Some(1), named));
 }
 
+/// A named spec's governing policies are parsed only when their text may name it
+/// (or they sit above it), so the ways a `spec:` can name a file without its file
+/// name must still be found: through a symbolic link, and through a YAML escape.
+/// Each named run finds what the full run finds; a policy naming another spec
+/// adds nothing.
+#[cfg(unix)]
+#[test]
+fn policies_naming_the_spec_through_a_link_or_an_escape_are_found() {
+    let repo = repo_of(&["cases/41-policy-outside-folder-chain"]);
+    let policy = std::fs::read_to_string(
+        fixtures().join("cases/41-policy-outside-folder-chain/deploy/istio/mesh.retry-policy.yaml"),
+    )
+    .expect("policy");
+    std::os::unix::fs::symlink("openapi.yaml", repo.dir.join("api/current.yaml")).expect("link");
+    // One layer each: two policies of one layer for one document are RL005.
+    let write = |path: &str, spec: &str, layer: &str| {
+        let text = policy
+            .replace("spec: ../../api/openapi.yaml", spec)
+            .replace("layer: mesh", layer);
+        assert_ne!(text, policy);
+        std::fs::create_dir_all(repo.dir.join(path).parent().expect("dir")).expect("mkdir");
+        std::fs::write(repo.dir.join(path), text).expect("write");
+    };
+    std::fs::remove_file(repo.dir.join("deploy/istio/mesh.retry-policy.yaml")).expect("rm");
+    write(
+        "deploy/link/gateway.retry-policy.yaml",
+        "spec: ../../api/current.yaml",
+        "layer: gateway",
+    );
+    write(
+        "deploy/escape/mesh.retry-policy.yaml",
+        "spec: \"../../api/open\\x61pi.yaml\"",
+        "layer: mesh",
+    );
+    write(
+        "deploy/other/mesh.retry-policy.yaml",
+        "spec: ../../api/other.yaml",
+        "layer: mesh",
+    );
+    std::fs::copy(
+        repo.dir.join("api/openapi.yaml"),
+        repo.dir.join("api/other.yaml"),
+    )
+    .expect("copy");
+    let named = check(&repo, &["api/openapi.yaml"]);
+    let governing: BTreeSet<String> = named
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "RL201" && d.operations == ["POST /refunds"])
+        .map(|d| d.primary.location.file.display.clone())
+        .collect();
+    assert_eq!(
+        governing,
+        BTreeSet::from([
+            "deploy/escape/mesh.retry-policy.yaml".to_string(),
+            "deploy/link/gateway.retry-policy.yaml".to_string(),
+        ]),
+        "{:#?}",
+        codes(&named)
+    );
+    let full = entries(&check(&repo, &["."]).diagnostics);
+    let named = entries(&named.diagnostics);
+    let missed: Vec<_> = full
+        .iter()
+        .filter(|(_, _, label)| label.starts_with("api/openapi.yaml:"))
+        .filter(|e| !named.contains(*e))
+        .collect();
+    assert!(missed.is_empty(), "missed: {missed:#?}");
+}
+
 #[test]
 fn a_named_ref_fragment_rechecks_the_documents_that_reach_it() {
     let repo = repo_of(&["named-files/ref-fragment"]);

@@ -107,10 +107,28 @@ pub fn name_kind(path: &Path) -> Option<NameKind> {
 /// extension's ignore status; explicit files with other names are read for their
 /// content ([`NameKind::Unlisted`]).
 pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec<WalkProblem>) {
+    let walked = walk(paths, policies);
+    (walked.candidates, walked.problems)
+}
+
+/// What [`walk`] found.
+struct Walked {
+    /// As [`discover`] returns them.
+    candidates: Vec<Candidate>,
+    /// As [`discover`] returns them.
+    problems: Vec<WalkProblem>,
+    /// Every symbolic link to a file met by the walk, whatever its name, also those
+    /// dropped from `candidates` because their target is listed under another name.
+    links: HashSet<PathBuf>,
+}
+
+/// [`discover`], also returning the links it met.
+fn walk(paths: &[PathBuf], policies: &[PathBuf]) -> Walked {
     let mut out = Vec::new();
     let mut problems = Vec::new();
     // Walked symbolic links to files (see `drop_links_to_listed_files`).
     let mut links = HashSet::new();
+    let mut all_links = HashSet::new();
     for p in policies {
         out.push(Candidate {
             path: p.clone(),
@@ -175,6 +193,11 @@ pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec
                     if !e.file_type().is_some_and(|t| t.is_file()) && !linked {
                         continue;
                     }
+                    // Any link to a file, whatever its name (a `spec:` may name one):
+                    // for the project index's look-ups.
+                    if linked && std::fs::metadata(e.path()).is_ok_and(|m| m.is_file()) {
+                        all_links.insert(e.path().to_path_buf());
+                    }
                     if let Some(kind) = name_kind(e.path()) {
                         // A symbolic link is followed when it names a file (a file
                         // cannot make a loop); one to a folder is not (loops, and the
@@ -230,7 +253,11 @@ pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec
         }
     });
     drop_links_to_listed_files(&mut out, &links);
-    (out, problems)
+    Walked {
+        candidates: out,
+        problems,
+        links: all_links,
+    }
 }
 
 /// The path a walk error is about (an unreadable folder deep in the walk) and the
@@ -409,9 +436,9 @@ pub fn with_related(
                 continue;
             }
             let index = indexes.entry(bound).or_insert_with_key(|bound| {
-                crate::timing::detail("project index", || ProjectIndex::build(bound, ws))
+                crate::timing::detail("project index", || ProjectIndex::build(bound))
             });
-            for p in index.policies_governing(&abs) {
+            for p in index.policies_governing(&abs, ws) {
                 add(p, NameKind::Policy, &mut out, &mut queue);
             }
         }
@@ -420,7 +447,7 @@ pub fn with_related(
         }
         for (bound, targets) in std::mem::take(&mut fragments) {
             let index = indexes.entry(bound).or_insert_with_key(|bound| {
-                crate::timing::detail("project index", || ProjectIndex::build(bound, ws))
+                crate::timing::detail("project index", || ProjectIndex::build(bound))
             });
             let found = crate::timing::detail("documents reaching named files", || {
                 index.documents_referring(&targets, ws)

@@ -31,7 +31,18 @@ impl Default for Limits {
 /// "larger than LIMIT bytes". For the readers outside [`Workspace`] (pre-checks,
 /// baselines).
 pub fn read_regular_file(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    read_regular_file_into(path, limit, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// As [`read_regular_file`], into `bytes` (cleared first), whose allocation is
+/// reused: a scan of many files (the `$ref` look-up of a pre-commit run) then
+/// allocates and zeroes no fresh memory per file. On error `bytes` holds nothing
+/// useful.
+pub fn read_regular_file_into(path: &Path, limit: u64, bytes: &mut Vec<u8>) -> std::io::Result<()> {
     use std::io::{Error, ErrorKind, Read};
+    bytes.clear();
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
         return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
@@ -40,15 +51,21 @@ pub fn read_regular_file(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     if meta.len() > limit {
         return Err(too_large());
     }
-    let mut bytes = Vec::new();
+    // The size read above, and one byte to see the end: `take` hides the file's size
+    // from `read_to_end`, which would otherwise grow the buffer by doubling.
+    bytes.reserve(
+        usize::try_from(meta.len())
+            .unwrap_or(usize::MAX)
+            .saturating_add(1),
+    );
     std::fs::File::open(path)?
         .take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)?;
+        .read_to_end(bytes)?;
     // It may have grown since: the read stops one byte past the limit.
     if bytes.len() as u64 > limit {
         return Err(too_large());
     }
-    Ok(bytes)
+    Ok(())
 }
 
 /// Why a file has no tree.

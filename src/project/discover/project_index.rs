@@ -1,10 +1,12 @@
 //! An index of one project root for runs over named files: which policies govern a
 //! document, and which files reach a file through `$ref`. Built from the walk a full
 //! run makes (gitignore-aware, YAML/JSON names only) and read lazily: building it
-//! loads only the files whose names say policy; a `$ref` look-up reads the other
-//! files as text and parses only those whose text names the file looked for.
+//! reads no file; a policy is parsed only when its text may name the document
+//! looked for or it sits in the document's folder or above; a `$ref` look-up reads
+//! the other files as text and parses only those whose text names the file looked
+//! for.
 
-use super::{discover, is_openapi, spec_paths, Candidate, NameKind};
+use super::{is_openapi, spec_paths, walk, Candidate, NameKind};
 use crate::source::loader::{Loaded, Workspace};
 use crate::source::pointer::parse_ref;
 use crate::source::refs::normalize;
@@ -12,8 +14,9 @@ use crate::source::tree::Kind;
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-/// A policy file found under the project root, with what it governs.
+/// A policy file found under the project root.
 #[derive(Debug)]
 struct IndexedPolicy {
     /// The policy file (under the root).
@@ -21,57 +24,95 @@ struct IndexedPolicy {
     /// Its directory (a policy without `spec:` governs the documents in it and below).
     dir: PathBuf,
     /// Its `spec:` targets, canonical (else lexically normalised) paths; empty when
-    /// it has no `spec:` or does not parse.
-    targets: Vec<PathBuf>,
+    /// it has no `spec:` or does not parse. Read when first needed.
+    targets: OnceLock<Vec<PathBuf>>,
+}
+
+impl IndexedPolicy {
+    fn targets(&self, ws: &Workspace) -> &[PathBuf] {
+        self.targets.get_or_init(|| {
+            spec_paths(&ws.load(&self.path))
+                .iter()
+                .map(|s| canonical(&self.dir.join(s)))
+                .collect()
+        })
+    }
 }
 
 /// The policies and YAML/JSON files under one project root.
 #[derive(Debug)]
 pub struct ProjectIndex {
-    /// Every policy file of the walk with its `spec:` targets.
+    /// Every policy file of the walk.
     policies: Vec<IndexedPolicy>,
     /// Every other YAML/JSON file of the walk (candidates for `$ref` look-ups).
     others: Vec<Candidate>,
+    /// The file names of the symbolic links to files met by the walk: a `spec:`
+    /// naming one names its target.
+    link_names: Vec<Vec<u8>>,
 }
 
 impl ProjectIndex {
-    /// Walks `root` (as `retrylint check ROOT` would) and reads the `spec:` of every
-    /// policy file found. `root` should be canonical, so the paths found are too.
-    pub fn build(root: &Path, ws: &Workspace) -> ProjectIndex {
-        let (found, _problems) = discover(&[root.to_path_buf()], &[]);
+    /// Walks `root` (as `retrylint check ROOT` would). `root` should be canonical,
+    /// so the paths found are too. Reads no file.
+    pub fn build(root: &Path) -> ProjectIndex {
+        let walked = walk(&[root.to_path_buf()], &[]);
         // A `.proto` holds no `$ref`: never a candidate for the look-ups.
-        let (policies, others): (Vec<Candidate>, Vec<Candidate>) = found
+        let (policies, others): (Vec<Candidate>, Vec<Candidate>) = walked
+            .candidates
             .into_iter()
             .filter(|c| c.kind != NameKind::Proto)
             .partition(|c| c.kind == NameKind::Policy);
         let policies = policies
-            .par_iter()
-            .map(|c| {
-                let dir = c.path.parent().map(Path::to_path_buf).unwrap_or_default();
-                let targets = spec_paths(&ws.load(&c.path))
-                    .iter()
-                    .map(|s| canonical(&dir.join(s)))
-                    .collect();
-                IndexedPolicy {
-                    path: c.path.clone(),
-                    dir,
-                    targets,
-                }
+            .into_iter()
+            .map(|c| IndexedPolicy {
+                dir: c.path.parent().map(Path::to_path_buf).unwrap_or_default(),
+                path: c.path,
+                targets: OnceLock::new(),
             })
             .collect();
-        ProjectIndex { policies, others }
+        let mut link_names: Vec<Vec<u8>> = walked
+            .links
+            .iter()
+            .filter_map(|l| l.file_name())
+            .map(|n| n.as_encoded_bytes().to_ascii_lowercase())
+            .collect();
+        link_names.sort();
+        link_names.dedup();
+        ProjectIndex {
+            policies,
+            others,
+            link_names,
+        }
     }
 
     /// The policy files that govern `document` (a canonical path): those whose
     /// `spec:` names it, and those without `spec:` in its directory or a parent.
-    pub fn policies_governing(&self, document: &Path) -> Vec<PathBuf> {
+    ///
+    /// Only the policies that may govern it are parsed: those in its directory or
+    /// above, and those whose text holds its file name, the name of a symbolic link
+    /// of the walk, or a backslash (a YAML escape could spell the name), ASCII
+    /// case-insensitively. A `spec:` can name the document in no other way, short
+    /// of a link outside the project root.
+    pub fn policies_governing(&self, document: &Path, ws: &Workspace) -> Vec<PathBuf> {
+        let mut needles: Vec<Vec<u8>> = needles(document)
+            .into_iter()
+            .map(|n| n.to_ascii_lowercase())
+            .collect();
+        needles.extend(self.link_names.iter().cloned());
+        needles.push(b"\\".to_vec());
+        let limit = ws.limits().max_file_bytes;
         self.policies
-            .iter()
+            .par_iter()
             .filter(|p| {
-                if p.targets.is_empty() {
-                    document.starts_with(&p.dir)
+                let above = document.starts_with(&p.dir);
+                if !above && !mentions_any(&p.path, &needles, limit, Case::Insensitive) {
+                    return false;
+                }
+                let targets = p.targets(ws);
+                if targets.is_empty() {
+                    above
                 } else {
-                    p.targets.iter().any(|t| t == document)
+                    targets.iter().any(|t| t == document)
                 }
             })
             .map(|p| p.path.clone())
@@ -94,7 +135,7 @@ impl ProjectIndex {
                 .others
                 .par_iter()
                 .filter(|c| !reached.contains(&c.path))
-                .filter(|c| mentions_any(&c.path, &needles, limit))
+                .filter(|c| mentions_any(&c.path, &needles, limit, Case::Sensitive))
                 .filter_map(|c| {
                     let doc = ws.load(&c.path);
                     external_refs(&doc)
@@ -144,21 +185,46 @@ fn needles(target: &Path) -> Vec<Vec<u8>> {
     }
 }
 
+/// How [`mentions_any`] compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Case {
+    Sensitive,
+    /// ASCII letters of either case (the needles are lowercase).
+    Insensitive,
+}
+
 /// True when the file's bytes contain one of `needles` (a cheap filter before
 /// parsing). Files over `limit` bytes, unreadable, or not regular files (a link to
 /// `/dev/zero` or a FIFO, which would never end or never return) are not read.
-fn mentions_any(path: &Path, needles: &[Vec<u8>], limit: u64) -> bool {
-    let Ok(bytes) = crate::source::loader::read_regular_file(path, limit) else {
-        return false;
-    };
-    // A UTF-16 or UTF-32 file names its `$ref`s in its own encoding.
-    let decoded = crate::source::encoding::decode_wide(&bytes);
-    let bytes = decoded
-        .as_ref()
-        .map_or(&bytes[..], |(text, _)| text.as_bytes());
-    needles
-        .iter()
-        .any(|n| !n.is_empty() && memchr::memmem::find(bytes, n).is_some())
+fn mentions_any(path: &Path, needles: &[Vec<u8>], limit: u64, case: Case) -> bool {
+    thread_local! {
+        // One buffer per thread for the whole scan (files are read one at a time).
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    /// A buffer grown past this (bytes) by one big file is not kept: a long-lived
+    /// process (the language server) would hold it for nothing.
+    const KEEP_BYTES: usize = 16 * 1024 * 1024;
+    BUFFER.with_borrow_mut(|buffer| {
+        let found = crate::source::loader::read_regular_file_into(path, limit, buffer).is_ok() && {
+            // A UTF-16 or UTF-32 file names its `$ref`s in its own encoding.
+            let decoded = crate::source::encoding::decode_wide(buffer);
+            let mut bytes = decoded
+                .as_ref()
+                .map_or(&buffer[..], |(text, _)| text.as_bytes());
+            let lowered;
+            if case == Case::Insensitive {
+                lowered = bytes.to_ascii_lowercase();
+                bytes = &lowered;
+            }
+            needles
+                .iter()
+                .any(|n| !n.is_empty() && memchr::memmem::find(bytes, n).is_some())
+        };
+        if buffer.capacity() > KEEP_BYTES {
+            *buffer = Vec::new();
+        }
+        found
+    })
 }
 
 /// The files a loaded file's `$ref`s name (canonical paths, relative refs resolved

@@ -14,7 +14,9 @@ cargo metadata --format-version 1 --locked | python3 -c '
 import json, sys
 meta = json.load(sys.stdin)
 def ver(v):
-    return tuple(int(x) for x in v.split("."))
+    # "1.88" and "1.88.0" are one version.
+    parts = [int(x) for x in v.split(".")]
+    return tuple(parts + [0] * (3 - len(parts)))
 root = next(p for p in meta["packages"] if p["name"] == "retrylint")
 declared = root.get("rust_version") or "0"
 locked = {n["id"] for n in meta["resolve"]["nodes"]}

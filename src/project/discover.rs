@@ -124,13 +124,9 @@ struct Walked {
 
 /// [`discover`], also returning the links it met.
 fn walk(paths: &[PathBuf], policies: &[PathBuf]) -> Walked {
-    let mut out = Vec::new();
-    let mut problems = Vec::new();
-    // Walked symbolic links to files (see `drop_links_to_listed_files`).
-    let mut links = HashSet::new();
-    let mut all_links = HashSet::new();
+    let mut found = Found::default();
     for p in policies {
-        out.push(Candidate {
+        found.candidates.push(Candidate {
             path: p.clone(),
             kind: NameKind::Policy,
             explicit: true,
@@ -147,98 +143,59 @@ fn walk(paths: &[PathBuf], policies: &[PathBuf]) -> Walked {
                 None if regular => NameKind::Unlisted,
                 None => NameKind::SpecLike,
             };
-            out.push(Candidate {
+            found.candidates.push(Candidate {
                 path: root.clone(),
                 kind,
                 explicit: true,
             });
             continue;
         }
-        let walker = ignore::WalkBuilder::new(root)
+        let mut builder = ignore::WalkBuilder::new(root);
+        builder
             .require_git(false)
             // The same walk either way; without it `ignore` reads git's
             // configuration on every walk (see `global_gitignore`).
             .git_global(global_gitignore::may_apply())
-            .follow_links(false)
-            .sort_by_file_name(|a, b| a.cmp(b))
-            .build();
-        for entry in walker {
-            match entry {
-                Ok(e) => {
-                    if e.file_type().is_some_and(|t| t.is_dir()) {
-                        // The walk skips hidden folders; an AWS shared config in
-                        // `.aws/` is still read (never `.git/config`), and, like the
-                        // walk, without following symbolic links.
-                        let dot_aws = e.path().join(".aws");
-                        let aws = dot_aws.join("config");
-                        let real = |p: &Path, dir: bool| {
-                            std::fs::symlink_metadata(p).is_ok_and(|m| {
-                                if dir {
-                                    m.is_dir()
-                                } else {
-                                    m.is_file()
-                                }
-                            })
-                        };
-                        if real(&dot_aws, true) && real(&aws, false) {
-                            out.push(Candidate {
-                                path: aws,
-                                kind: NameKind::TextConfig,
-                                explicit: false,
-                            });
-                        }
-                        continue;
-                    }
-                    let linked = e.file_type().is_some_and(|t| t.is_symlink());
-                    if !e.file_type().is_some_and(|t| t.is_file()) && !linked {
-                        continue;
-                    }
-                    // Any link to a file, whatever its name (a `spec:` may name one):
-                    // for the project index's look-ups.
-                    if linked && std::fs::metadata(e.path()).is_ok_and(|m| m.is_file()) {
-                        all_links.insert(e.path().to_path_buf());
-                    }
-                    if let Some(kind) = name_kind(e.path()) {
-                        // A symbolic link is followed when it names a file (a file
-                        // cannot make a loop); one to a folder is not (loops, and the
-                        // same tree twice). A dangling link (or one to a device) named
-                        // like a spec or a policy is kept, so its load reports it
-                        // (RL001); any other is not ours to judge.
-                        if linked {
-                            match std::fs::metadata(e.path()) {
-                                Ok(m) if m.is_file() => {}
-                                Ok(m) if m.is_dir() => continue,
-                                _ if matches!(kind, NameKind::SpecLike | NameKind::Policy) => {}
-                                _ => continue,
-                            }
-                            links.insert(e.path().to_path_buf());
-                        }
-                        // Dependencies and build output hold library code (urllib3's
-                        // own `Retry`), not clients of the user's API.
-                        if matches!(kind, NameKind::Source(_))
-                            && crate::import::code::language::is_vendored(
-                                e.path().strip_prefix(root).unwrap_or(e.path()),
-                            )
-                        {
-                            continue;
-                        }
-                        out.push(Candidate {
-                            path: e.path().to_path_buf(),
-                            kind,
-                            explicit: false,
-                        });
-                    }
-                }
-                Err(err) => problems.push(match error_path(&err) {
-                    Some((path, message)) => WalkProblem { path, message },
-                    None => WalkProblem {
-                        path: root.clone(),
-                        message: err.to_string(),
-                    },
-                }),
+            .follow_links(false);
+        // On a pool of several threads (a large run), the folders are read on as
+        // many threads: most of a walk is waiting on the file system, one call per
+        // folder and ignore file. The order is restored by the sort below.
+        let threads = match rayon::current_thread_index() {
+            Some(_) => rayon::current_num_threads(),
+            None => 1,
+        };
+        if threads > 1 {
+            let shared = std::sync::Mutex::new(Found::default());
+            builder.threads(threads).build_parallel().run(|| {
+                let shared = &shared;
+                Box::new(move |entry| {
+                    let mut one = Found::default();
+                    one.visit(root, entry);
+                    shared
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .extend(one);
+                    ignore::WalkState::Continue
+                })
+            });
+            found.extend(
+                shared
+                    .into_inner()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+            );
+        } else {
+            for entry in builder.build() {
+                found.visit(root, entry);
             }
         }
     }
+    let Found {
+        candidates: mut out,
+        mut problems,
+        links,
+        all_links,
+    } = found;
+    problems.sort_by(|a, b| (&a.path, &a.message).cmp(&(&b.path, &b.message)));
     out.sort_by(|a, b| a.path.cmp(&b.path));
     // A file given both as `--policy` and found by the walk stays a policy.
     out.dedup_by(|later, earlier| {
@@ -257,6 +214,104 @@ fn walk(paths: &[PathBuf], policies: &[PathBuf]) -> Walked {
         candidates: out,
         problems,
         links: all_links,
+    }
+}
+
+/// What a walk has found so far (in walk order; sorted by [`walk`]).
+#[derive(Default)]
+struct Found {
+    candidates: Vec<Candidate>,
+    problems: Vec<WalkProblem>,
+    /// Walked symbolic links to listed names (see `drop_links_to_listed_files`).
+    links: HashSet<PathBuf>,
+    /// Every walked symbolic link to a file ([`Walked::links`]).
+    all_links: HashSet<PathBuf>,
+}
+
+impl Found {
+    fn extend(&mut self, other: Found) {
+        self.candidates.extend(other.candidates);
+        self.problems.extend(other.problems);
+        self.links.extend(other.links);
+        self.all_links.extend(other.all_links);
+    }
+
+    /// Takes one entry of the walk of `root`.
+    fn visit(&mut self, root: &Path, entry: Result<ignore::DirEntry, ignore::Error>) {
+        let e = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                self.problems.push(match error_path(&err) {
+                    Some((path, message)) => WalkProblem { path, message },
+                    None => WalkProblem {
+                        path: root.to_path_buf(),
+                        message: err.to_string(),
+                    },
+                });
+                return;
+            }
+        };
+        if e.file_type().is_some_and(|t| t.is_dir()) {
+            // The walk skips hidden folders; an AWS shared config in `.aws/` is still
+            // read (never `.git/config`), and, like the walk, without following
+            // symbolic links.
+            let dot_aws = e.path().join(".aws");
+            let aws = dot_aws.join("config");
+            let real = |p: &Path, dir: bool| {
+                std::fs::symlink_metadata(p)
+                    .is_ok_and(|m| if dir { m.is_dir() } else { m.is_file() })
+            };
+            if real(&dot_aws, true) && real(&aws, false) {
+                self.candidates.push(Candidate {
+                    path: aws,
+                    kind: NameKind::TextConfig,
+                    explicit: false,
+                });
+            }
+            return;
+        }
+        let linked = e.file_type().is_some_and(|t| t.is_symlink());
+        if !e.file_type().is_some_and(|t| t.is_file()) && !linked {
+            return;
+        }
+        // A symbolic link is followed when it names a file (a file cannot make a
+        // loop); one to a folder is not (loops, and the same tree twice).
+        let target = linked.then(|| std::fs::metadata(e.path()));
+        // Any link to a file, whatever its name (a `spec:` may name one): for the
+        // project index's look-ups.
+        if let Some(Ok(m)) = &target {
+            if m.is_file() {
+                self.all_links.insert(e.path().to_path_buf());
+            }
+        }
+        let Some(kind) = name_kind(e.path()) else {
+            return;
+        };
+        if let Some(target) = target {
+            // A dangling link (or one to a device) named like a spec or a policy is
+            // kept, so its load reports it (RL001); any other is not ours to judge.
+            match target {
+                Ok(m) if m.is_file() => {}
+                Ok(m) if m.is_dir() => return,
+                _ if matches!(kind, NameKind::SpecLike | NameKind::Policy) => {}
+                _ => return,
+            }
+            self.links.insert(e.path().to_path_buf());
+        }
+        // Dependencies and build output hold library code (urllib3's own `Retry`),
+        // not clients of the user's API.
+        if matches!(kind, NameKind::Source(_))
+            && crate::import::code::language::is_vendored(
+                e.path().strip_prefix(root).unwrap_or(e.path()),
+            )
+        {
+            return;
+        }
+        self.candidates.push(Candidate {
+            path: e.path().to_path_buf(),
+            kind,
+            explicit: false,
+        });
     }
 }
 
@@ -513,5 +568,94 @@ mod tests {
         assert_eq!(k(b"\xfe.openapi.json"), Some(NameKind::SpecLike));
         assert_eq!(k(b"a\xff.retry-policy.yml"), Some(NameKind::Policy));
         assert_eq!(k(b"\xff.md"), None);
+    }
+
+    /// The walk on one thread and on a pool of several agree entry for entry: links
+    /// (to a file, twice to one file, dangling, to a folder), an AWS shared config in
+    /// a hidden `.aws/`, a `.gitignore`, vendored source, many folders.
+    #[cfg(unix)]
+    #[test]
+    fn the_parallel_walk_finds_what_the_sequential_one_does() {
+        let dir = std::env::temp_dir().join(format!("retrylint-walk-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for d in [
+            "api/v1",
+            "api/v2",
+            "deploy/.aws",
+            "node_modules/x",
+            "ignored",
+        ] {
+            std::fs::create_dir_all(dir.join(d)).unwrap();
+        }
+        for i in 0..40 {
+            let sub = dir.join(format!("svc/{i}"));
+            std::fs::create_dir_all(&sub).unwrap();
+            std::fs::write(sub.join("openapi.yaml"), "openapi: 3.0.3\n").unwrap();
+            std::fs::write(sub.join("client.py"), "import urllib3\n").unwrap();
+        }
+        for (file, text) in [
+            ("api/v1/openapi.yaml", "openapi: 3.0.3\n"),
+            ("api/v2/shop.retry-policy.yaml", "version: 1\n"),
+            ("deploy/.aws/config", "[default]\n"),
+            ("node_modules/x/client.js", "axiosRetry()\n"),
+            ("ignored/openapi.yaml", "openapi: 3.0.3\n"),
+            (".gitignore", "ignored/\n"),
+        ] {
+            std::fs::write(dir.join(file), text).unwrap();
+        }
+        let link =
+            |target: &str, name: &str| std::os::unix::fs::symlink(target, dir.join(name)).unwrap();
+        link("../v1/openapi.yaml", "api/v2/openapi.yaml");
+        link("openapi.yaml", "api/v1/current.yaml");
+        link("missing.yaml", "api/v1/dangling.openapi.yaml");
+        link("../v1", "api/v2/v1.openapi.yaml");
+        let seen = |w: Walked| {
+            let mut links: Vec<PathBuf> = w.links.into_iter().collect();
+            links.sort();
+            (
+                w.candidates
+                    .iter()
+                    .map(|c| (c.path.clone(), c.kind, c.explicit))
+                    .collect::<Vec<_>>(),
+                w.problems
+                    .iter()
+                    .map(|p| p.path.clone())
+                    .collect::<Vec<_>>(),
+                links,
+            )
+        };
+        let roots = [dir.clone()];
+        let alone = seen(walk(&roots, &[]));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let shared = seen(pool.install(|| walk(&roots, &[])));
+        assert_eq!(alone, shared);
+        let names: Vec<String> = alone
+            .0
+            .iter()
+            .map(|(p, _, _)| p.strip_prefix(&dir).unwrap().display().to_string())
+            .collect();
+        for want in [
+            "api/v1/openapi.yaml",
+            "api/v1/dangling.openapi.yaml",
+            "deploy/.aws/config",
+            "svc/39/client.py",
+        ] {
+            assert!(names.contains(&want.to_string()), "{want}: {names:?}");
+        }
+        // Both links to a listed file are dropped: it is read once, by its own name.
+        for never in [
+            "api/v1/current.yaml",
+            "api/v2/openapi.yaml",
+            "api/v2/v1.openapi.yaml",
+            "ignored/openapi.yaml",
+            "node_modules/x/client.js",
+        ] {
+            assert!(!names.contains(&never.to_string()), "{never}: {names:?}");
+        }
+        assert_eq!(alone.2.len(), 2, "links to files: {:?}", alone.2);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

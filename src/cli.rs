@@ -162,7 +162,7 @@ pub struct CheckArgs {
     /// Project root that bounds `$ref`s [default: the enclosing git work tree, else the path given].
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Worker threads, 1 to 1024 [default: all cores].
+    /// Worker threads, 1 to 1024 [default: all cores; one for a run of a few small files].
     #[arg(long, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<usize>,
     /// Largest file read, in bytes.

@@ -87,7 +87,6 @@ pub fn run_on_this_thread<T: Send>(work: impl FnOnce() -> T + Send) -> T {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .use_current_thread()
-            .thread_name(|_| "retrylint-deep-0".to_string())
             .build();
         match pool {
             Ok(pool) => {

@@ -829,3 +829,40 @@ fn deeply_nested_schemas_neither_overflow_nor_explode() {
         rl008[0]["message"]
     );
 }
+
+/// A small run checks on the main thread (no thread started), but on a stack of the
+/// deep-stack pool's size, not the main thread's: with the shell's stack limit at
+/// 1 MiB, a schema nested 250 levels deep still gives its finding, no overflow.
+#[cfg(unix)]
+#[test]
+fn a_small_run_keeps_a_deep_stack_under_a_low_stack_limit() {
+    let dir = tempdir("deep-low-limit");
+    std::fs::write(
+        dir.join("deeper-bad.openapi.json"),
+        deep_schema_spec(250, true),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("deep-bad.openapi.json"),
+        deep_schema_spec(120, true),
+    )
+    .unwrap();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -s 1024 && exec \"$0\" check --format json .")
+        .arg(env!("CARGO_BIN_EXE_retrylint"))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rl008: Vec<&str> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "RL008")
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(rl008, ["deep-bad.openapi.json"], "{stderr}");
+}

@@ -288,6 +288,17 @@ fn check_alone(
 /// [`analyze`], checking documents as they load when `stream` and the options
 /// allow it (no baseline split, no `services:`).
 fn analyze_with(options: &CheckOptions, stream: bool) -> Analyzed {
+    analyze_pass(options, stream, None)
+}
+
+/// [`analyze_with`]; `read` is the import read of a streaming pass that found retry
+/// configs, reused by the pass done again without streaming (the same files, found
+/// the same way): reading retries in code is most of such a run.
+fn analyze_pass(
+    options: &CheckOptions,
+    stream: bool,
+    read: Option<crate::import::Imported>,
+) -> Analyzed {
     let stream = stream && options.split.is_none() && options.services.is_empty();
     let hook = |ws: &Workspace, doc: &Arc<Loaded>, root: &Path| {
         check_alone(ws, doc, root, &options.thresholds)
@@ -370,18 +381,19 @@ fn analyze_with(options: &CheckOptions, stream: bool) -> Analyzed {
             platforms: &options.platforms,
             protos: &protos,
         };
-        let imported = crate::timing::phase("import/read", || {
-            crate::import::import_all_with_sources(
+        let imported = crate::timing::phase("import/read", || match read {
+            Some(read) => read,
+            None => crate::import::import_all_with_sources(
                 &inputs.configs,
                 &inputs.sources_rest,
                 &|p| Some(inputs.ws.load(p)),
                 &ctx,
-            )
+            ),
         });
         // A retry config binds to operations of any document: with one, the
         // streamed documents are needed whole, so the run is done again without.
         if !streamed.paths.is_empty() && !imported.objects.is_empty() {
-            return None;
+            return Err(imported);
         }
         let bound = crate::timing::phase("import/bind", || {
             crate::import::bind::bind(&imported.objects, &documents, &options.services, &ctx)
@@ -413,10 +425,11 @@ fn analyze_with(options: &CheckOptions, stream: bool) -> Analyzed {
         files.dedup();
         let count = files.len();
         policies.extend(bound.policies);
-        Some((count, bound.notes, imported.skipped))
+        Ok((count, bound.notes, imported.skipped))
     });
-    let Some((configs, notes, code_skipped)) = imported else {
-        return analyze_with(options, false);
+    let (configs, notes, code_skipped) = match imported {
+        Ok(done) => done,
+        Err(read) => return analyze_pass(options, false, Some(read)),
     };
     let (analysis, d) = crate::timing::phase("join", || analysis::join(&documents, &policies));
     diags.extend(d);

@@ -1086,3 +1086,29 @@ fn the_walk_honours_project_and_global_gitignores() {
     assert_eq!(default_file, ["a/openapi.yaml", "b/openapi.yaml"]);
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// A run that finds nothing to check (an empty folder, a folder of other files)
+/// exits 0, as documented, but says so on standard error, so a CI step pointed at
+/// the wrong folder does not pass unnoticed; a run that checked something does not.
+#[test]
+fn a_run_that_finds_nothing_to_check_says_so() {
+    let dir = std::env::temp_dir().join(format!("retrylint-cli-nothing-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("empty")).unwrap();
+    std::fs::create_dir_all(dir.join("docs")).unwrap();
+    std::fs::write(dir.join("docs/notes.yaml"), "title: not a spec\n").unwrap();
+    for folder in ["empty", "docs"] {
+        for format in ["human", "json", "sarif"] {
+            let (code, _, err) = common::retrylint_in(&dir, &["check", folder, "--format", format]);
+            assert_eq!(code, 0, "{folder} {format}: {err}");
+            assert!(
+                err.contains("nothing was checked"),
+                "{folder} {format}: {err}"
+            );
+        }
+    }
+    let (code, _, err) = retrylint(&["check", "fixtures/examples/shop"]);
+    assert_eq!(code, 1);
+    assert!(!err.contains("nothing was checked"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -97,6 +97,8 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
         ..options
     };
     let mut outcome = crate::timing::phase("check", || run(&options));
+    // Before `inputs` is taken below (the files a report must not overwrite).
+    let read_nothing = outcome.inputs.is_empty();
     let mut inputs = with_config_file(std::mem::take(&mut outcome.inputs), &config);
     if let Some(e) = args
         .write_baseline
@@ -163,6 +165,16 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
                 path.display()
             );
         }
+    }
+    // A CI step pointed at the wrong folder must not pass unnoticed (the exit code
+    // stays 0: no finding; ruff says the same on standard error). A run that read
+    // something (`.proto` files alone, for binding gRPC configs) is not "nothing".
+    let nothing = outcome.documents == 0 && outcome.policies == 0 && outcome.configs == 0;
+    if nothing && read_nothing && !outcome.could_not_lint {
+        eprintln!(
+            "retrylint: warning: found no OpenAPI document, retry policy or retry config \
+             to check; nothing was checked (run with --verbose to list the files skipped)"
+        );
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     // JSON is written as it is serialised (a repository's report can be hundreds

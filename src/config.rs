@@ -42,6 +42,7 @@ pub const TOP_KEYS: &[&str] = &[
     "services",
     "platforms",
     "baseline",
+    "projects",
 ];
 /// Keys of a `services` item (`layers.md` "Binding a config to operations").
 pub const SERVICE_KEYS: &[&str] = &["spec", "names", "base_path", "grpc", "clients", "mesh"];
@@ -187,6 +188,11 @@ pub struct Config {
     /// `baseline:`: the baseline file `check` (without `--baseline`) and `lsp` use,
     /// resolved against the configuration's folder.
     pub baseline: Option<PathBuf>,
+    /// `projects:`: globs (relative to the configuration's folder) of the folders
+    /// below it that are projects of their own (a monorepo's services, a folder of
+    /// test inputs): a run over a file there answers for that folder's project
+    /// (`crate::project::answer_root`), not for the whole repository.
+    pub projects: Option<GlobSet>,
 }
 
 /// One `services:` item: binds retry configs to a spec (`layers.md` "Binding a
@@ -442,6 +448,7 @@ pub fn parse(doc: &Arc<Loaded>, path: &Path) -> Result<Config, ConfigError> {
             "services" => config.services = p.services(v, &dir),
             "platforms" => config.platforms = p.platforms(v),
             "baseline" => config.baseline = p.string(v, "`baseline`").map(|b| dir.join(b)),
+            "projects" => config.projects = p.globs(v, "`projects`"),
             _ => unreachable!("filtered by known_entries"),
         }
     }

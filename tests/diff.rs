@@ -588,3 +588,70 @@ fn a_real_spec_that_drops_its_key_header_regresses_every_operation_that_had_it()
     assert_eq!(lines.len(), dropped);
     assert!(removed.iter().all(|r| r["side"] == "base"));
 }
+
+/// Copies a fixture tree (folders too) into `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("fixture") {
+        let e = e.expect("entry");
+        let dest = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_tree(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).expect("copy");
+        }
+    }
+}
+
+/// The platform example (its `.retrylint.yaml` binds the Envoy and Istio configs to
+/// `api/openapi.yaml` through `services:`) with a second API beside it in `billing/`.
+fn platform_with_a_second_api(to: &Path) {
+    copy_tree(&repo().join("fixtures/examples/platform"), to);
+    copy_tree(&repo().join("fixtures/examples/shop"), &to.join("billing"));
+}
+
+/// Issue 36: each side reads its own `.retrylint.yaml` (BASE's `services:` bind
+/// BASE's configs), so a byte-for-byte copy of a project diffed against it changes
+/// nothing, and neither does a second API beside the first.
+#[test]
+fn a_copy_of_a_project_with_services_diffed_against_it_changes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    platform_with_a_second_api(&a);
+    platform_with_a_second_api(&b);
+    let (code, stdout, stderr) = retrylint_in(dir.path(), &["diff", "a", "b", "--format", "json"]);
+    assert_eq!(code, 0, "{stderr}\n{stdout}");
+    let v = json_of(&stdout);
+    for list in [
+        "regressions",
+        "improvements",
+        "new_findings",
+        "fixed_findings",
+    ] {
+        assert_eq!(
+            v[list].as_array().map(Vec::len),
+            Some(0),
+            "{list}: {stdout}"
+        );
+    }
+    // The configs are bound on both sides: the operations are compared, and HEAD
+    // alone has findings from the Envoy route (they are in both, so none is new).
+    let (_, check, _) = retrylint_in(&b, &["check", ".", "--format", "json"]);
+    assert!(check.contains("deploy/envoy"), "{check}");
+}
+
+#[test]
+fn an_unchanged_work_tree_diffed_against_its_revision_changes_nothing() {
+    if !git_available() {
+        return;
+    }
+    let r = Repo::new();
+    platform_with_a_second_api(r.path());
+    r.commit("platform and billing");
+    let (code, stdout, stderr) = r.diff(&["--base", "HEAD"]);
+    assert_eq!(code, 0, "{stderr}\n{stdout}");
+    assert!(
+        stdout.contains("0 regressions, 0 improvements; findings: 0 new, 0 fixed"),
+        "{stdout}"
+    );
+}

@@ -146,6 +146,12 @@ fn junit_format() {
         text.matches("</testcase>").count()
     );
     assert!(text.contains(&format!("failures=\"{}\"", outcome.diagnostics.len())));
+    // One test case per finding: `tests` never below `failures` (issue 36).
+    assert_eq!(
+        text.matches("<testcase ").count(),
+        outcome.diagnostics.len()
+    );
+    assert!(text.contains(&format!("tests=\"{}\"", outcome.diagnostics.len())));
     insta::assert_snapshot!("junit", text);
 }
 

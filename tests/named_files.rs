@@ -254,15 +254,16 @@ fn a_named_ref_fragment_rechecks_the_documents_that_reach_it() {
             vec!["GET /orders".to_string(), "GET /invoices".to_string()]
         )]
     );
-    // Only billing/ reaches components.yaml.
+    // Only billing/ reaches components.yaml, but the RL501 it reaches there is one
+    // finding over every document sharing responses.yaml (api/ too): the whole run's.
     let named = check(&repo, &["shared/components.yaml"]);
-    assert_eq!(named.documents, 1);
+    assert_eq!(named.documents, 2);
     assert_eq!(
         codes(&named),
         [(
             "RL501",
             "shared/responses.yaml".to_string(),
-            vec!["GET /invoices".to_string()]
+            vec!["GET /orders".to_string(), "GET /invoices".to_string()]
         )]
     );
 }
@@ -272,8 +273,10 @@ fn a_named_document_rechecks_the_documents_that_use_its_components() {
     let repo = repo_of(&["named-files/ref-fragment"]);
     // api/openapi.yaml uses catalog/openapi.yaml's `Busy` response: the RL502 in
     // catalog/ is about `GET /orders` of api/.
+    // api/ reaches catalog/, so api/'s findings concern it, among them the RL501 on
+    // shared/responses.yaml that api/ shares with billing/: all three are read.
     let named = check(&repo, &["catalog/openapi.yaml"]);
-    assert_eq!(named.documents, 2, "catalog/ and api/");
+    assert_eq!(named.documents, 3, "catalog/, api/ and billing/");
     assert!(
         codes(&named).contains(&(
             "RL502",

@@ -34,23 +34,38 @@ pub fn run(args: &DiffArgs) -> u8 {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
+    // Each side reads its own `.retrylint.yaml`: BASE's `services:` bind BASE's
+    // configs to BASE's specs (a copy of a project diffed against itself changes
+    // nothing). `--config` names HEAD's; BASE of a revision reads the same path in
+    // the revision when it is there.
     let config = match load_config(args.config.as_deref(), &sides.head.0) {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let options = |paths: &[PathBuf], naming: &Naming, cwd: Option<PathBuf>| CheckOptions {
+    let base_explicit = match (&args.config, &sides._revision) {
+        (Some(given), Some(_)) => revision_path(given, &sides.base.1.root),
+        (given, _) => given.clone(),
+    };
+    let base_config = match load_config(base_explicit.as_deref(), &sides.base.0) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let options = |config: &crate::config::Config,
+                   paths: &[PathBuf],
+                   naming: &Naming,
+                   cwd: Option<PathBuf>| CheckOptions {
         cwd,
-        ..configured_options(&config, paths, &[], Some(&naming.root))
+        ..configured_options(config, paths, &[], Some(&naming.root))
     };
     // A revision's files are shown relative to its folder (`REF:path` in the report).
     let base_cwd = sides._revision.as_ref().map(|_| sides.base.1.root.clone());
     let base = SideInput {
-        options: options(&sides.base.0, &sides.base.1, base_cwd),
+        options: options(&base_config, &sides.base.0, &sides.base.1, base_cwd),
         naming: sides.base.1.clone(),
         label: sides.base.2.clone(),
     };
     let head = SideInput {
-        options: options(&sides.head.0, &sides.head.1, None),
+        options: options(&config, &sides.head.0, &sides.head.1, None),
         naming: sides.head.1.clone(),
         label: sides.head.2.clone(),
     };
@@ -106,6 +121,18 @@ pub fn run(args: &DiffArgs) -> u8 {
         return EXIT_ERROR;
     }
     u8::from(fails)
+}
+
+/// The file of the revision extracted under `tree` at the place `given` (a path of
+/// the working tree) has in the repository; `None` when the revision has no such
+/// file (BASE then searches for its own configuration).
+fn revision_path(given: &Path, tree: &Path) -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    let top = git(&cwd, &["rev-parse", "--show-toplevel"]).ok()?;
+    let top = std::fs::canonicalize(top).ok()?;
+    let abs = std::fs::canonicalize(cwd.join(given)).ok()?;
+    let there = tree.join(abs.strip_prefix(&top).ok()?);
+    there.is_file().then_some(there)
 }
 
 /// `diff BASE HEAD`: two folders or two files, each its own root.

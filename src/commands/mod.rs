@@ -144,8 +144,15 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
     }
     if let (Some(b), Some(path)) = (&baseline, &baseline_path) {
         let before = outcome.diagnostics.len();
-        let filtered = crate::baseline::filter(std::mem::take(&mut outcome.diagnostics), b, &root);
+        // A file that could not be read is never accepted: an RL001 a baseline
+        // recorded is still reported, so an exit 2 always says why.
+        let (unreadable, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut outcome.diagnostics)
+            .into_iter()
+            .partition(|d| d.code == crate::rules::rl001_invalid_syntax::META.code);
+        let filtered = crate::baseline::filter(rest, b, &root);
         outcome.diagnostics = filtered.new;
+        outcome.diagnostics.extend(unreadable);
+        crate::diagnostic::sort_and_dedup(&mut outcome.diagnostics);
         let hidden = before - outcome.diagnostics.len();
         if hidden > 0 {
             eprintln!(

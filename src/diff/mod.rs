@@ -1,5 +1,5 @@
 //! `retrylint diff`: what got worse between two versions of a project. Both sides go
-//! through the whole `check` pipeline (under HEAD's configuration); the diff then
+//! through the whole `check` pipeline (each under its own `.retrylint.yaml`); the diff then
 //! compares each operation's retry contract ([`compare`]) and the findings, by the
 //! identity baselines use ([`crate::baseline`]): a finding of HEAD that BASE's
 //! findings do not account for is new, one of BASE that HEAD's do not is fixed.

@@ -775,6 +775,18 @@ fn unmatched(o: &ConfigObject, specs: &[&Document], bases: &[(usize, String)]) -
     rl016_unbound_config::diagnostic(at, &what, &why, help)
 }
 
+/// The first five of a list for a message, then `and N more` (a project of 300 specs
+/// made a 14 kB RL016 listing every host).
+fn at_most_five(mut items: Vec<String>) -> Vec<String> {
+    const SHOWN: usize = 5;
+    if items.len() > SHOWN {
+        let more = items.len() - SHOWN;
+        items.truncate(SHOWN);
+        items.push(format!("and {more} more"));
+    }
+    items
+}
+
 fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) -> Diagnostic {
     let at = o.names.first().map_or(&o.at, |n| &n.at);
     let what = format!("{} {} `{}`", o.platform.display_name(), o.kind, o.name);
@@ -800,12 +812,14 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
     } else if names.is_empty() {
         "it names no host or service, and the run holds more than one spec".to_string()
     } else {
-        let hosts: Vec<String> = servers
+        let mut hosts: Vec<String> = servers
             .iter()
             .flatten()
             .filter(|s| !s.host.is_empty())
             .map(|s| format!("`{}`", s.host))
             .collect();
+        hosts.dedup();
+        let hosts = at_most_five(hosts);
         format!(
             "none of its names ({}) is the host of a spec's server{}",
             names
@@ -820,10 +834,12 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
             }
         )
     };
-    let candidates: Vec<String> = documents
-        .iter()
-        .map(|d| format!("`{}`", d.doc.file.display))
-        .collect();
+    let candidates: Vec<String> = at_most_five(
+        documents
+            .iter()
+            .map(|d| format!("`{}`", d.doc.file.display))
+            .collect(),
+    );
     let spec = documents
         .first()
         .map_or("path/to/openapi.yaml".to_string(), |d| {

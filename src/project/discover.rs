@@ -5,13 +5,14 @@
 
 mod global_gitignore;
 mod project_index;
+mod related;
 
 pub use project_index::ProjectIndex;
+pub use related::{ref_closure, with_related};
 
-use crate::source::loader::{Loaded, Workspace};
-use crate::source::refs::normalize;
+use crate::source::loader::Loaded;
 use crate::source::tree::Kind;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// What a file's name says it is.
@@ -377,143 +378,6 @@ fn is_openapi(doc: &Loaded) -> bool {
         tree.kind(r) == Kind::Map
             && (tree.get(r, "openapi").is_some() || tree.get(r, "swagger").is_some())
     })
-}
-
-fn canonical(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p))
-}
-
-/// Adds the files related to the file arguments among `candidates`, as a full run
-/// from the project root would read them:
-/// - for a policy, the OpenAPI documents it governs (its `spec:` paths, relative to
-///   it; without `spec:`, the documents in its directory and below);
-/// - for an OpenAPI document, the policies under the project root that govern it
-///   (one whose `spec:` names it, wherever it is, or one without `spec:` in its
-///   directory or a parent), from a [`ProjectIndex`] built once per root;
-/// - for every named file that is not a policy (a `$ref` fragment such as a shared
-///   `responses.yaml`, or a document whose components others use), the OpenAPI
-///   documents under the project root whose `$ref` closure includes it.
-///
-/// Repeated until nothing new is found, so the policies of the documents found come
-/// too (other layers), and the documents those policies govern.
-pub fn with_related(
-    candidates: Vec<Candidate>,
-    ws: &Workspace,
-    root: Option<&Path>,
-) -> Vec<Candidate> {
-    let mut seen: HashSet<PathBuf> = candidates.iter().map(|c| canonical(&c.path)).collect();
-    let mut queue: VecDeque<Candidate> =
-        candidates.iter().filter(|c| c.explicit).cloned().collect();
-    let mut out = candidates;
-    let mut indexes: HashMap<PathBuf, ProjectIndex> = HashMap::new();
-    // Named files other than policies (possible `$ref` targets), by project root.
-    let mut fragments: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
-    let mut add = |path: PathBuf,
-                   kind: NameKind,
-                   out: &mut Vec<Candidate>,
-                   queue: &mut VecDeque<Candidate>| {
-        if seen.insert(canonical(&path)) {
-            let c = Candidate {
-                path,
-                kind,
-                explicit: false,
-            };
-            out.push(c.clone());
-            queue.push_back(c);
-        }
-    };
-    loop {
-        while let Some(c) = queue.pop_front() {
-            if !c.path.is_file() {
-                continue;
-            }
-            let doc = ws.load(&c.path);
-            let abs = canonical(&c.path);
-            let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
-            if c.kind == NameKind::Policy {
-                let specs = spec_paths(&doc);
-                if specs.is_empty() {
-                    let (found, _) = discover(std::slice::from_ref(&dir), &[]);
-                    for f in found.into_iter().filter(|f| f.kind != NameKind::Policy) {
-                        add(f.path, f.kind, &mut out, &mut queue);
-                    }
-                } else {
-                    for s in specs {
-                        let p = normalize(&dir.join(s));
-                        if p.is_file() {
-                            let kind = name_kind(&p).unwrap_or(NameKind::SpecLike);
-                            add(p, kind, &mut out, &mut queue);
-                        }
-                    }
-                }
-                continue;
-            }
-            if c.explicit
-                && (c.kind == NameKind::Proto
-                    || matches!(c.kind, NameKind::Source(_))
-                    || crate::import::recognize(&doc).is_some())
-            {
-                // A named retry config changes what the operations it binds report:
-                // read the project's OpenAPI documents (with the policies governing
-                // them) and its other retry configs (their layers stack), so the run
-                // finds what a full run finds for them. A named `.proto` changes how
-                // gRPC configs bind: the same. A named source file may build a client
-                // whose calls are in other files (and the reverse): the project's
-                // source files come too (pre-checked like any).
-                let bound = super::project_root(&abs, root);
-                let (found, _) = discover(std::slice::from_ref(&bound), &[]);
-                for f in found.into_iter().filter(|f| f.kind != NameKind::Policy) {
-                    if f.kind == NameKind::Proto || matches!(f.kind, NameKind::Source(_)) {
-                        add(f.path, f.kind, &mut out, &mut queue);
-                        continue;
-                    }
-                    let other = ws.load(&f.path);
-                    if is_openapi(&other) || crate::import::recognize(&other).is_some() {
-                        add(f.path, f.kind, &mut out, &mut queue);
-                    }
-                }
-                continue;
-            }
-            let openapi = is_openapi(&doc);
-            if !openapi && !c.explicit {
-                continue;
-            }
-            let bound = super::project_root(&abs, root);
-            if c.explicit {
-                // Any named file may be reached through `$ref` (a fragment, or a
-                // document whose components other documents use).
-                fragments
-                    .entry(bound.clone())
-                    .or_default()
-                    .push(abs.clone());
-            }
-            if !openapi {
-                continue;
-            }
-            let index = indexes.entry(bound).or_insert_with_key(|bound| {
-                crate::timing::detail("project index", || ProjectIndex::build(bound))
-            });
-            for p in index.policies_governing(&abs, ws) {
-                add(p, NameKind::Policy, &mut out, &mut queue);
-            }
-        }
-        if fragments.is_empty() {
-            break;
-        }
-        for (bound, targets) in std::mem::take(&mut fragments) {
-            let index = indexes.entry(bound).or_insert_with_key(|bound| {
-                crate::timing::detail("project index", || ProjectIndex::build(bound))
-            });
-            let found = crate::timing::detail("documents reaching named files", || {
-                index.documents_referring(&targets, ws)
-            });
-            for d in found {
-                add(d.path, d.kind, &mut out, &mut queue);
-            }
-        }
-    }
-    out.sort_by(|a, b| a.path.cmp(&b.path));
-    out
 }
 
 #[cfg(test)]

@@ -43,6 +43,46 @@ pub fn project_root(given: &Path, root_override: Option<&Path>) -> PathBuf {
     start
 }
 
+/// The root of the project whose answer a run over `given` reports (`check::answer`):
+/// `--root`, else, walking up from `given`, the first folder that is a git work tree
+/// or holds a `.retrylint.yaml` (a service of a monorepo with a configuration of its
+/// own is a project of its own). When that configuration lists `projects:` globs, the
+/// deepest folder between `given` and it that matches one is the root instead (a
+/// monorepo that names its services' folders, or a folder of test inputs). With
+/// neither, the path itself (a file's folder). A named file brings the related files
+/// of this project, never of the folders above it.
+pub fn answer_root(given: &Path, root_override: Option<&Path>) -> PathBuf {
+    if root_override.is_some() {
+        return project_root(given, root_override);
+    }
+    let abs = std::fs::canonicalize(given).unwrap_or_else(|_| given.to_path_buf());
+    let start = if abs.is_dir() {
+        abs.clone()
+    } else {
+        abs.parent().map(Path::to_path_buf).unwrap_or_default()
+    };
+    for dir in start.ancestors() {
+        let config = dir.join(crate::config::FILE_NAME);
+        if config.is_file() {
+            let projects = crate::config::load_from(Some(&config), dir, dir)
+                .ok()
+                .and_then(|c| c.projects);
+            let member = projects.and_then(|globs| {
+                start
+                    .ancestors()
+                    .take_while(|a| *a != dir)
+                    .find(|a| a.strip_prefix(dir).is_ok_and(|rel| globs.is_match(rel)))
+                    .map(Path::to_path_buf)
+            });
+            return member.unwrap_or_else(|| dir.to_path_buf());
+        }
+        if dir.join(".git").exists() {
+            return dir.to_path_buf();
+        }
+    }
+    start
+}
+
 /// What a run reads: the command line's paths and the settings that choose files.
 #[derive(Debug, Clone)]
 pub struct Selection<'a> {
@@ -63,6 +103,9 @@ pub struct Selection<'a> {
     /// For file arguments, also read the related files a full run would (the
     /// documents a named policy governs, the policies governing a named document).
     pub related: bool,
+    /// Canonical paths of the documents `.retrylint.yaml` `services:` binds retry
+    /// configs to: a named file reaching one brings the project's configs too.
+    pub bound_specs: &'a [PathBuf],
     /// Texts read instead of the files on disk (an editor's unsaved buffers).
     pub overlay: Option<std::sync::Arc<crate::source::loader::Overlay>>,
     /// The whole check of one document, run as soon as it is loaded when the run
@@ -164,7 +207,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
     if sel.related {
         let given: HashSet<PathBuf> = candidates.iter().map(|c| c.path.clone()).collect();
         candidates = crate::timing::phase("named files and related", || {
-            discover::with_related(candidates, &ws, sel.root)
+            discover::with_related(candidates, &ws, sel.root, sel.bound_specs)
         });
         related_only = candidates
             .iter()
@@ -198,9 +241,15 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                     return (c, false);
                 };
                 // Never `fs::read`: a named link to `/dev/zero` or a FIFO would not end.
-                let hit =
-                    crate::source::loader::read_regular_file(&c.path, sel.limits.max_file_bytes)
-                        .is_ok_and(|b| language.may_hold_retries(&b));
+                // A named file that cannot be read is loaded with the others, so it
+                // is reported (RL001) as any named file is.
+                let hit = match crate::source::loader::read_regular_file(
+                    &c.path,
+                    sel.limits.max_file_bytes,
+                ) {
+                    Ok(b) => language.may_hold_retries(&b),
+                    Err(_) => c.explicit,
+                };
                 (c, hit)
             })
             .collect()
@@ -209,7 +258,9 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
     let mut candidates = candidates;
     for (c, hit) in checked {
         match c.kind {
-            NameKind::Source(_) if hit || c.explicit => candidates.push(c),
+            // A named source file is read as the whole run reads it (one answer
+            // however asked): without a retry library it only calls other clients.
+            NameKind::Source(_) if hit => candidates.push(c),
             NameKind::Source(language) => sources_rest.push((c.path, language)),
             _ => {}
         }

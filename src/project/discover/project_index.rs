@@ -49,6 +49,9 @@ pub struct ProjectIndex {
     /// The file names of the symbolic links to files met by the walk: a `spec:`
     /// naming one names its target.
     link_names: Vec<Vec<u8>>,
+    /// The OpenAPI documents of the walk while there are at most two (read when
+    /// [`ProjectIndex::is_the_only_document`] is first asked).
+    only_document: OnceLock<Vec<PathBuf>>,
 }
 
 impl ProjectIndex {
@@ -82,6 +85,7 @@ impl ProjectIndex {
             policies,
             others,
             link_names,
+            only_document: OnceLock::new(),
         }
     }
 
@@ -117,6 +121,62 @@ impl ProjectIndex {
             })
             .map(|p| p.path.clone())
             .collect()
+    }
+
+    /// True when `document` (a canonical path) is the only OpenAPI document under
+    /// the root: then every retry config and client of the project that binds to no
+    /// other API takes it (`layers.md` "Binding", the only spec of the run). Files
+    /// are read one by one until a second document turns up; only those whose text
+    /// says `openapi` or `swagger` are parsed.
+    pub fn is_the_only_document(&self, document: &Path, ws: &Workspace) -> bool {
+        self.only_document(ws).is_some_and(|only| only == document)
+    }
+
+    /// The only OpenAPI document under the root (canonical), if there is exactly one
+    /// (see [`ProjectIndex::is_the_only_document`]).
+    pub fn only_document(&self, ws: &Workspace) -> Option<PathBuf> {
+        let found = self.only_document.get_or_init(|| {
+            let limit = ws.limits().max_file_bytes;
+            let markers = [b"openapi".to_vec(), b"swagger".to_vec()];
+            let mut found: Vec<PathBuf> = Vec::new();
+            for c in &self.others {
+                if !matches!(
+                    c.kind,
+                    NameKind::SpecLike | NameKind::Other | NameKind::Unlisted
+                ) || !mentions_any(&c.path, &markers, limit, Case::Insensitive)
+                {
+                    continue;
+                }
+                if is_openapi(&ws.load(&c.path)) {
+                    found.push(canonical(&c.path));
+                    if found.len() > 1 {
+                        break;
+                    }
+                }
+            }
+            found
+        });
+        match found.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        }
+    }
+
+    /// True when a file of the walk that may be a retry config or a client in code
+    /// (not a policy, not a file named as a spec) holds one of `needles` (lower
+    /// case), ASCII case-insensitively: a cheap test before reading the whole
+    /// project for a named document.
+    pub fn a_config_mentions(&self, needles: &[Vec<u8>], ws: &Workspace) -> bool {
+        if needles.is_empty() {
+            return false;
+        }
+        let limit = ws.limits().max_file_bytes;
+        self.others.par_iter().any(|c| {
+            matches!(
+                c.kind,
+                NameKind::Other | NameKind::TextConfig | NameKind::Source(_)
+            ) && mentions_any(&c.path, needles, limit, Case::Insensitive)
+        })
     }
 
     /// The OpenAPI documents of the index whose `$ref` closure includes one of
@@ -229,7 +289,7 @@ fn mentions_any(path: &Path, needles: &[Vec<u8>], limit: u64, case: Case) -> boo
 
 /// The files a loaded file's `$ref`s name (canonical paths, relative refs resolved
 /// against the file's directory); local and remote refs are left out.
-fn external_refs(doc: &Loaded) -> Vec<PathBuf> {
+pub(super) fn external_refs(doc: &Loaded) -> Vec<PathBuf> {
     let Ok(tree) = &doc.tree else {
         return Vec::new();
     };

@@ -2,6 +2,8 @@
 //! discover, load) -> model -> join -> rules -> suppressions -> sorted diagnostics.
 //! No printing here.
 
+pub mod answer;
+
 use crate::analysis;
 use crate::diagnostic::{sort_and_dedup, Diagnostic};
 use crate::openapi::model::Document;
@@ -120,10 +122,6 @@ pub struct Analyzed {
     /// targets, files reported as unreadable; not the files skipped as neither
     /// document nor policy. A report must never be written over one of them.
     pub inputs: Vec<PathBuf>,
-    /// Source files read only because a named file relates to them (pre-commit on
-    /// one changed client file reads the project's other clients, whose calls and
-    /// layers bind with it): their own findings are not reported.
-    pub related_sources: std::collections::HashSet<PathBuf>,
     /// OpenAPI documents checked one by one as they loaded ([`run`] only): counted
     /// here, not in [`Analyzed::documents`]; their findings are in the run's.
     pub streamed_documents: usize,
@@ -191,24 +189,23 @@ fn run_with(options: &CheckOptions, stream: bool) -> (Analyzed, Vec<Diagnostic>)
         diagnostics,
         &analyzed.analysis.policies,
     );
-    // A client in a source file that was not asked about (read because a named
-    // file relates to it) is not reported for its own settings, unless the finding
-    // also points into an asked file (a call made there through it).
-    if !analyzed.related_sources.is_empty() {
-        let related = &analyzed.related_sources;
-        diagnostics.retain(|d| {
-            let asked_source = |p: &PathBuf| {
-                !related.contains(p) && crate::source::language::Language::of_path(p).is_some()
-            };
-            !related.contains(&d.primary.location.file.path)
-                || d.labels.iter().any(|l| asked_source(&l.location.file.path))
-        });
-    }
     crate::timing::phase("sort", || sort_and_dedup(&mut diagnostics));
-    let applied = crate::timing::phase("suppress", || {
+    let mut applied = crate::timing::phase("suppress", || {
         let suppressions = suppress::collect(&analyzed.documents, &analyzed.analysis);
         suppress::apply(diagnostics, &suppressions)
     });
+    // Named files or a folder below the root: the part of the project's answer that
+    // concerns them (`answer`), before rule levels, so an RL001 turned off still
+    // decides the exit code.
+    if let Some(scope) = answer_scope(options) {
+        answer::restrict(
+            &scope,
+            &analyzed.documents,
+            &analyzed.analysis,
+            &mut applied.diagnostics,
+            &mut applied.suppressed,
+        );
+    }
     analyzed.could_not_lint |= applied
         .diagnostics
         .iter()
@@ -222,6 +219,26 @@ fn run_with(options: &CheckOptions, stream: bool) -> (Analyzed, Vec<Diagnostic>)
         .filter(|s| !options.rule_levels.is_off(s.diagnostic.code))
         .collect();
     (analyzed, diagnostics)
+}
+
+/// The files a run over named files or folders is asked about (see [`answer`]);
+/// `None` for a run over the whole project, or one that does not read related files.
+pub fn answer_scope(options: &CheckOptions) -> Option<answer::Scope> {
+    if !options.related {
+        return None;
+    }
+    let cwd = options
+        .cwd
+        .clone()
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default();
+    let first = options
+        .paths
+        .first()
+        .or(options.policies.first())
+        .map_or_else(|| cwd.clone(), |p| cwd.join(p));
+    let root = project::answer_root(&first, options.root.as_deref());
+    answer::Scope::of(&options.paths, &options.policies, &cwd, &root)
 }
 
 /// Discover, load, model and join: everything but the rules.
@@ -308,7 +325,13 @@ fn analyze_pass(
         .clone()
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_default();
+    let bound_specs: Vec<PathBuf> = options
+        .services
+        .iter()
+        .map(|s| std::fs::canonicalize(&s.spec).unwrap_or_else(|_| s.spec.clone()))
+        .collect();
     let mut inputs = project::load(&project::Selection {
+        bound_specs: &bound_specs,
         paths: &options.paths,
         policies: &options.policies,
         root: options.root.as_deref(),
@@ -403,19 +426,15 @@ fn analyze_pass(
             &imported.objects,
             &bound.diagnostics,
         );
-        // A config read only because a named file relates to it (pre-commit on one
-        // changed config reads the others, whose layers stack) is not reported for
-        // its own settings (RL016, RL017, RL314): it was not asked about.
-        let asked = |d: &Diagnostic| {
-            !inputs.related_only.contains(&d.primary.location.file.path)
-                || d.code == crate::source::rl001_invalid_syntax::META.code
-        };
-        diags.extend(
-            crate::import::label_bound_operations(own, &imported.objects, &bound.operations)
-                .into_iter()
-                .filter(|d| asked(d)),
-        );
-        diags.extend(bound.diagnostics.into_iter().filter(|d| asked(d)));
+        // What of this concerns the files asked about is decided once, after the
+        // rules (`answer`): a config read only because a named file relates to it
+        // keeps its findings on the operations that file reaches.
+        diags.extend(crate::import::label_bound_operations(
+            own,
+            &imported.objects,
+            &bound.operations,
+        ));
+        diags.extend(bound.diagnostics);
         let mut files: Vec<&std::path::Path> = imported
             .objects
             .iter()
@@ -451,12 +470,6 @@ fn analyze_pass(
         could_not_lint: lost,
         inputs: inputs.read_paths(),
         streamed_documents: streamed.paths.len(),
-        related_sources: inputs
-            .related_only
-            .iter()
-            .filter(|p| crate::source::language::Language::of_path(p).is_some())
-            .cloned()
-            .collect(),
     }
 }
 

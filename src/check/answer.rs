@@ -1,0 +1,170 @@
+//! One answer however a run is asked (README "Files given by name"): for a project
+//! root R, the findings of `retrylint check R` are the answer. A run that names files
+//! or folders F (pre-commit, `check FILE`, an editor buffer, a folder below the root)
+//! reports exactly the part of that answer that concerns F:
+//!
+//! - every finding with a label (primary or related) in F;
+//! - every finding on an operation that F declares (a document in F) or reaches: the
+//!   operations a policy, retry config or client in code in F governs or binds to,
+//!   and those of the documents whose `$ref`s reach a file in F (a shared fragment).
+//!
+//! The exit code follows the same answer: an RL001 counts only when it is in F or in
+//! a file whose operations F reaches, never for an unreadable file elsewhere in the
+//! project. Loading decides what the run reads (the files F reaches and the files
+//! that bind to them: [`crate::project::load`]); this module decides what it says.
+
+use crate::analysis::Analysis;
+use crate::diagnostic::Diagnostic;
+use crate::openapi::model::Document;
+use crate::source::loader::{Limits, Workspace};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// The files a run was asked about: named files, and the trees of named folders
+/// below the project root. Paths are canonical.
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    files: HashSet<PathBuf>,
+    folders: Vec<PathBuf>,
+}
+
+impl Scope {
+    /// The scope of `paths` (and `--policy` files), relative to `cwd`, in the project
+    /// whose root is `root`; `None` when the run is asked about the whole project (no
+    /// path, a folder at or above the root, or a named `.retrylint.yaml`), so every
+    /// finding is its answer.
+    pub fn of(paths: &[PathBuf], policies: &[PathBuf], cwd: &Path, root: &Path) -> Option<Scope> {
+        let mut scope = Scope::default();
+        let given: Vec<&PathBuf> = if paths.is_empty() && policies.is_empty() {
+            Vec::new()
+        } else {
+            paths.iter().chain(policies).collect()
+        };
+        let dot = PathBuf::from(".");
+        let given = if given.is_empty() { vec![&dot] } else { given };
+        for p in given {
+            // A named `.retrylint.yaml` stands for its whole project.
+            if p.file_name().is_some_and(|n| n == crate::config::FILE_NAME) {
+                return None;
+            }
+            let joined = cwd.join(p);
+            let abs = std::fs::canonicalize(&joined).unwrap_or(joined);
+            if abs.is_dir() {
+                if root.starts_with(&abs) {
+                    return None;
+                }
+                scope.folders.push(abs);
+            } else {
+                scope.files.insert(abs);
+            }
+        }
+        Some(scope)
+    }
+
+    /// True when `path` (canonical) is a named file or lies in a named folder.
+    pub fn contains(&self, path: &Path) -> bool {
+        self.files.contains(path) || self.folders.iter().any(|f| path.starts_with(f))
+    }
+}
+
+/// The operations a scope declares or reaches, by document path and `METHOD /path`.
+struct Reached<'a> {
+    scope: &'a Scope,
+    operations: HashSet<(PathBuf, String)>,
+    /// Documents holding a reached operation (an RL001 there is the scope's too).
+    documents: HashSet<PathBuf>,
+}
+
+impl<'a> Reached<'a> {
+    fn of(scope: &'a Scope, documents: &[Document], analysis: &Analysis) -> Reached<'a> {
+        let mut operations = HashSet::new();
+        let mut reached_documents = HashSet::new();
+        // A file asked about that other documents `$ref` (a shared `responses.yaml`,
+        // a document whose components others use) reaches every operation of the
+        // documents whose `$ref`s reach it.
+        let policies: HashSet<&Path> = analysis
+            .policies
+            .iter()
+            .map(|p| p.doc.file.path.as_path())
+            .collect();
+        let fragments: Vec<&PathBuf> = scope
+            .files
+            .iter()
+            .filter(|f| !policies.contains(f.as_path()))
+            .collect();
+        let reaching: HashSet<&Path> = if fragments.is_empty() {
+            HashSet::new()
+        } else {
+            let ws = Workspace::new(PathBuf::new(), Limits::default());
+            documents
+                .iter()
+                .filter(|d| {
+                    crate::project::discover::ref_closure(&d.doc, &ws)
+                        .iter()
+                        .any(|p| fragments.contains(&p))
+                })
+                .map(|d| d.doc.file.path.as_path())
+                .collect()
+        };
+        for joined in &analysis.operations {
+            let Some(doc) = documents.get(joined.document) else {
+                continue;
+            };
+            let Some(op) = doc.operations.get(joined.operation) else {
+                continue;
+            };
+            let path = &doc.doc.file.path;
+            let governed_from_scope = joined.layers.iter().any(|layer| {
+                layer
+                    .policy
+                    .and_then(|i| analysis.policies.get(i))
+                    .is_some_and(|p| scope.contains(&p.doc.file.path))
+            });
+            if governed_from_scope || scope.contains(path) || reaching.contains(path.as_path()) {
+                operations.insert((path.clone(), op.display()));
+                reached_documents.insert(path.clone());
+            }
+        }
+        Reached {
+            scope,
+            operations,
+            documents: reached_documents,
+        }
+    }
+
+    /// True when the finding is part of the scope's answer.
+    fn concerns(&self, d: &Diagnostic) -> bool {
+        let labelled = std::iter::once(&d.primary)
+            .chain(&d.labels)
+            .any(|l| self.scope.contains(&l.location.file.path));
+        if labelled {
+            return true;
+        }
+        if d.code == crate::source::rl001_invalid_syntax::META.code {
+            return self.documents.contains(&d.primary.location.file.path);
+        }
+        d.operations.iter().enumerate().any(|(i, op)| {
+            match d.operation_documents.get(i).and_then(Option::as_ref) {
+                Some(doc) => {
+                    self.scope.contains(&doc.path)
+                        || self.operations.contains(&(doc.path.clone(), op.clone()))
+                }
+                // A rule that did not say which document: the name decides.
+                None => self.operations.iter().any(|(_, name)| name == op),
+            }
+        })
+    }
+}
+
+/// Keeps the findings (and the suppressed findings) that concern `scope`.
+pub fn restrict(
+    scope: &Scope,
+    documents: &[Document],
+    analysis: &Analysis,
+    diagnostics: &mut Vec<Diagnostic>,
+    suppressed: &mut Vec<crate::suppress::Suppressed>,
+) {
+    let reached = Reached::of(scope, documents, analysis);
+    diagnostics.retain(|d| reached.concerns(d));
+    suppressed.retain(|s| reached.concerns(&s.diagnostic));
+}

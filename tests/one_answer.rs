@@ -1,0 +1,238 @@
+//! One answer however a run is asked (issue 36, `src/check/answer.rs`): for every
+//! fixture project copied into a git repository of its own, and every file F in it,
+//! `retrylint check F` reports exactly the findings of `retrylint check R` (R the
+//! root of F's project, `project::answer_root`) that
+//! concern F (a label in F, or an operation F declares or reaches), and exits 2 only
+//! when that part of the answer holds an RL001. The same for every folder below the
+//! root. `../shared/cases/` folders are checked too when they are beside the project.
+
+use retrylint::check::{answer, answer_scope, run, run_full, CheckOptions};
+use retrylint::diagnostic::Diagnostic;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A temporary git repository holding a copy of one fixture project; removed on drop.
+struct Repo {
+    dir: PathBuf,
+}
+
+impl Drop for Repo {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Copies a tree, leaving out symbolic links (a link leaving the project is a case
+/// of its own) and anything that is neither file nor folder.
+fn copy_into(from: &Path, to: &Path) {
+    let Ok(meta) = std::fs::symlink_metadata(from) else {
+        return;
+    };
+    if meta.is_dir() {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for e in std::fs::read_dir(from).expect("read_dir") {
+            let e = e.expect("entry");
+            copy_into(&e.path(), &to.join(e.file_name()));
+        }
+    } else if meta.is_file() {
+        std::fs::copy(from, to).expect("copy");
+    }
+}
+
+fn repo_of(project: &Path) -> Repo {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "retrylint-one-answer-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let dir = std::fs::canonicalize(&dir).expect("canonical");
+    copy_into(project, &dir);
+    let status = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&dir)
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git init failed");
+    Repo { dir }
+}
+
+/// Every file and folder of the tree, relative to it, `.git` left out.
+fn entries_of(dir: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let mut files = Vec::new();
+    let mut folders = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let mut list: Vec<_> = std::fs::read_dir(&d)
+            .expect("read_dir")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        list.sort();
+        for p in list {
+            if p.file_name().is_some_and(|n| n == ".git") {
+                continue;
+            }
+            let rel = p.strip_prefix(dir).expect("inside").to_path_buf();
+            if p.is_dir() {
+                folders.push(rel);
+                stack.push(p);
+            } else {
+                files.push(rel);
+            }
+        }
+    }
+    (files, folders)
+}
+
+/// What a finding says, with every place it points at.
+fn key(d: &Diagnostic) -> String {
+    let at = |l: &retrylint::diagnostic::Label| {
+        let loc = &l.location;
+        let lc = loc.file.line_col(loc.span.start);
+        format!("{}:{}:{}", loc.file.display, lc.line, lc.column)
+    };
+    let labels: BTreeSet<String> = d.labels.iter().map(at).collect();
+    format!(
+        "{} {} {} | {:?} | {}",
+        d.code,
+        at(&d.primary),
+        d.message,
+        labels,
+        d.operations.join(", ")
+    )
+}
+
+fn options(repo: &Repo, paths: Vec<PathBuf>) -> CheckOptions {
+    // As `retrylint check` builds them: `.retrylint.yaml` of the project read.
+    let config = retrylint::config::load_from(None, &repo.dir, &repo.dir).expect("config");
+    CheckOptions {
+        paths,
+        cwd: Some(repo.dir.clone()),
+        related: true,
+        services: config.services.clone(),
+        platforms: config.platforms.clone(),
+        thresholds: config.thresholds,
+        rule_levels: config.rules.clone(),
+        filter: config.filter.clone(),
+        ..CheckOptions::default()
+    }
+}
+
+/// Holds the property for one project; returns the number of runs compared.
+fn holds_for(project: &Path) -> usize {
+    let repo = repo_of(project);
+    // The answer of each project root met (a folder with a `.retrylint.yaml` of its
+    // own is a project of its own: `project::answer_root`).
+    let mut answers: std::collections::HashMap<PathBuf, _> = std::collections::HashMap::new();
+    let (files, folders) = entries_of(&repo.dir);
+    let mut compared = 0;
+    for asked in files.iter().chain(&folders) {
+        let root = retrylint::project::answer_root(&repo.dir.join(asked), None);
+        let (whole, whole_diagnostics) = answers
+            .entry(root.clone())
+            .or_insert_with(|| run_full(&options(&repo, vec![root.clone()])));
+        let named = options(&repo, vec![repo.dir.join(asked)]);
+        let Some(scope) = answer_scope(&named) else {
+            // A folder that is a project root of its own: its answer is the whole run.
+            continue;
+        };
+        let mut expected = whole_diagnostics.clone();
+        let mut suppressed = Vec::new();
+        answer::restrict(
+            &scope,
+            &whole.documents,
+            &whole.analysis,
+            &mut expected,
+            &mut suppressed,
+        );
+        let got = run(&named);
+        // A folder holding retry configs in a project without a `.retrylint.yaml` is
+        // judged with what it names (`project::discover::with_related`), not with
+        // every spec of the repository: only named files are held to the whole run.
+        let declared = repo.dir.join(".retrylint.yaml").is_file();
+        if repo.dir.join(asked).is_dir() && got.configs > 0 && !declared {
+            continue;
+        }
+        let want: Vec<String> = expected.iter().map(key).collect();
+        let have: Vec<String> = got.diagnostics.iter().map(key).collect();
+        let missing: Vec<&String> = want.iter().filter(|k| !have.contains(k)).collect();
+        let extra: Vec<&String> = have.iter().filter(|k| !want.contains(k)).collect();
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "{}: `check {}` differs from `check .` restricted to it\nmissing: {missing:#?}\nextra: {extra:#?}",
+            project.display(),
+            asked.display()
+        );
+        let rl001 = expected.iter().any(|d| d.code == "RL001");
+        assert_eq!(
+            got.could_not_lint,
+            rl001,
+            "{}: `check {}` exit 2 must follow its own answer",
+            project.display(),
+            asked.display()
+        );
+        compared += 1;
+    }
+    compared
+}
+
+/// The fixture projects that are checked as a whole elsewhere in the suite.
+fn fixture_projects() -> Vec<PathBuf> {
+    let fixtures = manifest().join("fixtures");
+    let mut out = Vec::new();
+    for group in ["examples", "named-files", "composition", "cases"] {
+        let Ok(list) = std::fs::read_dir(fixtures.join(group)) else {
+            continue;
+        };
+        let mut list: Vec<PathBuf> = list
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.is_dir())
+            .collect();
+        list.sort();
+        out.extend(list);
+    }
+    out
+}
+
+#[test]
+fn every_file_and_folder_of_every_fixture_project_gets_its_part_of_the_whole_answer() {
+    let projects = fixture_projects();
+    assert!(projects.len() >= 10, "fixture projects: {projects:?}");
+    let mut compared = 0;
+    for p in &projects {
+        compared += holds_for(p);
+    }
+    assert!(compared > 100, "only {compared} runs compared");
+}
+
+/// The same over `../shared/cases/` folders, when the shared folder is beside the
+/// project (CI has it; a fresh clone need not).
+#[test]
+fn every_shared_case_folder_gets_its_part_of_the_whole_answer() {
+    let cases = manifest().join("../shared/cases");
+    let Ok(list) = std::fs::read_dir(&cases) else {
+        eprintln!("../shared/cases is not beside the project: nothing to check");
+        return;
+    };
+    let mut list: Vec<PathBuf> = list
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_dir())
+        // Links leaving the root are case 80's own test; generated inputs are big.
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            !name.starts_with("80-") && !p.join("gen.py").exists()
+        })
+        .collect();
+    list.sort();
+    for p in &list {
+        holds_for(p);
+    }
+}

@@ -207,7 +207,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
     if sel.related {
         let given: HashSet<PathBuf> = candidates.iter().map(|c| c.path.clone()).collect();
         candidates = crate::timing::phase("named files and related", || {
-            discover::with_related(candidates, &ws, sel.root, sel.bound_specs)
+            discover::with_related(candidates, &ws, sel.root, sel.bound_specs, &paths)
         });
         related_only = candidates
             .iter()

@@ -44,7 +44,8 @@ impl IndexedPolicy {
 pub struct ProjectIndex {
     /// Every policy file of the walk.
     policies: Vec<IndexedPolicy>,
-    /// Every other YAML/JSON file of the walk (candidates for `$ref` look-ups).
+    /// Every other file of the walk but `.proto` files (candidates for `$ref`
+    /// look-ups and for configs that may bind to a document).
     others: Vec<Candidate>,
     /// The file names of the symbolic links to files met by the walk: a `spec:`
     /// naming one names its target.
@@ -162,21 +163,25 @@ impl ProjectIndex {
         }
     }
 
-    /// True when a file of the walk that may be a retry config or a client in code
-    /// (not a policy, not a file named as a spec) holds one of `needles` (lower
-    /// case), ASCII case-insensitively: a cheap test before reading the whole
-    /// project for a named document.
-    pub fn a_config_mentions(&self, needles: &[Vec<u8>], ws: &Workspace) -> bool {
+    /// The files of the walk that may be a retry config or a client in code (not a
+    /// policy, not a file named as a spec) and hold one of `needles` (lower case),
+    /// ASCII case-insensitively: the configs and clients that may bind to a
+    /// document, found without parsing any file.
+    pub fn configs_mentioning(&self, needles: &[Vec<u8>], ws: &Workspace) -> Vec<Candidate> {
         if needles.is_empty() {
-            return false;
+            return Vec::new();
         }
         let limit = ws.limits().max_file_bytes;
-        self.others.par_iter().any(|c| {
-            matches!(
-                c.kind,
-                NameKind::Other | NameKind::TextConfig | NameKind::Source(_)
-            ) && mentions_any(&c.path, needles, limit, Case::Insensitive)
-        })
+        self.others
+            .par_iter()
+            .filter(|c| {
+                matches!(
+                    c.kind,
+                    NameKind::Other | NameKind::TextConfig | NameKind::Source(_)
+                ) && mentions_any(&c.path, needles, limit, Case::Insensitive)
+            })
+            .cloned()
+            .collect()
     }
 
     /// The OpenAPI documents of the index whose `$ref` closure includes one of

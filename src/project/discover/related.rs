@@ -39,20 +39,41 @@ pub fn with_related(
     ws: &Workspace,
     root: Option<&Path>,
     bound_specs: &[PathBuf],
+    named: &[PathBuf],
 ) -> Vec<Candidate> {
+    // Named folders (canonical) with their project roots.
+    let folders: Vec<(PathBuf, PathBuf)> = named
+        .iter()
+        .filter(|p| p.is_dir())
+        .map(|p| {
+            let folder = canonical(p);
+            let root = crate::project::answer_root(&folder, root);
+            (folder, root)
+        })
+        .collect();
     let mut related = Related {
         seen: candidates.iter().map(|c| canonical(&c.path)).collect(),
         queue: VecDeque::new(),
         out: Vec::new(),
         indexes: HashMap::new(),
         expanded: HashSet::new(),
+        needles: HashMap::new(),
         asked: HashSet::new(),
         roots: HashMap::new(),
         ws,
         root,
         bound_specs,
     };
-    // Named files, and the YAML/JSON files walked under a named folder.
+    // Named files, and the YAML/JSON files walked under a named folder below its
+    // project root (a folder that is a project root is read whole by its walk).
+    let below_root = |c: &Candidate| {
+        !folders.is_empty() && {
+            let abs = canonical(&c.path);
+            folders
+                .iter()
+                .any(|(folder, root)| abs.starts_with(folder) && folder != root)
+        }
+    };
     related.queue = candidates
         .iter()
         .filter(|c| {
@@ -60,7 +81,7 @@ pub fn with_related(
                 || matches!(
                     c.kind,
                     NameKind::Policy | NameKind::SpecLike | NameKind::Other
-                )
+                ) && below_root(c)
         })
         .cloned()
         .collect();
@@ -74,6 +95,7 @@ pub fn with_related(
                     c.kind,
                     NameKind::TextConfig | NameKind::Proto | NameKind::Source(_)
                 )
+                && below_root(c)
         })
         .filter_map(|c| canonical(&c.path).parent().map(Path::to_path_buf))
         .collect::<std::collections::BTreeSet<PathBuf>>()
@@ -93,6 +115,7 @@ pub fn with_related(
                 related.walked_configs_of(&bound);
             }
         }
+        related.bring_configs_naming_documents();
         if !related.queue.is_empty() {
             continue;
         }
@@ -128,6 +151,9 @@ struct Related<'a> {
     indexes: HashMap<PathBuf, ProjectIndex>,
     /// Project roots read whole: their files need no further look-up.
     expanded: HashSet<PathBuf>,
+    /// By project root, what the configs that may bind to the documents visited
+    /// must name ([`binding_needles`]), scanned for once the queue is empty.
+    needles: HashMap<PathBuf, Vec<Vec<u8>>>,
     /// Canonical paths of the files asked about (named, or walked under a named
     /// folder): another document may reach one of them through `$ref`.
     asked: HashSet<PathBuf>,
@@ -270,11 +296,10 @@ impl Related<'_> {
         if !openapi {
             return;
         }
-        let needles = binding_needles(&doc);
-        if self.bound_specs.contains(&abs)
-            || self.index(&bound).is_the_only_document(&abs, ws)
-            || self.index(&bound).a_config_mentions(&needles, ws)
-        {
+        // `services:` binds by name across specs, and the only document of a
+        // project takes every config that binds nowhere else: read the project.
+        let services_here = self.bound_specs.iter().any(|s| s.starts_with(&bound));
+        if services_here || self.index(&bound).is_the_only_document(&abs, ws) {
             self.expand(&bound);
             return;
         }
@@ -297,13 +322,45 @@ impl Related<'_> {
                 self.add(d.path, d.kind);
             }
         }
+        // Otherwise a config or client binds to it only by naming it: its hosts,
+        // operationIds, or RPCs. When one does (one scan for every document visited,
+        // once the queue is empty), the whole project is read.
+        self.needles
+            .entry(bound)
+            .or_default()
+            .extend(binding_needles(&doc));
+    }
+
+    /// Reads the whole project of the documents visited since the last call when a
+    /// config or client there names one of them (one scan of each project for all
+    /// their needles).
+    fn bring_configs_naming_documents(&mut self) {
+        let ws = self.ws;
+        for (bound, mut needles) in std::mem::take(&mut self.needles) {
+            if self.expanded.contains(&bound) {
+                continue;
+            }
+            needles.sort();
+            needles.dedup();
+            self.bring_configs_mentioning(&bound, &needles, ws);
+        }
+    }
+
+    fn bring_configs_mentioning(&mut self, bound: &Path, needles: &[Vec<u8>], ws: &Workspace) {
+        // Binding depends on every spec (the first route that may match an
+        // operation, findings grouped per node across the specs a route serves), so
+        // a config that names the document brings the whole project: the answer is
+        // exact, at the cost of a whole run where configs name the document.
+        if !self.index(bound).configs_mentioning(needles, ws).is_empty() {
+            self.expand(bound);
+        }
     }
 }
 
 /// What a retry config or client that binds to `doc` must spell out
-/// (`crate::import::bind`): each server host (also its parent domain, which a
-/// wildcard such as `*.example.com` names, and the first label of a Kubernetes
-/// service host, which a short service name names), each operationId (a
+/// (`crate::import::bind`): each server host (also the wildcard of its parent
+/// domain, `*.example.com`, and the first label of a Kubernetes service host, which
+/// a short service name names), each operationId (a
 /// Resilience4j instance named after the operation), and `methodConfig` (a gRPC
 /// service config, which names RPCs, not hosts). Lower case.
 fn binding_needles(doc: &crate::source::loader::Loaded) -> Vec<Vec<u8>> {
@@ -334,11 +391,11 @@ fn binding_needles(doc: &crate::source::loader::Loaded) -> Vec<Vec<u8>> {
         if kubernetes && first.len() > 1 {
             out.push(first.as_bytes().to_vec());
         }
-        // `*.example.com` covers `api.example.com`; the parent holds the host too.
+        out.push(host.as_bytes().to_vec());
+        // `*.example.com` (Istio, Envoy) and `**.example.com` (Spring Cloud
+        // Gateway) cover `api.example.com`; both hold `*.example.com`.
         if parent.contains('.') {
-            out.push(parent.as_bytes().to_vec());
-        } else {
-            out.push(host.as_bytes().to_vec());
+            out.push(format!("*.{parent}").into_bytes());
         }
     }
     if let Some(paths) = tree.get(root, "paths") {

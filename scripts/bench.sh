@@ -230,6 +230,27 @@ code_bare=$(time_cmd "$DIR_RUNS" "$TARGET/release/examples/bare_code_parse" "$tm
 code_check=$(cd "$tmp/code" && time_cmd "$DIR_RUNS" "$BIN" check --format json .)
 echo "| generated app: 10,000 source files, 500 retry clients | $(du -sb "$tmp/code" | awk '{printf "%.1f MB", $1/1e6}') | $(fmt_ms "$code_bare") (pre-check + parse) | $(fmt_ms "$code_check") | $(awk -v a="$code_check" -v b="$code_bare" 'BEGIN{printf "%.2fx", a/b}') | $(cd "$tmp/code" && peak_mb "$BIN" check --format json .) MB | |"
 
+# One answer however asked (issue 36): pre-commit on one spec and on one config of a
+# generated repository of 500 specs, 2,000 route objects and 2,000 source files, side
+# by side with the whole repository and with a copy of the file alone in an empty
+# folder (the floor of a one-file run).
+mixed="$tmp/mixed"
+"$TARGET/release/examples/gen_config_repo" "$mixed" 500 2000 >/dev/null
+"$TARGET/release/examples/gen_code_repo" "$mixed" 2000 20 >/dev/null
+git -C "$mixed" init -q
+mixed_whole=$(cd "$mixed" && time_cmd "$DIR_RUNS" "$BIN" check --format json .)
+echo
+echo "| pre-commit, one named file (500 specs, 2,000 routes, 2,000 sources) | \`check FILE\` | the file alone | whole repository | share of whole |"
+echo "| --- | ---: | ---: | ---: | ---: |"
+for named in api/svc7/openapi.yaml deploy/routes-3.yaml; do
+  alone=$(mktemp -d -p "$tmp" alone.XXXXXX)
+  cp "$mixed/$named" "$alone/" && git -C "$alone" init -q
+  t_named=$(cd "$mixed" && time_cmd "$RUNS" "$BIN" check --format json "$named")
+  t_alone=$(cd "$alone" && time_cmd "$RUNS" "$BIN" check --format json "$(basename "$named")")
+  echo "| $named | $(fmt_ms "$t_named") | $(fmt_ms "$t_alone") | $(fmt_ms "$mixed_whole") | $(awk -v a="$t_named" -v b="$mixed_whole" 'BEGIN{printf "%.2f", a/b}') |"
+done
+echo
+
 # The whole directory as one argument: default threads vs --jobs 1.
 dir_all=$(cd "$DIRECTORY/.." && time_cmd "$DIR_RUNS" "$BIN" check --format json api)
 dir_one=$(cd "$DIRECTORY/.." && time_cmd "$DIR_RUNS" "$BIN" check --format json --jobs 1 api)

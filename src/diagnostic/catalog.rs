@@ -239,7 +239,7 @@ pub const ROUTE_MAY_RESEND_WRITE: RuleMeta = RuleMeta {
     name: "route-may-resend-write",
     severity: Severity::Warning,
     question: Question::Safety,
-    summary: "a route (or a call in code) that no operation binds retries after a request may have been processed, for POST or PATCH",
+    summary: "a route of a retry config (or a call in code) that no operation binds may resend a POST or PATCH: it retries on a signal after which the request may have been processed",
 };
 
 /// RL203 `idempotency-key-contract-incomplete`.

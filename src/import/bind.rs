@@ -511,22 +511,25 @@ pub fn bind(
             }),
         });
     }
-    // RL209: routes that bound nothing and may resend a write.
-    out.diagnostics
-        .extend(rl209_route_may_resend_write::findings(
-            objects,
-            &route_bound,
-            &|i| {
-                let (field, name) = binding_name(&objects[i]);
-                // The spec the object serves when it bound one, else the run's first.
-                let spec = bindings[i]
-                    .first()
-                    .map(|(d, _)| &documents[*d])
-                    .or(documents.first())
-                    .map_or("path/to/openapi.yaml", |d| d.doc.file.display.as_str());
-                format!("  services:\n    - spec: {spec}\n      {field}: [{name}]")
-            },
-        ));
+    // RL209: routes that bound nothing and may resend a write; the help says how
+    // to bind the object, or what the spec it serves lacks.
+    let how_to_bind = |i: usize| -> String {
+        if let Some((d, _)) = bindings[i].first() {
+            return format!(
+                "it serves `{}`, but no operation there matches this route: add the operations it carries to that spec (or, if the proxy sees a prefix the spec does not write, a `base_path` in its `.retrylint.yaml` `services:` entry), so that each is judged (RL201 then replaces this finding)",
+                documents[*d].doc.file.display
+            );
+        }
+        let (field, name) = binding_name(&objects[i]);
+        let spec = documents
+            .first()
+            .map_or("path/to/openapi.yaml", |d| d.doc.file.display.as_str());
+        format!(
+            "bind the spec of the API it serves in `.retrylint.yaml`, so that each operation it reaches is judged (RL201 then replaces this finding):\n  services:\n    - spec: {spec}\n      {field}: [{name}]"
+        )
+    };
+    let rl209 = rl209_route_may_resend_write::findings(objects, &route_bound, &how_to_bind);
+    out.diagnostics.extend(rl209);
     mesh_services(&mut out, documents, services, &canonical_specs, ctx);
     // Inline `x-linkerd-*` extensions: bound to the operation that carries them.
     let ext = super::linkerd::openapi_ext::read(documents, &out.policies);

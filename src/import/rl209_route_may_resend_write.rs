@@ -43,8 +43,9 @@ struct Hit<'a> {
 }
 
 /// The findings over `objects`, where `bound[i][r]` is true when route `r` of
-/// object `i` took an operation of a spec. `entry(o)` is the `.retrylint.yaml`
-/// `services:` entry that would bind object `i` (for the help).
+/// object `i` took an operation of a spec. `entry(i)` says how to bind object `i`
+/// (the `.retrylint.yaml` `services:` entry to add, or what the spec it serves
+/// lacks), for the help.
 pub fn findings(
     objects: &[ConfigObject],
     bound: &[Vec<bool>],
@@ -346,7 +347,7 @@ fn diagnostic(primary: &At, hits: &[Hit<'_>], entry: &dyn Fn(usize) -> String) -
         }
     }
     let help = format!(
-        "bind the spec of the API it serves in `.retrylint.yaml`, so that each operation it reaches is judged (RL201 then replaces this finding):\n{}\nor narrow the retry: a method filter that leaves out {}, or retry only on signals after which the request was never sent ({})",
+        "{}\nor narrow the retry: a method filter that leaves out {}, or retry only on signals after which the request was never sent ({})",
         entries.first().cloned().unwrap_or_default(),
         WRITES.join(" and "),
         never_sent.join(", ")

@@ -436,3 +436,114 @@ fn case42_the_effect_is_the_endpoints() {
         "{table}"
     );
 }
+
+/// Case 88: a deployment repository with no OpenAPI document. The `api` route
+/// retries `gateway-error` for every method: RL209 (warning) at its `retries`; the
+/// GET-only `health` route gets none; the ServiceProfile route whose `all` asks for
+/// both POST and GET can never match: RL017. A warning keeps exit 0 under the
+/// default `--fail-on error`; `--fail-on warning` fails.
+#[test]
+fn case88_config_only_repository() {
+    let o = check(&["88-config-only-repository"]);
+    let rl209: Vec<_> = o.diagnostics.iter().filter(|d| d.code == "RL209").collect();
+    assert_eq!(rl209.len(), 1, "{:#?}", summary(&o));
+    let d = rl209[0];
+    assert_eq!(
+        d.primary.location.file.display,
+        "88-config-only-repository/virtual-service.yaml"
+    );
+    // The `retries` key of the `api` route (the case README says line 13; the file
+    // holds it on line 14, below `prefix: /api/`).
+    assert_eq!(line_col(d), "14:7");
+    assert_eq!(d.severity.as_str(), "warning");
+    assert!(d.message.contains("route `api`"), "{}", d.message);
+    assert!(d.message.contains("for every method"), "{}", d.message);
+    for s in ["`502`", "`503`", "`504`"] {
+        assert!(d.message.contains(s), "{}", d.message);
+    }
+    assert!(!d.message.contains("connect-failure"), "{}", d.message);
+    assert!(!d.message.contains("health"), "{}", d.message);
+    assert!(
+        d.help.as_deref().is_some_and(|h| h.contains("services:")
+            && h.contains("names: [ledger.finance.svc.cluster.local]")
+            && h.contains("`connect-failure`")),
+        "{:?}",
+        d.help
+    );
+    let rl017: Vec<_> = o.diagnostics.iter().filter(|d| d.code == "RL017").collect();
+    assert_eq!(rl017.len(), 1, "{:#?}", summary(&o));
+    assert_eq!(
+        rl017[0].primary.location.file.display,
+        "88-config-only-repository/service-profile.yaml"
+    );
+    assert_eq!(line_col(rl017[0]), "8:7");
+    assert!(
+        rl017[0].message.contains("create and read invoice")
+            && rl017[0]
+                .message
+                .contains("`method: POST` and `method: GET`"),
+        "{}",
+        rl017[0].message
+    );
+    assert!(o.diagnostics.iter().all(|d| d.severity.as_str() != "error"));
+    let dir = repo().join("fixtures/cases/88-config-only-repository");
+    let (code, out, err) = common::retrylint_in(&dir, &["check", "."]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("RL209"), "{out}");
+    let (code, out, err) = common::retrylint_in(&dir, &["check", "--fail-on", "warning", "."]);
+    assert_eq!(code, 1, "{out}{err}");
+}
+
+/// Case 77: spring-petclinic's api-gateway with no spec. The default `Retry` filter
+/// (`methods: POST`, 503) is shared by the four routes: one RL209 at the filter with
+/// a label per route and one at its `methods`; exit 0.
+#[test]
+fn case77_no_spec_gateway_retries_post() {
+    let o = check(&["77-no-spec-gateway-retries-post"]);
+    let rl209: Vec<_> = o.diagnostics.iter().filter(|d| d.code == "RL209").collect();
+    assert_eq!(rl209.len(), 1, "{:#?}", summary(&o));
+    let d = rl209[0];
+    assert_eq!(
+        d.primary.location.file.display,
+        "77-no-spec-gateway-retries-post/application.yml"
+    );
+    // `- name: Retry` of `default-filters`.
+    assert_eq!(line_col(d), "15:15");
+    assert!(d.message.contains("for POST"), "{}", d.message);
+    assert!(d.message.contains("`503`"), "{}", d.message);
+    let label_lines: Vec<(u32, &str)> = d
+        .labels
+        .iter()
+        .map(|l| {
+            (
+                l.location.file.line_col(l.location.span.start).line,
+                l.message.as_str(),
+            )
+        })
+        .collect();
+    for (line, route) in [
+        (21, "vets-service"),
+        (27, "visits-service"),
+        (33, "customers-service"),
+        (39, "genai-service"),
+    ] {
+        assert!(
+            label_lines
+                .iter()
+                .any(|(l, m)| *l == line && m.contains(route)),
+            "{route}: {label_lines:?}"
+        );
+        assert!(d.message.contains(&format!("`{route}`")), "{}", d.message);
+    }
+    // `methods: POST` (line 19) is labelled.
+    assert!(
+        label_lines
+            .iter()
+            .any(|(l, m)| *l == 19 && m.contains("POST")),
+        "{label_lines:?}"
+    );
+    let dir = repo().join("fixtures/cases/77-no-spec-gateway-retries-post");
+    let (code, out, err) = common::retrylint_in(&dir, &["check", "."]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("RL209"), "{out}");
+}

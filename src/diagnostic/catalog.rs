@@ -233,6 +233,15 @@ pub const IDEMPOTENCY_KEY_REGENERATED: RuleMeta = RuleMeta {
     summary: "the idempotency key is generated inside the retried call (a new UUID per attempt), so every retry looks new to the server",
 };
 
+/// RL209 `route-may-resend-write`.
+pub const ROUTE_MAY_RESEND_WRITE: RuleMeta = RuleMeta {
+    code: "RL209",
+    name: "route-may-resend-write",
+    severity: Severity::Warning,
+    question: Question::Safety,
+    summary: "a route of a retry config (or a call in code) that no operation binds may resend a POST or PATCH: it retries on a signal after which the request may have been processed",
+};
+
 /// RL203 `idempotency-key-contract-incomplete`.
 pub const IDEMPOTENCY_KEY_CONTRACT_INCOMPLETE: RuleMeta = RuleMeta {
     code: "RL203",
@@ -510,6 +519,7 @@ pub static ALL: &[&RuleMeta] = &[
     &REQUEST_ID_AS_IDEMPOTENCY_KEY,
     &UNPROTECTED_HEDGING,
     &IDEMPOTENCY_KEY_REGENERATED,
+    &ROUTE_MAY_RESEND_WRITE,
     &MISSING_DEADLINE,
     &INVALID_ATTEMPTS,
     &EXCESSIVE_ATTEMPTS,

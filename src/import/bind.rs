@@ -4,7 +4,7 @@
 //! matches with its rewrite inverted, first match wins), and the synthetic policy
 //! file each bound source becomes for the join.
 
-use super::{rl016_unbound_config, ConfigObject, OriginNote};
+use super::{rl016_unbound_config, rl209_route_may_resend_write, ConfigObject, OriginNote};
 use crate::config::ServiceBinding;
 use crate::diagnostic::Diagnostic;
 use crate::openapi::model::{Document, Operation};
@@ -333,6 +333,12 @@ pub fn bind(
     let mut grouped: BTreeMap<Key, Hits> = BTreeMap::new();
     let mut path_cache: std::collections::HashMap<(usize, String), Vec<Vec<String>>> =
         std::collections::HashMap::new();
+    // Per object and route: true when the route took an operation (RL209 judges the
+    // others).
+    let mut route_bound: Vec<Vec<bool>> = objects
+        .iter()
+        .map(|o| vec![false; o.routes.len()])
+        .collect();
     for (i, o) in objects.iter().enumerate() {
         if bindings[i].is_empty() {
             if retries_or_hedges(o) {
@@ -385,6 +391,12 @@ pub fn bind(
                 };
                 if let Some(r) = hit {
                     any = true;
+                    if by_client[i] && names_operations_only(o) {
+                        // The client serves the whole spec: every route of it.
+                        route_bound[i].iter_mut().for_each(|b| *b = true);
+                    } else {
+                        route_bound[i][r] = true;
+                    }
                     out.operations[i].push((documents[*d].doc.file.clone(), op.display()));
                     let key = (source_key(o), o.layer.depth(), o.platform, *d);
                     if o.platform.is_code() && !stacked[i] {
@@ -499,6 +511,25 @@ pub fn bind(
             }),
         });
     }
+    // RL209: routes that bound nothing and may resend a write; the help says how
+    // to bind the object, or what the spec it serves lacks.
+    let how_to_bind = |i: usize| -> String {
+        if let Some((d, _)) = bindings[i].first() {
+            return format!(
+                "it serves `{}`, but no operation there matches this route: add the operations it carries to that spec (or, if the proxy sees a prefix the spec does not write, a `base_path` in its `.retrylint.yaml` `services:` entry), so that each is judged (RL201 then replaces this finding)",
+                documents[*d].doc.file.display
+            );
+        }
+        let (field, name) = binding_name(&objects[i]);
+        let spec = documents
+            .first()
+            .map_or("path/to/openapi.yaml", |d| d.doc.file.display.as_str());
+        format!(
+            "bind the spec of the API it serves in `.retrylint.yaml`, so that each operation it reaches is judged (RL201 then replaces this finding):\n  services:\n    - spec: {spec}\n      {field}: [{name}]"
+        )
+    };
+    let rl209 = rl209_route_may_resend_write::findings(objects, &route_bound, &how_to_bind);
+    out.diagnostics.extend(rl209);
     mesh_services(&mut out, documents, services, &canonical_specs, ctx);
     // Inline `x-linkerd-*` extensions: bound to the operation that carries them.
     let ext = super::linkerd::openapi_ext::read(documents, &out.policies);
@@ -845,8 +876,8 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
         .map_or("path/to/openapi.yaml".to_string(), |d| {
             d.doc.file.display.clone()
         });
-    let name = names.first().cloned().unwrap_or_else(|| o.name.clone());
     if o.grpc() {
+        let name = names.first().cloned().unwrap_or_else(|| o.name.clone());
         let why = if documents.is_empty() {
             why
         } else {
@@ -860,6 +891,22 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
         );
         return rl016_unbound_config::diagnostic(at, &what, &why, help);
     }
+    let (field, name) = binding_name(o);
+    let help = format!(
+        "its retries are real, but retrylint cannot tell which operations they repeat. {}Bind it in `.retrylint.yaml`:\n  services:\n    - spec: {spec}\n      {field}: [{name}]\nor exclude the file with `exclude:` if it serves no API here",
+        if candidates.is_empty() { String::new() } else { format!("Candidate specs: {}. ", candidates.join(", ")) }
+    );
+    rl016_unbound_config::diagnostic(at, &what, &why, help)
+}
+
+/// The `.retrylint.yaml` `services:` field that binds `o` and the name to write in
+/// it: `names` with its first name (quoted when YAML needs it), `clients` for a
+/// client config or a client in code.
+fn binding_name(o: &ConfigObject) -> (&'static str, String) {
+    let name = o
+        .names
+        .first()
+        .map_or_else(|| o.name.clone(), |n| n.value.clone());
     // A YAML flow sequence cannot hold a plain `*.example.org` (an alias).
     let name = if name.starts_with('*') || name.contains([':', ',', '[', ']', '{', '}', '#']) {
         format!("\"{name}\"")
@@ -872,9 +919,5 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
         p if p.is_code() => "clients",
         _ => "names",
     };
-    let help = format!(
-        "its retries are real, but retrylint cannot tell which operations they repeat. {}Bind it in `.retrylint.yaml`:\n  services:\n    - spec: {spec}\n      {field}: [{name}]\nor exclude the file with `exclude:` if it serves no API here",
-        if candidates.is_empty() { String::new() } else { format!("Candidate specs: {}. ", candidates.join(", ")) }
-    );
-    rl016_unbound_config::diagnostic(at, &what, &why, help)
+    (field, name)
 }

@@ -38,6 +38,7 @@ pub mod proto;
 pub mod recognize;
 pub mod rl016_unbound_config;
 pub mod rl017_ineffective_setting;
+pub mod rl209_route_may_resend_write;
 pub mod rl314_version_dependent_default;
 pub mod route;
 pub mod spring;

@@ -49,6 +49,7 @@ pub use crate::import::code::rl019_unresolved_setting;
 pub use crate::import::code::rl208_idempotency_key_regenerated;
 pub use crate::import::rl016_unbound_config;
 pub use crate::import::rl017_ineffective_setting;
+pub use crate::import::rl209_route_may_resend_write;
 pub use crate::import::rl314_version_dependent_default;
 pub use crate::openapi::rl007_unsupported_document;
 pub use crate::openapi::rl009_duplicate_parameter;
@@ -211,6 +212,10 @@ pub static REGISTRY: &[Rule] = &[
     },
     Rule {
         meta: &rl208_idempotency_key_regenerated::META,
+        check: None,
+    },
+    Rule {
+        meta: &rl209_route_may_resend_write::META,
         check: None,
     },
     Rule {

@@ -90,7 +90,11 @@ fn profile(obj: &KubeObject, diags: &mut Vec<Diagnostic>) -> Option<ConfigObject
         let matches = match t.get(r, "condition") {
             Some(c) => match condition(obj, t, c, diags) {
                 Some(m) if !m.is_empty() => m,
-                _ => continue,
+                Some(_) => {
+                    diags.push(never_matches(t, &r_at, c, name.as_deref()));
+                    continue;
+                }
+                None => continue,
             },
             None => {
                 diags.push(rl017_ineffective_setting::diagnostic(
@@ -298,6 +302,52 @@ fn condition(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Vec<RequestMatch>> {
     condition_at(obj, t, c, diags, 0)
+}
+
+/// RL017 at a route whose `condition` can never match (`all` of two methods, an
+/// empty `any`): the route is dead, and so are its `isRetryable` and `timeout`.
+fn never_matches(t: &Tree, r_at: &At, c: NodeId, name: Option<&str>) -> Diagnostic {
+    let mut methods = Vec::new();
+    required_methods(t, c, &mut methods, 0);
+    let route = name.map_or_else(
+        || "this ServiceProfile route".to_string(),
+        |n| format!("the ServiceProfile route `{n}`"),
+    );
+    let why = if methods.len() > 1 {
+        format!(
+            "it requires every one of {} (`all`), and a request has one method",
+            methods
+                .iter()
+                .map(|m| format!("`method: {m}`"))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        )
+    } else {
+        "no request satisfies every part of it".to_string()
+    };
+    rl017_ineffective_setting::diagnostic(
+        r_at,
+        format!("the `condition` of {route} can never match: {why}, so the route is dead and its settings never apply"),
+        "never matches",
+        "split it into one route per method, or use `any` for alternatives (`any: [{method: POST}, {method: GET}]`)".into(),
+    )
+}
+
+/// The methods a condition requires (its own `method` and those of its `all`
+/// items), upper case, each once.
+fn required_methods(t: &Tree, c: NodeId, out: &mut Vec<String>, depth: usize) {
+    if t.kind(c) != Kind::Map || depth > MAX_CONDITION_DEPTH {
+        return;
+    }
+    if let Some(m) = t.get(c, "method").and_then(|n| t.scalar(n)) {
+        let m = m.trim().to_ascii_uppercase();
+        if !out.contains(&m) {
+            out.push(m);
+        }
+    }
+    for item in seq(t, t.get(c, "all")) {
+        required_methods(t, item, out, depth + 1);
+    }
 }
 
 /// Nesting of `all`/`any` deeper than this is read as "may match" (hostile input

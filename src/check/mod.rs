@@ -82,6 +82,13 @@ pub struct CheckOutcome {
 /// The root that machine formats (SARIF, GitLab, baselines) make paths relative to:
 /// the project root of the first path given (or of the current directory).
 pub fn report_root(options: &CheckOptions) -> PathBuf {
+    let (_, first) = cwd_and_first_path(options);
+    project_root(&first, options.root.as_deref())
+}
+
+/// The folder output paths are relative to, and the first path given made absolute
+/// against it (the folder itself when no path is given).
+fn cwd_and_first_path(options: &CheckOptions) -> (PathBuf, PathBuf) {
     let cwd = options
         .cwd
         .clone()
@@ -92,7 +99,7 @@ pub fn report_root(options: &CheckOptions) -> PathBuf {
         .first()
         .or(options.policies.first())
         .map_or_else(|| cwd.clone(), |p| cwd.join(p));
-    project_root(&first, options.root.as_deref())
+    (cwd, first)
 }
 
 /// Everything up to the rules: the documents, the joined model and the findings
@@ -227,16 +234,7 @@ pub fn answer_scope(options: &CheckOptions) -> Option<answer::Scope> {
     if !options.related {
         return None;
     }
-    let cwd = options
-        .cwd
-        .clone()
-        .or_else(|| std::env::current_dir().ok())
-        .unwrap_or_default();
-    let first = options
-        .paths
-        .first()
-        .or(options.policies.first())
-        .map_or_else(|| cwd.clone(), |p| cwd.join(p));
+    let (cwd, first) = cwd_and_first_path(options);
     let root = project::answer_root(&first, options.root.as_deref());
     answer::Scope::of(&options.paths, &options.policies, &cwd, &root)
 }

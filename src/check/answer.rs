@@ -6,7 +6,8 @@
 //! - every finding with a label (primary or related) in F;
 //! - every finding on an operation that F declares (a document in F) or reaches: the
 //!   operations a policy, retry config or client in code in F governs or binds to,
-//!   and those of the documents whose `$ref`s reach a file in F (a shared fragment).
+//!   and those of the documents whose `$ref`s reach a file in F (a shared fragment),
+//!   whose every finding is F's (a `$ref` that F's change broke is reported there).
 //!
 //! The exit code follows the same answer: an RL001 counts only when it is in F or in
 //! a file whose operations F reaches, never for an unreadable file elsewhere in the
@@ -73,6 +74,10 @@ struct Reached<'a> {
     operations: HashSet<(PathBuf, String)>,
     /// Documents holding a reached operation (an RL001 there is the scope's too).
     documents: HashSet<PathBuf>,
+    /// Documents whose `$ref`s reach a file asked about: every finding located in
+    /// one is the scope's (a shared fragment changed alone re-checks the documents
+    /// using it, the `$ref` it broke there included).
+    reaching: HashSet<PathBuf>,
 }
 
 impl<'a> Reached<'a> {
@@ -129,6 +134,7 @@ impl<'a> Reached<'a> {
             scope,
             operations,
             documents: reached_documents,
+            reaching: reaching.into_iter().map(Path::to_path_buf).collect(),
         }
     }
 
@@ -137,7 +143,7 @@ impl<'a> Reached<'a> {
         let labelled = std::iter::once(&d.primary)
             .chain(&d.labels)
             .any(|l| self.scope.contains(&l.location.file.path));
-        if labelled {
+        if labelled || self.reaching.contains(&d.primary.location.file.path) {
             return true;
         }
         if d.code == crate::source::rl001_invalid_syntax::META.code {

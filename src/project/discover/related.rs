@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 ///   whose `spec:` names it, wherever it is, or one without `spec:` in its folder or
 ///   a parent), from a [`ProjectIndex`] built once per root; the other documents that
 ///   reach a file its `$ref`s reach (a finding on a shared component is one finding
-////   over every document using it); and the whole project when a retry config or
+///   over every document using it); and the whole project when a retry config or
 ///   client there may bind to it: `.retrylint.yaml` `services:` binds configs to it
 ///   (`bound_specs`), it is the only document of its project, or a config's or
 ///   source file's text names one of its server hosts or operationIds

@@ -516,8 +516,14 @@ pub fn bind(
     let how_to_bind = |i: usize| -> String {
         if let Some((d, _)) = bindings[i].first() {
             return format!(
-                "it serves `{}`, but no operation there matches this route: add the operations it carries to that spec (or, if the proxy sees a prefix the spec does not write, a `base_path` in its `.retrylint.yaml` `services:` entry), so that each is judged (RL201 then replaces this finding)",
-                documents[*d].doc.file.display
+                "it serves `{}`, but no operation there matches this {}: add the operations it carries to that spec{}, so that each is judged (RL201 then replaces this finding)",
+                documents[*d].doc.file.display,
+                if objects[i].platform.is_code() { "call" } else { "route" },
+                if objects[i].platform.is_code() {
+                    ""
+                } else {
+                    " (or, if the proxy sees a prefix the spec does not write, a `base_path` in its `.retrylint.yaml` `services:` entry)"
+                }
             );
         }
         let (field, name) = binding_name(&objects[i]);

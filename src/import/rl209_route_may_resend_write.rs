@@ -13,9 +13,9 @@
 //! One finding per retry setting, at the node that turns the retry on (a `retries`
 //! block, a `Retry` filter): routes that share it (Spring Cloud Gateway
 //! `default-filters`) are one finding with a label each. For a client in code, at
-//! the call, and only when the call has a literal method. gRPC service configs are
-//! not judged: an RPC's method is always POST, and whether it writes is its own
-//! semantics (RL016 says how to bind it).
+//! the call, and only when the call has a literal method. Client configs that name
+//! no call (Resilience4j, AWS profiles, gRPC service configs) and gRPC routes are
+//! not judged ([`judged`]); RL016 says how to bind them.
 
 use super::{ConfigObject, Route};
 use crate::diagnostic::catalog;
@@ -55,7 +55,7 @@ pub fn findings(
     let mut groups: BTreeMap<(std::path::PathBuf, usize, usize), (At, Vec<Hit<'_>>)> =
         BTreeMap::new();
     for (i, o) in objects.iter().enumerate() {
-        if o.grpc() {
+        if !judged(o) {
             continue;
         }
         for (r, route) in o.routes.iter().enumerate() {
@@ -85,6 +85,29 @@ pub fn findings(
         .into_values()
         .map(|(primary, hits)| diagnostic(&primary, &hits, entry))
         .collect()
+}
+
+/// True for the objects whose routes say which method they carry: route tables of
+/// gateways and meshes, and clients in code (by their calls). A client config
+/// (Resilience4j instance, AWS profile, gRPC service config) applies to whatever
+/// calls go through it, so its method is unknown; a gRPC route (`GRPCRoute`)
+/// carries only POSTs whose effect is the RPC's own semantics.
+fn judged(o: &ConfigObject) -> bool {
+    if o.grpc() || o.kind == "GRPCRoute" {
+        return false;
+    }
+    o.platform.is_code() || !o.layer.is_client()
+}
+
+/// True when the node of `outer` holds the location `inner` (same file).
+fn holds(outer: &At, inner: &Location) -> bool {
+    let Some(tree) = outer.tree() else {
+        return false;
+    };
+    let span = tree.span(outer.node);
+    outer.doc.file.path == inner.file.path
+        && span.start <= inner.span.start
+        && inner.span.end <= span.end
 }
 
 /// The route as a hit, when it is retried, may carry a write the retry admits, and
@@ -274,7 +297,13 @@ fn diagnostic(primary: &At, hits: &[Hit<'_>], entry: &dyn Fn(usize) -> String) -
                 "route: no operation binds it".to_string(),
             ),
         };
-        if !same(&loc, &primary_loc) && !route_nodes.iter().any(|(l, _)| same(l, &loc)) {
+        // A route that holds its own retry setting is named by the message; a label
+        // above the setting would head the excerpt instead of the finding.
+        let holds_setting = !h.object.platform.is_code() && holds(&h.route.at, &primary_loc);
+        if !holds_setting
+            && !same(&loc, &primary_loc)
+            && !route_nodes.iter().any(|(l, _)| same(l, &loc))
+        {
             route_nodes.push((loc, label));
         }
         for w in &h.writes {

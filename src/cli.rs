@@ -162,13 +162,15 @@ pub struct CheckArgs {
     /// Project root that bounds `$ref`s [default: the enclosing git work tree, else the path given].
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Worker threads, 1 to 1024 [default: all cores; one for a run of a few small files].
+    /// Worker threads, 1 to 1024; more than the cores is capped at the cores, with a
+    /// note [default: all cores; one for a run of a few small files].
     #[arg(long, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<usize>,
     /// Largest file read, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
     pub max_file_size: u64,
-    /// Write the report to FILE instead of standard output.
+    /// Write the report to FILE instead of standard output (`-`: standard output),
+    /// whole or not at all.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Also list skipped files (YAML/JSON that is neither an OpenAPI document nor a policy).
@@ -495,7 +497,8 @@ pub struct ReportArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
     pub format: ReportFormat,
-    /// Write the page to FILE instead of standard output (never over an input file).
+    /// Write the page to FILE instead of standard output (`-`: standard output), whole
+    /// or not at all, never over an input file.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Lowest severity that fails the run (exit 1) [default: the configuration's
@@ -562,7 +565,8 @@ pub struct DiffArgs {
     /// Colour in human output.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
-    /// Write the report to FILE instead of standard output.
+    /// Write the report to FILE instead of standard output (`-`: standard output),
+    /// whole or not at all.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
@@ -603,7 +607,8 @@ pub struct ReadinessArgs {
     /// paths (the current directory when none is given) or its nearest parent].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Write the matrix to FILE instead of standard output.
+    /// Write the matrix to FILE instead of standard output (`-`: standard output),
+    /// whole or not at all.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 }

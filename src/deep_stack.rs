@@ -42,9 +42,13 @@ fn threads() -> usize {
             .ok()
             .and_then(|v| v.parse::<usize>().ok())
             .filter(|&n| n > 0)
-            .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
-            .unwrap_or(1)
+            .unwrap_or_else(cores)
     })
+}
+
+/// The cores this process may run on (at least 1).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 fn pool() -> Option<&'static rayon::ThreadPool> {

@@ -33,6 +33,7 @@ pub mod rules;
 pub mod source;
 pub mod suppress;
 pub mod timing;
+pub mod write;
 
 /// Discovery kept its old path (`retrylint::discover`): it is part of [`project`].
 pub use project::discover;

@@ -2,6 +2,7 @@
 
 use clap::Parser;
 use retrylint::cli::{Cli, Command};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 // mimalloc: the pipeline allocates many small tree nodes and strings on every core;
@@ -10,16 +11,17 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    restore_default_sigpipe();
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
-        }
+    // SIGPIPE stays ignored (Rust's default): a closed pipe is an error of a write,
+    // which `retrylint::write` turns into a quiet end (`retrylint rules | head -1`).
+    let code = match Cli::try_parse() {
+        Ok(cli) => run(cli.command),
+        Err(e) => usage(&e),
     };
-    let code = match cli.command {
+    ExitCode::from(retrylint::write::finish(code))
+}
+
+fn run(command: Command) -> u8 {
+    match command {
         Command::Check(args) => retrylint::commands::check(&args),
         Command::Rules(args) => retrylint::commands::rules(&args),
         Command::Rule(args) => retrylint::commands::rule(&args),
@@ -34,20 +36,30 @@ fn main() -> ExitCode {
         Command::Schema => retrylint::commands::schema(),
         Command::Lsp => retrylint::lsp::run(),
         Command::Completions(args) => retrylint::commands::completions(&args),
-    };
-    ExitCode::from(code)
-}
-
-/// `retrylint rules | head` must end quietly like any Unix tool, not panic inside
-/// `println!`: Rust ignores SIGPIPE by default, so restore the default action.
-#[cfg(unix)]
-fn restore_default_sigpipe() {
-    // SAFETY: called first thing in `main`, before any thread exists; setting a
-    // signal disposition to SIG_DFL has no other precondition.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
-#[cfg(not(unix))]
-fn restore_default_sigpipe() {}
+/// clap's help, version or usage error through the one writer (`--help > /dev/full`
+/// is exit 2 with one line, as every other output): 0 for help and version, 2 for a
+/// usage error.
+fn usage(e: &clap::Error) -> u8 {
+    let to_stderr = e.use_stderr();
+    let terminal = if to_stderr {
+        std::io::stderr().is_terminal()
+    } else {
+        std::io::stdout().is_terminal()
+    };
+    let rendered = e.render();
+    let text = if terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) {
+        rendered.ansi().to_string()
+    } else {
+        rendered.to_string()
+    };
+    if to_stderr {
+        retrylint::write::err(text);
+        2
+    } else {
+        retrylint::write::out(text);
+        0
+    }
+}

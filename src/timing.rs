@@ -34,9 +34,9 @@ fn timed<T>(at: u8, phase: impl std::fmt::Display, f: impl FnOnce() -> T) -> T {
     }
     let start = Instant::now();
     let out = f();
-    eprintln!(
+    crate::write::errln(format_args!(
         "retrylint: timing {phase} {:.1} ms",
         start.elapsed().as_secs_f64() * 1000.0
-    );
+    ));
     out
 }

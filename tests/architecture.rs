@@ -30,7 +30,7 @@ use std::path::PathBuf;
 /// line and every module on the lines above; nothing after it or below.
 #[rustfmt::skip]
 const LAYERS: &[(&str, &[&str])] = &[
-    ("foundation", &["diagnostic", "timing", "deep_stack"]),
+    ("foundation", &["diagnostic", "write", "timing", "deep_stack"]),
     ("source",     &["source"]),
     ("domain",     &["retry"]),
     ("model",      &["openapi", "policy", "config", "import"]),

@@ -354,7 +354,7 @@ fn analyze_pass(
             false
         }
         Err(e) => {
-            eprintln!("retrylint: {e}; the run is not complete");
+            crate::write::errln(format_args!("retrylint: {e}; the run is not complete"));
             true
         }
     };

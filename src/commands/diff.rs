@@ -10,7 +10,7 @@ use crate::cli::{DiffArgs, DiffFormat};
 use crate::diff::facts::{root_of, Naming};
 use crate::diff::SideInput;
 use crate::report::human::HumanOptions;
-use std::io::IsTerminal;
+use crate::write::{self, Target};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -74,7 +74,7 @@ pub fn run(args: &DiffArgs) -> u8 {
     let regressions_fail = !args.allow_regressions && !diff.changes.regressions.is_empty();
     let new_fail = threshold.is_some_and(|t| diff.new_findings.iter().any(|d| d.severity >= t));
     let fails = regressions_fail || new_fail;
-    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    let to_terminal = Target::of(args.output.as_deref()).is_terminal();
     let text = match args.format {
         DiffFormat::Human => crate::diff::render::human(
             &diff,
@@ -97,7 +97,7 @@ pub fn run(args: &DiffArgs) -> u8 {
                 &Default::default(),
             );
             for note in &sarif.omitted {
-                eprintln!("retrylint: SARIF output: {note}");
+                write::errln(format_args!("retrylint: SARIF output: {note}"));
             }
             sarif.text
         }
@@ -107,17 +107,17 @@ pub fn run(args: &DiffArgs) -> u8 {
         return code;
     }
     if diff.base_unreadable {
-        eprintln!(
+        write::errln(format_args!(
             "retrylint: note: a file of {} could not be read or parsed; its findings count as \
              fixed and its operations as removed",
             diff.base_label
-        );
+        ));
     }
     if diff.head_unreadable {
-        eprintln!(
+        write::errln(format_args!(
             "retrylint: a file of {} could not be read or parsed (RL001 above)",
             diff.head_label
-        );
+        ));
         return EXIT_ERROR;
     }
     u8::from(fails)

@@ -21,6 +21,7 @@ use crate::policy::model::{PolicyFile, Settings};
 use crate::report::policy_yaml::{render, EmitOptions};
 use crate::source::loader::{Limits, Workspace};
 use crate::source::refs::At;
+use crate::write;
 use std::path::{Path, PathBuf};
 
 /// The formats `import` reads, for the message about a file that holds none.
@@ -97,17 +98,17 @@ pub fn run(args: &ImportArgs) -> u8 {
     for d in &unbound {
         out.push_str(&unbound_comment(d));
     }
-    print!("{out}");
+    write::out(format_args!("{out}"));
     // Findings about the configs themselves (ineffective settings, version-dependent
     // defaults) go to standard error, in `check`'s one-line form.
     for d in analyzed.diagnostics.iter().filter(|d| in_named(d)) {
         if matches!(d.code, "RL001" | "RL016") {
             continue;
         }
-        eprintln!("{}", one_line(d));
+        write::errln(format_args!("{}", one_line(d)));
     }
     for d in &unreadable {
-        eprintln!("{}", one_line(d));
+        write::errln(format_args!("{}", one_line(d)));
     }
     if !unreadable.is_empty() {
         return EXIT_ERROR;
@@ -153,10 +154,10 @@ pub fn run(args: &ImportArgs) -> u8 {
             }
             None => "it is no retry config retrylint reads".to_string(),
         };
-        eprintln!(
+        write::errln(format_args!(
             "retrylint: {}: nothing imported: {why} (formats read: {FORMATS_READ})",
             given.display()
-        );
+        ));
         code = EXIT_NOTHING;
     }
     code

@@ -11,7 +11,7 @@ use crate::cli::{InitArgs, InitLayer};
 use crate::policy::model::Layer;
 use crate::report::starter_policy::{render, StarterOptions};
 use crate::source::loader::{Limits, Workspace};
-use std::io::Write;
+use crate::write;
 use std::path::{Path, PathBuf};
 
 /// The file name written beside the spec when no `-o` is given (one `check` finds
@@ -34,11 +34,10 @@ pub fn run(args: &InitArgs) -> u8 {
         }
     }
     let cwd = std::env::current_dir().unwrap_or_default();
-    let to_stdout = args.output.as_deref() == Some(Path::new("-"));
-    let output: Option<PathBuf> = match &args.output {
-        _ if to_stdout => None,
-        Some(o) => Some(cwd.join(o)),
+    // The file to write; `None` for standard output (`-o -`).
+    let output: Option<PathBuf> = match args.output.as_deref() {
         None => Some(spec_folder(&named[0]).join(DEFAULT_NAME)),
+        given => write::Target::of(given).file().map(|o| cwd.join(o)),
     };
     if let Some(out) = &output {
         if out.exists() {
@@ -97,7 +96,7 @@ pub fn run(args: &InitArgs) -> u8 {
         .collect();
     if !unreadable.is_empty() {
         for u in &unreadable {
-            eprintln!("{u}");
+            write::errln(format_args!("{u}"));
         }
         return fail("a spec could not be read; nothing was written");
     }
@@ -144,16 +143,12 @@ pub fn run(args: &InitArgs) -> u8 {
         },
     ));
     let Some(out) = output else {
-        print!("{text}");
+        write::out(format_args!("{text}"));
         return 0;
     };
-    // `create_new`: a file that appeared since the check above is not overwritten either.
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&out)
-        .and_then(|mut f| f.write_all(text.as_bytes()));
-    match written {
+    // Whole or not at all, and never over a file, even one that appeared since the
+    // check above.
+    match write::create_file(&out, |f| f.write_all(text.as_bytes())) {
         Ok(()) => {
             let todos = text
                 .lines()
@@ -163,19 +158,23 @@ pub fn run(args: &InitArgs) -> u8 {
                         .is_some_and(|v| v.trim_end().ends_with(": todo"))
                 })
                 .count();
-            eprintln!(
+            write::errln(format_args!(
                 "retrylint: wrote {} ({todos} open question{}: `retrylint check` reports each as RL018)",
                 shown(&out, &cwd),
                 if todos == 1 { "" } else { "s" }
-            );
+            ));
             0
         }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => fail(format!(
+        Err(e) if e.already_exists() => fail(format!(
             "{} already exists; init never overwrites a file",
             shown(&out, &cwd)
         )),
         Err(e) => {
-            eprintln!("retrylint: cannot write {}: {e}", shown(&out, &cwd));
+            write::errln(format_args!(
+                "retrylint: cannot write {}: {}",
+                shown(&out, &cwd),
+                write::reason(&e.error)
+            ));
             EXIT_ERROR
         }
     }

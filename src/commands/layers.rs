@@ -18,6 +18,7 @@ use crate::policy::model::{AttemptTimeout, Jitter};
 use crate::policy::selector::{did_you_mean, Selector};
 use crate::report::policy_yaml::duration;
 use crate::retry::{layer_worst_case_ms, total_attempts, LayerShape};
+use crate::write;
 use serde::Serialize;
 
 /// One effective value of a layer.
@@ -140,18 +141,18 @@ pub fn run(args: &LayersArgs) -> u8 {
     for d in &unreadable {
         let l = &d.primary.location;
         let lc = l.file.line_col(l.span.start);
-        eprintln!(
+        write::errln(format_args!(
             "{}:{}:{}: {} {}: {}",
             l.file.display, lc.line, lc.column, d.code, d.name, d.message
-        );
+        ));
     }
     let views = match views(&analyzed, &selector, &args.operation) {
         Ok(v) => v,
         Err(e) => return fail(e),
     };
     match args.format {
-        LayersFormat::Json => println!("{}", json(&views)),
-        LayersFormat::Human => print!("{}", human(&views)),
+        LayersFormat::Json => write::outln(format_args!("{}", json(&views))),
+        LayersFormat::Human => write::out(format_args!("{}", human(&views))),
     }
     if unreadable.is_empty() {
         0

@@ -18,6 +18,7 @@ use crate::diagnostic::Severity;
 use crate::report::{self, human::HumanOptions};
 use crate::rules::REGISTRY;
 use crate::source::loader::Limits;
+use crate::write::{self, Target};
 use std::io::{IsTerminal, Write};
 
 /// Exit code: could not lint.
@@ -33,11 +34,12 @@ fn use_color(choice: Color, to_terminal: bool) -> bool {
 
 /// `retrylint check`: returns 0, 1 or 2 (see the catalog's exit-code rules).
 pub fn check(args: &CheckArgs) -> u8 {
-    if let Some(jobs) = args.jobs {
+    let jobs = args.jobs.map(capped_jobs);
+    if let Some(jobs) = jobs {
         crate::deep_stack::set_threads(jobs);
     }
     // A small run (a spec and its policy) on this thread, starting no thread.
-    let one_thread = match args.jobs {
+    let one_thread = match jobs {
         Some(jobs) => jobs == 1,
         None => crate::project::size::is_small(&args.paths, &args.policies, args.root.as_deref()),
     };
@@ -48,6 +50,20 @@ pub fn check(args: &CheckArgs) -> u8 {
     // the pool's threads, with no hand-over (a wake-up and a wait) per step, and
     // rayon's global pool is never started (pre-commit runs on one small file).
     crate::deep_stack::run(|| check_on_pool(args))
+}
+
+/// `--jobs N` capped at the cores (with a note on standard error): a thread per core
+/// is as fast as it gets, and each thread more costs its start and its deep stack
+/// (`--jobs 1024` took 25 s on two files).
+fn capped_jobs(asked: usize) -> usize {
+    let cores = crate::deep_stack::cores();
+    if asked <= cores {
+        return asked;
+    }
+    write::errln(format_args!(
+        "retrylint: note: --jobs {asked} is more than the {cores} core(s) here; using {cores}"
+    ));
+    cores
 }
 
 fn check_on_pool(args: &CheckArgs) -> u8 {
@@ -88,7 +104,7 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
         None => None,
         Some(Ok(b)) => Some(b),
         Some(Err(e)) => {
-            eprintln!("retrylint: cannot use the baseline {e}");
+            write::errln(format_args!("retrylint: cannot use the baseline {e}"));
             return EXIT_ERROR;
         }
     };
@@ -113,15 +129,15 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
             .iter()
             .filter_map(|p| std::fs::canonicalize(p).ok()),
     );
-    if let Some(e) = args
-        .output
-        .as_deref()
+    let output = Target::of(args.output.as_deref());
+    if let Some(e) = output
+        .file()
         .and_then(|p| overwrites_input("--output", p, &inputs))
     {
         return fail(e);
     }
     // The report written over the baseline just recorded would leave no baseline.
-    if let (Some(output), Some(baseline)) = (&args.output, &args.write_baseline) {
+    if let (Some(output), Some(baseline)) = (output.file(), &args.write_baseline) {
         if same_file_to_be(output, baseline) {
             return fail(format!(
                 "--output {} names the file --write-baseline records; refusing to write the \
@@ -133,14 +149,14 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
     if let Some(path) = &args.write_baseline {
         let b = crate::baseline::of(&outcome.diagnostics, &root);
         if let Err(e) = write_file(path, &crate::baseline::render(&b)) {
-            eprintln!("retrylint: cannot write the baseline {e}");
+            write::errln(format_args!("retrylint: cannot write the baseline {e}"));
             return EXIT_ERROR;
         }
-        eprintln!(
+        write::errln(format_args!(
             "retrylint: recorded {} finding(s) in the baseline {}",
             outcome.diagnostics.len(),
             path.display()
-        );
+        ));
     }
     if let (Some(b), Some(path)) = (&baseline, &baseline_path) {
         let before = outcome.diagnostics.len();
@@ -155,22 +171,22 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
         crate::diagnostic::sort_and_dedup(&mut outcome.diagnostics);
         let hidden = before - outcome.diagnostics.len();
         if hidden > 0 {
-            eprintln!(
+            write::errln(format_args!(
                 "retrylint: the baseline {} hid {hidden} finding(s) recorded earlier",
                 path.display()
-            );
+            ));
         }
         // Named files see only part of the project: what did not occur may lie outside.
         let whole_project = args.paths.iter().all(|p| p.is_dir()) && args.policies.is_empty();
         if filtered.stale > 0 && whole_project {
-            eprintln!(
+            write::errln(format_args!(
                 "retrylint: {} finding(s) recorded in the baseline {} no longer occur; record \
                  it again with `retrylint check --write-baseline {}` so they cannot come back \
                  unnoticed",
                 filtered.stale,
                 path.display(),
                 path.display()
-            );
+            ));
         }
     }
     // A CI step pointed at the wrong folder must not pass unnoticed (the exit code
@@ -178,22 +194,23 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
     // something (`.proto` files alone, for binding gRPC configs) is not "nothing".
     let nothing = outcome.documents == 0 && outcome.policies == 0 && outcome.configs == 0;
     if nothing && read_nothing && !outcome.could_not_lint {
-        eprintln!(
+        write::errln(format_args!(
             "retrylint: warning: found no OpenAPI document, retry policy or retry config \
              to check; nothing was checked (run with --verbose to list the files skipped)"
-        );
+        ));
     }
-    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    let to_terminal = output.is_terminal();
     // JSON is written as it is serialised (a repository's report can be hundreds
     // of MB); the other formats are rendered whole, then written.
     if args.format == Format::Json {
         if args.show_suppressed {
-            eprint!("{}", report::suppressed_list(&outcome.suppressed));
+            write::err(format_args!(
+                "{}",
+                report::suppressed_list(&outcome.suppressed)
+            ));
         }
         let written = crate::timing::phase("report", || {
-            write_output_with(args.output.as_deref(), |out| {
-                report::json::write(&outcome.diagnostics, out)
-            })
+            output.write(|out| report::json::write(&outcome.diagnostics, out))
         });
         if let Err(e) = written {
             return fail(format!("cannot write the report: {e}"));
@@ -205,7 +222,7 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
         Format::Sarif => {
             let sarif = report::sarif::emit(&outcome.diagnostics, &root, &Default::default());
             for note in &sarif.omitted {
-                eprintln!("retrylint: SARIF output: {note}");
+                write::errln(format_args!("retrylint: SARIF output: {note}"));
             }
             sarif.text
         }
@@ -268,9 +285,12 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
         }
     });
     if args.show_suppressed && args.format != Format::Human {
-        eprint!("{}", report::suppressed_list(&outcome.suppressed));
+        write::err(format_args!(
+            "{}",
+            report::suppressed_list(&outcome.suppressed)
+        ));
     }
-    if let Err(e) = crate::timing::phase("write", || write_output(args.output.as_deref(), &text)) {
+    if let Err(e) = crate::timing::phase("write", || write_output(output.file(), &text)) {
         return fail(format!("cannot write the report: {e}"));
     }
     exit_code(&outcome, args, &config)
@@ -320,7 +340,7 @@ pub fn rules_markdown_table() -> String {
 /// `retrylint rules`: the catalog.
 pub fn rules(args: &RulesArgs) -> u8 {
     if args.markdown {
-        print!("{}", rules_markdown_table());
+        write::out(format_args!("{}", rules_markdown_table()));
         return 0;
     }
     if args.json {
@@ -336,22 +356,25 @@ pub fn rules(args: &RulesArgs) -> u8 {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&rows).expect("json"));
+        write::outln(format_args!(
+            "{}",
+            serde_json::to_string_pretty(&rows).expect("json")
+        ));
         return 0;
     }
-    println!(
+    write::outln(format_args!(
         "{:<7} {:<38} {:<8} {:<18} summary",
         "code", "name", "severity", "question"
-    );
+    ));
     for r in REGISTRY {
-        println!(
+        write::outln(format_args!(
             "{:<7} {:<38} {:<8} {:<18} {}",
             r.meta.code,
             r.meta.name,
             r.meta.severity.as_str(),
             r.meta.question.as_str(),
             r.meta.summary
-        );
+        ));
     }
     0
 }
@@ -365,7 +388,7 @@ pub fn plan(args: &PlanArgs) -> u8 {
         let text = if path.as_os_str() == "-" {
             let mut s = String::new();
             if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut s) {
-                eprintln!("retrylint: cannot read standard input: {e}");
+                write::errln(format_args!("retrylint: cannot read standard input: {e}"));
                 return EXIT_ERROR;
             }
             s
@@ -373,7 +396,10 @@ pub fn plan(args: &PlanArgs) -> u8 {
             match std::fs::read_to_string(path) {
                 Ok(s) => s,
                 Err(e) => {
-                    eprintln!("retrylint: cannot read {}: {e}", path.display());
+                    write::errln(format_args!(
+                        "retrylint: cannot read {}: {e}",
+                        path.display()
+                    ));
                     return EXIT_ERROR;
                 }
             }
@@ -381,29 +407,29 @@ pub fn plan(args: &PlanArgs) -> u8 {
         return match plan::answer_json_text(&text) {
             Ok(lines) => {
                 for l in lines {
-                    println!("{l}");
+                    write::outln(format_args!("{l}"));
                 }
                 0
             }
             Err(e) => {
-                eprintln!("retrylint: {e}");
+                write::errln(format_args!("retrylint: {e}"));
                 EXIT_ERROR
             }
         };
     }
     if let Some(note) = args.method.as_deref().and_then(plan::method_note) {
-        eprintln!("retrylint: note: {note}");
+        write::errln(format_args!("retrylint: note: {note}"));
     }
     let decision = crate::retry::decide(&plan::input_from_args(args));
     match args.format {
-        PlanFormat::Json => println!("{}", plan::decision_json(&decision)),
-        PlanFormat::Human => println!("{}", plan::decision_human(&decision)),
+        PlanFormat::Json => write::outln(format_args!("{}", plan::decision_json(&decision))),
+        PlanFormat::Human => write::outln(format_args!("{}", plan::decision_human(&decision))),
     }
     0
 }
 
 fn fail(message: impl std::fmt::Display) -> u8 {
-    eprintln!("retrylint: {message}");
+    write::errln(format_args!("retrylint: {message}"));
     EXIT_ERROR
 }
 
@@ -455,102 +481,23 @@ fn overwrites_input(
     })
 }
 
-/// Writes `text` to `path`, creating its missing parent folders (`--output
-/// reports/retrylint.sarif` in a fresh checkout). Errors name the path.
-fn write_file(path: &std::path::Path, text: &str) -> Result<(), String> {
-    replace_file(path, |out| out.write_all(text.as_bytes()))
+/// Writes `text` to `path` whole or not at all, creating its missing parent folders
+/// (`--output reports/retrylint.sarif` in a fresh checkout). Errors name the path.
+fn write_file(path: &std::path::Path, text: &str) -> Result<(), write::FileError> {
+    write::replace_file(path, |out| out.write_all(text.as_bytes()))
 }
 
-/// Writes `path` (its folders made) whole or not at all: into a temporary file beside
-/// it, renamed over `path` once every byte is written, so a full disk or an error
-/// half-way leaves the old file (a baseline, a report) as it was, never a truncated
-/// one. An existing file keeps its permissions; a new one gets those `File::create`
-/// gives (0666 less the umask). Written in place instead (truncated, as
-/// `File::create` does): a symbolic link (`/dev/stdout`, whose target may be the
-/// very file a shell redirected stdout to; any other link, written through), a path
-/// that is not a regular file (a FIFO, a device), a file with other hard links, and
-/// a file in a folder where no temporary file can be made. Errors name the file.
-fn replace_file(
-    path: &std::path::Path,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<(), String> {
-    let named = |e: std::io::Error| format!("{}: {e}", path.display());
-    let existing = std::fs::symlink_metadata(path).ok();
-    let replaceable = !existing
-        .as_ref()
-        .is_some_and(|m| !m.is_file() || shared_inode(m));
-    let temp = if replaceable {
-        let parent = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(std::path::Path::new("."));
-        std::fs::create_dir_all(parent).map_err(named)?;
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".retrylint-").suffix(".tmp");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            builder.permissions(std::fs::Permissions::from_mode(0o666));
-        }
-        match builder.tempfile_in(parent) {
-            Ok(temp) => Some(temp),
-            // A read-only folder may still hold a writable file.
-            Err(e) if existing.is_some() && e.kind() == std::io::ErrorKind::PermissionDenied => {
-                None
-            }
-            Err(e) => return Err(named(e)),
-        }
-    } else {
-        None
-    };
-    let Some(mut temp) = temp else {
-        let mut file = std::fs::File::create(path).map_err(named)?;
-        let mut out = std::io::BufWriter::new(&mut file);
-        write(&mut out).map_err(named)?;
-        return out.flush().map_err(named);
-    };
-    if let Some(m) = &existing {
-        // Exactly the old mode (the umask would narrow a 0666 file).
-        temp.as_file()
-            .set_permissions(m.permissions())
-            .map_err(named)?;
-    }
-    {
-        let mut out = std::io::BufWriter::new(temp.as_file_mut());
-        write(&mut out).map_err(named)?;
-        out.flush().map_err(named)?;
-    }
-    temp.persist(path).map_err(|e| named(e.error))?;
-    Ok(())
-}
-
-/// A file with more than one hard link: replacing it would split the links.
-fn shared_inode(meta: &std::fs::Metadata) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        meta.nlink() > 1
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        false
-    }
-}
-
-/// Writes a report to `path` ([`replace_file`]) or to stdout through `write`, as it
-/// is produced. Errors name the file.
+/// Writes a report to the `-o` target through `write`, as it is produced: a file
+/// ([`write::replace_file`], whose error names it) or standard output (whose failure
+/// [`write::finish`] reports).
 fn write_output_with(
     path: Option<&std::path::Path>,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<(), String> {
-    match path {
-        Some(path) => replace_file(path, write),
-        None => write(&mut std::io::stdout().lock()).map_err(|e| e.to_string()),
-    }
+) -> Result<(), write::FileError> {
+    Target::of(path).write(write)
 }
 
-fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), String> {
+fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), write::FileError> {
     write_output_with(path, |out| out.write_all(text.as_bytes()))
 }
 
@@ -589,7 +536,7 @@ fn configured_options(
     }
 }
 
-/// Writes a report to `--output` (or standard output), refusing an output path that
+/// Writes a report to `--output` (or standard output: none, or `-`), refusing an output path that
 /// is one of the run's `inputs` (see [`overwrites_input`]). The error is the exit
 /// code, after the message is printed.
 fn write_report(
@@ -598,7 +545,10 @@ fn write_report(
     inputs: &[std::path::PathBuf],
     what: &str,
 ) -> Result<(), u8> {
-    if let Some(e) = output.and_then(|p| overwrites_input("--output", p, inputs)) {
+    if let Some(e) = Target::of(output)
+        .file()
+        .and_then(|p| overwrites_input("--output", p, inputs))
+    {
         return Err(fail(e));
     }
     write_output(output, text).map_err(|e| fail(format!("cannot write the {what}: {e}")))
@@ -656,12 +606,12 @@ fn plan_policy(args: &PlanArgs, policy: &std::path::Path, operation: &str) -> u8
         &mut || rng.next_unit(),
     );
     match args.format {
-        PlanFormat::Json => println!("{}", plan::decision_json(&decision)),
-        PlanFormat::Human => println!(
+        PlanFormat::Json => write::outln(format_args!("{}", plan::decision_json(&decision))),
+        PlanFormat::Human => write::outln(format_args!(
             "{name} ({} layer): {}",
             effective.layer.as_str(),
             plan::decision_human(&decision)
-        ),
+        )),
     }
     0
 }
@@ -719,9 +669,10 @@ pub fn simulate(args: &SimulateArgs) -> u8 {
         Err(e) => return fail(format!("{e}")),
     };
     match args.format {
-        SimulateFormat::Json => {
-            println!("{}", serde_json::to_string_pretty(&report).expect("json"))
-        }
+        SimulateFormat::Json => write::outln(format_args!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("json")
+        )),
         SimulateFormat::Human => {
             let chain = match layers.as_slice() {
                 [one] => format!("{} layer", one.layer.as_str()),
@@ -731,11 +682,11 @@ pub fn simulate(args: &SimulateArgs) -> u8 {
                     .collect::<Vec<_>>()
                     .join(" -> "),
             };
-            println!(
+            write::outln(format_args!(
                 "{name} ({chain}), {} clients, outage {}{failing}",
                 args.clients, args.outage
-            );
-            print!("{}", simulate::render_human(&report));
+            ));
+            write::out(format_args!("{}", simulate::render_human(&report)));
         }
     }
     0
@@ -754,16 +705,16 @@ pub fn rule(args: &RuleArgs) -> u8 {
         ));
     };
     let meta = rule.meta;
-    println!(
+    write::outln(format_args!(
         "{} {} ({}, {})\n",
         meta.code,
         meta.name,
         meta.severity.as_str(),
         meta.question.as_str()
-    );
+    ));
     match crate::rules::docs::doc_for(meta.code) {
-        Some(doc) => print!("{}", crate::rules::docs::body(doc)),
-        None => println!("{}", meta.summary),
+        Some(doc) => write::out(format_args!("{}", crate::rules::docs::body(doc))),
+        None => write::outln(format_args!("{}", meta.summary)),
     }
     0
 }
@@ -794,10 +745,10 @@ pub fn readiness(args: &ReadinessArgs) -> u8 {
             .location
             .file
             .line_col(d.primary.location.span.start);
-        eprintln!(
+        write::errln(format_args!(
             "{}:{}:{}: {} {}: {}",
             d.primary.location.file.display, at.line, at.column, d.code, d.name, d.message
-        );
+        ));
     }
     if analyzed.could_not_lint || diagnostics.iter().any(|d| d.code == "RL001") {
         EXIT_ERROR
@@ -822,12 +773,12 @@ fn load_config(
         Err(ConfigError::Invalid(diags)) => {
             let color = use_color(Color::Auto, std::io::stderr().is_terminal());
             let text = report::human::render(&diags, HumanOptions { color, width: 100 });
-            eprint!("{text}");
-            eprintln!(
+            write::err(format_args!("{text}"));
+            write::errln(format_args!(
                 "retrylint: the configuration is invalid ({} problem{}); nothing was checked",
                 diags.len(),
                 if diags.len() == 1 { "" } else { "s" }
-            );
+            ));
             Err(EXIT_ERROR)
         }
     }
@@ -835,10 +786,10 @@ fn load_config(
 
 /// `retrylint schema`: the JSON Schema of the retry-policy format.
 pub fn schema() -> u8 {
-    println!(
+    write::outln(format_args!(
         "{}",
         serde_json::to_string_pretty(&crate::policy::schema::schema()).expect("json")
-    );
+    ));
     0
 }
 
@@ -846,73 +797,9 @@ pub fn schema() -> u8 {
 pub fn completions(args: &crate::cli::CompletionsArgs) -> u8 {
     use clap::CommandFactory;
     let mut cmd = crate::cli::Cli::command();
-    clap_complete::generate(args.shell, &mut cmd, "retrylint", &mut std::io::stdout());
+    // Into memory first: clap_complete panics when its writer fails.
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "retrylint", &mut script);
+    write::stdout_with(|out| out.write_all(&script));
     0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::replace_file;
-
-    #[test]
-    fn a_report_that_fails_half_way_leaves_the_old_file_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("reports/baseline.json");
-        replace_file(&path, |out| out.write_all(b"old, whole")).unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old, whole");
-        // A full disk half-way: the error names the file, the old text stays.
-        let err = replace_file(&path, |out| {
-            out.write_all(b"new, ha")?;
-            Err(std::io::Error::new(
-                std::io::ErrorKind::StorageFull,
-                "disk full",
-            ))
-        })
-        .unwrap_err();
-        assert!(
-            err.contains("baseline.json") && err.contains("disk full"),
-            "{err}"
-        );
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old, whole");
-        // No temporary file is left beside it.
-        let left: Vec<_> = std::fs::read_dir(path.parent().unwrap())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(left, ["baseline.json"]);
-        replace_file(&path, |out| out.write_all(b"new, whole")).unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new, whole");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::{symlink, PermissionsExt};
-            // An existing file keeps its mode, private or not.
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
-            replace_file(&path, |out| out.write_all(b"private")).unwrap();
-            let kept = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-            assert_eq!(kept, 0o600);
-            // A symbolic link is written through, never replaced (`/dev/stdout`).
-            let link = dir.path().join("link.json");
-            symlink(&path, &link).unwrap();
-            replace_file(&link, |out| out.write_all(b"through")).unwrap();
-            assert!(std::fs::symlink_metadata(&link)
-                .unwrap()
-                .file_type()
-                .is_symlink());
-            assert_eq!(std::fs::read_to_string(&path).unwrap(), "through");
-            // A file with another hard link keeps it.
-            let hard = dir.path().join("hard.json");
-            std::fs::hard_link(&path, &hard).unwrap();
-            replace_file(&path, |out| out.write_all(b"both")).unwrap();
-            assert_eq!(std::fs::read_to_string(&hard).unwrap(), "both");
-            std::fs::remove_file(&hard).unwrap();
-            std::fs::remove_file(&link).unwrap();
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-            let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode();
-            std::fs::remove_file(&path).unwrap();
-            replace_file(&path, |out| out.write_all(b"new")).unwrap();
-            let created = dir.path().join("created.json");
-            std::fs::File::create(&created).unwrap();
-            assert_eq!(mode(&path), mode(&created), "the mode File::create gives");
-        }
-    }
 }

@@ -43,7 +43,7 @@ pub fn lint(root: &Path, overlay: Arc<Overlay>, baseline: Option<&Path>) -> Snap
         .and_then(|p| match crate::baseline::read(p) {
             Ok(b) => Some(b),
             Err(e) => {
-                eprintln!("retrylint lsp: cannot use the baseline {e}");
+                crate::write::errln(format_args!("retrylint lsp: cannot use the baseline {e}"));
                 None
             }
         });
@@ -79,7 +79,7 @@ fn config(root: &Path, overlay: &Arc<Overlay>) -> (Config, Vec<Diagnostic>) {
         Ok(c) => (c, Vec::new()),
         Err(ConfigError::Invalid(diags)) => (Config::default(), diags),
         Err(ConfigError::Io(e)) => {
-            eprintln!("retrylint lsp: {e}");
+            crate::write::errln(format_args!("retrylint lsp: {e}"));
             (Config::default(), Vec::new())
         }
     }

@@ -83,7 +83,7 @@ pub fn run() -> u8 {
     let code = match serve(&connection) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("retrylint lsp: {e}");
+            crate::write::errln(format_args!("retrylint lsp: {e}"));
             crate::commands::EXIT_ERROR
         }
     };
@@ -94,7 +94,9 @@ pub fn run() -> u8 {
     match io.join() {
         Ok(()) => code,
         Err(e) => {
-            eprintln!("retrylint lsp: the client's input is no LSP message: {e}");
+            crate::write::errln(format_args!(
+                "retrylint lsp: the client's input is no LSP message: {e}"
+            ));
             crate::commands::EXIT_ERROR
         }
     }

@@ -570,27 +570,80 @@ fn a_save_relints_with_the_saved_text() {
     assert_eq!(c.shutdown(), 0);
 }
 
-/// Input that is no LSP message ends the server with exit 2 and a message on standard
-/// error, never a silent exit 0 that looks like a clean stop.
+fn framed(body: &str) -> Vec<u8> {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+/// A reply (no method) whose error has `code`.
+fn refusal(code: i64) -> impl Fn(&Value) -> bool {
+    move |m: &Value| m.get("method").is_none() && m["error"]["code"] == code
+}
+
+/// Bad frames never end the server (issue 43): a body that is not JSON is a
+/// `-32700` reply, JSON that is no JSON-RPC message a `-32600` reply (with its id),
+/// a malformed header is skipped up to the next `Content-Length:`, and so is a frame
+/// over the size limit, refused with `-32600`. The server answers the next request.
 #[test]
-fn malformed_input_is_exit_2_with_a_message() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retrylint"))
-        .arg("lsp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
+fn bad_frames_are_answered_or_skipped_and_the_server_goes_on() {
+    let dir = shop("frames");
+    let policy = dir.join("shop.retry-policy.yaml");
+    let text = std::fs::read_to_string(&policy).unwrap();
+    let mut c = Client::start(&dir, json!({}));
+    c.open(&policy, &text);
+    c.settle();
+
+    c.send_raw(&framed("{abc}"));
+    let parse = c.wait_for(refusal(-32700));
+    assert_eq!(parse["id"], Value::Null, "{parse}");
+    assert!(parse["error"]["message"]
+        .as_str()
         .unwrap()
-        .write_all(b"Content-Length: 5\r\n\r\n{abc}")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("no LSP message"), "{err}");
+        .starts_with("Parse error"));
+
+    c.send_raw(&framed(
+        r#"{"id": "no-jsonrpc", "method": "textDocument/hover"}"#,
+    ));
+    let invalid = c.wait_for(refusal(-32600));
+    assert_eq!(invalid["id"], "no-jsonrpc", "{invalid}");
+    c.send_raw(&framed("[1, 2]"));
+    let batch = c.wait_for(refusal(-32600));
+    assert_eq!(batch["id"], Value::Null, "{batch}");
+
+    // Skipped silently: the request that follows is answered.
+    c.send_raw(b"Content-Length: twelve\r\n\r\n{\"jsonrpc\": \"2.0\"}");
+    c.send_raw(b"no header at all\r\n\r\n");
+    let (line, col) = locate(&text, "deadline: 5s");
+    let deadline = |hover: &Value| {
+        hover["contents"]["value"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("**`deadline`**"))
+    };
+    let hover = c.request("textDocument/hover", at(&policy, line, col + 2));
+    assert!(deadline(&hover), "{hover}");
+
+    // Over the limit: its length is not trusted, nothing is allocated for it; the
+    // frame after it is read (the refusal comes once that frame's header is found).
+    c.send_raw(b"Content-Length: 99999999999\r\n\r\n{\"jsonrpc\": \"2.0\", \"id\": 99}");
+    let after = json!({"jsonrpc": "2.0", "id": "after-big", "method": "textDocument/hover",
+        "params": at(&policy, line, col + 2)});
+    c.send_raw(&framed(&after.to_string()));
+    let (mut big, mut answered) = (None, None);
+    while big.is_none() || answered.is_none() {
+        let m = c.wait_for(|m| m.get("method").is_none());
+        if m["id"] == "after-big" {
+            answered = Some(m);
+        } else if m["error"]["code"] == -32600 {
+            big = Some(m);
+        }
+    }
+    let (big, answered) = (big.unwrap(), answered.unwrap());
+    assert!(
+        big["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("99999999999 bytes"),
+        "{big}"
+    );
+    assert!(deadline(&answered["result"]), "{answered}");
+    assert_eq!(c.shutdown(), 0);
 }

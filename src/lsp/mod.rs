@@ -15,6 +15,7 @@ pub mod lint;
 pub mod position;
 pub mod publish;
 pub mod text;
+pub mod transport;
 pub mod uri;
 pub mod worker;
 
@@ -77,9 +78,11 @@ impl State {
 }
 
 /// Runs the server on standard input and output until the client exits; 0 after
-/// a clean shutdown, 2 when the connection failed.
+/// a clean shutdown, 2 when the connection failed. A bad frame is answered or
+/// skipped and the server goes on ([`transport`]); a failed standard output ends it
+/// (the binary then exits 2 saying so, or quietly for a closed pipe).
 pub fn run() -> u8 {
-    let (connection, io) = Connection::stdio();
+    let (connection, io) = transport::stdio();
     let code = match serve(&connection) {
         Ok(()) => 0,
         Err(e) => {
@@ -88,14 +91,15 @@ pub fn run() -> u8 {
         }
     };
     drop(connection);
-    // The reader thread ends with an error on input that is no LSP message (a bad
-    // header, a body that is not JSON): say so, and exit 2 rather than look like a
-    // clean stop.
+    // No one reads the answers: the reader may wait on an input that never ends.
+    if crate::write::stdout_failed() {
+        return code;
+    }
     match io.join() {
         Ok(()) => code,
         Err(e) => {
             crate::write::errln(format_args!(
-                "retrylint lsp: the client's input is no LSP message: {e}"
+                "retrylint lsp: cannot read standard input: {e}"
             ));
             crate::commands::EXIT_ERROR
         }
@@ -179,6 +183,10 @@ fn serve(conn: &Connection) -> Result<(), String> {
 impl Server<'_> {
     fn main_loop(&mut self, done: &Receiver<worker::Done>) -> Result<(), String> {
         loop {
+            // The client cannot read us any more (a closed pipe, a full disk).
+            if crate::write::stdout_failed() {
+                return Ok(());
+            }
             select! {
                 recv(self.conn.receiver) -> msg => {
                     let Ok(msg) = msg else { return Ok(()) };

@@ -101,6 +101,25 @@ impl Client {
         self.stdin.flush().unwrap();
     }
 
+    /// Sends bytes as they are (a bad frame).
+    #[allow(dead_code)] // used by tests/lsp.rs, not by every test crate
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next message from the server that `wanted` accepts (others are handled
+    /// as they come: diagnostics kept, the server's requests answered).
+    #[allow(dead_code)] // used by tests/lsp.rs, not by every test crate
+    pub fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let msg = self.receive();
+            if wanted(&msg) {
+                return msg;
+            }
+        }
+    }
+
     pub fn notify(&mut self, method: &str, params: Value) {
         if matches!(
             method,

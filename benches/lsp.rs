@@ -8,6 +8,8 @@
 //! `cargo bench --bench lsp`; prints a note and measures nothing when the spec is
 //! absent.
 
+#![allow(clippy::disallowed_macros)] // output for the reader (clippy.toml)
+
 use retrylint::source::loader::Overlay;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

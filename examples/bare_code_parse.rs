@@ -4,6 +4,8 @@
 //!
 //! `cargo run --release --example bare_code_parse -- DIR`
 
+#![allow(clippy::disallowed_macros)] // output for the reader (clippy.toml)
+
 use rayon::prelude::*;
 use retrylint::source::language::Language;
 use std::path::PathBuf;

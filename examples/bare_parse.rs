@@ -7,6 +7,8 @@
 //!
 //! `cargo run --release --example bare_parse -- FILE|DIR`
 
+#![allow(clippy::disallowed_macros)] // output for the reader (clippy.toml)
+
 use rayon::prelude::*;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};

@@ -7,6 +7,8 @@
 //! `cargo run --release --example gen_config_repo -- DIR [SPECS] [OBJECTS]`
 //! (defaults 100 and 5000)
 
+#![allow(clippy::disallowed_macros)] // output for the reader (clippy.toml)
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;

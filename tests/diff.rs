@@ -1,6 +1,8 @@
 //! `retrylint diff`: one fixture pair per regression kind (`fixtures/diff/<kind>/`),
 //! the formats, the exit codes, and real git histories in temporary repositories.
 
+#![allow(clippy::disallowed_macros)] // output for the reader (clippy.toml)
+
 mod common;
 
 use common::retrylint_in;

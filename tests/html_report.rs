@@ -4,6 +4,8 @@
 //! rows, filters, chart, no script error) and a screenshot. Without Chromium the
 //! browser tests say they skipped and pass.
 
+#![allow(clippy::disallowed_macros)] // output for the reader (clippy.toml)
+
 mod common;
 
 use common::retrylint_in;

@@ -2,6 +2,8 @@
 //! lsp` (Neovim 0.7.2, Debian's, through `vim.lsp.start_client` and
 //! `buf_request_sync`). Skipped, saying so, when `nvim` is not installed.
 
+#![allow(clippy::disallowed_macros)] // output for the reader (clippy.toml)
+
 use std::path::Path;
 use std::process::Command;
 

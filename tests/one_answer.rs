@@ -6,6 +6,8 @@
 //! when that part of the answer holds an RL001. The same for every folder below the
 //! root. `../shared/cases/` folders are checked too when they are beside the project.
 
+#![allow(clippy::disallowed_macros)] // output for the reader (clippy.toml)
+
 use retrylint::check::{answer, answer_scope, run, run_full, CheckOptions};
 use retrylint::diagnostic::Diagnostic;
 use std::collections::BTreeSet;

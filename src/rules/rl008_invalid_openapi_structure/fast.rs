@@ -707,6 +707,7 @@ impl<'t> Walk<'t> {
 const QUERY_STYLES: &[&str] = &["form", "spaceDelimited", "pipeDelimited", "deepObject"];
 
 #[cfg(test)]
+#[allow(clippy::disallowed_macros)] // the soundness counts, for the reader
 mod tests {
     //! Soundness: wherever [`accepts`] says true, the exact reading (every source it
     //! may run with) accepts too. Checked on every node of every fixture and test

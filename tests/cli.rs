@@ -1013,8 +1013,19 @@ fn jobs_outside_one_to_1024_is_refused_with_exit_2() {
         assert_eq!(code, 2, "--jobs {bad}");
         assert!(err.contains("--jobs"), "--jobs {bad}: {err}");
     }
-    let (code, _, _) = retrylint(&["check", "fixtures/examples/shop", "--jobs", "1024"]);
+    let (code, _, err) = retrylint(&["check", "fixtures/examples/shop", "--jobs", "1024"]);
     assert_eq!(code, 1, "the shop has findings");
+    // More threads than cores gain nothing and cost each its start: capped, said.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(
+        err.trim(),
+        format!(
+            "retrylint: note: --jobs 1024 is more than the {cores} core(s) here; using {cores}"
+        )
+    );
+    let (code, _, err) = retrylint(&["check", "fixtures/examples/shop", "--jobs", "1"]);
+    assert_eq!(code, 1);
+    assert!(!err.contains("--jobs"), "{err}");
 }
 
 /// The walk honours ignore files as git does: the project's `.gitignore`, the

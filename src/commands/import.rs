@@ -98,17 +98,17 @@ pub fn run(args: &ImportArgs) -> u8 {
     for d in &unbound {
         out.push_str(&unbound_comment(d));
     }
-    write::out(format_args!("{out}"));
+    write::out(&out);
     // Findings about the configs themselves (ineffective settings, version-dependent
     // defaults) go to standard error, in `check`'s one-line form.
     for d in analyzed.diagnostics.iter().filter(|d| in_named(d)) {
         if matches!(d.code, "RL001" | "RL016") {
             continue;
         }
-        write::errln(format_args!("{}", one_line(d)));
+        write::errln(one_line(d));
     }
     for d in &unreadable {
-        write::errln(format_args!("{}", one_line(d)));
+        write::errln(one_line(d));
     }
     if !unreadable.is_empty() {
         return EXIT_ERROR;

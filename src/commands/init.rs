@@ -96,7 +96,7 @@ pub fn run(args: &InitArgs) -> u8 {
         .collect();
     if !unreadable.is_empty() {
         for u in &unreadable {
-            write::errln(format_args!("{u}"));
+            write::errln(u);
         }
         return fail("a spec could not be read; nothing was written");
     }
@@ -143,7 +143,7 @@ pub fn run(args: &InitArgs) -> u8 {
         },
     ));
     let Some(out) = output else {
-        write::out(format_args!("{text}"));
+        write::out(&text);
         return 0;
     };
     // Whole or not at all, and never over a file, even one that appeared since the

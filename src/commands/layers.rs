@@ -151,8 +151,8 @@ pub fn run(args: &LayersArgs) -> u8 {
         Err(e) => return fail(e),
     };
     match args.format {
-        LayersFormat::Json => write::outln(format_args!("{}", json(&views))),
-        LayersFormat::Human => write::out(format_args!("{}", human(&views))),
+        LayersFormat::Json => write::outln(json(&views)),
+        LayersFormat::Human => write::out(human(&views)),
     }
     if unreadable.is_empty() {
         0

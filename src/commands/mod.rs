@@ -340,7 +340,7 @@ pub fn rules_markdown_table() -> String {
 /// `retrylint rules`: the catalog.
 pub fn rules(args: &RulesArgs) -> u8 {
     if args.markdown {
-        write::out(format_args!("{}", rules_markdown_table()));
+        write::out(rules_markdown_table());
         return 0;
     }
     if args.json {
@@ -407,7 +407,7 @@ pub fn plan(args: &PlanArgs) -> u8 {
         return match plan::answer_json_text(&text) {
             Ok(lines) => {
                 for l in lines {
-                    write::outln(format_args!("{l}"));
+                    write::outln(&l);
                 }
                 0
             }
@@ -422,8 +422,8 @@ pub fn plan(args: &PlanArgs) -> u8 {
     }
     let decision = crate::retry::decide(&plan::input_from_args(args));
     match args.format {
-        PlanFormat::Json => write::outln(format_args!("{}", plan::decision_json(&decision))),
-        PlanFormat::Human => write::outln(format_args!("{}", plan::decision_human(&decision))),
+        PlanFormat::Json => write::outln(plan::decision_json(&decision)),
+        PlanFormat::Human => write::outln(plan::decision_human(&decision)),
     }
     0
 }
@@ -606,7 +606,7 @@ fn plan_policy(args: &PlanArgs, policy: &std::path::Path, operation: &str) -> u8
         &mut || rng.next_unit(),
     );
     match args.format {
-        PlanFormat::Json => write::outln(format_args!("{}", plan::decision_json(&decision))),
+        PlanFormat::Json => write::outln(plan::decision_json(&decision)),
         PlanFormat::Human => write::outln(format_args!(
             "{name} ({} layer): {}",
             effective.layer.as_str(),
@@ -686,7 +686,7 @@ pub fn simulate(args: &SimulateArgs) -> u8 {
                 "{name} ({chain}), {} clients, outage {}{failing}",
                 args.clients, args.outage
             ));
-            write::out(format_args!("{}", simulate::render_human(&report)));
+            write::out(simulate::render_human(&report));
         }
     }
     0
@@ -713,8 +713,8 @@ pub fn rule(args: &RuleArgs) -> u8 {
         meta.question.as_str()
     ));
     match crate::rules::docs::doc_for(meta.code) {
-        Some(doc) => write::out(format_args!("{}", crate::rules::docs::body(doc))),
-        None => write::outln(format_args!("{}", meta.summary)),
+        Some(doc) => write::out(crate::rules::docs::body(doc)),
+        None => write::outln(meta.summary),
     }
     0
 }
@@ -773,7 +773,7 @@ fn load_config(
         Err(ConfigError::Invalid(diags)) => {
             let color = use_color(Color::Auto, std::io::stderr().is_terminal());
             let text = report::human::render(&diags, HumanOptions { color, width: 100 });
-            write::err(format_args!("{text}"));
+            write::err(&text);
             write::errln(format_args!(
                 "retrylint: the configuration is invalid ({} problem{}); nothing was checked",
                 diags.len(),

@@ -126,7 +126,7 @@ impl ReadBoundary {
                 self.left_out
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .insert(crate::source::refs::normalize(&shown));
+                    .insert(fold_dots(&shown));
                 false
             }
             _ => true,
@@ -142,6 +142,24 @@ impl ReadBoundary {
             .cloned()
             .collect()
     }
+}
+
+/// `path` with `.` dropped and each `..` folded into the name before it, lexically
+/// (for showing a path left out; `source::refs::normalize`, which this module may
+/// not use: `refs` uses it).
+fn fold_dots(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
 }
 
 #[cfg(all(test, unix))]

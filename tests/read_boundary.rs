@@ -163,7 +163,13 @@ paths:
 ",
     );
     // Walked links to files, one per reader.
-    link(&t, &format!("{p}/application.yml"), "../secret/dotenv");
+    // (In its own folder: the Spring client's property search walks up through
+    // `proj/` and must meet nothing there on its way to the file above the root.)
+    link(
+        &t,
+        &format!("{p}/app/application.yml"),
+        "../../secret/dotenv",
+    );
     link(
         &t,
         &format!("{p}/nginx.conf"),
@@ -306,7 +312,7 @@ const LEFT_OUT: &[&str] = &[
     "application.properties",
     "go.mod",
     "proj/api/shop.openapi.yaml",
-    "proj/application.yml",
+    "proj/app/application.yml",
     "proj/deploy/vs.yaml",
     "proj/nginx.conf",
     "proj/policy-spec-link.yaml",
@@ -425,7 +431,7 @@ fn a_link_named_on_the_command_line_is_read() {
             &t,
             &[
                 "check",
-                "proj/application.yml",
+                "proj/app/application.yml",
                 "proj/deploy/vs.yaml",
                 "--format",
                 &format,

@@ -393,9 +393,30 @@ pub fn load_from(explicit: Option<&Path>, cwd: &Path, start: &Path) -> Result<Co
             None => return Ok(Config::default()),
         },
     };
+    if explicit.is_none() && !may_read_found(&path) {
+        return Err(ConfigError::Io(format!(
+            "configuration file `{}` is a link whose real path lies outside its project, \
+             so it is not read (name it with `--config` to read it)",
+            path.display()
+        )));
+    }
     let ws = Workspace::new(cwd.to_path_buf(), Limits::default());
     let doc = ws.load(&path);
     parse(&doc, &path)
+}
+
+/// Whether the `.retrylint.yaml` found at `path` (not named with `--config`) may be
+/// read: the read boundary ([`crate::source::boundary`]) of the project it was found
+/// in, the git work tree enclosing its folder, else that folder. A link to a shared
+/// configuration elsewhere in the repository is read; one out of it is not.
+pub fn may_read_found(path: &Path) -> bool {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    crate::source::boundary::ReadBoundary::new(&[crate::source::boundary::work_tree_or(&dir)], &[])
+        .admits(path)
 }
 
 /// Parses a loaded configuration file.

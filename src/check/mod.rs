@@ -71,6 +71,9 @@ pub struct CheckOutcome {
     pub configs: usize,
     /// YAML/JSON files skipped as neither (display paths).
     pub skipped: Vec<String>,
+    /// Paths not read because their real path leaves the project root (display
+    /// paths, sorted; see [`crate::source::boundary`]).
+    pub left_out: Vec<String>,
     /// True when some file could not be read or parsed (exit code 2).
     pub could_not_lint: bool,
     /// Findings hidden by suppressions, with the reason (`--show-suppressed`).
@@ -114,6 +117,9 @@ pub struct Analyzed {
     pub diagnostics: Vec<Diagnostic>,
     /// YAML/JSON files skipped as neither document nor policy.
     pub skipped: Vec<String>,
+    /// Paths not read because their real path leaves the project root (display
+    /// paths, sorted; see [`crate::source::boundary`]).
+    pub left_out: Vec<String>,
     /// Number of policy files read.
     pub policies: usize,
     /// Number of retry config files that bound to some operation or were reported.
@@ -145,6 +151,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         documents,
         analysis,
         skipped,
+        left_out,
         policies,
         configs,
         suppressed,
@@ -167,6 +174,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         policies,
         configs,
         skipped,
+        left_out,
         could_not_lint,
         suppressed,
         inputs,
@@ -408,6 +416,7 @@ fn analyze_pass(
                 &inputs.configs,
                 &inputs.sources_rest,
                 &|p| Some(inputs.ws.load(p)),
+                inputs.ws.boundary(),
                 &ctx,
             ),
         });
@@ -460,6 +469,13 @@ fn analyze_pass(
         skipped: std::mem::take(&mut inputs.skipped)
             .into_iter()
             .chain(code_skipped)
+            .collect(),
+        left_out: inputs
+            .ws
+            .boundary()
+            .left_out()
+            .iter()
+            .map(|p| inputs.ws.display_path(p))
             .collect(),
         policies: written,
         configs,

@@ -51,6 +51,7 @@ pub fn run(args: &ReportArgs) -> u8 {
             documents: analyzed.documents.len(),
             policies: analyzed.policies,
             configs: analyzed.configs,
+            left_out: analyzed.left_out.len(),
         },
         columns: readiness::render::HEADERS
             .iter()

@@ -199,6 +199,22 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
              to check; nothing was checked (run with --verbose to list the files skipped)"
         ));
     }
+    // Machine formats keep standard output to their format: what the read boundary
+    // left out is said on standard error (the human format says it in its summary).
+    if args.format != Format::Human && !outcome.left_out.is_empty() {
+        if args.verbose {
+            write::err(format_args!("{}", report::left_out_list(&outcome.left_out)));
+        }
+        write::errln(format_args!(
+            "retrylint: {} path(s) outside the project root left out, not read{}",
+            outcome.left_out.len(),
+            if args.verbose {
+                ""
+            } else {
+                " (run with --verbose to list them)"
+            }
+        ));
+    }
     let to_terminal = output.is_terminal();
     // JSON is written as it is serialised (a repository's report can be hundreds
     // of MB); the other formats are rendered whole, then written.
@@ -239,6 +255,7 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
                 documents: outcome.documents,
                 policies: outcome.policies,
                 configs: outcome.configs,
+                left_out: outcome.left_out.len(),
             },
             &root,
             report::markdown::COMMENT_LIMIT,
@@ -271,6 +288,9 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
                     });
                 }
             }
+            if args.verbose {
+                s.push_str(&report::left_out_list(&outcome.left_out));
+            }
             if args.show_suppressed {
                 s.push_str(&report::suppressed_list(&outcome.suppressed));
             }
@@ -279,6 +299,7 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
                 outcome.documents,
                 outcome.policies,
                 outcome.configs,
+                outcome.left_out.len(),
             ));
             s.push('\n');
             s

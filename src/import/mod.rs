@@ -291,16 +291,20 @@ pub struct Imported {
 /// default). Never panics on bad input: what cannot be read is a finding in
 /// [`Imported::diagnostics`], and the other files are still read.
 pub fn import_all(files: &[(Arc<Loaded>, Format)], ctx: &ImportContext<'_>) -> Imported {
-    import_all_with_sources(files, &[], &|_| None, ctx)
+    let unbounded = crate::source::boundary::ReadBoundary::unbounded();
+    import_all_with_sources(files, &[], &|_| None, &unbounded, ctx)
 }
 
 /// [`import_all`], and the source files of the run that did not pass the code
 /// pre-check (`more`, loaded with `load` only when they call a client by name:
-/// [`code::import_all`]).
+/// [`code::import_all`]). `boundary`: the run's read boundary, which every file a
+/// code reader opens beside its source file (Spring property files, Go siblings and
+/// `go.mod`) must pass.
 pub fn import_all_with_sources(
     files: &[(Arc<Loaded>, Format)],
     more: &[(std::path::PathBuf, code::Language)],
     load: &(dyn Fn(&std::path::Path) -> Option<Arc<Loaded>> + Sync),
+    boundary: &crate::source::boundary::ReadBoundary,
     ctx: &ImportContext<'_>,
 ) -> Imported {
     let mut out = Imported::default();
@@ -338,7 +342,7 @@ pub fn import_all_with_sources(
         })
         .collect();
     if !sources.is_empty() {
-        let code = code::import_all(&sources, more, load, &out.objects, ctx);
+        let code = code::import_all(&sources, more, load, boundary, &out.objects, ctx);
         // A Resilience4j instance that a `@Retry(name)` in code took its settings
         // from is that code client's layer (bound by its calls), not a second one.
         out.objects.retain(|o| {

@@ -149,7 +149,7 @@ fn retry_after(
         } else {
             super::uri::canonical(&path.parent()?.join(&target.file))
         };
-        let other = parse(&file, state.text(&file)?);
+        let other = parse(&file, state.reached_text(&file)?);
         let pointer = format!(
             "/{}",
             target

@@ -54,7 +54,7 @@ fn reference(state: &State, path: &Path, parsed: &super::text::Parsed, at: usize
             None => return Vec::new(),
         }
     };
-    let Some(text) = state.text(&file) else {
+    let Some(text) = state.reached_text(&file) else {
         return Vec::new();
     };
     let other = parse(&file, text);

@@ -69,6 +69,20 @@ impl State {
         }
     }
 
+    /// The text of a file that another file reaches (a `$ref` target): as
+    /// [`State::text`], but a file on disk is read only when the read boundary of
+    /// the folder linted admits it ([`crate::source::boundary`]): a link out of the
+    /// project is not opened.
+    pub fn reached_text(&self, path: &Path) -> Option<Arc<str>> {
+        if self.open.contains_key(path) {
+            return self.text(path);
+        }
+        crate::source::boundary::ReadBoundary::new(std::slice::from_ref(&self.root), &[])
+            .admits(path)
+            .then(|| self.text(path))
+            .flatten()
+    }
+
     /// The URI to name `path` by: the one the editor opened it with, if open.
     pub fn uri(&self, path: &Path) -> Uri {
         self.open

@@ -16,7 +16,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// What a file's name says it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NameKind {
     /// `retry-policy.yaml`, `*.retry-policy.yml`, or given with `--policy`.
     Policy,
@@ -331,20 +331,39 @@ fn error_path(err: &ignore::Error) -> Option<(PathBuf, String)> {
     }
 }
 
-/// Drops each followed link in `links` whose target is a file already listed (through
-/// its own path or another link), so no file is checked twice.
+/// Drops each followed link in `links` whose target is a file already listed, through
+/// its own path or another link, *as the same reader* ([`reader_of`]), so no file is
+/// checked twice as one thing. A link whose name says another reader is kept: each
+/// name is read as the kind its name says (`retry-policy.yaml -> shared/orders.yaml`
+/// is a policy even when `shared/orders.yaml` is walked too), whichever name the
+/// walk meets first.
 fn drop_links_to_listed_files(out: &mut Vec<Candidate>, links: &HashSet<PathBuf>) {
     if links.is_empty() {
         return;
     }
-    let canonical =
-        |c: &Candidate| std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone());
-    let mut seen: HashSet<PathBuf> = out
+    let key = |c: &Candidate| {
+        (
+            std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone()),
+            reader_of(c.kind),
+        )
+    };
+    let mut seen: HashSet<(PathBuf, NameKind)> = out
         .iter()
         .filter(|c| !links.contains(&c.path))
-        .map(canonical)
+        .map(key)
         .collect();
-    out.retain(|c| !links.contains(&c.path) || seen.insert(canonical(c)));
+    out.retain(|c| !links.contains(&c.path) || seen.insert(key(c)));
+}
+
+/// The reader a name sends its file to: YAML/JSON names that are recognised by
+/// content (`openapi.yaml`, `orders.yaml`, a file named on the command line) are one
+/// reader, so one file under two such names is one document, never two; a policy, a
+/// text config, a `.proto` and each language of source code are readers of their own.
+pub fn reader_of(kind: NameKind) -> NameKind {
+    match kind {
+        NameKind::SpecLike | NameKind::Other | NameKind::Unlisted => NameKind::Other,
+        other => other,
+    }
 }
 
 /// The top-level `spec:` paths of a policy file (empty when it has none or does not

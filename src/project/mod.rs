@@ -33,14 +33,7 @@ pub fn project_root(given: &Path, root_override: Option<&Path>) -> PathBuf {
     } else {
         abs.parent().map(Path::to_path_buf).unwrap_or_default()
     };
-    let mut cur = Some(start.as_path());
-    while let Some(dir) = cur {
-        if dir.join(".git").exists() {
-            return dir.to_path_buf();
-        }
-        cur = dir.parent();
-    }
-    start
+    crate::source::boundary::work_tree_or(&start)
 }
 
 /// The root of the project whose answer a run over `given` reports (`check::answer`):
@@ -64,8 +57,10 @@ pub fn answer_root(given: &Path, root_override: Option<&Path>) -> PathBuf {
     for dir in start.ancestors() {
         let config = dir.join(crate::config::FILE_NAME);
         if config.is_file() {
-            let projects = crate::config::load_from(Some(&config), dir, dir)
-                .ok()
+            // A configuration that links out of its project is not read here either.
+            let projects = Some(&config)
+                .filter(|c| crate::config::may_read_found(c))
+                .and_then(|c| crate::config::load_from(Some(c), dir, dir).ok())
                 .and_then(|c| c.projects);
             let member = projects.and_then(|globs| {
                 start
@@ -81,6 +76,39 @@ pub fn answer_root(given: &Path, root_override: Option<&Path>) -> PathBuf {
         }
     }
     start
+}
+
+/// The read boundary of a run over `paths` (after a named `.retrylint.yaml` became
+/// its project) and the `--policy` files: the project roots are, for each path, the
+/// root that bounds its documents' `$ref`s ([`project_root`]: `--root`, else the
+/// nearest git work tree, else the path itself) and the root of the project whose
+/// answer it reports ([`answer_root`]: also a folder holding `.retrylint.yaml`); the
+/// named files are the paths and policies given. See [`crate::source::boundary`].
+pub fn read_boundary(
+    paths: &[PathBuf],
+    policies: &[PathBuf],
+    root: Option<&Path>,
+) -> crate::source::boundary::ReadBoundary {
+    let given: Vec<PathBuf> = if paths.is_empty() && policies.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths.iter().chain(policies).cloned().collect()
+    };
+    // A named file's roots are those of the folder naming it: a named link brings
+    // its own target, not the folders around that target.
+    let folder = |p: &PathBuf| -> PathBuf {
+        match p.parent() {
+            _ if p.is_dir() => p.clone(),
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    };
+    let roots: Vec<PathBuf> = given
+        .iter()
+        .map(folder)
+        .flat_map(|p| [project_root(&p, root), answer_root(&p, root)])
+        .collect();
+    crate::source::boundary::ReadBoundary::new(&roots, &given)
 }
 
 /// What a run reads: the command line's paths and the settings that choose files.
@@ -200,7 +228,10 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
     } else {
         paths
     };
-    let ws = Workspace::new(sel.cwd.clone(), sel.limits).with_overlay(sel.overlay.clone());
+    let boundary = Arc::new(read_boundary(&paths, sel.policies, sel.root));
+    let ws = Workspace::new(sel.cwd.clone(), sel.limits)
+        .with_overlay(sel.overlay.clone())
+        .with_boundary(boundary.clone());
     let (mut candidates, walk_problems) =
         crate::timing::phase("discover", || discover(&paths, sel.policies));
     let mut related_only: HashSet<PathBuf> = HashSet::new();
@@ -222,6 +253,10 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                 || filter.allows(&c.path)
         });
     }
+    // The one read boundary: a walked link (to a file, or into a linked folder named
+    // by a related file) whose real path leaves the project is not read at all; the
+    // boundary lists it as left out.
+    candidates.retain(|c| boundary.admits(&c.path));
     let mut diags: Vec<Diagnostic> = walk_problems
         .iter()
         .map(|p| rl001_invalid_syntax::walk_problem(&ws, &p.path, &p.message))
@@ -291,16 +326,22 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
         }
         (c.clone(), Got::Loaded(doc))
     };
+    // One file under several names (links read as different kinds): its first name
+    // loads it, the others after, from the cache, so the name it is shown by does
+    // not depend on which thread came first.
+    let (candidates, other_names) = other_names_last(candidates);
     let got: Vec<(Candidate, Got)> = crate::timing::phase("load", || {
         let all = || match stream {
             Some(_) => load_big_one_at_a_time(&candidates, &load_one),
             None => candidates.par_iter().map(load_one).collect(),
         };
         // The check of a document recurses per nesting level: on the deep-stack pool.
-        match stream {
+        let mut got: Vec<(Candidate, Got)> = match stream {
             Some(_) => crate::deep_stack::run(all),
             None => all(),
-        }
+        };
+        got.extend(other_names.iter().map(load_one));
+        got
     });
     let mut streamed = Streamed {
         spill,
@@ -468,6 +509,16 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
             }
         }
     }
+    // A file skipped under one name and read under another (a link named like a
+    // policy) is an input.
+    for doc in documents_in
+        .iter()
+        .map(|(d, _)| d)
+        .chain(&policy_files)
+        .chain(configs.iter().map(|(d, _)| d))
+    {
+        skipped_paths.remove(&doc.file.path);
+    }
     for doc in &policy_files {
         diags.extend(rl002_duplicate_key::check_file(doc));
         diags.extend(rl014_multiple_documents::check_file(
@@ -547,6 +598,35 @@ fn load_big_one_at_a_time<T: Send>(
     let mut all: Vec<(usize, T)> = big.into_iter().chain(small).collect();
     all.sort_unstable_by_key(|(i, _)| *i);
     all.into_iter().map(|(_, got)| got).collect()
+}
+
+/// `candidates` split into the first name of each file and the later names of a file
+/// listed already (a symbolic link kept because its name says another reader:
+/// `discover::reader_of`), in order. Only links are resolved.
+fn other_names_last(candidates: Vec<Candidate>) -> (Vec<Candidate>, Vec<Candidate>) {
+    let links: Vec<bool> = candidates
+        .iter()
+        .map(|c| std::fs::symlink_metadata(&c.path).is_ok_and(|m| m.file_type().is_symlink()))
+        .collect();
+    if !links.contains(&true) {
+        return (candidates, Vec::new());
+    }
+    let real = |c: &Candidate| std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone());
+    let mut seen: HashSet<PathBuf> = candidates
+        .iter()
+        .zip(&links)
+        .filter(|(_, link)| !**link)
+        .map(|(c, _)| real(c))
+        .collect();
+    let (mut first, mut later) = (Vec::new(), Vec::new());
+    for (c, link) in candidates.into_iter().zip(links) {
+        if !link || seen.insert(real(&c)) {
+            first.push(c);
+        } else {
+            later.push(c);
+        }
+    }
+    (first, later)
 }
 
 /// A loaded file, or the findings of a document checked as it was loaded.
@@ -643,7 +723,10 @@ fn spec_targets_not_openapi(
             continue;
         }
         let canonical = std::fs::canonicalize(&joined).unwrap_or_else(|_| joined.clone());
-        let why = if let Some(&index) = streams_read.get(&canonical) {
+        let why = if !ws.boundary().admits(&joined) {
+            // Never opened: what it holds is no business of this run.
+            "which lies outside the project root, so it is not read".to_string()
+        } else if let Some(&index) = streams_read.get(&canonical) {
             format!(
                 "whose first YAML document is not an OpenAPI description: the OpenAPI description is the {} document of the stream",
                 rl014_multiple_documents::ordinal(index)

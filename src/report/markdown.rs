@@ -150,6 +150,8 @@ pub struct Checked {
     pub policies: usize,
     /// Retry configs read.
     pub configs: usize,
+    /// Paths left out because they lie outside the project root.
+    pub left_out: usize,
 }
 
 /// The comment for `check --format markdown`, at most `limit` bytes (use
@@ -172,7 +174,8 @@ pub fn render(diags: &[Diagnostic], checked: Checked, root: &Path, limit: usize)
             diags,
             checked.documents,
             checked.policies,
-            checked.configs
+            checked.configs,
+            checked.left_out,
         ))
     ));
     if sorted.is_empty() {

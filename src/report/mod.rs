@@ -64,6 +64,7 @@ pub fn summary_line(
     documents: usize,
     policies: usize,
     configs: usize,
+    left_out: usize,
 ) -> String {
     let c = Counts::of(diags);
     let configs = if configs == 0 {
@@ -71,14 +72,37 @@ pub fn summary_line(
     } else {
         format!(", {}", plural(configs, "retry config"))
     };
+    // Only when some path was left out: the line of every other run is unchanged.
+    let left_out = if left_out == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {} outside the project root left out",
+            plural(left_out, "path")
+        )
+    };
     format!(
-        "{}, {}, {} ({} checked, {}{configs})",
+        "{}, {}, {} ({} checked, {}{configs}){left_out}",
         plural(c.errors, "error"),
         plural(c.warnings, "warning"),
         plural(c.infos, "info"),
         plural(documents, "OpenAPI document"),
         plural(policies, "policy file"),
     )
+}
+
+/// The `--verbose` lines of the paths a run left out because their real path lies
+/// outside the project root (see [`crate::source::boundary`]), one per path:
+/// `left out PATH: its real path lies outside the project root, so it is not read`.
+pub fn left_out_list(paths: &[String]) -> String {
+    paths
+        .iter()
+        .map(|p| {
+            format!(
+                "left out {p}: its real path lies outside the project root, so it is not read\n"
+            )
+        })
+        .collect()
 }
 
 /// Capitalised, ending with a period: messages and help are written as clauses

@@ -1,6 +1,7 @@
 //! Reading files into located trees, once each: a thread-safe cache keyed by
 //! canonical path, shared by discovery and `$ref` resolution.
 
+use super::boundary::ReadBoundary;
 use super::tree::{SyntaxError, Tree};
 use super::SourceFile;
 use std::collections::HashMap;
@@ -87,6 +88,9 @@ pub enum LoadError {
     },
     /// Not valid YAML/JSON.
     Syntax(SyntaxError),
+    /// Its real path lies outside the run's project roots and it was not named on
+    /// the command line ([`super::boundary`]): never opened.
+    OutsideRoot,
 }
 
 /// A file as loaded: its source and either its tree or why there is none.
@@ -109,6 +113,8 @@ pub struct Workspace {
     cwd: PathBuf,
     limits: Limits,
     overlay: Option<Arc<Overlay>>,
+    /// Which paths may be opened at all (unbounded unless set).
+    boundary: Arc<ReadBoundary>,
     cache: Mutex<HashMap<PathBuf, Arc<Loaded>>>,
     /// Canonical paths loaded as `$ref` targets ([`Workspace::load_referenced`]).
     referenced: Mutex<std::collections::HashSet<PathBuf>>,
@@ -123,6 +129,7 @@ impl Workspace {
             cwd,
             limits,
             overlay: None,
+            boundary: Arc::new(ReadBoundary::unbounded()),
             cache: Mutex::new(HashMap::new()),
             referenced: Mutex::new(std::collections::HashSet::new()),
             released: Mutex::new(std::collections::HashSet::new()),
@@ -133,6 +140,18 @@ impl Workspace {
     pub fn with_overlay(mut self, overlay: Option<Arc<Overlay>>) -> Workspace {
         self.overlay = overlay;
         self
+    }
+
+    /// This workspace opening only the paths `boundary` admits: every other
+    /// [`Workspace::load`] gives [`LoadError::OutsideRoot`] without opening the file.
+    pub fn with_boundary(mut self, boundary: Arc<ReadBoundary>) -> Workspace {
+        self.boundary = boundary;
+        self
+    }
+
+    /// The read boundary in force (unbounded unless [`Workspace::with_boundary`]).
+    pub fn boundary(&self) -> &Arc<ReadBoundary> {
+        &self.boundary
     }
 
     /// The limits in force.
@@ -215,7 +234,13 @@ impl Workspace {
         if let Some(hit) = self.cache.lock().expect("cache lock").get(&canonical) {
             return hit.clone();
         }
-        let loaded = Arc::new(self.read(&canonical, path));
+        // The one boundary: a path whose real path leaves the project is not opened
+        // (nor taken from the overlay); the boundary remembers it as left out.
+        let loaded = Arc::new(if self.boundary.admits(path) {
+            self.read(&canonical, path)
+        } else {
+            self.outside(&canonical, path)
+        });
         self.cache
             .lock()
             .expect("cache lock")
@@ -251,6 +276,19 @@ impl Workspace {
             .expect("cache lock")
             .insert(doc.file.path.clone(), loaded.clone());
         loaded
+    }
+
+    /// The entry of a path the boundary refused: no text, [`LoadError::OutsideRoot`].
+    fn outside(&self, canonical: &Path, given: &Path) -> Loaded {
+        let display = self.display_path(given);
+        let display = display
+            .strip_prefix("./")
+            .map(str::to_string)
+            .unwrap_or(display);
+        Loaded {
+            file: Arc::new(SourceFile::new(canonical.to_path_buf(), display, "")),
+            tree: Err(LoadError::OutsideRoot),
+        }
     }
 
     fn read(&self, canonical: &Path, given: &Path) -> Loaded {

@@ -628,7 +628,9 @@ impl<'w> Resolver<'w> {
         }
         self.reached_other
             .store(true, std::sync::atomic::Ordering::Relaxed);
-        if !joined.starts_with(&self.root) {
+        // The read boundary's test (`super::boundary`), against this document's root:
+        // a refused `$ref` is RL003, located at the ref, rather than a path left out.
+        if !super::boundary::inside(&self.root, &joined) {
             return Err(RefProblem::OutsideRoot {
                 at: ref_at.clone(),
                 target: joined,
@@ -644,7 +646,7 @@ impl<'w> Resolver<'w> {
             }
         };
         // A symlink inside the root may still point outside it.
-        if !canonical.starts_with(&self.root) {
+        if !super::boundary::inside(&self.root, &canonical) {
             return Err(RefProblem::OutsideRoot {
                 at: ref_at.clone(),
                 target: canonical,

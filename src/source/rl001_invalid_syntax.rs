@@ -64,6 +64,13 @@ pub fn from_error(loaded: &Loaded, error: &LoadError) -> Diagnostic {
             "unreadable file",
         )
         .with_help("Check that the file exists and is readable."),
+        LoadError::OutsideRoot => Diagnostic::new(
+            &META,
+            format!("`{name}` lies outside the project root, so it is not read."),
+            at(0),
+            "outside the project root",
+        )
+        .with_help("Name the file on the command line, or move it into the project, if it is meant to be read."),
         LoadError::TooLarge { size, limit } => Diagnostic::new(
             &META,
             format!("`{name}` is {size} bytes, larger than the limit of {limit} bytes."),

@@ -35,6 +35,7 @@ pub mod rust;
 pub use crate::source::language::{self, Language};
 
 use super::{ConfigObject, ImportContext, Imported};
+use crate::source::boundary::ReadBoundary;
 use crate::source::loader::Loaded;
 use model::CodeFacts;
 use rayon::prelude::*;
@@ -52,6 +53,9 @@ pub struct CodeFile<'a> {
     pub language: Language,
     /// Its syntax tree.
     pub tree: &'a tree_sitter::Tree,
+    /// The run's read boundary: every other file an extractor opens (a property
+    /// file, a sibling, a `go.mod`) must pass it.
+    pub boundary: &'a ReadBoundary,
 }
 
 impl CodeFile<'_> {
@@ -79,7 +83,11 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
 }
 
 /// Parses and extracts one file; `None` (with a note) when it was skipped.
-fn read_file(doc: &Arc<Loaded>, language: Language) -> Result<CodeFacts, String> {
+fn read_file(
+    doc: &Arc<Loaded>,
+    language: Language,
+    boundary: &ReadBoundary,
+) -> Result<CodeFacts, String> {
     let text: &str = &doc.file.text;
     match parse::parse(language, text) {
         parse::Parsed::Tree(tree) => {
@@ -92,6 +100,7 @@ fn read_file(doc: &Arc<Loaded>, language: Language) -> Result<CodeFacts, String>
                         text: &blanked,
                         language,
                         tree: &tree,
+                        boundary,
                     }));
                 }
             }
@@ -100,6 +109,7 @@ fn read_file(doc: &Arc<Loaded>, language: Language) -> Result<CodeFacts, String>
                 text,
                 language,
                 tree: &tree,
+                boundary,
             }))
         }
         parse::Parsed::Skipped(why) => Err(format!("{}: skipped: {why}", doc.file.display)),
@@ -129,6 +139,7 @@ pub fn import_all(
     files: &[(Arc<Loaded>, Language)],
     more: &[(std::path::PathBuf, Language)],
     load: &(dyn Fn(&Path) -> Option<Arc<Loaded>> + Sync),
+    boundary: &ReadBoundary,
     configs: &[ConfigObject],
     _ctx: &ImportContext<'_>,
 ) -> CodeImported {
@@ -145,7 +156,7 @@ pub fn import_all(
     let read: Vec<Result<CodeFacts, String>> = crate::timing::phase("import/code read", || {
         files
             .par_iter()
-            .map(|(doc, language)| read_file(doc, *language))
+            .map(|(doc, language)| read_file(doc, *language, boundary))
             .collect()
     });
     let mut docs: Vec<Arc<Loaded>> = Vec::new();
@@ -181,6 +192,9 @@ pub fn import_all(
             crate::timing::phase("import/code calls", || {
                 more.par_iter()
                     .filter_map(|(path, language)| {
+                        if !boundary.admits(path) {
+                            return None;
+                        }
                         let bytes = crate::source::loader::read_regular_file(
                             path,
                             parse::MAX_SOURCE_BYTES as u64,
@@ -190,7 +204,7 @@ pub fn import_all(
                             return None;
                         }
                         let doc = load(path)?;
-                        let mut f = read_file(&doc, *language).ok()?;
+                        let mut f = read_file(&doc, *language, boundary).ok()?;
                         // Only its calls matter: its clients were not pre-checked as such.
                         f.clients.clear();
                         (!f.calls.is_empty()).then_some((doc, f))

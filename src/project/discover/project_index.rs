@@ -110,7 +110,9 @@ impl ProjectIndex {
             .par_iter()
             .filter(|p| {
                 let above = document.starts_with(&p.dir);
-                if !above && !mentions_any(&p.path, &needles, limit, Case::Insensitive) {
+                if !above
+                    && !mentions_any(ws.boundary(), &p.path, &needles, limit, Case::Insensitive)
+                {
                     return false;
                 }
                 let targets = p.targets(ws);
@@ -144,7 +146,7 @@ impl ProjectIndex {
                 if !matches!(
                     c.kind,
                     NameKind::SpecLike | NameKind::Other | NameKind::Unlisted
-                ) || !mentions_any(&c.path, &markers, limit, Case::Insensitive)
+                ) || !mentions_any(ws.boundary(), &c.path, &markers, limit, Case::Insensitive)
                 {
                     continue;
                 }
@@ -178,7 +180,7 @@ impl ProjectIndex {
                 matches!(
                     c.kind,
                     NameKind::Other | NameKind::TextConfig | NameKind::Source(_)
-                ) && mentions_any(&c.path, needles, limit, Case::Insensitive)
+                ) && mentions_any(ws.boundary(), &c.path, needles, limit, Case::Insensitive)
             })
             .cloned()
             .collect()
@@ -200,7 +202,7 @@ impl ProjectIndex {
                 .others
                 .par_iter()
                 .filter(|c| !reached.contains(&c.path))
-                .filter(|c| mentions_any(&c.path, &needles, limit, Case::Sensitive))
+                .filter(|c| mentions_any(ws.boundary(), &c.path, &needles, limit, Case::Sensitive))
                 .filter_map(|c| {
                     let doc = ws.load(&c.path);
                     external_refs(&doc)
@@ -259,9 +261,20 @@ enum Case {
 }
 
 /// True when the file's bytes contain one of `needles` (a cheap filter before
-/// parsing). Files over `limit` bytes, unreadable, or not regular files (a link to
-/// `/dev/zero` or a FIFO, which would never end or never return) are not read.
-fn mentions_any(path: &Path, needles: &[Vec<u8>], limit: u64, case: Case) -> bool {
+/// parsing). Files over `limit` bytes, unreadable, not regular files (a link to
+/// `/dev/zero` or a FIFO, which would never end or never return), or outside the
+/// read `boundary` are not read.
+fn mentions_any(
+    boundary: &crate::source::boundary::ReadBoundary,
+    path: &Path,
+    needles: &[Vec<u8>],
+    limit: u64,
+    case: Case,
+) -> bool {
+    // The read boundary first: a walked link out of the project is never opened.
+    if !boundary.admits(path) {
+        return false;
+    }
     thread_local! {
         // One buffer per thread for the whole scan (files are read one at a time).
         static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };

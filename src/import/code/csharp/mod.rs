@@ -143,6 +143,7 @@ mod tests {
             text: src,
             language: Language::CSharp,
             tree: &tree,
+            boundary: &crate::source::boundary::ReadBoundary::unbounded(),
         })
     }
 

@@ -56,7 +56,7 @@ impl Imports {
     pub fn read(file: &CodeFile<'_>) -> Imports {
         let mut out = Imports::of_tree(file.text, file.tree.root_node());
         if out.resty_version.is_some() || !out.retryablehttp.is_empty() {
-            if let Some(go_mod) = find_go_mod(file.path()) {
+            if let Some(go_mod) = find_go_mod(file.path(), file.boundary) {
                 out.read_go_mod(&go_mod);
             }
         }
@@ -198,14 +198,19 @@ fn default_name(path: &str) -> String {
 }
 
 /// The text of the nearest `go.mod` in the file's directory or above it (at most
-/// [`MAX_GO_MOD_LEVELS`] levels, by iterating ancestors).
-fn find_go_mod(file: &Path) -> Option<String> {
+/// [`MAX_GO_MOD_LEVELS`] levels, by iterating ancestors); one `boundary` refuses
+/// (above the project root, a link out of it) ends the search unread.
+fn find_go_mod(file: &Path, boundary: &crate::source::boundary::ReadBoundary) -> Option<String> {
     let dir = file.parent()?;
     let abs = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     for d in abs.ancestors().take(MAX_GO_MOD_LEVELS) {
         let candidate = d.join("go.mod");
         if candidate.is_file() {
-            return std::fs::read_to_string(candidate).ok();
+            if !boundary.admits(&candidate) {
+                return None;
+            }
+            let bytes = crate::source::loader::read_regular_file(&candidate, 1 << 20).ok()?;
+            return String::from_utf8(bytes).ok();
         }
     }
     None

@@ -102,7 +102,7 @@ impl<'a> Ctx<'a> {
             .get_or_init(|| {
                 let root = self.file.tree.root_node();
                 match package::package_of(self.file.text, root) {
-                    Some(p) => package::Siblings::load(self.file.path(), &p),
+                    Some(p) => package::Siblings::load(self.file.path(), &p, self.file.boundary),
                     None => package::Siblings::default(),
                 }
             })

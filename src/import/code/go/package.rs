@@ -22,8 +22,13 @@ pub struct Siblings {
 }
 
 impl Siblings {
-    /// Reads the files beside `path` that declare `package`.
-    pub fn load(path: &Path, package: &str) -> Siblings {
+    /// Reads the files beside `path` that declare `package` (only those `boundary`
+    /// admits: a sibling may be a link out of the project).
+    pub fn load(
+        path: &Path,
+        package: &str,
+        boundary: &crate::source::boundary::ReadBoundary,
+    ) -> Siblings {
         let mut out = Siblings::default();
         let (Some(dir), Some(own)) = (path.parent(), path.file_name()) else {
             return out;
@@ -46,6 +51,9 @@ impl Siblings {
         files.sort();
         let mut twice: Vec<String> = Vec::new();
         for f in files.into_iter().take(MAX_SIBLINGS) {
+            if !boundary.admits(&f) {
+                continue;
+            }
             // Regular files only (a link to a device or a FIFO would never end).
             let Ok(bytes) =
                 crate::source::loader::read_regular_file(&f, parse::MAX_SOURCE_BYTES as u64)

@@ -48,7 +48,7 @@ impl FileIndex {
 pub fn index(file: &CodeFile<'_>) -> FileIndex {
     let mut out = FileIndex::default();
     if file.text.contains("${") {
-        out.props = super::properties::near(file.path());
+        out.props = super::properties::near(file.path(), file.boundary);
     }
     let mut stack = vec![file.tree.root_node()];
     while let Some(node) = stack.pop() {

@@ -10,6 +10,7 @@
 //! Spring config importers do.
 
 use crate::import::spring::source::{canonical, resolve, Resolved};
+use crate::source::boundary::ReadBoundary;
 use crate::source::tree::{Kind, NodeId, Tree};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -41,8 +42,10 @@ fn canonical_key(name: &str) -> String {
     name.split('.').map(canonical).collect::<Vec<_>>().join(".")
 }
 
-/// The base property files of the module holding `java_file`.
-pub fn near(java_file: &Path) -> Props {
+/// The base property files of the module holding `java_file`; a file whose real
+/// path leaves the run's project (`boundary`: a folder above the root, a link out
+/// of it) is not read.
+pub fn near(java_file: &Path, boundary: &ReadBoundary) -> Props {
     let mut out = Props::default();
     let mut dir = java_file.parent();
     for _ in 0..MAX_LEVELS {
@@ -51,7 +54,7 @@ pub fn near(java_file: &Path) -> Props {
         for sub in ["src/main/resources", "config", ""] {
             for ext in ["properties", "yaml", "yml"] {
                 let p: PathBuf = d.join(sub).join(format!("application.{ext}"));
-                if read_file(&p, &mut out) {
+                if boundary.admits(&p) && read_file(&p, &mut out) {
                     found = true;
                 }
             }
@@ -75,7 +78,12 @@ fn read_file(path: &Path, out: &mut Props) -> bool {
     if !meta.is_file() || meta.len() > MAX_BYTES {
         return false;
     }
-    let Ok(text) = std::fs::read_to_string(path) else {
+    // Never `fs::read`: a link to `/dev/zero` or a FIFO passes `metadata` then
+    // changes; the size is checked again while reading.
+    let Ok(text) = crate::source::loader::read_regular_file(path, MAX_BYTES)
+        .map_err(|_| ())
+        .and_then(|b| String::from_utf8(b).map_err(|_| ()))
+    else {
         return false;
     };
     let shown = path

@@ -197,6 +197,7 @@ mod tests {
             text,
             language,
             tree: &tree,
+            boundary: &crate::source::boundary::ReadBoundary::unbounded(),
         })
     }
 

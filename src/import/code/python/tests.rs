@@ -17,6 +17,7 @@ fn facts(src: &str) -> CodeFacts {
         text: src,
         language: Language::Python,
         tree: &tree,
+        boundary: &crate::source::boundary::ReadBoundary::unbounded(),
     })
 }
 

@@ -72,6 +72,7 @@ mod tests {
             text: src,
             language: Language::Rust,
             tree: &tree,
+            boundary: &crate::source::boundary::ReadBoundary::unbounded(),
         })
     }
 

@@ -166,6 +166,10 @@ pub fn import(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> Imported {
             return out;
         }
     };
+    out.diagnostics.extend(crate::source::rl002_duplicate_key::check_config(
+        &ini.doc,
+        "AWS SDKs disagree on a repeat (botocore, through Python's `configparser`, rejects the file; the other SDKs keep the last); retrylint reads the last.",
+    ));
     // Profiles in file order, their sections merged (a later key wins, as the SDKs
     // merge repeated sections); `[profile default]` is the default profile.
     let mut profiles: Vec<(String, Vec<&Section>)> = Vec::new();

@@ -393,7 +393,8 @@ fn file_profile(path: &Path) -> Option<String> {
     None
 }
 
-fn is_properties(doc: &Loaded) -> bool {
+/// True when `doc` is read as Java properties (by its `.properties` extension).
+pub fn is_properties(doc: &Loaded) -> bool {
     doc.file
         .path
         .extension()
@@ -954,7 +955,48 @@ fn emit(b: &mut TreeBuilder<'_>, v: &V) {
 /// The documents of a properties file (split at `#---`/`!---` lines), each as a
 /// mapping. `Err((message, byte offset))` for a malformed `\uXXXX` escape.
 fn properties_documents(text: &str) -> Result<Vec<V>, (String, usize)> {
+    properties_read(text).map(|read| read.documents)
+}
+
+/// What [`properties_read`] found: the documents, and each key written twice in one
+/// document (`(key, first span, repeated span)`, in file order).
+struct PropertiesRead {
+    documents: Vec<V>,
+    repeated: Vec<(String, Range<usize>, Range<usize>)>,
+}
+
+/// RL002 for each key a properties file writes twice in one document (split at
+/// `#---`/`!---`): `java.util.Properties` and Spring keep the last value, so the
+/// first is thrown away silently. Nothing for YAML files (their tree reports its
+/// own duplicates) and for a properties file that does not read (RL001 is the
+/// importer's).
+pub fn duplicate_keys(doc: &Loaded) -> Vec<Diagnostic> {
+    if !is_properties(doc) {
+        return Vec::new();
+    }
+    let Ok(read) = properties_read(&doc.file.text) else {
+        return Vec::new();
+    };
+    read.repeated
+        .into_iter()
+        .map(|(key, first, again)| {
+            crate::source::rl002_duplicate_key::repeated(
+                &doc.file,
+                &key,
+                first,
+                again,
+                "Java properties (and Spring) keep the last value, so the first is thrown away.",
+            )
+        })
+        .collect()
+}
+
+fn properties_read(text: &str) -> Result<PropertiesRead, (String, usize)> {
     let mut docs: Vec<V> = Vec::new();
+    let mut repeated = Vec::new();
+    // The keys of the current document as written (escapes applied): first span.
+    let mut seen: std::collections::HashMap<String, Range<usize>> =
+        std::collections::HashMap::new();
     let mut cur = MapV::new(0, 0);
     let lines = natural_lines(text);
     let mut i = 0;
@@ -971,6 +1013,7 @@ fn properties_documents(text: &str) -> Result<Vec<V>, (String, usize)> {
             if matches!(trimmed.trim_end(), "#---" | "!---") {
                 cur.end = start;
                 docs.push(V::Map(std::mem::replace(&mut cur, MapV::new(end, end))));
+                seen.clear();
             }
             continue;
         }
@@ -1006,6 +1049,16 @@ fn properties_documents(text: &str) -> Result<Vec<V>, (String, usize)> {
         if nodes > MAX_NODES {
             break;
         }
+        if let (Some(a), Some(b)) = (key.first(), key.last()) {
+            let name: String = key.iter().map(|(c, _)| *c).collect();
+            let span = a.1.start..b.1.end;
+            match seen.get(&name) {
+                Some(first) => repeated.push((name, first.clone(), span)),
+                None => {
+                    seen.insert(name, span);
+                }
+            }
+        }
         let segs = segments(&key);
         let value_text: String = value.iter().map(|(c, _)| *c).collect();
         let kind = match core_schema_kind(value_text.trim()) {
@@ -1022,7 +1075,10 @@ fn properties_documents(text: &str) -> Result<Vec<V>, (String, usize)> {
     }
     cur.end = text.len();
     docs.push(V::Map(cur));
-    Ok(docs)
+    Ok(PropertiesRead {
+        documents: docs,
+        repeated,
+    })
 }
 
 /// (start, end) byte ranges of the natural lines, line terminators excluded

@@ -439,6 +439,8 @@ fn read_vhost(
             .iter()
             .filter_map(|&c| proto::text(tree, c))
             .find_map(|c| budgets.get(c).cloned());
+        out.diagnostics
+            .extend(policy::check_route_action(doc, tree, action));
         let own = proto::map(tree, action, "retry_policy");
         if let Some(p) = own {
             out.diagnostics.extend(policy::check(doc, tree, p));

@@ -23,6 +23,7 @@
 pub mod aws;
 pub mod bind;
 pub mod code;
+pub mod cycles;
 pub mod duplicates;
 pub mod duration;
 pub mod envoy;

@@ -144,10 +144,7 @@ fn clean_haproxy() {
 fn trigger_kong() {
     let out = check("trigger-kong");
     assert!(out.starts_with("exit 1"), "{out}");
-    assert_eq!(
-        rl002(&out),
-        pairs(&[("kong.yaml:6:3", "kong.yaml:5:3")])
-    );
+    assert_eq!(rl002(&out), pairs(&[("kong.yaml:6:3", "kong.yaml:5:3")]));
     insta::assert_snapshot!(out);
 }
 
@@ -156,5 +153,28 @@ fn trigger_kong() {
 fn clean_kong() {
     let out = check("clean-kong");
     assert!(rl002(&out).is_empty(), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+/// Traefik TOML: a key defined twice in one table is RL002 with both definitions
+/// (TOML forbids it, so Traefik refuses the file), not a bare syntax error.
+#[test]
+fn trigger_traefik_toml() {
+    let out = check("trigger-traefik-toml");
+    assert!(out.starts_with("exit 1"), "{out}");
+    assert!(!out.contains("RL001"), "{out}");
+    assert_eq!(
+        rl002(&out),
+        pairs(&[("traefik.toml:9:3", "traefik.toml:7:3")])
+    );
+    insta::assert_snapshot!(out);
+}
+
+/// The same key in two tables, and an array of tables, are no repeats.
+#[test]
+fn clean_traefik_toml() {
+    let out = check("clean-traefik-toml");
+    assert!(rl002(&out).is_empty(), "{out}");
+    assert!(!out.contains("RL001"), "{out}");
     insta::assert_snapshot!(out);
 }

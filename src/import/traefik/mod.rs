@@ -67,6 +67,19 @@ pub fn read(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> TraefikRead {
             Err(e) => {
                 if is_template(&doc.file.text) {
                     out.skipped_template = true;
+                } else if let Some((key, first, repeated)) =
+                    toml_tree::duplicate_key(&doc.file.text, &e)
+                {
+                    // RL002 as in every other format, with both definitions.
+                    out.imported
+                        .diagnostics
+                        .push(crate::source::rl002_duplicate_key::repeated(
+                            &doc.file,
+                            &key,
+                            first,
+                            repeated,
+                            "TOML forbids defining a key twice, so Traefik refuses the whole file; retrylint reads nothing from it.",
+                        ));
                 } else {
                     out.imported
                         .diagnostics

@@ -178,3 +178,24 @@ fn clean_traefik_toml() {
     assert!(!out.contains("RL001"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+/// nginx refuses a second `proxy_next_upstream_tries` in one block.
+#[test]
+fn trigger_nginx() {
+    let out = check("trigger-nginx");
+    assert!(out.starts_with("exit 1"), "{out}");
+    assert_eq!(
+        rl002(&out),
+        pairs(&[("nginx.conf:10:13", "nginx.conf:8:13")])
+    );
+    insta::assert_snapshot!(out);
+}
+
+/// A location setting what its `http` block sets, and repeated
+/// `proxy_next_upstream` lines (their conditions add up), are no repeats.
+#[test]
+fn clean_nginx() {
+    let out = check("clean-nginx");
+    assert!(rl002(&out).is_empty(), "{out}");
+    insta::assert_snapshot!(out);
+}

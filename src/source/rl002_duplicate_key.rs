@@ -68,7 +68,7 @@ pub fn repeated(
     };
     Diagnostic::new(
         &META,
-        format!("The key `{key}` is repeated here; {effect}"),
+        format!("`{key}` is set again here; {effect}"),
         at(repeated),
         "repeated key",
     )

@@ -23,7 +23,8 @@ pub const DUPLICATE_KEY: RuleMeta = RuleMeta {
     name: "duplicate-key",
     severity: Severity::Error,
     question: Question::Input,
-    summary: "a mapping repeats a key (a spec, a policy or a retry config); labels both occurrences",
+    summary:
+        "a mapping repeats a key (a spec, a policy or a retry config); labels both occurrences",
 };
 
 /// RL003 `unresolved-ref`.

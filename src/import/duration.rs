@@ -52,7 +52,7 @@ pub fn parse_go(text: &str) -> Option<Millis> {
 /// (`2562047h47m16.854775807s`). Go's `time.ParseDuration` rejects anything longer
 /// ("invalid duration"), so a platform that reads durations with it (Istio, Linkerd,
 /// Traefik) rejects such a value rather than reading a huge one.
-pub const GO_MAX_MS: Millis = 9_223_372_036_854.775_807;
+pub const GO_MAX_MS: Millis = i64::MAX as f64 / 1e6;
 
 /// The message part naming [`GO_MAX_MS`] as Go writes it.
 pub const GO_MAX_TEXT: &str = "2562047h47m16.854775807s, about 292 years";

@@ -199,3 +199,23 @@ fn clean_nginx() {
     assert!(rl002(&out).is_empty(), "{out}");
     insta::assert_snapshot!(out);
 }
+
+/// Spring YAML: a key twice in one mapping (Spring Boot's YAML loader refuses it).
+#[test]
+fn trigger_spring_yaml() {
+    let out = check("trigger-spring-yaml");
+    assert!(out.starts_with("exit 1"), "{out}");
+    assert_eq!(
+        rl002(&out),
+        pairs(&[("application.yml:7:9", "application.yml:5:9")])
+    );
+    insta::assert_snapshot!(out);
+}
+
+/// A profile document setting a key again is no repeat.
+#[test]
+fn clean_spring_yaml() {
+    let out = check("clean-spring-yaml");
+    assert!(rl002(&out).is_empty(), "{out}");
+    insta::assert_snapshot!(out);
+}

@@ -6,9 +6,10 @@
 //!
 //! Formats read into a located tree from YAML or JSON get their duplicates from the
 //! tree ([`crate::source::tree::Tree::duplicates`]), every document of a stream on
-//! its own. Formats read by text find their own repeats where they read them (Java
-//! properties in `spring::source`, INI in `aws`, directives in `haproxy`) and build
-//! the finding with [`crate::source::rl002_duplicate_key::repeated`].
+//! its own. Spring files (YAML and Java properties) and the formats read by text
+//! find their own repeats where they read them (`spring::source`, TOML in
+//! `traefik`, INI in `aws`, directives in `haproxy` and `nginx`), using
+//! [`crate::source::rl002_duplicate_key`].
 
 use super::stream;
 use super::Format;
@@ -28,21 +29,21 @@ pub const PROTOBUF_JSON: &str = "protobuf JSON parsing rejects a repeated field 
 pub const OTHER: &str = "which copy is used differs between readers (most keep the last, some keep the first or reject the file); retrylint reads the last.";
 
 /// RL002 for every repeated key of a recognised config file read from YAML or JSON,
-/// each document of a stream on its own, and of a Java properties file; nothing for
-/// Kubernetes streams (checked with [`in_documents`] where they are split), for the
-/// other formats read by text (their importers report their own) and for a file
-/// that does not parse (RL001 is the importer's).
+/// each document of a stream on its own; nothing for Kubernetes streams (checked
+/// with [`in_documents`] where they are split), for Spring files and the formats
+/// read by text (their importers report their own, as they read the file) and for a
+/// file that does not parse (RL001 is the importer's).
 pub fn check(doc: &Arc<Loaded>, format: Format) -> Vec<Diagnostic> {
     let effect = match format {
         // Split into documents by the caller, which checks each: the stream is
         // parsed once.
         Format::Kubernetes | Format::IstioMeshConfig => return Vec::new(),
         Format::Envoy | Format::GrpcServiceConfig => PROTOBUF_JSON,
-        Format::Spring if crate::import::spring::source::is_properties(doc) => {
-            return crate::import::spring::source::duplicate_keys(doc);
-        }
-        Format::Kong | Format::TraefikYaml | Format::Spring => OTHER,
-        Format::TraefikToml
+        Format::Kong | Format::TraefikYaml => OTHER,
+        // Read once by its importer, which reports its repeats (YAML and
+        // properties alike: `spring::source::read`).
+        Format::Spring
+        | Format::TraefikToml
         | Format::Nginx
         | Format::Haproxy
         | Format::AwsConfig

@@ -308,7 +308,10 @@ pub fn import_all_with_sources(
     let mut out = Imported::default();
     let mut kube_docs = Vec::new();
     for (doc, format) in files {
-        out.diagnostics.extend(duplicates::check(doc, *format));
+        out.diagnostics.extend(crate::timing::detail(
+            format_args!("import/duplicates {}", doc.file.display),
+            || duplicates::check(doc, *format),
+        ));
         match format {
             Format::Kubernetes | Format::IstioMeshConfig => match stream::documents(doc) {
                 Ok(docs) => {

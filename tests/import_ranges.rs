@@ -130,3 +130,27 @@ fn clean_istio_at_the_limits() {
     assert!(imported(&out).contains("deadline: 2562047h"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+/// Traefik parses durations in Go: one beyond Go's range is RL017 and read as
+/// nothing (no deadline, no back-off).
+#[test]
+fn trigger_traefik() {
+    let out = run("trigger-traefik", "traefik.yml");
+    assert_eq!(
+        rl017("trigger-traefik"),
+        ["traefik.yml:11:9", "traefik.yml:12:9"]
+    );
+    let import = imported(&out);
+    for absent in ["deadline", "backoff"] {
+        assert!(!import.contains(absent), "{absent}:\n{import}");
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn clean_traefik_at_the_limits() {
+    let out = run("clean-traefik", "traefik.yml");
+    assert!(rl017("clean-traefik").is_empty(), "{out}");
+    assert!(imported(&out).contains("deadline: 2562047h"), "{out}");
+    insta::assert_snapshot!(out);
+}

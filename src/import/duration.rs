@@ -57,6 +57,14 @@ pub const GO_MAX_MS: Millis = i64::MAX as f64 / 1e6;
 /// The message part naming [`GO_MAX_MS`] as Go writes it.
 pub const GO_MAX_TEXT: &str = "2562047h47m16.854775807s, about 292 years";
 
+/// [`parse_go`] as Go's `time.ParseDuration` reads it: `None` also for a duration
+/// longer than [`GO_MAX_MS`], which Go rejects ("invalid duration"). For the
+/// platforms whose controllers parse durations in Go (Linkerd, Gateway API
+/// implementations, Traefik), so an overflowing value is never read as a huge one.
+pub fn parse_go_bounded(text: &str) -> Option<Millis> {
+    parse_go(text).filter(|ms| fits_go(*ms))
+}
+
 /// True when `ms` fits a Go `time.Duration` ([`GO_MAX_MS`]).
 pub fn fits_go(ms: Millis) -> bool {
     ms.is_finite() && ms <= GO_MAX_MS
@@ -94,5 +102,7 @@ mod tests {
         assert!(!fits_go(parse_go("2562048h").unwrap()));
         assert!(!fits_go(parse_go("99999999999999999999999h").unwrap()));
         assert!(fits_go(0.0));
+        assert_eq!(parse_go_bounded("99999999999999999999999h"), None);
+        assert_eq!(parse_go_bounded("2s"), Some(2000.0));
     }
 }

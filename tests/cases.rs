@@ -547,3 +547,59 @@ fn case77_no_spec_gateway_retries_post() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("RL209"), "{out}");
 }
+
+/// Case 81: duplicate keys in retry configs, reported as in specs and policies.
+/// vs.yaml repeats the route's `retries:` (the second, `attempts: 0`, is what Istio
+/// reads): RL002 at 11:5, first occurrence labelled at 10:5. The gRPC service config
+/// repeats `maxAttempts` and the top-level `methodConfig`: RL002 at each, on line 1.
+/// The run exits 1 (RL002 is an error).
+#[test]
+fn case81_duplicate_keys_in_config() {
+    let o = check(&["81-duplicate-keys-in-config"]);
+    let rl002: Vec<(String, String, String, Vec<String>)> = o
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "RL002")
+        .map(|d| {
+            (
+                d.primary.location.file.display.clone(),
+                line_col(d),
+                d.message.clone(),
+                d.labels
+                    .iter()
+                    .map(|l| {
+                        let lc = l.location.file.line_col(l.location.span.start);
+                        format!("{}:{} {}", lc.line, lc.column, l.message)
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(rl002.len(), 3, "{rl002:#?}");
+    let vs = rl002
+        .iter()
+        .find(|d| d.0.ends_with("vs.yaml"))
+        .expect("RL002 in vs.yaml");
+    assert_eq!(vs.1, "11:5", "{vs:?}");
+    assert!(vs.2.contains("`retries`"), "{vs:?}");
+    assert!(vs.3.iter().any(|l| l.starts_with("10:5 ")), "{vs:?}");
+    let grpc: Vec<_> = rl002
+        .iter()
+        .filter(|d| d.0.ends_with("grpc_service_config.json"))
+        .collect();
+    assert_eq!(grpc.len(), 2, "{grpc:#?}");
+    for key in ["`maxAttempts`", "`methodConfig`"] {
+        assert!(
+            grpc.iter()
+                .any(|d| d.1.starts_with("1:") && d.2.contains(key)),
+            "{key}: {grpc:#?}"
+        );
+    }
+    let dir = repo().join("fixtures/cases/81-duplicate-keys-in-config");
+    let (code, out, err) = common::retrylint_in(&dir, &["check", "."]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("RL002"), "{out}");
+    // `retrylint import` names the repeat too (on standard error).
+    let (_, _, err) = common::retrylint_in(&dir, &["import", "vs.yaml"]);
+    assert!(err.contains("RL002"), "{err}");
+}

@@ -35,3 +35,33 @@ fn the_example_service_shows_a_finding_from_its_envoy_gateway() {
         || stdout.contains("deploy/envoy/envoy.yaml:24");
     assert!(envoy_rl201, "{stdout}");
 }
+
+fn fixture(name: &str) -> String {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/import/envoy")
+        .join(name);
+    let (code, stdout, stderr) = common::retrylint_in(&dir, &["check", "."]);
+    format!("exit {code}\n{stdout}{stderr}")
+}
+
+/// Issue 43: path regexes that do not compile give RL017 each and no shadowing
+/// verdict (both read as "matches nothing", which is no reason to call one the
+/// other's shadow).
+#[test]
+fn regexes_that_do_not_compile_shadow_nothing() {
+    let out = fixture("e2e-bad-regex-trigger");
+    assert_eq!(out.matches("does not compile").count(), 2, "{out}");
+    assert!(!out.contains("never matches: route"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+/// Compiling regexes keep the shadowing verdict where it holds: the exact path
+/// written twice.
+#[test]
+fn compiling_regexes_keep_the_shadowing_verdict() {
+    let out = fixture("e2e-bad-regex-clean");
+    assert!(!out.contains("does not compile"), "{out}");
+    assert_eq!(out.matches("never matches: route").count(), 1, "{out}");
+    assert!(out.contains("route #4 never matches: route #3"), "{out}");
+    insta::assert_snapshot!(out);
+}

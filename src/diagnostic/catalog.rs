@@ -23,7 +23,8 @@ pub const DUPLICATE_KEY: RuleMeta = RuleMeta {
     name: "duplicate-key",
     severity: Severity::Error,
     question: Question::Input,
-    summary: "a mapping repeats a key; labels both occurrences",
+    summary:
+        "a mapping repeats a key (a spec, a policy or a retry config); labels both occurrences",
 };
 
 /// RL003 `unresolved-ref`.
@@ -158,7 +159,7 @@ pub const INEFFECTIVE_SETTING: RuleMeta = RuleMeta {
     name: "ineffective-setting",
     severity: Severity::Warning,
     question: Question::Input,
-    summary: "a retry setting that silently does nothing or is not what it says (unknown key, ignored, capped or missing value, a route that never matches)",
+    summary: "a retry setting that silently does nothing or is not what it says (unknown key, ignored, capped, missing or out-of-range value, a route that never matches, a cycle in config inheritance)",
 };
 
 /// RL018 `unanswered-question`.

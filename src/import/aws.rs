@@ -166,6 +166,10 @@ pub fn import(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> Imported {
             return out;
         }
     };
+    out.diagnostics.extend(crate::source::rl002_duplicate_key::check_config(
+        &ini.doc,
+        "AWS SDKs disagree on a repeat (botocore, through Python's `configparser`, rejects the file; the other SDKs keep the last); retrylint reads the last.",
+    ));
     // Profiles in file order, their sections merged (a later key wins, as the SDKs
     // merge repeated sections); `[profile default]` is the default profile.
     let mut profiles: Vec<(String, Vec<&Section>)> = Vec::new();
@@ -182,6 +186,8 @@ pub fn import(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> Imported {
             None => out.diagnostics.extend(not_a_profile(&ini, s)),
         }
     }
+    out.diagnostics
+        .extend(source_profile_cycles(&ini, &profiles));
     // `default` first: with no `services[].clients` it is the profile a client uses
     // when none is selected, and the first object that matches an operation wins.
     profiles.sort_by_key(|(n, _)| n != "default");
@@ -268,6 +274,48 @@ enum Mode {
     Standard,
     Adaptive,
     Legacy,
+}
+
+/// RL017 at the `source_profile` of every profile on a cycle of source profiles
+/// (`a` sources `b`, `b` sources `a`): the SDKs stop with an infinite-loop error
+/// when they resolve its credentials, so no client using it starts. A profile that
+/// sources itself and holds its own static keys is the documented exception.
+fn source_profile_cycles(ini: &Ini, profiles: &[(String, Vec<&Section>)]) -> Vec<Diagnostic> {
+    let index: std::collections::HashMap<&str, usize> = profiles
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (n.as_str(), i))
+        .collect();
+    let sources: Vec<Option<&Property>> = profiles
+        .iter()
+        .map(|(name, sections)| {
+            last(sections, "source_profile")
+                .filter(|p| p.value != *name || last(sections, "aws_access_key_id").is_none())
+        })
+        .collect();
+    let edges: Vec<Vec<usize>> = sources
+        .iter()
+        .map(|p| {
+            p.and_then(|p| index.get(p.value.as_str()).copied())
+                .into_iter()
+                .collect()
+        })
+        .collect();
+    super::cycles::members(&edges)
+        .into_iter()
+        .filter_map(|i| {
+            let p = sources[i]?;
+            Some(rl017_ineffective_setting::diagnostic(
+                &At::new(&ini.doc, p.value_node),
+                format!(
+                    "the AWS profile `{}` is part of a cycle of `source_profile`s (it sources `{}`)",
+                    profiles[i].0, p.value
+                ),
+                "source_profile cycle",
+                "the AWS SDKs stop with an infinite-loop error when they resolve this profile's credentials, so no client using it starts; end the chain at a profile with its own credentials.".to_string(),
+            ))
+        })
+        .collect()
 }
 
 /// The last `key` of the profile's sections (a later one wins).

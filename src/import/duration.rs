@@ -48,6 +48,28 @@ pub fn parse_go(text: &str) -> Option<Millis> {
     (parts > 0).then_some(total)
 }
 
+/// The longest Go `time.Duration`, in ms: 2^63 - 1 ns, about 292 years
+/// (`2562047h47m16.854775807s`). Go's `time.ParseDuration` rejects anything longer
+/// ("invalid duration"), so a platform that reads durations with it (Istio, Linkerd,
+/// Traefik) rejects such a value rather than reading a huge one.
+pub const GO_MAX_MS: Millis = i64::MAX as f64 / 1e6;
+
+/// The message part naming [`GO_MAX_MS`] as Go writes it.
+pub const GO_MAX_TEXT: &str = "2562047h47m16.854775807s, about 292 years";
+
+/// [`parse_go`] as Go's `time.ParseDuration` reads it: `None` also for a duration
+/// longer than [`GO_MAX_MS`], which Go rejects ("invalid duration"). For the
+/// platforms whose controllers parse durations in Go (Linkerd, Gateway API
+/// implementations, Traefik), so an overflowing value is never read as a huge one.
+pub fn parse_go_bounded(text: &str) -> Option<Millis> {
+    parse_go(text).filter(|ms| fits_go(*ms))
+}
+
+/// True when `ms` fits a Go `time.Duration` ([`GO_MAX_MS`]).
+pub fn fits_go(ms: Millis) -> bool {
+    ms.is_finite() && ms <= GO_MAX_MS
+}
+
 /// A duration that is either Go-style (`5s`) or a bare number in `bare_unit_ms`
 /// milliseconds per unit (1000.0 for seconds, 1.0 for ms).
 pub fn bare_or_unit(text: &str, bare_unit_ms: f64) -> Option<Millis> {
@@ -72,5 +94,15 @@ mod tests {
         assert_eq!(parse_go("5x"), None);
         assert_eq!(bare_or_unit("5", 1000.0), Some(5000.0));
         assert_eq!(bare_or_unit("500ms", 1000.0), Some(500.0));
+    }
+
+    #[test]
+    fn go_range() {
+        assert!(fits_go(parse_go("2562047h").unwrap()));
+        assert!(!fits_go(parse_go("2562048h").unwrap()));
+        assert!(!fits_go(parse_go("99999999999999999999999h").unwrap()));
+        assert!(fits_go(0.0));
+        assert_eq!(parse_go_bounded("99999999999999999999999h"), None);
+        assert_eq!(parse_go_bounded("2s"), Some(2000.0));
     }
 }

@@ -377,9 +377,13 @@ fn read_vhost(
             .clone()
             .map_or_else(|| format!("#{}", i + 1), |n| format!("`{n}`"));
         let read = proto::map(tree, r, "match").map(|m| matching::route_match(tree, m));
+        // A route whose path regex does not compile matches nothing: it neither
+        // shadows nor is shadowed (two such routes are not "the same path").
+        let mut compiles = true;
         let (request, literal) = match read {
             Some(m) => {
                 if let Some((node, msg)) = m.problem {
+                    compiles = false;
                     out.diagnostics.push(rl017_ineffective_setting::diagnostic(
                         &at(node),
                         msg,
@@ -391,7 +395,7 @@ fn read_vhost(
             }
             None => (RequestMatch::any(), None),
         };
-        if let Some(by) = earlier.first_shadowing(&request) {
+        if let Some(by) = earlier.first_shadowing(&request).filter(|_| compiles) {
             out.diagnostics.push(rl017_ineffective_setting::diagnostic(
                 &at(r),
                 format!("route {label} never matches: route {by} above it matches every request it would"),
@@ -399,7 +403,9 @@ fn read_vhost(
                 "move this route above the broader one, or remove it: Envoy tries a virtual host's routes in order and the first match wins.".to_string(),
             ));
         }
-        earlier.push(request.clone(), label);
+        if compiles {
+            earlier.push(request.clone(), label);
+        }
         let Some(action) = proto::map(tree, r, "route") else {
             // `redirect`, `direct_response`, `filter_action`: Envoy answers itself.
             let mut s = crate::policy::model::Settings::empty(at(r));
@@ -439,6 +445,8 @@ fn read_vhost(
             .iter()
             .filter_map(|&c| proto::text(tree, c))
             .find_map(|c| budgets.get(c).cloned());
+        out.diagnostics
+            .extend(policy::check_route_action(doc, tree, action));
         let own = proto::map(tree, action, "retry_policy");
         if let Some(p) = own {
             out.diagnostics.extend(policy::check(doc, tree, p));

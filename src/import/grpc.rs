@@ -999,6 +999,18 @@ fn duration(
 ) -> Option<Millis> {
     let parsed = tree.as_str(n).and_then(parse_duration);
     match parsed {
+        // Beyond the proto3 Duration range: gRPC rejects the service config, so
+        // the value is read as nothing (never as a huge duration).
+        Some(ms) if ms > crate::import::envoy::proto::MAX_DURATION_SECONDS as f64 * 1000.0 => {
+            let written = tree.scalar(n).unwrap_or("").to_string();
+            diags.push(rl017_ineffective_setting::diagnostic(
+                &At::new(doc, n),
+                format!("gRPC `{key}` `{written}` is beyond the range of a proto3 Duration (at most 315,576,000,000 s)"),
+                "out of range",
+                "gRPC rejects the service config, so retrylint reads no value from it; write a duration of at most 315576000000s (about 10,000 years).".to_string(),
+            ));
+            None
+        }
         Some(ms) if !positive || ms > 0.0 => Some(ms),
         _ => {
             let written = tree.scalar(n).unwrap_or("").to_string();

@@ -23,6 +23,8 @@
 pub mod aws;
 pub mod bind;
 pub mod code;
+pub mod cycles;
+pub mod duplicates;
 pub mod duration;
 pub mod envoy;
 pub mod envoy_retry_on;
@@ -310,9 +312,21 @@ pub fn import_all_with_sources(
     let mut out = Imported::default();
     let mut kube_docs = Vec::new();
     for (doc, format) in files {
+        out.diagnostics.extend(crate::timing::detail(
+            format_args!("import/duplicates {}", doc.file.display),
+            || duplicates::check(doc, *format),
+        ));
         match format {
             Format::Kubernetes | Format::IstioMeshConfig => match stream::documents(doc) {
-                Ok(docs) => kube_docs.extend(docs),
+                Ok(docs) => {
+                    let effect = match format {
+                        Format::Kubernetes => duplicates::KUBERNETES,
+                        _ => duplicates::OTHER,
+                    };
+                    out.diagnostics
+                        .extend(duplicates::in_documents(&docs, effect));
+                    kube_docs.extend(docs)
+                }
                 Err(d) => out.diagnostics.push(*d),
             },
             Format::Envoy => out.extend(envoy::import(doc, ctx)),

@@ -112,12 +112,11 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
                     at: at(t),
                 })
             }
+            // Envoy rejects the route configuration (RL017 from
+            // [`check_route_action`]): the value is read as nothing, never as
+            // the default 15 s nor as a huge deadline.
             None => {
-                s.deadline = Some(Spanned {
-                    value: DEFAULT_ROUTE_TIMEOUT_MS,
-                    at: at(t),
-                });
-                notes.push(note(t, "this `timeout` is not a proto Duration (`15s`): read as Envoy's default of 15 s".to_string()));
+                notes.push(note(t, "this `timeout` is not a proto Duration Envoy accepts (`15s`, at most 315,576,000,000 s): Envoy rejects the route configuration, so no deadline is read from it".to_string()));
             }
         },
         None => {
@@ -228,8 +227,14 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
     // num_retries: retries, default 1 (§3.1, §1 fact 4); attempts are tries.
     let mut tries = 2;
     match proto::get(tree, p, "num_retries") {
+        // Not a uint32 (RL017 from [`check`]): Envoy rejects the route
+        // configuration, so no attempt count is read from it (never a default nor
+        // a wrapped or clamped number).
+        Some(n) if uint32(tree, n).is_none() => {
+            notes.push(note(n, "this `num_retries` is not an unsigned 32-bit integer: Envoy rejects the route configuration, so no attempt count is read from it".to_string()));
+        }
         Some(n) => {
-            let v = proto::int(tree, n).unwrap_or(1).max(0);
+            let v = uint32(tree, n).map_or(1, i64::from);
             tries = v.saturating_add(1);
             s.attempts = Some(Spanned {
                 value: tries,
@@ -262,12 +267,15 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
                     at: at(n),
                 });
             }
-            _ => {
+            Some(_) => {
                 s.attempt_timeout = Some(Spanned {
                     value: AttemptTimeout::Remaining,
                     at: at(n),
                 })
             }
+            // Not a Duration Envoy accepts (RL017 from [`check`]): no per-try
+            // timeout is read from it.
+            None => notes.push(note(n, "this `per_try_timeout` is not a proto Duration Envoy accepts: Envoy rejects the route configuration, so no per-try timeout is read from it".to_string())),
         },
         None => {
             s.attempt_timeout = Some(Spanned {
@@ -282,17 +290,19 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
     let bo = proto::map(tree, p, "retry_back_off");
     let bo_at = bo.unwrap_or(p);
     let base_node = bo.and_then(|b| proto::get(tree, b, "base_interval"));
-    let base = base_node
-        .and_then(|n| proto::duration_ms(tree, n))
-        .map(|ms| ms.max(1.0))
-        .unwrap_or(DEFAULT_BASE_MS);
+    let base_read = base_node.and_then(|n| proto::duration_ms(tree, n));
+    // A written interval Envoy rejects (RL017 from [`check`]) is read as nothing,
+    // never as the default it would have had unwritten.
+    let base_invalid = base_node.is_some() && base_read.is_none();
+    let base = base_read.map(|ms| ms.max(1.0)).unwrap_or(DEFAULT_BASE_MS);
     let cap_node = bo.and_then(|b| proto::get(tree, b, "max_interval"));
     let cap = cap_node.and_then(|n| proto::duration_ms(tree, n));
+    let cap_invalid = cap_node.is_some() && cap.is_none();
     let mut defaults = Vec::new();
     if base_node.is_none() {
         defaults.push("base 25 ms".to_string());
     }
-    if cap.is_none() {
+    if cap.is_none() && !cap_invalid && !base_invalid {
         defaults.push(format!("cap 10 x base = {}", format_millis(base * 10.0)));
     }
     notes.push(note(bo_at, format!(
@@ -302,14 +312,21 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
     )));
     s.backoff = Some(BackoffSettings {
         at: at(bo_at),
-        base: Some(Spanned {
+        base: (!base_invalid).then(|| Spanned {
             value: base,
             at: at(base_node.unwrap_or(bo_at)),
         }),
-        cap: Some(Spanned {
-            value: cap.unwrap_or(base * 10.0),
-            at: at(cap_node.unwrap_or(bo_at)),
-        }),
+        cap: match cap {
+            Some(ms) => Some(Spanned {
+                value: ms,
+                at: at(cap_node.unwrap_or(bo_at)),
+            }),
+            None if cap_invalid || base_invalid => None,
+            None => Some(Spanned {
+                value: base * 10.0,
+                at: at(bo_at),
+            }),
+        },
         multiplier: Some(Spanned {
             value: 2.0,
             at: at(bo_at),
@@ -487,10 +504,24 @@ pub fn check(doc: &Arc<Loaded>, tree: &Tree, p: NodeId) -> Vec<Diagnostic> {
             out.extend(unknown_keys(doc, h, &hk, "an Envoy reset header"));
         }
     }
+    for key in ["per_try_timeout", "per_try_idle_timeout"] {
+        out.extend(proto::get(tree, p, key).and_then(|n| invalid_duration(doc, tree, n, key)));
+    }
+    let back_off = [
+        ("retry_back_off", &["base_interval", "max_interval"][..]),
+        ("rate_limited_retry_back_off", &["max_interval"][..]),
+    ];
+    for (block, keys) in back_off {
+        let Some(b) = proto::map(tree, p, block) else {
+            continue;
+        };
+        for &key in keys {
+            out.extend(proto::get(tree, b, key).and_then(|n| invalid_duration(doc, tree, n, key)));
+        }
+    }
     // num_retries is a google.protobuf.UInt32Value: Envoy rejects anything else.
     if let Some(n) = proto::get(tree, p, "num_retries") {
-        let ok = proto::int(tree, n).is_some_and(|v| (0..=i64::from(u32::MAX)).contains(&v));
-        if !ok {
+        if uint32(tree, n).is_none() {
             out.push(diag(
                 n,
                 "`num_retries` is not an unsigned 32-bit integer".to_string(),
@@ -548,4 +579,46 @@ pub fn check(doc: &Arc<Loaded>, tree: &Tree, p: NodeId) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// A `google.protobuf.UInt32Value` (`num_retries`): `None` for anything else
+/// (negative, above 2^32 - 1, not an integer), which Envoy rejects.
+fn uint32(tree: &Tree, n: NodeId) -> Option<u32> {
+    proto::int(tree, n).and_then(|v| u32::try_from(v).ok())
+}
+
+/// RL017 for a route's own settings that Envoy rejects: a `timeout` that is not a
+/// proto Duration or beyond its range (read as no deadline, never as the default).
+pub fn check_route_action(doc: &Arc<Loaded>, tree: &Tree, action: NodeId) -> Vec<Diagnostic> {
+    ["timeout", "idle_timeout"]
+        .into_iter()
+        .filter_map(|key| {
+            proto::get(tree, action, key).and_then(|n| invalid_duration(doc, tree, n, key))
+        })
+        .collect()
+}
+
+/// RL017 when the duration `key` at `n` is not a `google.protobuf.Duration` Envoy
+/// accepts: unreadable (`nope`, `1e309s`), negative, or beyond
+/// [`proto::MAX_DURATION_SECONDS`].
+fn invalid_duration(doc: &Arc<Loaded>, tree: &Tree, n: NodeId, key: &str) -> Option<Diagnostic> {
+    let written = tree.scalar(n).unwrap_or("").to_string();
+    let what = match proto::duration_checked(tree, n).err()? {
+        proto::DurationError::OutOfRange if written.is_empty() => {
+            format!("`{key}` is beyond the range of a proto Duration (at most 315,576,000,000 s)")
+        }
+        proto::DurationError::OutOfRange => format!(
+            "`{key}` `{written}` is beyond the range of a proto Duration (at most 315,576,000,000 s)"
+        ),
+        proto::DurationError::Unreadable if written.is_empty() => {
+            format!("`{key}` is not a proto Duration")
+        }
+        proto::DurationError::Unreadable => format!("`{key}` `{written}` is not a proto Duration"),
+    };
+    Some(rl017_ineffective_setting::diagnostic(
+        &At::new(doc, n),
+        what,
+        "invalid duration",
+        format!("Envoy rejects the configuration, so retrylint reads no value from it (not Envoy's default); write seconds with an `s`, e.g. `{key}: 2s` or `0.250s`."),
+    ))
 }

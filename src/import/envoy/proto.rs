@@ -91,22 +91,58 @@ pub fn number(tree: &Tree, node: NodeId) -> Option<f64> {
         .filter(|v| v.is_finite())
 }
 
+/// The largest `google.protobuf.Duration`, in seconds: about 10,000 years
+/// (`duration.proto`: seconds within ±315,576,000,000, nanos within ±999,999,999).
+pub const MAX_DURATION_SECONDS: i64 = 315_576_000_000;
+
+/// Why a value is not a `google.protobuf.Duration` the platform accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DurationError {
+    /// Not a duration at all (`nope`, `1e309s`, `{seconds: x}`), or negative.
+    Unreadable,
+    /// A duration beyond [`MAX_DURATION_SECONDS`] (or `nanos` beyond 999,999,999).
+    OutOfRange,
+}
+
 /// A `google.protobuf.Duration` in ms: a proto3-JSON string (`"2s"`, `"0.100s"`; Go
-/// units also accepted), or a `{seconds, nanos}` mapping. `None` when unreadable or
-/// negative.
+/// units also accepted), or a `{seconds, nanos}` mapping. `None` when unreadable,
+/// negative or out of the Duration range ([`duration_checked`] says which).
 pub fn duration_ms(tree: &Tree, node: NodeId) -> Option<Millis> {
+    duration_checked(tree, node).ok()
+}
+
+/// [`duration_ms`], with why a value is refused: the platform rejects a Duration
+/// beyond [`MAX_DURATION_SECONDS`], so it is never read as a (huge or default)
+/// value.
+pub fn duration_checked(tree: &Tree, node: NodeId) -> Result<Millis, DurationError> {
+    let max_ms = MAX_DURATION_SECONDS as f64 * 1000.0;
     match tree.kind(node) {
         Kind::Map => {
-            let secs = get(tree, node, "seconds")
-                .and_then(|n| int(tree, n))
-                .unwrap_or(0);
-            let nanos = get(tree, node, "nanos")
-                .and_then(|n| int(tree, n))
-                .unwrap_or(0);
+            let part = |key: &str| match get(tree, node, key) {
+                None => Ok(0),
+                Some(n) => int(tree, n).ok_or(DurationError::Unreadable),
+            };
+            let (secs, nanos) = (part("seconds")?, part("nanos")?);
+            if secs.abs() > MAX_DURATION_SECONDS || nanos.abs() > 999_999_999 {
+                return Err(DurationError::OutOfRange);
+            }
             let ms = secs as f64 * 1000.0 + nanos as f64 / 1_000_000.0;
-            (ms >= 0.0).then_some(ms)
+            if ms < 0.0 {
+                return Err(DurationError::Unreadable);
+            }
+            Ok(ms)
         }
-        _ => duration::parse_go(text(tree, node)?).filter(|ms| *ms >= 0.0),
+        _ => {
+            let ms = text(tree, node)
+                .and_then(duration::parse_go)
+                .filter(|ms| *ms >= 0.0)
+                .ok_or(DurationError::Unreadable)?;
+            // An infinite sum is a number too long for f64: out of range too.
+            if ms > max_ms {
+                return Err(DurationError::OutOfRange);
+            }
+            Ok(ms)
+        }
     }
 }
 

@@ -122,7 +122,7 @@ fn duration_at(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<f64> {
     let text = t.scalar(n).unwrap_or("");
-    let parsed = duration::parse_go(text);
+    let parsed = duration::parse_go_bounded(text);
     if parsed.is_none() {
         diags.push(rl017_ineffective_setting::diagnostic(
             &At::new(&obj.doc, n),

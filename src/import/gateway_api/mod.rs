@@ -247,7 +247,7 @@ fn read_duration(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<f64> {
     let text = t.scalar(node).unwrap_or("");
-    match duration::parse_go(text) {
+    match duration::parse_go_bounded(text) {
         Some(ms) => Some(ms),
         None => {
             diags.push(ineffective(

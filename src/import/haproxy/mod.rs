@@ -30,6 +30,7 @@
 
 pub mod acl;
 pub mod reader;
+pub mod repeats;
 
 use super::rl017_ineffective_setting;
 use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, RequestMatch, Route};
@@ -186,6 +187,7 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
         }
     };
     let mut out = Imported::default();
+    out.diagnostics.extend(repeats::check(&config));
     validate(&config, &mut out);
     let all = proxies(&config);
     let backend = |name: &str| {

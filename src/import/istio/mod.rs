@@ -344,6 +344,16 @@ fn deadline(
     };
     let at = At::new(doc, n);
     match tree.scalar(n).and_then(duration::parse_go) {
+        Some(ms) if !duration::fits_go(ms) => diags.push(rl017::diagnostic(
+            &at,
+            format!(
+                "`timeout: {}` is beyond the range of a duration (at most {})",
+                tree.scalar(n).unwrap_or("..."),
+                duration::GO_MAX_TEXT
+            ),
+            "out of range",
+            "Istio rejects this value (Go's duration parser overflows), and retrylint reads no deadline; write a duration such as `5s`.".into(),
+        )),
         Some(ms) if ms > 0.0 => settings.deadline = Some(Spanned { value: ms, at }),
         Some(_) => notes.push(OriginNote {
             at,

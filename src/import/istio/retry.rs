@@ -229,6 +229,18 @@ fn duration_field(
     let at = src.at(n);
     let text = tree.scalar(n).unwrap_or("");
     match duration::parse_go(text) {
+        Some(ms) if !duration::fits_go(ms) => {
+            diags.push(rl017::diagnostic(
+                &at,
+                format!(
+                    "`{key}: {text}` in {block} is beyond the range of a duration (at most {})",
+                    duration::GO_MAX_TEXT
+                ),
+                "out of range",
+                "Istio rejects this value (Go's duration parser overflows), and retrylint reads no value from it; write a duration such as `2s` or `250ms`.".into(),
+            ));
+            None
+        }
         Some(ms) if ms >= 1.0 => Some(Field { value: ms, at }),
         _ => {
             diags.push(rl017::diagnostic(

@@ -340,7 +340,7 @@ fn settings(
     let first = retry.and_then(Annotations::first_retry);
     let mut s = Settings::empty(first.clone().unwrap_or_else(|| obj_at.clone()));
     if let Some((at, text)) = &request {
-        match duration::parse_go(text) {
+        match duration::parse_go_bounded(text) {
             Some(ms) if ms > 0.0 => s.deadline = Some(sp(ms, at)),
             Some(_) => {}
             None => diags.push(invalid(at, format!("`{REQUEST}: {text}` is not a duration with a unit, so Linkerd sets no request timeout"), "write a duration with its unit, such as `1s` or `500ms`")),
@@ -379,7 +379,7 @@ fn settings(
         }
     }
     if let Some((at, text)) = a.get(TIMEOUT) {
-        match duration::parse_go(&text) {
+        match duration::parse_go_bounded(&text) {
             Some(ms) if ms > 0.0 => {
                 s.attempt_timeout = Some(sp(AttemptTimeout::Fixed(ms), &at));
                 push_signals(&mut list, &[Signal::Timeout], &at);

@@ -244,7 +244,7 @@ fn operation(
                 format!("`linkerd profile --open-api` reads only a string here (go-openapi `GetString`); write a Go duration with its unit, `{TIMEOUT}: {value}s`"),
             ));
         } else {
-            match duration::parse_go(&value) {
+            match duration::parse_go_bounded(&value) {
                 Some(ms) if ms > 0.0 => s.deadline = Some(sp(ms, &at(n))),
                 Some(_) => {}
                 None => diags.push(rl017_ineffective_setting::diagnostic(

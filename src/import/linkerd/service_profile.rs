@@ -144,7 +144,7 @@ fn profile(obj: &KubeObject, diags: &mut Vec<Diagnostic>) -> Option<ConfigObject
         if let Some(n) = t.get(r, "timeout") {
             let at = At::new(doc, n);
             let text = t.scalar(n).unwrap_or("");
-            match duration::parse_go(text) {
+            match duration::parse_go_bounded(text) {
                 Some(ms) if ms > 0.0 => s.deadline = Some(sp(ms, &at)),
                 Some(_) => {}
                 None => diags.push(rl017_ineffective_setting::diagnostic(
@@ -217,7 +217,7 @@ fn read_budget(
     let ttl_node = t.get(b, "ttl");
     let ttl = ttl_node
         .and_then(|n| t.scalar(n))
-        .map_or(Some(10_000.0), duration::parse_go);
+        .map_or(Some(10_000.0), duration::parse_go_bounded);
     let mut ok = true;
     if !(0.0..=1000.0).contains(&ratio) {
         ok = false;

@@ -25,6 +25,7 @@
 pub mod conditions;
 pub mod ingress;
 pub mod reader;
+pub mod repeats;
 
 pub use ingress::import_ingress;
 
@@ -66,6 +67,7 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
         }
     };
     let mut out = Imported::default();
+    out.diagnostics.extend(repeats::check(&config));
     validate(&config, &config.directives, &mut out);
     // `http` blocks, and the file itself when it is an included piece of `http`.
     let mut contexts: Vec<(&[Directive], Option<&Directive>)> = Vec::new();

@@ -17,14 +17,16 @@ use std::sync::Arc;
 /// Reads one Spring file. Never panics: a syntax error is RL001.
 pub fn import(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> Imported {
     let mut out = Imported::default();
-    let (variants, documents) = match (source::variants(doc), source::documents(doc)) {
-        (Ok(v), Ok(d)) => (v, d),
-        (Err(e), _) | (_, Err(e)) => {
+    // Read once: the variants, the documents and the repeated keys (RL002).
+    let read = match source::read(doc) {
+        Ok(read) => read,
+        Err(e) => {
             out.diagnostics.push(*e);
             return out;
         }
     };
-    out.extend(resilience4j::import(doc, &variants, &documents));
-    out.extend(gateway::import(&variants, &documents));
+    out.diagnostics.extend(read.duplicates);
+    out.extend(resilience4j::import(doc, &read.variants, &read.documents));
+    out.extend(gateway::import(&read.variants, &read.documents));
     out
 }

@@ -178,6 +178,59 @@ fn dedup(diags: &mut Vec<Diagnostic>) {
     });
 }
 
+/// RL017 at the `baseConfig` of every config on a cycle of `baseConfig`s (`a` based
+/// on `b`, `b` on `a`, or `a` on itself) and of every instance based on a config of
+/// its own name: Resilience4j stops the application ("Circular reference detected
+/// in instance config" for a name based on itself; a stack overflow for a longer
+/// cycle, as it builds each base before the config on it).
+fn base_config_cycles(
+    doc: &Arc<Loaded>,
+    tree: &Tree,
+    configs: &[Level],
+    instances: &[Level],
+) -> Vec<Diagnostic> {
+    let base = |l: &Level| -> Option<(NodeId, String)> {
+        let b = source::get(tree, l.map, "baseConfig")?;
+        match source::scalar(tree, b)? {
+            Resolved::Known(name) if !name.trim().is_empty() => Some((b, name.trim().to_string())),
+            _ => None,
+        }
+    };
+    let index: std::collections::HashMap<&str, usize> = configs
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.name.as_str(), i))
+        .collect();
+    let bases: Vec<Option<(NodeId, String)>> = configs.iter().map(base).collect();
+    let edges: Vec<Vec<usize>> = bases
+        .iter()
+        .map(|b| {
+            b.as_ref()
+                .and_then(|(_, n)| index.get(n.as_str()).copied())
+                .into_iter()
+                .collect()
+        })
+        .collect();
+    let diag = |what: &str, l: &Level, (node, name): &(NodeId, String)| {
+        rl017_ineffective_setting::diagnostic(
+            &At::new(doc, *node),
+            format!("`baseConfig: {name}` of Resilience4j retry {what} `{}` is part of a cycle of base configs", l.name),
+            "baseConfig cycle",
+            "Resilience4j cannot build a config that is its own base: the application does not start (IllegalStateException \"Circular reference detected\", or a stack overflow for a longer cycle). End the chain at a config without `baseConfig`.".to_string(),
+        )
+    };
+    let mut out: Vec<Diagnostic> = crate::import::cycles::members(&edges)
+        .into_iter()
+        .filter_map(|i| bases[i].as_ref().map(|b| diag("config", &configs[i], b)))
+        .collect();
+    for inst in instances {
+        if let Some(b) = base(inst).filter(|(_, n)| *n == inst.name) {
+            out.push(diag("instance", inst, &b));
+        }
+    }
+    out
+}
+
 /// A config or instance: its name, key node and mapping.
 #[derive(Clone)]
 struct Level {
@@ -209,6 +262,8 @@ fn read_variant(v: &SpringDoc, only: Option<&Touched>, out: &mut Imported) {
             out.diagnostics.extend(unknown_keys(doc, tree, l));
         }
     }
+    out.diagnostics
+        .extend(base_config_cycles(doc, tree, &configs, &instances));
     for (k, key, _) in source::entries(tree, retry) {
         if ["configs", "instances", "backends"]
             .iter()
@@ -275,6 +330,9 @@ fn read_variant(v: &SpringDoc, only: Option<&Touched>, out: &mut Imported) {
                             chain.extend(default.clone());
                         }
                     }
+                    // Based on itself: RL017 from `base_config_cycles` (Resilience4j
+                    // checks that first).
+                    None if name == inst.name => chain.extend(default.clone()),
                     None => {
                         let names: Vec<&str> = configs.iter().map(|c| c.name.as_str()).collect();
                         out.diagnostics.push(rl017_ineffective_setting::diagnostic(

@@ -393,22 +393,48 @@ fn file_profile(path: &Path) -> Option<String> {
     None
 }
 
-fn is_properties(doc: &Loaded) -> bool {
+/// True when `doc` is read as Java properties (by its `.properties` extension).
+pub fn is_properties(doc: &Loaded) -> bool {
     doc.file
         .path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("properties"))
 }
 
+/// A Spring file read once: its [`variants`], its [`documents`], and RL002 for
+/// every key it repeats within one document.
+pub struct Read {
+    /// The variants Spring would bind ([`variants`]).
+    pub variants: Vec<SpringDoc>,
+    /// Every document ([`documents`]).
+    pub documents: Vec<SpringDoc>,
+    /// RL002: a key written twice in one document (YAML mapping keys, properties
+    /// keys; a later document may set a key again).
+    pub duplicates: Vec<Diagnostic>,
+}
+
+/// Reads a Spring file once into its variants, documents and repeated keys. `Err`
+/// with RL001 at the first syntax error.
+pub fn read(doc: &Arc<Loaded>) -> Result<Read, Box<Diagnostic>> {
+    let (raw, duplicates) = raw_documents(doc)?;
+    Ok(Read {
+        variants: variants_of(doc, &raw),
+        documents: documents_of(doc, &raw),
+        duplicates,
+    })
+}
+
 /// Every document of a Spring file, each as its own normalised tree, in file order,
 /// with its profile. `Err` with RL001 at the first syntax error.
 pub fn documents(doc: &Arc<Loaded>) -> Result<Vec<SpringDoc>, Box<Diagnostic>> {
-    let raw = raw_documents(doc)?;
+    Ok(documents_of(doc, &raw_documents(doc)?.0))
+}
+
+fn documents_of(doc: &Arc<Loaded>, raw: &[V]) -> Vec<SpringDoc> {
     let fallback = file_profile(&doc.file.path);
-    Ok(raw
-        .into_iter()
-        .map(|v| build(doc, &v, fallback.as_deref()))
-        .collect())
+    raw.iter()
+        .map(|v| build(doc, v, fallback.as_deref()))
+        .collect()
 }
 
 /// The variants Spring would bind from this file: the base (documents without a
@@ -416,7 +442,10 @@ pub fn documents(doc: &Arc<Loaded>) -> Result<Vec<SpringDoc>, Box<Diagnostic>> {
 /// base merged with that profile's documents. A file holding only profile documents
 /// has no base variant. `Err` with RL001 at the first syntax error.
 pub fn variants(doc: &Arc<Loaded>) -> Result<Vec<SpringDoc>, Box<Diagnostic>> {
-    let raw = raw_documents(doc)?;
+    Ok(variants_of(doc, &raw_documents(doc)?.0))
+}
+
+fn variants_of(doc: &Arc<Loaded>, raw: &[V]) -> Vec<SpringDoc> {
     let fallback = file_profile(&doc.file.path);
     let profiles: Vec<Option<String>> = raw
         .iter()
@@ -453,7 +482,7 @@ pub fn variants(doc: &Arc<Loaded>) -> Result<Vec<SpringDoc>, Box<Diagnostic>> {
             out.push(d);
         }
     }
-    Ok(out)
+    out
 }
 
 fn merge_into(acc: &mut Option<V>, v: V) {
@@ -503,27 +532,51 @@ fn profile_of(v: &V) -> Option<(String, Range<usize>)> {
         .filter(|(p, _)| !p.is_empty())
 }
 
-/// The documents of the file as intermediate values, before profiles.
-fn raw_documents(doc: &Arc<Loaded>) -> Result<Vec<V>, Box<Diagnostic>> {
+/// What Spring does with a key written twice in one YAML document (the end of the
+/// RL002 message).
+const YAML_REPEAT: &str = "Spring Boot's YAML loader refuses a duplicate key, so the application does not start; retrylint reads the last.";
+
+/// The documents of the file as intermediate values, before profiles, and RL002
+/// for every key repeated within one of them.
+fn raw_documents(doc: &Arc<Loaded>) -> Result<(Vec<V>, Vec<Diagnostic>), Box<Diagnostic>> {
     if is_properties(doc) {
-        return properties_documents(&doc.file.text).map_err(|(msg, offset)| {
+        let read = properties_read(&doc.file.text).map_err(|(msg, offset)| {
             Box::new(rl001_invalid_syntax::in_format(
                 doc,
                 "Java properties",
                 &msg,
                 offset,
             ))
-        });
+        })?;
+        let duplicates = read
+            .repeated
+            .into_iter()
+            .map(|(key, first, again)| {
+                crate::source::rl002_duplicate_key::repeated(
+                    &doc.file,
+                    &key,
+                    first,
+                    again,
+                    "Java properties (and Spring) keep the last value, so the first is thrown away.",
+                )
+            })
+            .collect();
+        return Ok((read.documents, duplicates));
     }
     let docs = super::super::stream::documents(doc)?;
     let mut out = Vec::new();
+    let mut duplicates = Vec::new();
     for d in docs {
+        duplicates.extend(crate::source::rl002_duplicate_key::check_config(
+            &d,
+            YAML_REPEAT,
+        ));
         let Ok(tree) = &d.tree else { continue };
         let Some(root) = tree.root() else { continue };
         let mut budget = MAX_NODES;
         out.push(from_yaml(tree, root, 0, &mut budget));
     }
-    Ok(out)
+    Ok((out, duplicates))
 }
 
 /// Builds the located tree of one intermediate document.
@@ -951,10 +1004,22 @@ fn emit(b: &mut TreeBuilder<'_>, v: &V) {
 // ---------------------------------------------------------------------------
 // Java properties (java.util.Properties#load, Spring's OriginTrackedPropertiesLoader).
 
+/// What [`properties_read`] found: the documents, and each key written twice in one
+/// document (`(key, first span, repeated span)`, in file order).
+struct PropertiesRead {
+    documents: Vec<V>,
+    repeated: Vec<(String, Range<usize>, Range<usize>)>,
+}
+
 /// The documents of a properties file (split at `#---`/`!---` lines), each as a
-/// mapping. `Err((message, byte offset))` for a malformed `\uXXXX` escape.
-fn properties_documents(text: &str) -> Result<Vec<V>, (String, usize)> {
+/// mapping, and its repeated keys. `Err((message, byte offset))` for a malformed
+/// `\uXXXX` escape.
+fn properties_read(text: &str) -> Result<PropertiesRead, (String, usize)> {
     let mut docs: Vec<V> = Vec::new();
+    let mut repeated = Vec::new();
+    // The keys of the current document as written (escapes applied): first span.
+    let mut seen: std::collections::HashMap<String, Range<usize>> =
+        std::collections::HashMap::new();
     let mut cur = MapV::new(0, 0);
     let lines = natural_lines(text);
     let mut i = 0;
@@ -971,6 +1036,7 @@ fn properties_documents(text: &str) -> Result<Vec<V>, (String, usize)> {
             if matches!(trimmed.trim_end(), "#---" | "!---") {
                 cur.end = start;
                 docs.push(V::Map(std::mem::replace(&mut cur, MapV::new(end, end))));
+                seen.clear();
             }
             continue;
         }
@@ -1006,6 +1072,16 @@ fn properties_documents(text: &str) -> Result<Vec<V>, (String, usize)> {
         if nodes > MAX_NODES {
             break;
         }
+        if let (Some(a), Some(b)) = (key.first(), key.last()) {
+            let name: String = key.iter().map(|(c, _)| *c).collect();
+            let span = a.1.start..b.1.end;
+            match seen.get(&name) {
+                Some(first) => repeated.push((name, first.clone(), span)),
+                None => {
+                    seen.insert(name, span);
+                }
+            }
+        }
         let segs = segments(&key);
         let value_text: String = value.iter().map(|(c, _)| *c).collect();
         let kind = match core_schema_kind(value_text.trim()) {
@@ -1022,7 +1098,10 @@ fn properties_documents(text: &str) -> Result<Vec<V>, (String, usize)> {
     }
     cur.end = text.len();
     docs.push(V::Map(cur));
-    Ok(docs)
+    Ok(PropertiesRead {
+        documents: docs,
+        repeated,
+    })
 }
 
 /// (start, end) byte ranges of the natural lines, line terminators excluded

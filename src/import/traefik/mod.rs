@@ -22,6 +22,8 @@ pub mod rule;
 pub mod toml_tree;
 
 use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, Route};
+use crate::diagnostic::Diagnostic;
+use crate::import::rl017_ineffective_setting;
 use crate::policy::model::{Layer, Settings, Spanned};
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
@@ -65,6 +67,19 @@ pub fn read(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> TraefikRead {
             Err(e) => {
                 if is_template(&doc.file.text) {
                     out.skipped_template = true;
+                } else if let Some((key, first, repeated)) =
+                    toml_tree::duplicate_key(&doc.file.text, &e)
+                {
+                    // RL002 as in every other format, with both definitions.
+                    out.imported
+                        .diagnostics
+                        .push(crate::source::rl002_duplicate_key::repeated(
+                            &doc.file,
+                            &key,
+                            first,
+                            repeated,
+                            "TOML forbids defining a key twice, so Traefik refuses the whole file; retrylint reads nothing from it.",
+                        ));
                 } else {
                     out.imported
                         .diagnostics
@@ -152,6 +167,8 @@ fn import_tree(doc: &Arc<Loaded>) -> Imported {
     // Middlewares: retry ones (read once, findings once) and chains.
     let mut retries: Vec<RetryMiddleware> = Vec::new();
     let mut middlewares: HashMap<String, Middleware> = HashMap::new();
+    // The chain middlewares: (name, name node, the names it lists).
+    let mut chains: Vec<(String, NodeId, Vec<String>)> = Vec::new();
     if let Some((_, mws)) = get_ci(tree, http, "middlewares") {
         for &(k, v) in tree.raw_entries(mws) {
             let Some(name) = tree.scalar(k) else { continue };
@@ -163,10 +180,12 @@ fn import_tree(doc: &Arc<Loaded>) -> Imported {
                 let names = get_ci(tree, chain, "middlewares")
                     .map(|(_, list)| strings(tree, list))
                     .unwrap_or_default();
+                chains.push((name.to_string(), k, names.clone()));
                 middlewares.insert(name.to_string(), Middleware::Chain(names));
             }
         }
     }
+    out.diagnostics.extend(chain_cycles(doc, &chains));
     if retries.is_empty() {
         return out;
     }
@@ -308,6 +327,44 @@ fn strip_provider(text: &str) -> Option<&str> {
         Some((name, "file")) => Some(name),
         Some(_) => None,
     }
+}
+
+/// RL017 at every `chain` middleware that lies on a cycle of chains (`a` lists `b`,
+/// `b` lists `a`; or `a` lists itself): Traefik refuses it ("recursion detected"),
+/// so the routers using it get none of its middlewares, a retry included.
+fn chain_cycles(doc: &Arc<Loaded>, chains: &[(String, NodeId, Vec<String>)]) -> Vec<Diagnostic> {
+    let index: HashMap<&str, usize> = chains
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _, _))| (name.as_str(), i))
+        .collect();
+    let edges: Vec<Vec<usize>> = chains
+        .iter()
+        .map(|(_, _, refs)| {
+            refs.iter()
+                .filter_map(|r| strip_provider(r).and_then(|n| index.get(n).copied()))
+                .collect()
+        })
+        .collect();
+    crate::import::cycles::members(&edges)
+        .into_iter()
+        .map(|i| {
+            let (name, node, _) = &chains[i];
+            let lists: Vec<String> = edges[i]
+                .iter()
+                .map(|&j| format!("`{}`", chains[j].0))
+                .collect();
+            rl017_ineffective_setting::diagnostic(
+                &At::new(doc, *node),
+                format!(
+                    "the chain middleware `{name}` is part of a cycle of chains (it lists {})",
+                    lists.join(", ")
+                ),
+                "chain cycle",
+                "Traefik refuses a chain that reaches itself (\"recursion detected\"), so the routers using it get none of its middlewares, a retry included; list each middleware once, without a chain that leads back.".to_string(),
+            )
+        })
+        .collect()
 }
 
 /// The retry middleware a router's `middlewares` list reaches (through chains),

@@ -348,6 +348,8 @@ fn duration_value(tree: &Tree, node: NodeId) -> Option<Millis> {
         Kind::Str => bare_or_unit(tree.scalar(node)?, 1000.0),
         _ => None,
     }
+    // Traefik parses durations in Go: a longer one is rejected, never read as huge.
+    .filter(|ms| crate::import::duration::fits_go(*ms))
 }
 
 /// A `status` entry: `"503"` or `"500-599"` (Traefik `types.NewHTTPCodeRanges`:

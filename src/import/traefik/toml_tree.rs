@@ -43,6 +43,67 @@ pub fn parse(text: &Arc<str>) -> Result<Tree, TomlSyntaxError> {
     Ok(b.finish(text.clone()))
 }
 
+/// For a TOML syntax error that is a key defined twice (`toml_edit`'s "duplicate
+/// key"): the key path as written (`http.middlewares.retry.retry.attempts`), the
+/// byte span of its first definition and that of the repeat. `None` for another
+/// error, or when the first definition cannot be located (the caller keeps the
+/// syntax error then).
+///
+/// The repeat is where the parser stopped: a `key = value` line (its table is the
+/// last `[header]` above it) or a `[header]` line. The first definition is found by
+/// reading the text above that line, which parsed, and looking the path up in it.
+pub fn duplicate_key(
+    text: &Arc<str>,
+    err: &TomlSyntaxError,
+) -> Option<(String, Range<usize>, Range<usize>)> {
+    if !err.message.starts_with("duplicate key") {
+        return None;
+    }
+    let line_start = text[..err.offset].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[line_start..]
+        .find('\n')
+        .map_or(text.len(), |i| line_start + i);
+    let line = text[line_start..line_end].trim_end_matches('\r');
+    let body = line.trim_start();
+    let body_start = line_start + (line.len() - body.len());
+    let header = |l: &str| -> Option<Vec<String>> {
+        let inner = l.trim().strip_prefix('[')?;
+        let inner = inner.strip_prefix('[').unwrap_or(inner);
+        let end = inner.find(']')?;
+        let keys = toml_edit::Key::parse(&inner[..end]).ok()?;
+        Some(keys.iter().map(|k| k.get().to_string()).collect())
+    };
+    let (path, repeated) = if body.starts_with('[') {
+        let end = body.find(']').map_or(body.len(), |i| i + 1);
+        let end = if body[end..].starts_with(']') {
+            end + 1
+        } else {
+            end
+        };
+        (header(body)?, body_start..body_start + end)
+    } else {
+        let eq = body.find('=')?;
+        let key_text = body[..eq].trim_end();
+        let mut path: Vec<String> = text[..line_start]
+            .lines()
+            .rev()
+            .find(|l| l.trim_start().starts_with('['))
+            .and_then(header)
+            .unwrap_or_default();
+        let keys = toml_edit::Key::parse(key_text).ok()?;
+        path.extend(keys.iter().map(|k| k.get().to_string()));
+        (path, body_start..body_start + key_text.len())
+    };
+    let above: Arc<str> = Arc::from(&text[..line_start]);
+    let tree = parse(&above).ok()?;
+    let mut node = tree.root()?;
+    for key in &path {
+        node = tree.get(node, key)?;
+    }
+    let first = tree.label_span(node);
+    (first.start < first.end).then(|| (path.join("."), first, repeated))
+}
+
 fn table_entries(b: &mut TreeBuilder<'_>, table: &Table) {
     for (name, item) in table.iter() {
         let key_span = table
@@ -155,6 +216,29 @@ mod tests {
         assert_eq!(tree.items(status).len(), 1);
         assert_eq!(tree.as_str(tree.items(status)[0]), Some("500-599"));
         assert_eq!(&text[tree.span(tree.items(status)[0])], "\"500-599\"");
+    }
+
+    #[test]
+    fn duplicate_keys_are_located_at_both_definitions() {
+        let cases = [
+            // A key twice in one table.
+            ("[a.b]\nx = 1\nx = 2\n", "a.b.x", "x", 12),
+            // A header twice.
+            ("[a.b]\nx = 1\n\n[a.b]\ny = 2\n", "a.b", "[a.b]", 13),
+            // A dotted key, then the same table inline.
+            ("[a]\nb.x = 1\nb = {x = 2}\n", "a.b", "b", 12),
+        ];
+        for (src, path, first_text, repeated_at) in cases {
+            let text: Arc<str> = Arc::from(src);
+            let err = parse(&text).expect_err(src);
+            let (key, first, repeated) = duplicate_key(&text, &err).expect(src);
+            assert_eq!(key, path, "{src}");
+            assert_eq!(&text[first.clone()], first_text, "{src}: {first:?}");
+            assert_eq!(repeated.start, repeated_at, "{src}");
+        }
+        // Another syntax error is not a duplicate.
+        let text: Arc<str> = Arc::from("a = [1,\n");
+        assert!(duplicate_key(&text, &parse(&text).expect_err("broken")).is_none());
     }
 
     #[test]

@@ -1,0 +1,156 @@
+//! End to end: values out of a platform's range are findings, never defaults
+//! (issue 43), on the trigger and clean fixtures of `fixtures/import/ranges/`. A
+//! duration beyond the proto3 Duration range (Envoy, gRPC) or Go's duration range
+//! (Istio), an Envoy count beyond uint32 or a duration that is no number at all
+//! (`1e309s`) is RL017 at the value, and `retrylint import` reads nothing from it:
+//! not the platform default (Envoy's 15 s route timeout, its 10 x base back-off cap),
+//! not a huge or wrapped number.
+
+use std::path::PathBuf;
+
+mod common;
+
+fn dir(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/import/ranges")
+        .join(name)
+}
+
+/// `check .` and `import CONFIG` in the fixture folder, as one text.
+fn run(name: &str, config: &str) -> String {
+    let root = dir(name);
+    let (code, out, err) = common::retrylint_in(&root, &["check", "."]);
+    let (icode, iout, ierr) = common::retrylint_in(&root, &["import", config]);
+    format!("exit {code}\n{out}{err}\n--- import {config}: exit {icode}\n{iout}{ierr}")
+}
+
+/// `file:line:col` of every RL017 in `check --format json`.
+fn rl017(name: &str) -> Vec<String> {
+    let (_, out, _) = common::retrylint_in(&dir(name), &["check", "--format", "json", "."]);
+    let report: serde_json::Value = serde_json::from_str(&out).expect("JSON report");
+    let mut at: Vec<String> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["code"] == "RL017")
+        .map(|d| {
+            format!(
+                "{}:{}:{}",
+                d["path"].as_str().unwrap_or(""),
+                d["line"],
+                d["column"]
+            )
+        })
+        .collect();
+    at.sort();
+    at
+}
+
+/// The policy lines of the `import` half of [`run`]'s text (without the `#` notes
+/// on the platform defaults, which name settings that were not read, and without
+/// the findings printed after it).
+fn imported(out: &str) -> String {
+    out.split_once("--- import")
+        .map_or("", |(_, i)| i)
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#') && !l.contains(": RL0"))
+        .map(|l| l.split(" # ").next().unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn trigger_envoy() {
+    let out = run("trigger-envoy", "envoy.yaml");
+    assert_eq!(
+        rl017("trigger-envoy"),
+        [
+            "envoy.yaml:11:9",  // num_retries: 2^32
+            "envoy.yaml:12:9",  // per_try_timeout beyond the Duration range
+            "envoy.yaml:16:7",  // timeout: {seconds: 315576000001}
+            "envoy.yaml:20:47", // max_interval: 99999999999999999999999h
+            "envoy.yaml:8:7",   // timeout: 1e309s
+        ]
+    );
+    let import = imported(&out);
+    // Nothing read from the rejected values: no default 15 s deadline, no wrapped
+    // or huge attempt count, no default cap of 10 x base.
+    for absent in ["deadline", "4294967297", "315576000001s", "cap: 1s", "15s"] {
+        assert!(!import.contains(absent), "{absent}:\n{import}");
+    }
+    assert!(import.contains("attempts: 3"), "{import}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn clean_envoy_at_the_limits() {
+    let out = run("clean-envoy", "envoy.yaml");
+    assert!(rl017("clean-envoy").is_empty(), "{out}");
+    assert!(imported(&out).contains("attempts: 4294967296"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn trigger_grpc() {
+    let out = run("trigger-grpc", "service_config.json");
+    assert_eq!(
+        rl017("trigger-grpc"),
+        ["service_config.json:5:7", "service_config.json:9:9"]
+    );
+    let import = imported(&out);
+    for absent in ["deadline", "cap:"] {
+        assert!(!import.contains(absent), "{absent}:\n{import}");
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn clean_grpc_at_the_limits() {
+    let out = run("clean-grpc", "service_config.json");
+    assert!(rl017("clean-grpc").is_empty(), "{out}");
+    assert!(imported(&out).contains("deadline: 3652500d"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn trigger_istio() {
+    let out = run("trigger-istio", "vs.yaml");
+    assert_eq!(rl017("trigger-istio"), ["vs.yaml:13:7", "vs.yaml:9:5"]);
+    let import = imported(&out);
+    for absent in ["deadline", "2562048h"] {
+        assert!(!import.contains(absent), "{absent}:\n{import}");
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn clean_istio_at_the_limits() {
+    let out = run("clean-istio", "vs.yaml");
+    assert!(rl017("clean-istio").is_empty(), "{out}");
+    assert!(imported(&out).contains("deadline: 2562047h"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+/// Traefik parses durations in Go: one beyond Go's range is RL017 and read as
+/// nothing (no deadline, no back-off).
+#[test]
+fn trigger_traefik() {
+    let out = run("trigger-traefik", "traefik.yml");
+    assert_eq!(
+        rl017("trigger-traefik"),
+        ["traefik.yml:11:9", "traefik.yml:12:9"]
+    );
+    let import = imported(&out);
+    for absent in ["deadline", "backoff"] {
+        assert!(!import.contains(absent), "{absent}:\n{import}");
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn clean_traefik_at_the_limits() {
+    let out = run("clean-traefik", "traefik.yml");
+    assert!(rl017("clean-traefik").is_empty(), "{out}");
+    assert!(imported(&out).contains("deadline: 2562047h"), "{out}");
+    insta::assert_snapshot!(out);
+}

@@ -328,3 +328,35 @@ fn every_page_is_in_the_site_and_every_chapter_is_a_page() {
     assert!(chapters.len() >= 20, "only {} chapters", chapters.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The configuration page names every key `.retrylint.yaml` reads (the key lists the
+/// strict reader of `src/config.rs` accepts), as `key:` in one of its YAML examples.
+#[test]
+fn the_configuration_page_names_every_key() {
+    use retrylint::config;
+    let page = std::fs::read_to_string(repo().join("docs/configuration.md")).unwrap();
+    let yaml: String = blocks(&page)
+        .into_iter()
+        .filter(|b| b.info == "yaml")
+        .flat_map(|b| b.lines)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut missing = Vec::new();
+    for key in config::TOP_KEYS
+        .iter()
+        .chain(config::SERVICE_KEYS)
+        .chain(config::PLATFORM_KEYS)
+        .chain(config::ISTIO_KEYS)
+        .chain(config::GATEWAY_API_KEYS)
+        .chain(config::THRESHOLD_KEYS)
+    {
+        let spelled = regex_lite::Regex::new(&format!(r"(^|[\s{{,-]){key}:")).unwrap();
+        if !spelled.is_match(&yaml) {
+            missing.push(*key);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/configuration.md's examples lack the keys {missing:?}"
+    );
+}

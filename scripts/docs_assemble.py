@@ -6,6 +6,9 @@ Usage: scripts/docs_assemble.py OUT
 OUT/book.toml     docs/book.toml
 OUT/src/SUMMARY.md  docs/SUMMARY.md, with one entry per rule page added under the
                   `Rules` chapter (code and name, in code order)
+OUT/src/introduction.md  docs/introduction.md, its links made relative to the site
+                  root: mdBook also serves the first chapter as the root index.html,
+                  where links relative to docs/ would break
 OUT/src/docs/     docs/ as it is (pages link each other relatively)
 OUT/src/rules/    rules/*.md, front matter turned into a line under the title
                   (severity, readiness question); their `../docs/...` links resolve
@@ -14,12 +17,25 @@ OUT/src/rules/    rules/*.md, front matter turned into a line under the title
 The repository keeps one copy of every page: the site is assembled, never committed.
 """
 import pathlib
+import posixpath
 import re
 import shutil
 import sys
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 RULES_CHAPTER = "- [Rules](docs/rules.md)"
+INTRODUCTION = "[Introduction](docs/introduction.md)"
+LINK = re.compile(r"\]\(([^)#][^)]*)\)")
+
+
+def from_root(text, folder):
+    """`text` with its relative links, written from `folder`, made relative to the root."""
+    def fix(match):
+        target = match.group(1)
+        if re.match(r"^[a-z]+:", target):
+            return match.group(0)
+        return "](" + posixpath.normpath(posixpath.join(folder, target)) + ")"
+    return LINK.sub(fix, text)
 
 
 def front_matter(text):
@@ -58,6 +74,13 @@ def main():
     shutil.move(str(src / "docs" / "book.toml"), out / "book.toml")
     summary = (src / "docs" / "SUMMARY.md").read_text()
     (src / "docs" / "SUMMARY.md").unlink()
+
+    if summary.count(INTRODUCTION) != 1:
+        raise SystemExit(f"docs/SUMMARY.md must hold the line `{INTRODUCTION}` once")
+    intro = src / "docs" / "introduction.md"
+    (src / "introduction.md").write_text(from_root(intro.read_text(), "docs"))
+    intro.unlink()
+    summary = summary.replace(INTRODUCTION, "[Introduction](introduction.md)")
 
     entries = []
     (src / "rules").mkdir()

@@ -12,9 +12,7 @@ fn read(path: &str) -> String {
 }
 
 fn toml(path: &str) -> toml_edit::DocumentMut {
-    read(path)
-        .parse()
-        .unwrap_or_else(|e| panic!("{path}: {e}"))
+    read(path).parse().unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -46,7 +44,10 @@ fn the_wheel_is_the_binary_of_this_crate() {
         wheel["tool"]["maturin"]["manifest-path"].as_str(),
         Some("../Cargo.toml")
     );
-    assert_eq!(wheel["build-system"]["build-backend"].as_str(), Some("maturin"));
+    assert_eq!(
+        wheel["build-system"]["build-backend"].as_str(),
+        Some("maturin")
+    );
 }
 
 #[test]
@@ -98,6 +99,9 @@ fn the_action_installs_through_the_tested_script() {
         use std::os::unix::fs::PermissionsExt;
         let meta = std::fs::metadata(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(script))
             .unwrap_or_else(|e| panic!("{script}: {e}"));
-        assert!(meta.permissions().mode() & 0o111 != 0, "{script} is not executable");
+        assert!(
+            meta.permissions().mode() & 0o111 != 0,
+            "{script} is not executable"
+        );
     }
 }

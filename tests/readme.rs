@@ -320,7 +320,11 @@ fn every_page_is_in_the_site_and_every_chapter_is_a_page() {
         }
     }
     for page in pages(&repo().join("docs")) {
-        let rel = page.strip_prefix(repo()).unwrap().to_string_lossy().replace('\\', "/");
+        let rel = page
+            .strip_prefix(repo())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         if rel != "docs/SUMMARY.md" && !chapters.contains(&rel) {
             failures.push(format!("{rel} is in no chapter of docs/SUMMARY.md"));
         }

@@ -17,9 +17,10 @@ archive="$(scripts/dist.sh --out "$work/out" | tail -n 1)"
 version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
 target="$(rustc -vV | sed -n 's/^host: //p')"
 name="$(basename "$archive")"
-tar -tzf "$archive" | sort
+listing="$(tar -tzf "$archive" | sort)"
+echo "$listing"
 for f in retrylint README.md LICENSE-MIT LICENSE-APACHE; do
-  tar -tzf "$archive" | grep -qx "retrylint-$version-$target/$f" || fail "$name lacks $f"
+  grep -qx "retrylint-$version-$target/$f" <<<"$listing" || fail "$name lacks $f"
 done
 
 echo "== 1. download, verify, install"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Round trip of the pre-commit hook (.pre-commit-hooks.yaml) as users run it:
+# Round trip of both pre-commit hooks (.pre-commit-hooks.yaml) as users run them:
 # installs pre-commit from PyPI into a temporary venv, makes a throwaway git
 # repository whose .pre-commit-config.yaml points at a committed snapshot of this
-# repository, and runs `pre-commit run` on staged changes, as `git commit` does:
+# repository, and runs `pre-commit run` on staged changes, as `git commit` does, once
+# with the hook `retrylint` (`language: python`: installs the wheel) and once with
+# `retrylint-rust` (`language: rust`: cargo install):
 #   1. a change touching no YAML or JSON: the hook is skipped;
 #   2. a commit adding an unprotected retried POST must FAIL the hook;
 #   3. the commit that adds an idempotency-key contract must PASS it;
@@ -13,14 +15,20 @@
 #   7. a `.retrylint.yaml` changed alone re-checks the whole project;
 #   8. specs named api.yaml, spec3.yaml, petstore.json, OpenAPI.yaml are checked;
 #      unrelated YAML and JSON pass.
+# The python hook installs the root pyproject.toml, which depends on the `retrylint`
+# wheel: pip is pointed at the wheel scripts/wheel.sh built (RETRYLINT_WHEEL_DIR,
+# default target/wheels; built here when missing) and at a local copy of setuptools,
+# with no index, so the round trip tests this commit's wheel, never PyPI's.
 # `language: rust` makes pre-commit `cargo install` this repository once per hook
 # environment. `pre-commit try-repo` keeps its environments in a temporary store, so
 # it rebuilt the tool on every call (about 8 minutes in all); a config file with a
 # fixed `rev` and one PRE_COMMIT_HOME build it once (`pre-commit install-hooks`), and
 # cargo uses this checkout's target/ (CARGO_TARGET_DIR overrides), so the release
 # dependencies that `cargo build --release` already built are reused: only the
-# retrylint crate of pre-commit's clone is compiled, and a second run reuses that too. The script prints the
-# time of the build and of everything after it.
+# retrylint crate of pre-commit's clone is compiled, and a second run reuses that too.
+# The script prints, per hook, the time of its first run (`pre-commit install-hooks`:
+# the environment, the install or the build) and of everything after it.
+# HOOKS="retrylint" (or "retrylint-rust") runs one of them.
 # Needs PyPI, so .ci/run calls it, never `cargo test`.
 set -euo pipefail
 SOURCE="$(cd "$(dirname "$0")/.." && pwd)"
@@ -49,7 +57,23 @@ export PRE_COMMIT_HOME="$WORK/cache"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$SOURCE/target}"
 "$PRE_COMMIT" --version
 
-T="$WORK/api"
+# The python hook's packages: this commit's wheel and setuptools (the build backend of
+# the root pyproject.toml), and nothing from the index.
+WHEELS="${RETRYLINT_WHEEL_DIR:-$SOURCE/target/wheels}"
+if ! ls "$WHEELS"/retrylint-*.whl >/dev/null 2>&1; then
+  "$SOURCE/scripts/wheel.sh"
+fi
+LINKS="$WORK/links"
+mkdir -p "$LINKS"
+cp "$WHEELS"/retrylint-*.whl "$LINKS/"
+"$WORK/venv/bin/pip" download --quiet --disable-pip-version-check --only-binary :all: \
+  -d "$LINKS" "setuptools>=61"
+export PIP_NO_INDEX=1 PIP_FIND_LINKS="$LINKS"
+
+roundtrip() {
+HOOK_ID="$1"
+
+T="$WORK/api-$HOOK_ID"
 mkdir -p "$T"
 cd "$T"
 git init -q
@@ -62,7 +86,7 @@ repos:
   - repo: $REPO
     rev: $REV
     hooks:
-      - id: retrylint
+      - id: $HOOK_ID
 EOF
 cat > openapi.yaml <<'EOF'
 openapi: 3.0.3
@@ -102,7 +126,7 @@ git commit -qm "Shop API and its retry policy"
 
 hook() {
   # Runs the hook on the staged files, as `git commit` would.
-  "$PRE_COMMIT" run retrylint --verbose "$@"
+  "$PRE_COMMIT" run "$HOOK_ID" --verbose "$@"
 }
 must_fail() {
   # $1: what a pass would mean. The hook must exit non-zero.
@@ -115,19 +139,19 @@ must_fail() {
   echo "(hook failed as expected, exit $status)"
 }
 
-echo "== build: pre-commit install-hooks (cargo install, once)"
+echo "== $HOOK_ID: first run: pre-commit install-hooks (the hook's environment, once)"
 BUILD_START=$SECONDS
 "$PRE_COMMIT" install-hooks
 BUILD_TIME=$((SECONDS - BUILD_START))
 REST_START=$SECONDS
 
-echo "== 1. a change touching no YAML or JSON: the hook is skipped"
+echo "== $HOOK_ID 1. a change touching no YAML or JSON: the hook is skipped"
 echo "more notes" >> README.md
 git add README.md
 hook
 git commit -qm "Notes"
 
-echo "== 2. adding an unprotected retried POST must fail"
+echo "== $HOOK_ID 2. adding an unprotected retried POST must fail"
 cat >> shop.retry-policy.yaml <<'EOF'
   createOrder:
     retry: true
@@ -135,7 +159,7 @@ EOF
 git add shop.retry-policy.yaml
 must_fail "the hook passed an unprotected retried POST"
 
-echo "== 3. the fix (an idempotency-key contract) must pass"
+echo "== $HOOK_ID 3. the fix (an idempotency-key contract) must pass"
 cat >> shop.retry-policy.yaml <<'EOF'
     effect: non-idempotent
     on_unknown_result: replay-key
@@ -150,7 +174,7 @@ git add shop.retry-policy.yaml
 hook
 git commit -qm "Retry createOrder with an idempotency key"
 
-echo "== 4. a change to the spec alone is checked against the policy that governs it"
+echo "== $HOOK_ID 4. a change to the spec alone is checked against the policy that governs it"
 # Dropping the Idempotency-Key parameter breaks the policy's contract (RL202), a
 # finding in the policy file, which this commit does not touch.
 sed -i '/name: Idempotency-Key/d; /parameters:/d' openapi.yaml
@@ -158,7 +182,7 @@ git add openapi.yaml
 must_fail "the hook missed the policy of a changed spec"
 git checkout -q HEAD -- openapi.yaml
 
-echo "== 5. a spec in api/ governed by a mesh policy in deploy/istio/ (case 41)"
+echo "== $HOOK_ID 5. a spec in api/ governed by a mesh policy in deploy/istio/ (case 41)"
 mkdir -p refunds/api refunds/deploy/istio refunds/shared
 cat > refunds/api/openapi.yaml <<'EOF'
 openapi: 3.0.3
@@ -204,7 +228,7 @@ git add refunds/api/openapi.yaml
 must_fail "the hook missed the mesh policy in deploy/istio of a changed spec"
 git checkout -q HEAD -- refunds/api/openapi.yaml
 
-echo "== 6. a shared \$ref fragment changed alone re-checks the documents using it"
+echo "== $HOOK_ID 6. a shared \$ref fragment changed alone re-checks the documents using it"
 # Renaming the shared response leaves the \$ref of refunds/api/openapi.yaml pointing
 # to nothing: RL003, in a file this commit does not touch.
 sed -i 's/Throttled:/TooManyRequests:/' refunds/shared/responses.yaml
@@ -212,7 +236,7 @@ git add refunds/shared/responses.yaml
 must_fail "the hook missed a document reaching a changed \$ref fragment"
 git checkout -q HEAD -- refunds/shared/responses.yaml
 
-echo "== 7. a .retrylint.yaml changed alone re-checks the whole project"
+echo "== $HOOK_ID 7. a .retrylint.yaml changed alone re-checks the whole project"
 # The mesh policy retries 503 without honouring Retry-After (RL306, a warning): with
 # `fail_on: warning` the project fails, although no spec or policy is staged.
 printf 'fail_on: warning\n' > .retrylint.yaml
@@ -221,7 +245,7 @@ must_fail "the hook did not re-check the project for a changed .retrylint.yaml"
 git rm -q --cached .retrylint.yaml
 rm .retrylint.yaml
 
-echo "== 8. specs with other names are checked; unrelated YAML and JSON pass"
+echo "== $HOOK_ID 8. specs with other names are checked; unrelated YAML and JSON pass"
 for name in api.yaml spec3.yaml petstore.json OpenAPI.yaml; do
   case "$name" in
     *.json)
@@ -263,4 +287,10 @@ git add .github/workflows/ci.yml
 hook
 
 REST_TIME=$((SECONDS - REST_START))
-echo "pre-commit-roundtrip: ok (build ${BUILD_TIME} s; every scenario after it ${REST_TIME} s)"
+echo "pre-commit-roundtrip: hook $HOOK_ID ok (first run ${BUILD_TIME} s; every scenario after it ${REST_TIME} s)"
+}
+
+for id in ${HOOKS:-retrylint retrylint-rust}; do
+  (roundtrip "$id")
+done
+echo "pre-commit-roundtrip: ok"

@@ -1,5 +1,7 @@
-//! Every command that README.md and `docs/*.md` claim to run does run, from a fresh
-//! clone, with the exit code and output they show.
+//! Every command that README.md and the documentation site's pages (`docs/**/*.md`)
+//! claim to run does run, from a fresh clone, with the exit code and output they show;
+//! README stays a landing page; every page of `docs/` is in the site's table of
+//! contents (`docs/SUMMARY.md`) and every entry there is a page.
 //!
 //! What counts as a claim (the convention is stated in README's "Documentation"
 //! section):
@@ -172,17 +174,31 @@ fn claims(doc: &Path) -> Vec<Claim> {
     out
 }
 
+/// README.md, then every Markdown page under `docs/` (folders included), sorted.
 fn documents() -> Vec<PathBuf> {
     let mut docs = vec![repo().join("README.md")];
-    if let Ok(entries) = std::fs::read_dir(repo().join("docs")) {
-        let mut md: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "md"))
-            .collect();
-        md.sort();
-        docs.extend(md);
-    }
+    docs.extend(pages(&repo().join("docs")));
     docs
+}
+
+/// Every `.md` file under `dir`, at any depth, sorted.
+fn pages(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 #[test]
@@ -256,4 +272,95 @@ fn claims_are_parsed_from_sh_blocks_and_transcripts() {
     assert_eq!(got[1].args, ["rules", "--json"]);
     assert_eq!(got[1].output.as_deref(), Some("line one"));
     assert_eq!(got[2].output.as_deref(), Some(""));
+}
+
+/// README is the landing page (what it is, a finding, install, the two commands, the
+/// inputs, where to read on); the manual is the site under `docs/`.
+#[test]
+fn readme_is_a_landing_page() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines <= 250,
+        "README.md has {lines} lines (at most 250): move sections to a page under docs/"
+    );
+    // The two commands .ci/run and the Quick start share.
+    for command in [
+        "cargo run --release -- check fixtures/examples/shop   # exit 1",
+        "cargo test",
+    ] {
+        assert!(
+            readme.lines().any(|l| l == command),
+            "README's Quick start lost `{command}`"
+        );
+    }
+}
+
+/// The chapters of `docs/SUMMARY.md` (paths as the assembled site has them: `docs/…`
+/// for pages of `docs/`, `rules/…` added by scripts/docs_assemble.py).
+fn summary_chapters() -> Vec<String> {
+    let summary = std::fs::read_to_string(repo().join("docs/SUMMARY.md")).unwrap();
+    let link = regex_lite::Regex::new(r"\]\(([^)]+\.md)\)").unwrap();
+    link.captures_iter(&summary)
+        .map(|c| c[1].to_string())
+        .collect()
+}
+
+#[test]
+fn every_page_is_in_the_site_and_every_chapter_is_a_page() {
+    let chapters = summary_chapters();
+    let mut failures = Vec::new();
+    for chapter in &chapters {
+        let Some(rel) = chapter.strip_prefix("docs/") else {
+            failures.push(format!("docs/SUMMARY.md: `{chapter}` is not under docs/"));
+            continue;
+        };
+        if !repo().join("docs").join(rel).is_file() {
+            failures.push(format!("docs/SUMMARY.md: `{chapter}` has no page"));
+        }
+    }
+    for page in pages(&repo().join("docs")) {
+        let rel = page
+            .strip_prefix(repo())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel != "docs/SUMMARY.md" && !chapters.contains(&rel) {
+            failures.push(format!("{rel} is in no chapter of docs/SUMMARY.md"));
+        }
+    }
+    assert!(chapters.len() >= 20, "only {} chapters", chapters.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The configuration page names every key `.retrylint.yaml` reads (the key lists the
+/// strict reader of `src/config.rs` accepts), as `key:` in one of its YAML examples.
+#[test]
+fn the_configuration_page_names_every_key() {
+    use retrylint::config;
+    let page = std::fs::read_to_string(repo().join("docs/configuration.md")).unwrap();
+    let yaml: String = blocks(&page)
+        .into_iter()
+        .filter(|b| b.info == "yaml")
+        .flat_map(|b| b.lines)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut missing = Vec::new();
+    for key in config::TOP_KEYS
+        .iter()
+        .chain(config::SERVICE_KEYS)
+        .chain(config::PLATFORM_KEYS)
+        .chain(config::ISTIO_KEYS)
+        .chain(config::GATEWAY_API_KEYS)
+        .chain(config::THRESHOLD_KEYS)
+    {
+        let spelled = regex_lite::Regex::new(&format!(r"(^|[\s{{,-]){key}:")).unwrap();
+        if !spelled.is_match(&yaml) {
+            missing.push(*key);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/configuration.md's examples lack the keys {missing:?}"
+    );
 }

@@ -8,9 +8,7 @@
 //! for one non-empty segment without `/`; a route *may* match when some value of the
 //! parameters makes it match, which is enough for safety findings.
 
-use regex_automata::meta;
-use regex_automata::nfa::thompson::WhichCaptures;
-use regex_automata::MatchKind;
+use regex_automata::nfa::thompson::{self, pikevm::PikeVM, WhichCaptures};
 use std::sync::Arc;
 
 /// How a route matches the request path.
@@ -294,40 +292,38 @@ pub fn full_match_regex(pattern: &str) -> Result<PathRegex, String> {
 }
 
 /// A compiled regular expression a route tests request paths with: the syntax,
-/// Unicode semantics, size limits and error messages of `regex::Regex`, built with
-/// only the engines a test of a short path needs (the PikeVM and the bounded
-/// backtracker of `regex-automata`, which `regex` is made of). A `regex::Regex` also
-/// builds a one-pass DFA for an anchored expression and lazy-DFA caches on its
-/// first search, about 25 KB per expression: a generated nginx.conf of regex
-/// `location`s cost 200 bytes of memory per byte of file, most of them there (case
-/// 83). Clones share the compiled expression.
+/// Unicode semantics, size limit and error messages of `regex::Regex`, compiled to
+/// the one engine a yes/no test of a short path needs (the PikeVM of
+/// `regex-automata`, which `regex` is made of), with no capture group but the
+/// match itself. A
+/// `regex::Regex` also builds a one-pass DFA for an anchored expression, a bounded
+/// backtracker, prefilters and lazy-DFA caches on its first search, about 33 KB per
+/// expression (1.3 KB here): a generated nginx.conf of regex `location`s cost 200
+/// bytes of memory per byte of file, most of them there (case 83). Clones share
+/// the compiled expression.
 #[derive(Clone)]
 pub struct PathRegex {
     /// The expression as written.
     pattern: Box<str>,
-    regex: Arc<meta::Regex>,
+    vm: Arc<PikeVM>,
 }
 
 impl PathRegex {
     /// Compiles `pattern`; `Err` with the message `regex::Regex::new` gives for it
-    /// (a syntax error, or the compiled expression over the 10 MiB size limit).
+    /// (a syntax error, or the compiled expression over its 10 MiB size limit).
     pub fn new(pattern: &str) -> Result<PathRegex, String> {
-        let config = meta::Config::new()
-            .match_kind(MatchKind::LeftmostFirst)
-            .utf8_empty(true)
-            .nfa_size_limit(Some(10 * (1 << 20)))
-            .which_captures(WhichCaptures::Implicit)
-            .onepass(false)
-            .hybrid(false)
-            .dfa(false);
-        match meta::Builder::new()
-            .configure(config)
+        let built = PikeVM::builder()
             .syntax(regex_automata::util::syntax::Config::new().utf8(true))
-            .build(pattern)
-        {
-            Ok(regex) => Ok(PathRegex {
+            .thompson(
+                thompson::Config::new()
+                    .nfa_size_limit(Some(10 * (1 << 20)))
+                    .which_captures(WhichCaptures::Implicit),
+            )
+            .build(pattern);
+        match built {
+            Ok(vm) => Ok(PathRegex {
                 pattern: pattern.into(),
-                regex: Arc::new(regex),
+                vm: Arc::new(vm),
             }),
             // The message as `regex` words it (it parses with the same settings).
             Err(e) => {
@@ -337,9 +333,11 @@ impl PathRegex {
     }
 
     /// True when the expression matches somewhere in `text` (unanchored unless the
-    /// expression anchors itself).
+    /// expression anchors itself). The search state is made per call: a few
+    /// hundred bytes, not kept by every route.
     pub fn is_match(&self, text: &str) -> bool {
-        self.regex.is_match(text)
+        let mut cache = self.vm.create_cache();
+        self.vm.is_match(&mut cache, text)
     }
 
     /// The expression as written.

@@ -365,8 +365,12 @@ fn service_config(
         .and_then(|n| throttling(doc, tree, n, &mut diags));
 
     let mut routes: Vec<(u8, Route)> = Vec::new();
-    let mut seen: Vec<(String, String, At)> = Vec::new();
+    // Names met so far, (service, method) → where first named: a look-up per name,
+    // not a scan (100,000 names took 28 s: case 84).
+    let mut seen: std::collections::HashMap<(String, String), At> = Default::default();
     let mut names: Vec<Spanned<String>> = Vec::new();
+    // The services in `names`, so that adding one is a look-up too.
+    let mut named_services: std::collections::HashSet<String> = Default::default();
     let Some(list) = tree.get(root, "methodConfig") else {
         return (None, diags);
     };
@@ -430,10 +434,7 @@ fn service_config(
             continue;
         }
         for name in item_names {
-            if let Some((_, _, first)) = seen
-                .iter()
-                .find(|(s, m, _)| *s == name.service && *m == name.method)
-            {
+            if let Some(first) = seen.get(&(name.service.clone(), name.method.clone())) {
                 diags.push(
                     rl017_ineffective_setting::diagnostic(
                         &name.at,
@@ -445,9 +446,9 @@ fn service_config(
                 );
                 continue;
             }
-            seen.push((name.service.clone(), name.method.clone(), name.at.clone()));
+            seen.insert((name.service.clone(), name.method.clone()), name.at.clone());
             if let Some(sat) = &name.service_at {
-                if !name.service.is_empty() && !names.iter().any(|n| n.value == name.service) {
+                if !name.service.is_empty() && named_services.insert(name.service.clone()) {
                     names.push(Spanned {
                         value: name.service.clone(),
                         at: sat.clone(),

@@ -29,6 +29,7 @@ pub mod duration;
 pub mod envoy;
 pub mod envoy_retry_on;
 pub mod gateway_api;
+pub mod grouped;
 pub mod grpc;
 pub mod haproxy;
 pub mod istio;

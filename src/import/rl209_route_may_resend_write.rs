@@ -22,7 +22,7 @@ use crate::diagnostic::catalog;
 use crate::diagnostic::{Diagnostic, Location, RuleMeta};
 use crate::policy::model::{Settings, Signal, Spanned};
 use crate::source::refs::At;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// Rule metadata ([`catalog::ROUTE_MAY_RESEND_WRITE`]).
 pub const META: RuleMeta = catalog::ROUTE_MAY_RESEND_WRITE;
@@ -222,9 +222,10 @@ fn several(hits: &[Hit<'_>]) -> Option<String> {
         return None;
     }
     let mut names: Vec<String> = Vec::new();
+    let mut named: HashSet<String> = HashSet::new();
     let mut push = |n: &str| {
         let n = format!("`{n}`");
-        if !names.contains(&n) {
+        if named.insert(n.clone()) {
             names.push(n);
         }
     };
@@ -270,19 +271,30 @@ fn same(a: &Location, b: &Location) -> bool {
     a.file.path == b.file.path && a.span == b.span
 }
 
+/// What [`same`] compares, as a key: the labels of one finding are kept once each
+/// with a set beside their list (a shared retry setting of 50,000 HAProxy routes is
+/// one finding; a scan of the list per route made it quadratic).
+fn place(l: &Location) -> (std::path::PathBuf, usize, usize) {
+    (l.file.path.clone(), l.span.start, l.span.end)
+}
+
 fn diagnostic(primary: &At, hits: &[Hit<'_>], entry: &dyn Fn(usize) -> String) -> Diagnostic {
     let primary_loc = primary.location();
     // Routes, each once (a Spring Cloud Gateway route is one route per path variant).
     let mut subjects: Vec<String> = Vec::new();
+    let mut subjects_seen: HashSet<String> = HashSet::new();
     let mut route_nodes: Vec<(Location, String)> = Vec::new();
+    let mut route_places = HashSet::new();
     let mut writes: Vec<&str> = Vec::new();
     let mut signals: Vec<String> = Vec::new();
     let mut signal_nodes: Vec<Location> = Vec::new();
+    let mut signal_places = HashSet::new();
     let mut methods_nodes: Vec<(Location, String)> = Vec::new();
+    let mut methods_places = HashSet::new();
     let mut every_method = false;
     for h in hits {
         let s = subject(h);
-        if !subjects.contains(&s) {
+        if subjects_seen.insert(s.clone()) {
             subjects.push(s);
         }
         // The route (a call in code: the client it goes through).
@@ -300,10 +312,7 @@ fn diagnostic(primary: &At, hits: &[Hit<'_>], entry: &dyn Fn(usize) -> String) -
         // A route that holds its own retry setting is named by the message; a label
         // above the setting would head the excerpt instead of the finding.
         let holds_setting = !h.object.platform.is_code() && holds(&h.route.at, &primary_loc);
-        if !holds_setting
-            && !same(&loc, &primary_loc)
-            && !route_nodes.iter().any(|(l, _)| same(l, &loc))
-        {
+        if !holds_setting && !same(&loc, &primary_loc) && route_places.insert(place(&loc)) {
             route_nodes.push((loc, label));
         }
         for w in &h.writes {
@@ -317,14 +326,14 @@ fn diagnostic(primary: &At, hits: &[Hit<'_>], entry: &dyn Fn(usize) -> String) -
                 signals.push(text);
             }
             let loc = sig.at.location();
-            if !same(&loc, &primary_loc) && !signal_nodes.iter().any(|l| same(l, &loc)) {
+            if !same(&loc, &primary_loc) && signal_places.insert(place(&loc)) {
                 signal_nodes.push(loc);
             }
         }
         match &h.route.settings.methods {
             Some(m) => {
                 let loc = m.at.location();
-                if !same(&loc, &primary_loc) && !methods_nodes.iter().any(|(l, _)| same(l, &loc)) {
+                if !same(&loc, &primary_loc) && methods_places.insert(place(&loc)) {
                     methods_nodes.push((loc, format!("admits {}", h.writes.join(" and "))));
                 }
             }
@@ -336,7 +345,7 @@ fn diagnostic(primary: &At, hits: &[Hit<'_>], entry: &dyn Fn(usize) -> String) -
     }
     // A methods filter's node often holds the signals too (Spring Cloud Gateway):
     // one label there.
-    signal_nodes.retain(|l| !methods_nodes.iter().any(|(m, _)| same(m, l)));
+    signal_nodes.retain(|l| !methods_places.contains(&place(l)));
     let subject = match subjects.as_slice() {
         [one] => one.clone(),
         many => {
@@ -369,9 +378,15 @@ fn diagnostic(primary: &At, hits: &[Hit<'_>], entry: &dyn Fn(usize) -> String) -
         .map(|m| format!("`{}`", m.name))
         .collect();
     let mut entries: Vec<String> = Vec::new();
+    let mut entries_seen: HashSet<String> = HashSet::new();
+    // Once per object: hits of one object share its entry.
+    let mut objects_seen: HashSet<usize> = HashSet::new();
     for h in hits {
+        if !objects_seen.insert(h.index) {
+            continue;
+        }
         let e = entry(h.index);
-        if !entries.contains(&e) {
+        if entries_seen.insert(e.clone()) {
             entries.push(e);
         }
     }

@@ -18,7 +18,8 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::openapi::model::{Document, Operation};
 use crate::policy::model::{AttemptTimeout, Effect};
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
 
 /// The JSON format version of `readiness --format json`.
 pub const VERSION: u32 = 1;
@@ -188,32 +189,77 @@ fn declared_key(op: &Operation, policy_headers: &[&str]) -> Option<KeyHeader> {
         })
 }
 
-/// True when a diagnostic concerns `op`: it names the operation among its
-/// operations (in `op`'s document, when it says which), or one of its locations is
-/// the operation's method key.
-fn concerns(d: &Diagnostic, op: &Operation, display: &str) -> bool {
-    let same_document = |doc: &Option<std::sync::Arc<crate::source::SourceFile>>| {
-        doc.as_ref()
-            .is_none_or(|doc| doc.path == op.key.doc.file.path)
-    };
-    if d.operations
-        .iter()
-        .zip(&d.operation_documents)
-        .any(|(o, doc)| o == display && same_document(doc))
-    {
-        return true;
+/// The diagnostics of a run indexed by what decides whether one concerns an
+/// operation: the operations it names (with their documents) and the places it
+/// points at. An operation then looks up the few that may concern it
+/// instead of testing every diagnostic (each test built the operation key's JSON
+/// Pointer): 8,000 operations with as many findings made the matrix, and so `report
+/// --format html`, quadratic (case 85).
+struct Concerning<'d> {
+    diagnostics: &'d [Diagnostic],
+    /// Operation display (`POST /a`) → (diagnostic, its document when it names one).
+    named: HashMap<&'d str, Vec<(usize, Option<&'d Path>)>>,
+    /// (file, span start, span end) of a primary or secondary label → diagnostics.
+    located: HashMap<(&'d Path, usize, usize), Vec<usize>>,
+}
+
+impl<'d> Concerning<'d> {
+    fn new(diagnostics: &'d [Diagnostic]) -> Concerning<'d> {
+        let mut named: HashMap<&'d str, Vec<(usize, Option<&'d Path>)>> = HashMap::new();
+        let mut located: HashMap<(&'d Path, usize, usize), Vec<usize>> = HashMap::new();
+        for (i, d) in diagnostics.iter().enumerate() {
+            for (o, doc) in d.operations.iter().zip(&d.operation_documents) {
+                named
+                    .entry(o.as_str())
+                    .or_default()
+                    .push((i, doc.as_ref().map(|f| f.path.as_path())));
+            }
+            for l in std::iter::once(&d.primary).chain(d.labels.iter()) {
+                let at = &l.location;
+                located
+                    .entry((at.file.path.as_path(), at.span.start, at.span.end))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        Concerning {
+            diagnostics,
+            named,
+            located,
+        }
     }
-    let key = op.key.location();
-    std::iter::once(&d.primary)
-        .chain(d.labels.iter())
-        .any(|l| l.location.file.path == key.file.path && l.location.span == key.span)
+
+    /// The diagnostics that concern `op` (shown as `display`), in run order, once
+    /// each: those naming the operation among their operations (in `op`'s document,
+    /// when they say which), and those with a location on the operation's method key.
+    fn of(&self, op: &Operation, display: &str) -> Vec<&'d Diagnostic> {
+        let document = op.key.doc.file.path.as_path();
+        let mut hits: Vec<usize> = self
+            .named
+            .get(display)
+            .into_iter()
+            .flatten()
+            .filter(|(_, doc)| doc.is_none_or(|doc| doc == document))
+            .map(|(i, _)| *i)
+            .collect();
+        let key = op.key.location();
+        if let Some(at) = self
+            .located
+            .get(&(key.file.path.as_path(), key.span.start, key.span.end))
+        {
+            hits.extend(at);
+        }
+        hits.sort_unstable();
+        hits.dedup();
+        hits.into_iter().map(|i| &self.diagnostics[i]).collect()
+    }
 }
 
 fn row(
     j: &JoinedOperation,
     analysis: &crate::analysis::Analysis,
     documents: &[Document],
-    diagnostics: &[Diagnostic],
+    concerning: &Concerning<'_>,
 ) -> Row {
     let op = j.resolve(documents);
     let display = op.display();
@@ -272,14 +318,9 @@ fn row(
     {
         safety.push("never-processed".to_string());
     }
-    let findings: BTreeSet<String> = diagnostics
-        .iter()
-        .filter(|d| concerns(d, op, &display))
-        .map(|d| d.code.to_string())
-        .collect();
-    let serious = diagnostics
-        .iter()
-        .any(|d| d.severity >= Severity::Warning && concerns(d, op, &display));
+    let concern = concerning.of(op, &display);
+    let findings: BTreeSet<String> = concern.iter().map(|d| d.code.to_string()).collect();
+    let serious = concern.iter().any(|d| d.severity >= Severity::Warning);
     let layers: Vec<LayerRow> = j.layers.iter().map(layer_row).collect();
     let amplification = j
         .layers
@@ -342,13 +383,14 @@ fn row(
 
 /// Builds the matrix from the analysed run and its (rule) findings.
 pub fn matrix(analyzed: &Analyzed, diagnostics: &[Diagnostic]) -> Matrix {
+    let concerning = Concerning::new(diagnostics);
     Matrix {
         version: VERSION,
         operations: analyzed
             .analysis
             .operations
             .iter()
-            .map(|j| row(j, &analyzed.analysis, &analyzed.documents, diagnostics))
+            .map(|j| row(j, &analyzed.analysis, &analyzed.documents, &concerning))
             .collect(),
     }
 }

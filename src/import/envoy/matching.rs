@@ -64,7 +64,7 @@ enum Pred {
     Prefix(String, bool),
     Suffix(String, bool),
     Contains(String, bool),
-    Regex(regex::Regex),
+    Regex(crate::import::route::PathRegex),
     Present(bool),
 }
 

@@ -128,16 +128,19 @@ fn criterion(word: &Word, values: &[Word]) -> Vec<Alt> {
             .map(|v| match kind {
                 "str" => PathMatch::Exact(v.to_string()),
                 "beg" => PathMatch::Prefix(v.to_string()),
-                "end" => regex::Regex::new(&format!("{}$", escape(v)))
+                "end" => crate::import::route::PathRegex::new(&format!("{}$", escape(v)))
                     .map(PathMatch::Regex)
                     .unwrap_or(PathMatch::Any),
-                "sub" => regex::Regex::new(&escape(v))
+                "sub" => crate::import::route::PathRegex::new(&escape(v))
                     .map(PathMatch::Regex)
                     .unwrap_or(PathMatch::Any),
-                "dir" => regex::Regex::new(&format!("(^|/){}(/|$)", escape(v.trim_matches('/'))))
-                    .map(PathMatch::Regex)
-                    .unwrap_or(PathMatch::Any),
-                _ => regex::Regex::new(v)
+                "dir" => crate::import::route::PathRegex::new(&format!(
+                    "(^|/){}(/|$)",
+                    escape(v.trim_matches('/'))
+                ))
+                .map(PathMatch::Regex)
+                .unwrap_or(PathMatch::Any),
+                _ => crate::import::route::PathRegex::new(v)
                     .map(PathMatch::Regex)
                     .unwrap_or(PathMatch::Any),
             })

@@ -15,6 +15,7 @@
 //! line before any section, is RL001 at its byte; the reader never panics.
 
 use crate::diagnostic::Diagnostic;
+use crate::import::grouped;
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use crate::source::rl001_invalid_syntax;
@@ -221,23 +222,15 @@ fn emit_grouped<T>(
     key: impl Fn(&T) -> &Word,
     mut emit: impl FnMut(&mut TreeBuilder<'_>, &mut T),
 ) {
-    let mut order: Vec<String> = Vec::new();
-    for it in items.iter() {
-        let k = &key(it).text;
-        if !order.contains(k) {
-            order.push(k.clone());
-        }
-    }
-    for name in &order {
-        let Some(first) = items.iter().find(|it| &key(it).text == name) else {
-            continue;
-        };
-        let span = key(first).span.clone();
-        let owned = (source.get(span.clone()) != Some(name.as_str())).then(|| name.clone());
+    for group in grouped::by_first_appearance(items, |it| key(it).text.as_str()) {
+        let name = key(&items[group[0]]);
+        let span = name.span.clone();
+        let owned =
+            (source.get(span.clone()) != Some(name.text.as_str())).then(|| name.text.clone());
         b.scalar(span.clone(), owned, Kind::Str);
         b.open_seq(span.start);
-        for it in items.iter_mut().filter(|it| &key(it).text == name) {
-            emit(b, it);
+        for i in group {
+            emit(b, &mut items[i]);
         }
         b.close(span.end);
     }

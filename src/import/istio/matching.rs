@@ -151,7 +151,7 @@ fn case_insensitive(pattern: &str) -> PathMatch {
 enum StringMatch {
     Exact(String),
     Prefix(String),
-    Regex(regex::Regex),
+    Regex(super::super::route::PathRegex),
     /// An invalid match (reported): matches nothing.
     Never,
     /// An empty match: matches everything.

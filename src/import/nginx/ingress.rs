@@ -175,7 +175,7 @@ fn ingress(
                 }
             }
             let (rank, m) = if use_regex {
-                let re = regex::Regex::new(&format!("(?i)^{path}"));
+                let re = crate::import::route::PathRegex::new(&format!("(?i)^{path}"));
                 (1, re.map(PathMatch::Regex).unwrap_or(PathMatch::Any))
             } else {
                 match path_type {

@@ -36,7 +36,7 @@ use crate::policy::model::{AttemptTimeout, BackoffSettings, Jitter, Layer, Setti
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use reader::{Config, Directive};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Where the nginx facts come from, for notes.
@@ -209,7 +209,7 @@ fn location_match(d: &Directive) -> Option<(u8, PathMatch, String)> {
             };
             // nginx searches the URI (no anchors of its own); an expression the
             // regex engine cannot compile (PCRE-only syntax) may match anything.
-            let m = regex::Regex::new(&pattern)
+            let m = super::route::PathRegex::new(&pattern)
                 .map(PathMatch::Regex)
                 .unwrap_or(PathMatch::Any);
             (2, m, format!("location {modifier} {path}"))
@@ -281,9 +281,11 @@ fn server_object(
         return None;
     }
     let mut names: Vec<Spanned<String>> = Vec::new();
+    // The values in `names`: a look-up per name, not a scan.
+    let mut named: HashSet<String> = HashSet::new();
     for sn in server.children("server_name") {
         for a in &sn.args {
-            if a.text != "_" && !a.text.is_empty() && !names.iter().any(|n| n.value == a.text) {
+            if a.text != "_" && !a.text.is_empty() && named.insert(a.text.clone()) {
                 names.push(Spanned {
                     value: a.text.clone(),
                     at: config.word_at(a),
@@ -346,7 +348,7 @@ fn server_object(
                 let upstream = upstreams.get(host.as_str()).copied();
                 if let Some(u) = upstream {
                     if let Some(n) = u.args.first() {
-                        if !names.iter().any(|x| x.value == n.text) {
+                        if named.insert(n.text.clone()) {
                             names.push(Spanned {
                                 value: n.text.clone(),
                                 at: config.word_at(n),
@@ -355,10 +357,7 @@ fn server_object(
                     }
                 }
                 if let (None, Some(u)) = (upstream, url) {
-                    if !host.is_empty()
-                        && !host.contains('$')
-                        && !names.iter().any(|x| x.value == host)
-                    {
+                    if !host.is_empty() && !host.contains('$') && named.insert(host.clone()) {
                         names.push(Spanned {
                             value: host.clone(),
                             at: config.word_at(u),

@@ -18,6 +18,7 @@
 //! byte, as nginx's own `nginx -t` reports it; the reader never panics.
 
 use crate::diagnostic::Diagnostic;
+use crate::import::grouped;
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use crate::source::rl001_invalid_syntax;
@@ -344,20 +345,16 @@ fn emit_block(
     ds: &mut [Directive],
 ) {
     b.open_map(start);
-    let mut order: Vec<String> = Vec::new();
-    for d in ds.iter() {
-        if !order.contains(&d.name.text) {
-            order.push(d.name.text.clone());
-        }
-    }
-    for name in &order {
-        let first = ds.iter().position(|d| &d.name.text == name).unwrap_or(0);
-        let key_span = ds[first].name.span.clone();
-        let owned = (source.get(key_span.clone()) != Some(name.as_str())).then(|| name.clone());
+    for group in grouped::by_first_appearance(ds, |d| d.name.text.as_str()) {
+        let name = &ds[group[0]].name;
+        let key_span = name.span.clone();
+        let owned =
+            (source.get(key_span.clone()) != Some(name.text.as_str())).then(|| name.text.clone());
         b.scalar(key_span.clone(), owned, Kind::Str);
         b.open_seq(key_span.start);
         let mut last_end = key_span.end;
-        for d in ds.iter_mut().filter(|d| &d.name.text == name) {
+        for i in group {
+            let d = &mut ds[i];
             d.node = b.open_map(d.span.start);
             scalar(b, source, &mut d.name);
             b.open_seq(d.name.span.start);

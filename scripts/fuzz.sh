@@ -1,27 +1,44 @@
 #!/usr/bin/env bash
 # Seeds and runs one cargo-fuzz target of fuzz/ for a number of seconds.
 #
-#   scripts/fuzz.sh TARGET [SECONDS]    TARGET: check_text | policy | retry_after
+#   scripts/fuzz.sh TARGET [SECONDS]
+#   scripts/fuzz.sh --list               the targets, one a line
+#   scripts/fuzz.sh --all [SECONDS]      every target in turn, SECONDS each
 #
-# Seeds: every small YAML/JSON file under fixtures/ (policies only for `policy`),
-# two Retry-After values for `retry_after`. Installs cargo-fuzz when missing. Uses a
-# nightly toolchain when one is installed, else RUSTC_BOOTSTRAP=1 on stable. A crash
-# is saved under fuzz/artifacts/TARGET/: add it to fixtures/ with a regression test.
+# Targets: check_text, policy, retry_after (one parser each); config_yaml_json, nginx,
+# haproxy, properties, toml, proto, code (one importer family each, through the whole
+# `check` of a small project: fuzz/src/lib.rs); check_tree (the whole `check` over a
+# random tree of up to four files of any kind).
+#
+# Seeds: the small fixtures of each kind under fixtures/ (and ../shared/corpus when
+# present), with the selector byte that names their file. Installs cargo-fuzz when
+# missing. Uses a nightly toolchain when one is installed, else RUSTC_BOOTSTRAP=1 on
+# stable. A crash is saved under fuzz/artifacts/TARGET/: add it to
+# fixtures/fuzz-regressions/ with a regression test (tests/fuzz_regressions.rs).
+# FUZZ_JOBS=N runs N fuzzing processes for the target (libFuzzer -fork).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${1:?usage: scripts/fuzz.sh check_text|policy|retry_after [SECONDS]}
-seconds=${2:-600}
-command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
-mkdir -p fuzz/corpus/check_text fuzz/corpus/policy fuzz/corpus/retry_after
-find fixtures -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) -size -64k -print0 |
-while IFS= read -r -d '' f; do
-  cp "$f" "fuzz/corpus/check_text/$(echo "$f" | tr / _)"
-  case "$f" in *policy*) cp "$f" "fuzz/corpus/policy/$(echo "$f" | tr / _)" ;; esac
-done
-printf '120' >fuzz/corpus/retry_after/seconds
-printf 'Wed, 21 Oct 2015 07:28:00 GMT' >fuzz/corpus/retry_after/date
-cd fuzz
-if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
-  exec cargo +nightly fuzz run "$target" -- -max_total_time="$seconds" -rss_limit_mb=2048
+targets=(check_text policy retry_after config_yaml_json nginx haproxy properties toml proto code check_tree)
+if [ "${1:-}" = --list ]; then
+  printf '%s\n' "${targets[@]}"
+  exit 0
 fi
-RUSTC_BOOTSTRAP=1 exec cargo fuzz run "$target" -- -max_total_time="$seconds" -rss_limit_mb=2048
+if [ "${1:-}" = --all ]; then
+  for t in "${targets[@]}"; do "$0" "$t" "${2:-600}"; done
+  exit 0
+fi
+target=${1:?usage: scripts/fuzz.sh TARGET [SECONDS] | --list | --all [SECONDS]}
+seconds=${2:-600}
+printf '%s\n' "${targets[@]}" | grep -qx "$target" || {
+  echo "unknown target $target (scripts/fuzz.sh --list)" >&2
+  exit 2
+}
+command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
+python3 scripts/fuzz_seeds.py "$target" "fuzz/corpus/$target"
+cd fuzz
+flags=(-max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20)
+[ -n "${FUZZ_JOBS:-}" ] && flags+=(-fork="$FUZZ_JOBS")
+if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+  exec cargo +nightly fuzz run "$target" -- "${flags[@]}"
+fi
+RUSTC_BOOTSTRAP=1 exec cargo fuzz run "$target" -- "${flags[@]}"

@@ -1,0 +1,11 @@
+//! A Traefik TOML dynamic configuration (`retry` middlewares, routers, chains).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use retrylint_fuzz::{check_files, text};
+
+fuzz_target!(|data: &[u8]| {
+    if let Some(text) = text(data) {
+        check_files(&[("traefik.toml", text)]);
+    }
+});

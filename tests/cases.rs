@@ -603,3 +603,83 @@ fn case81_duplicate_keys_in_config() {
     let (_, _, err) = common::retrylint_in(&dir, &["import", "vs.yaml"]);
     assert!(err.contains("RL002"), "{err}");
 }
+
+/// The findings of `code` as `(operations, "line:col", primary file)`.
+fn of_code(o: &CheckOutcome, code: &str) -> Vec<(Vec<String>, String, String)> {
+    o.diagnostics
+        .iter()
+        .filter(|d| d.code == code)
+        .map(|d| {
+            (
+                d.operations.clone(),
+                line_col(d),
+                d.primary.location.file.display.clone(),
+            )
+        })
+        .collect()
+}
+
+/// Case 60: `hedge_on_per_try_timeout` behind a "safe-looking" `retry_on`
+/// (connect-failure, refused-stream). RL207 for `POST /quotes` at the hedge policy;
+/// no RL207 for the GET, and no RL312: a hedged per-try timeout is retried whatever
+/// `retry_on` says (envoyproxy/envoy#6228).
+#[test]
+fn case60_envoy_hedge_on_per_try_timeout() {
+    let o = check(&["60-envoy-hedge-on-per-try-timeout"]);
+    let rl207 = of_code(&o, "RL207");
+    assert_eq!(rl207.len(), 1, "{:#?}", summary(&o));
+    assert_eq!(rl207[0].0, vec!["POST /quotes".to_string()]);
+    assert!(
+        ["27", "28"].contains(&rl207[0].1.split(':').next().unwrap_or("")),
+        "{rl207:?}"
+    );
+    assert_eq!(
+        rl207[0].2,
+        "60-envoy-hedge-on-per-try-timeout/deploy/envoy/envoy.yaml"
+    );
+    assert_eq!(of_code(&o, "RL312"), vec![], "{:#?}", summary(&o));
+}
+
+/// Case 90 (Envoy `retry_state_impl_test.cc`
+/// `RetriableHeadersPolicyViaRetryPolicyConfiguration`): `retriable-headers` with a
+/// `:status` range `[500, 505)` retries 500 to 504, so the POST is re-sent after a
+/// 5xx: RL201 at `retry_on` (21:31), as for `retry_on: 5xx`; no RL019 (the matcher
+/// is evaluated).
+#[test]
+fn case90_envoy_retriable_headers() {
+    let o = check(&["90-envoy-retriable-headers"]);
+    let rl201: Vec<_> = o.diagnostics.iter().filter(|d| d.code == "RL201").collect();
+    assert_eq!(rl201.len(), 1, "{:#?}", summary(&o));
+    let d = rl201[0];
+    assert_eq!(d.operations, vec!["POST /items".to_string()]);
+    assert_eq!(
+        d.primary.location.file.display,
+        "90-envoy-retriable-headers/envoy.yaml"
+    );
+    assert_eq!(line_col(d), "21:31");
+    for code in ["`500`", "`503`", "`504`"] {
+        assert!(d.message.contains(code), "{}", d.message);
+    }
+    assert!(!d.message.contains("`505`"), "{}", d.message);
+    assert_eq!(of_code(&o, "RL019"), vec![]);
+    let dir = repo().join("fixtures/cases/90-envoy-retriable-headers");
+    let (code, out, err) = common::retrylint_in(&dir, &["import", "envoy.yaml", "openapi.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("retry: false"), "{out}");
+}
+
+/// Case 93 (`retry_state_impl.cc` `wouldRetryFromReset()`):
+/// `http3-post-connect-failure` retries only over a cluster with HTTP/3 and a TCP
+/// fallback; the `items` cluster has no HTTP/3, so Envoy never retries: no RL201,
+/// no RL019 (the cluster is in the file), exit 0.
+#[test]
+fn case93_envoy_http3_post_connect_failure() {
+    let o = check(&["93-envoy-http3-post-connect-failure"]);
+    assert_eq!(of_code(&o, "RL201"), vec![], "{:#?}", summary(&o));
+    assert_eq!(of_code(&o, "RL019"), vec![], "{:#?}", summary(&o));
+    let dir = repo().join("fixtures/cases/93-envoy-http3-post-connect-failure");
+    let (code, out, err) = common::retrylint_in(&dir, &["check", "."]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (_, out, _) = common::retrylint_in(&dir, &["import", "envoy.yaml", "openapi.yaml"]);
+    assert!(out.contains("retry: false"), "{out}");
+}

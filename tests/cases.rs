@@ -683,3 +683,93 @@ fn case93_envoy_http3_post_connect_failure() {
     let (_, out, _) = common::retrylint_in(&dir, &["import", "envoy.yaml", "openapi.yaml"]);
     assert!(out.contains("retry: false"), "{out}");
 }
+
+/// Case 92 (gRFC A6 "Validation of retryPolicy"; grpc-go `convertRetryPolicy()`,
+/// grpc-java `ManagedChannelServiceConfig`): a `retryPolicy` without `maxBackoff`
+/// makes gRPC reject the service config, so nothing retries: RL017 says why, and no
+/// RL201 for `CreateBook`. The same class: `initialBackoff` `"0s"` or `"100ms"`,
+/// `backoffMultiplier` 0, a method name given twice.
+#[test]
+fn case92_grpc_rejected_config_retries_nothing() {
+    let o = check(&["92-grpc-rejected-config"]);
+    let rl017: Vec<_> = o.diagnostics.iter().filter(|d| d.code == "RL017").collect();
+    assert_eq!(rl017.len(), 1, "{:#?}", summary(&o));
+    assert!(
+        rl017[0].message.contains("`maxBackoff`"),
+        "{}",
+        rl017[0].message
+    );
+    assert!(
+        rl017[0]
+            .help
+            .as_deref()
+            .is_some_and(|h| h.contains("nothing in it is retried")),
+        "{:?}",
+        rl017[0].help
+    );
+    for code in ["RL201", "RL302", "RL311"] {
+        assert_eq!(of_code(&o, code), vec![], "{code}: {:#?}", summary(&o));
+    }
+    let case = repo().join("fixtures/cases/92-grpc-rejected-config");
+    let (_, out, _) = common::retrylint_in(&case, &["import", "service_config.json"]);
+    assert!(out.contains("retry: false"), "{out}");
+    assert!(!out.contains("retry: true"), "{out}");
+    assert!(out.contains("gRPC rejects this service config"), "{out}");
+
+    // The same class of rejected configs, each beside the case's spec and proto.
+    let policy = |extra: &str| {
+        format!(
+            r#"{{"methodConfig": [{{"name": [{{"service": "library.v1.Library"}}], "retryPolicy": {{"maxAttempts": 3, {extra}, "retryableStatusCodes": ["UNAVAILABLE"]}}}}]}}"#
+        )
+    };
+    let variants = [
+        (
+            "zero initialBackoff",
+            policy(r#""initialBackoff": "0s", "maxBackoff": "1s", "backoffMultiplier": 2"#),
+        ),
+        (
+            "milliseconds",
+            policy(r#""initialBackoff": "100ms", "maxBackoff": "1s", "backoffMultiplier": 2"#),
+        ),
+        (
+            "zero multiplier",
+            policy(r#""initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 0"#),
+        ),
+        (
+            "duplicate name",
+            r#"{"methodConfig": [
+  {"name": [{"service": "library.v1.Library"}], "retryPolicy": {"maxAttempts": 3, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}},
+  {"name": [{"service": "library.v1.Library"}], "timeout": "5s"}
+]}"#
+            .to_string(),
+        ),
+    ];
+    for (what, config) in variants {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        for f in ["library.proto", "library.swagger.json"] {
+            std::fs::copy(case.join(f), dir.path().join(f)).expect("copy");
+        }
+        std::fs::write(dir.path().join("service_config.json"), config).expect("write");
+        let (_, out, err) = common::retrylint_in(dir.path(), &["import", "service_config.json"]);
+        assert!(
+            out.contains("retry: false") && !out.contains("retry: true"),
+            "{what}: {out}"
+        );
+        assert!(err.contains("RL017"), "{what}: {err}");
+        let (_, out, _) = common::retrylint_in(dir.path(), &["check", "."]);
+        assert!(out.contains("RL017"), "{what}: {out}");
+        assert!(!out.contains("RL201"), "{what}: {out}");
+    }
+    // The valid config (a `maxBackoff` added) retries: CreateBook gets RL201.
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for f in ["library.proto", "library.swagger.json"] {
+        std::fs::copy(case.join(f), dir.path().join(f)).expect("copy");
+    }
+    std::fs::write(
+        dir.path().join("service_config.json"),
+        policy(r#""initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2"#),
+    )
+    .expect("write");
+    let (_, out, _) = common::retrylint_in(dir.path(), &["check", "."]);
+    assert!(out.contains("RL201"), "{out}");
+}

@@ -773,3 +773,68 @@ fn case92_grpc_rejected_config_retries_nothing() {
     let (_, out, _) = common::retrylint_in(dir.path(), &["check", "."]);
     assert!(out.contains("RL201"), "{out}");
 }
+
+/// Case 91 (Envoy `retry_state_impl.cc` `parseResetInterval()`): a Retry-After above
+/// `rate_limited_retry_back_off.max_interval` is discarded and Envoy retries after
+/// its ordinary exponential back-off. The import says `on_above_max: backoff`, and
+/// `plan` answers a 503 with `Retry-After: 30` by retrying within the first back-off
+/// bound (25 ms), never "stop: retry-after-exceeds-max".
+#[test]
+fn case91_envoy_rate_limited_above_max_retries_on_backoff() {
+    let case = repo().join("fixtures/cases/91-envoy-rate-limited-above-max");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for f in ["envoy.yaml", "openapi.yaml"] {
+        std::fs::copy(case.join(f), dir.path().join(f)).expect("copy");
+    }
+    let (code, imported, err) =
+        common::retrylint_in(dir.path(), &["import", "envoy.yaml", "openapi.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(imported.contains("on_above_max: backoff"), "{imported}");
+    assert!(imported.contains("max: 10s"), "{imported}");
+    std::fs::write(dir.path().join("imported.retry-policy.yaml"), &imported).expect("write");
+    let (code, out, err) = common::retrylint_in(
+        dir.path(),
+        &[
+            "plan",
+            "--policy",
+            "imported.retry-policy.yaml",
+            "--operation",
+            "getItem",
+            "--layer",
+            "gateway",
+            "--signal",
+            "503",
+            "--retry-after",
+            "30",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON line");
+    assert_eq!(v["retry"], true, "{v}");
+    assert_eq!(v["backoffMs"], 25, "{v}");
+    let delay = v["delayMs"].as_f64().expect("a delay");
+    assert!((0.0..=25.0).contains(&delay), "{v}");
+    // Within `max_interval` the header is waited for.
+    let (_, out, _) = common::retrylint_in(
+        dir.path(),
+        &[
+            "plan",
+            "--policy",
+            "imported.retry-policy.yaml",
+            "--operation",
+            "getItem",
+            "--layer",
+            "gateway",
+            "--signal",
+            "503",
+            "--retry-after",
+            "3",
+            "--format",
+            "json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON line");
+    assert!(v["delayMs"].as_f64().is_some_and(|d| d >= 3000.0), "{v}");
+}

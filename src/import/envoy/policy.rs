@@ -561,9 +561,9 @@ pub const DEADLINE_OFF: &str = "deadline off:";
 /// Retry-After a server sends (and a spec documents) is honoured only when one of
 /// them is `Retry-After` read as `SECONDS` (the default format): a delay-seconds
 /// value read as `UNIX_TIMESTAMP` lies in 1970 and is discarded. Then `honor` is
-/// set at that header item, `max` is `max_interval` (default 300 s) and
-/// `on_invalid` is `backoff` (an HTTP-date, `0` or a value above `max_interval`
-/// falls back to the exponential back-off). Otherwise the standard header is
+/// set at that header item, `max` is `max_interval` (default 300 s), and
+/// `on_invalid` and `on_above_max` are `backoff` (an HTTP-date, `0` or a value above
+/// `max_interval` is discarded and the exponential back-off is waited, never a stop). Otherwise the standard header is
 /// ignored: `retry_after` stays unset and the note says which headers are read.
 fn retry_after(doc: &Arc<Loaded>, tree: &Tree, rl: NodeId) -> (Option<RetryAfterSettings>, String) {
     let at = |n: NodeId| At::new(doc, n);
@@ -596,8 +596,16 @@ fn retry_after(doc: &Arc<Loaded>, tree: &Tree, rl: NodeId) -> (Option<RetryAfter
                 honor: Some(Spanned { value: true, at: at(*h) }),
                 max: Some(Spanned { value: max, at: at(max_node.unwrap_or(rl)) }),
                 on_invalid: Some(Spanned { value: OnInvalid::Backoff, at: at(rl) }),
+                // A value above `max_interval` is discarded, not a reason to stop:
+                // `parseResetInterval()` returns an interval only `if
+                // (interval.value() <= reset_max_interval_)`, else tries the next
+                // header, and without one `enableBackoffTimer()` uses the
+                // exponential back-off (route_components.proto
+                // `RateLimitedRetryBackOff`: "Otherwise, Envoy will use the default
+                // exponential back-off").
+                on_above_max: Some(Spanned { value: OnInvalid::Backoff, at: at(max_node.unwrap_or(rl)) }),
             }),
-            format!("`rate_limited_retry_back_off` waits what {listed} says, drawn from [i, 1.5 i], when the response matches `retry_on`; values above {}{} are discarded, and an HTTP-date or unparsable value falls back to the exponential back-off (ENV-RH, retry-configs.md §3.1, §1 fact 9)", format_millis(max), if max_node.is_none() { " (the default `max_interval`)" } else { "" }),
+            format!("`rate_limited_retry_back_off` waits what {listed} says, drawn from [i, 1.5 i], when the response matches `retry_on`; values above {}{} are discarded (the retry still happens, after the exponential back-off: `on_above_max: backoff`), and an HTTP-date or unparsable value falls back to the exponential back-off too (ENV-RH, retry-configs.md §3.1, §1 fact 9)", format_millis(max), if max_node.is_none() { " (the default `max_interval`)" } else { "" }),
         ),
         None => (
             None,

@@ -881,7 +881,7 @@ fn retry_policy(
                         backoff.cap = v;
                     }
                 } else {
-                    rejected.get_or_insert(format!("`{key}` is not a duration above 0"));
+                    rejected.get_or_insert(format!("`{key}` is not a duration gRPC accepts"));
                 }
             }
             None => {

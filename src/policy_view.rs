@@ -4,7 +4,7 @@
 
 use crate::analysis::EffectivePolicy;
 use crate::policy::model::UnknownResult;
-use crate::retry::{EffectivePolicyView, RetryAfterPolicy};
+use crate::retry::{EffectivePolicyView, OnInvalid, RetryAfterPolicy};
 
 /// The decision view of one effective policy. A policy that is not retried
 /// (`retry: false`) answers every signal with `not-retried`.
@@ -37,6 +37,11 @@ pub fn decision_view(p: &EffectivePolicy) -> EffectivePolicyView {
                 .as_ref()
                 .map(|o| o.value)
                 .unwrap_or_default(),
+            above_max_backoff: p
+                .retry_after
+                .on_above_max
+                .as_ref()
+                .is_some_and(|o| o.value == OnInvalid::Backoff),
         },
         method_retried_after_send: p.retries_method_after_send(),
     }

@@ -603,3 +603,238 @@ fn case81_duplicate_keys_in_config() {
     let (_, _, err) = common::retrylint_in(&dir, &["import", "vs.yaml"]);
     assert!(err.contains("RL002"), "{err}");
 }
+
+/// The findings of `code` as `(operations, "line:col", primary file)`.
+fn of_code(o: &CheckOutcome, code: &str) -> Vec<(Vec<String>, String, String)> {
+    o.diagnostics
+        .iter()
+        .filter(|d| d.code == code)
+        .map(|d| {
+            (
+                d.operations.clone(),
+                line_col(d),
+                d.primary.location.file.display.clone(),
+            )
+        })
+        .collect()
+}
+
+/// Case 60: `hedge_on_per_try_timeout` behind a "safe-looking" `retry_on`
+/// (connect-failure, refused-stream). RL207 for `POST /quotes` at the hedge policy;
+/// no RL207 for the GET, and no RL312: a hedged per-try timeout is retried whatever
+/// `retry_on` says (envoyproxy/envoy#6228).
+#[test]
+fn case60_envoy_hedge_on_per_try_timeout() {
+    let o = check(&["60-envoy-hedge-on-per-try-timeout"]);
+    let rl207 = of_code(&o, "RL207");
+    assert_eq!(rl207.len(), 1, "{:#?}", summary(&o));
+    assert_eq!(rl207[0].0, vec!["POST /quotes".to_string()]);
+    assert!(
+        ["27", "28"].contains(&rl207[0].1.split(':').next().unwrap_or("")),
+        "{rl207:?}"
+    );
+    assert_eq!(
+        rl207[0].2,
+        "60-envoy-hedge-on-per-try-timeout/deploy/envoy/envoy.yaml"
+    );
+    assert_eq!(of_code(&o, "RL312"), vec![], "{:#?}", summary(&o));
+}
+
+/// Case 90 (Envoy `retry_state_impl_test.cc`
+/// `RetriableHeadersPolicyViaRetryPolicyConfiguration`): `retriable-headers` with a
+/// `:status` range `[500, 505)` retries 500 to 504, so the POST is re-sent after a
+/// 5xx: RL201 at `retry_on` (21:31), as for `retry_on: 5xx`; no RL019 (the matcher
+/// is evaluated).
+#[test]
+fn case90_envoy_retriable_headers() {
+    let o = check(&["90-envoy-retriable-headers"]);
+    let rl201: Vec<_> = o.diagnostics.iter().filter(|d| d.code == "RL201").collect();
+    assert_eq!(rl201.len(), 1, "{:#?}", summary(&o));
+    let d = rl201[0];
+    assert_eq!(d.operations, vec!["POST /items".to_string()]);
+    assert_eq!(
+        d.primary.location.file.display,
+        "90-envoy-retriable-headers/envoy.yaml"
+    );
+    assert_eq!(line_col(d), "21:31");
+    for code in ["`500`", "`503`", "`504`"] {
+        assert!(d.message.contains(code), "{}", d.message);
+    }
+    assert!(!d.message.contains("`505`"), "{}", d.message);
+    assert_eq!(of_code(&o, "RL019"), vec![]);
+    let dir = repo().join("fixtures/cases/90-envoy-retriable-headers");
+    let (code, out, err) = common::retrylint_in(&dir, &["import", "envoy.yaml", "openapi.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("retry: false"), "{out}");
+}
+
+/// Case 93 (`retry_state_impl.cc` `wouldRetryFromReset()`):
+/// `http3-post-connect-failure` retries only over a cluster with HTTP/3 and a TCP
+/// fallback; the `items` cluster has no HTTP/3, so Envoy never retries: no RL201,
+/// no RL019 (the cluster is in the file), exit 0.
+#[test]
+fn case93_envoy_http3_post_connect_failure() {
+    let o = check(&["93-envoy-http3-post-connect-failure"]);
+    assert_eq!(of_code(&o, "RL201"), vec![], "{:#?}", summary(&o));
+    assert_eq!(of_code(&o, "RL019"), vec![], "{:#?}", summary(&o));
+    let dir = repo().join("fixtures/cases/93-envoy-http3-post-connect-failure");
+    let (code, out, err) = common::retrylint_in(&dir, &["check", "."]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (_, out, _) = common::retrylint_in(&dir, &["import", "envoy.yaml", "openapi.yaml"]);
+    assert!(out.contains("retry: false"), "{out}");
+}
+
+/// Case 92 (gRFC A6 "Validation of retryPolicy"; grpc-go `convertRetryPolicy()`,
+/// grpc-java `ManagedChannelServiceConfig`): a `retryPolicy` without `maxBackoff`
+/// makes gRPC reject the service config, so nothing retries: RL017 says why, and no
+/// RL201 for `CreateBook`. The same class: `initialBackoff` `"0s"` or `"100ms"`,
+/// `backoffMultiplier` 0, a method name given twice.
+#[test]
+fn case92_grpc_rejected_config_retries_nothing() {
+    let o = check(&["92-grpc-rejected-config"]);
+    let rl017: Vec<_> = o.diagnostics.iter().filter(|d| d.code == "RL017").collect();
+    assert_eq!(rl017.len(), 1, "{:#?}", summary(&o));
+    assert!(
+        rl017[0].message.contains("`maxBackoff`"),
+        "{}",
+        rl017[0].message
+    );
+    assert!(
+        rl017[0]
+            .help
+            .as_deref()
+            .is_some_and(|h| h.contains("nothing in it is retried")),
+        "{:?}",
+        rl017[0].help
+    );
+    for code in ["RL201", "RL302", "RL311"] {
+        assert_eq!(of_code(&o, code), vec![], "{code}: {:#?}", summary(&o));
+    }
+    let case = repo().join("fixtures/cases/92-grpc-rejected-config");
+    let (_, out, _) = common::retrylint_in(&case, &["import", "service_config.json"]);
+    assert!(out.contains("retry: false"), "{out}");
+    assert!(!out.contains("retry: true"), "{out}");
+    assert!(out.contains("gRPC rejects this service config"), "{out}");
+
+    // The same class of rejected configs, each beside the case's spec and proto.
+    let policy = |extra: &str| {
+        format!(
+            r#"{{"methodConfig": [{{"name": [{{"service": "library.v1.Library"}}], "retryPolicy": {{"maxAttempts": 3, {extra}, "retryableStatusCodes": ["UNAVAILABLE"]}}}}]}}"#
+        )
+    };
+    let variants = [
+        (
+            "zero initialBackoff",
+            policy(r#""initialBackoff": "0s", "maxBackoff": "1s", "backoffMultiplier": 2"#),
+        ),
+        (
+            "milliseconds",
+            policy(r#""initialBackoff": "100ms", "maxBackoff": "1s", "backoffMultiplier": 2"#),
+        ),
+        (
+            "zero multiplier",
+            policy(r#""initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 0"#),
+        ),
+        (
+            "duplicate name",
+            r#"{"methodConfig": [
+  {"name": [{"service": "library.v1.Library"}], "retryPolicy": {"maxAttempts": 3, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}},
+  {"name": [{"service": "library.v1.Library"}], "timeout": "5s"}
+]}"#
+            .to_string(),
+        ),
+    ];
+    for (what, config) in variants {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        for f in ["library.proto", "library.swagger.json"] {
+            std::fs::copy(case.join(f), dir.path().join(f)).expect("copy");
+        }
+        std::fs::write(dir.path().join("service_config.json"), config).expect("write");
+        let (_, out, err) = common::retrylint_in(dir.path(), &["import", "service_config.json"]);
+        assert!(
+            out.contains("retry: false") && !out.contains("retry: true"),
+            "{what}: {out}"
+        );
+        assert!(err.contains("RL017"), "{what}: {err}");
+        let (_, out, _) = common::retrylint_in(dir.path(), &["check", "."]);
+        assert!(out.contains("RL017"), "{what}: {out}");
+        assert!(!out.contains("RL201"), "{what}: {out}");
+    }
+    // The valid config (a `maxBackoff` added) retries: CreateBook gets RL201.
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for f in ["library.proto", "library.swagger.json"] {
+        std::fs::copy(case.join(f), dir.path().join(f)).expect("copy");
+    }
+    std::fs::write(
+        dir.path().join("service_config.json"),
+        policy(r#""initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2"#),
+    )
+    .expect("write");
+    let (_, out, _) = common::retrylint_in(dir.path(), &["check", "."]);
+    assert!(out.contains("RL201"), "{out}");
+}
+
+/// Case 91 (Envoy `retry_state_impl.cc` `parseResetInterval()`): a Retry-After above
+/// `rate_limited_retry_back_off.max_interval` is discarded and Envoy retries after
+/// its ordinary exponential back-off. The import says `on_above_max: backoff`, and
+/// `plan` answers a 503 with `Retry-After: 30` by retrying within the first back-off
+/// bound (25 ms), never "stop: retry-after-exceeds-max".
+#[test]
+fn case91_envoy_rate_limited_above_max_retries_on_backoff() {
+    let case = repo().join("fixtures/cases/91-envoy-rate-limited-above-max");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for f in ["envoy.yaml", "openapi.yaml"] {
+        std::fs::copy(case.join(f), dir.path().join(f)).expect("copy");
+    }
+    let (code, imported, err) =
+        common::retrylint_in(dir.path(), &["import", "envoy.yaml", "openapi.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(imported.contains("on_above_max: backoff"), "{imported}");
+    assert!(imported.contains("max: 10s"), "{imported}");
+    std::fs::write(dir.path().join("imported.retry-policy.yaml"), &imported).expect("write");
+    let (code, out, err) = common::retrylint_in(
+        dir.path(),
+        &[
+            "plan",
+            "--policy",
+            "imported.retry-policy.yaml",
+            "--operation",
+            "getItem",
+            "--layer",
+            "gateway",
+            "--signal",
+            "503",
+            "--retry-after",
+            "30",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON line");
+    assert_eq!(v["retry"], true, "{v}");
+    assert_eq!(v["backoffMs"], 25, "{v}");
+    let delay = v["delayMs"].as_f64().expect("a delay");
+    assert!((0.0..=25.0).contains(&delay), "{v}");
+    // Within `max_interval` the header is waited for.
+    let (_, out, _) = common::retrylint_in(
+        dir.path(),
+        &[
+            "plan",
+            "--policy",
+            "imported.retry-policy.yaml",
+            "--operation",
+            "getItem",
+            "--layer",
+            "gateway",
+            "--signal",
+            "503",
+            "--retry-after",
+            "3",
+            "--format",
+            "json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON line");
+    assert!(v["delayMs"].as_f64().is_some_and(|d| d >= 3000.0), "{v}");
+}

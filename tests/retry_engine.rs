@@ -562,6 +562,7 @@ fn policy(jitter: Jitter) -> EffectivePolicyView {
             honor: true,
             max_ms: Some(10_000.0),
             on_invalid: OnInvalid::Backoff,
+            above_max_backoff: false,
         },
         ..EffectivePolicyView::default()
     }
@@ -953,6 +954,7 @@ fn sim(jitter: Jitter, clients: u32, retry_after: Option<&str>, seed: u64) -> Si
             honor: true,
             max_ms: Some(10_000.0),
             on_invalid: OnInvalid::Backoff,
+            above_max_backoff: false,
         },
         ..EffectivePolicyView::default()
     };
@@ -1388,4 +1390,45 @@ fn new_signals_keep_the_v1_meanings() {
             .to_string(),
         "reset-before-request"
     );
+}
+
+/// `retry_after.on_above_max: backoff` (Envoy's `rate_limited_retry_back_off`): a
+/// Retry-After above `max` is ignored and the backoff alone is waited; without it
+/// the same header stops with `retry-after-exceeds-max`.
+#[test]
+fn retry_after_above_max_backoff_ignores_the_header() {
+    let mut policy = EffectivePolicyView {
+        retry: true,
+        effect: Effect::Safe,
+        retry_on: vec![RetryOnEntry::Status(503)],
+        attempts: Some(3),
+        deadline_ms: Some(60_000.0),
+        base_ms: Some(25.0),
+        cap_ms: Some(250.0),
+        multiplier: 2.0,
+        jitter: Some(Jitter::None),
+        retry_after: RetryAfterPolicy {
+            honor: true,
+            max_ms: Some(10_000.0),
+            on_invalid: OnInvalid::Backoff,
+            above_max_backoff: false,
+        },
+        ..EffectivePolicyView::default()
+    };
+    let decide = |p: &EffectivePolicyView| {
+        let i = PolicyDecisionInput {
+            retry_after: Some("30"),
+            ..input(Signal::Status(503), 0)
+        };
+        run(p, &i, 0.5)
+    };
+    assert_eq!(
+        decide(&policy),
+        Decision::Stop(StopReason::RetryAfterExceedsMax)
+    );
+    policy.retry_after.above_max_backoff = true;
+    match decide(&policy) {
+        Decision::Retry { delay_ms, .. } => assert_eq!(delay_ms, 25.0),
+        other => panic!("{other:?}"),
+    }
 }

@@ -121,6 +121,8 @@ pub struct EffectiveRetryAfter {
     pub max: Option<Field<Millis>>,
     /// `on_invalid`.
     pub on_invalid: Option<Field<OnInvalid>>,
+    /// `on_above_max` (absent: `stop`).
+    pub on_above_max: Option<Field<OnInvalid>>,
 }
 
 /// An operation by position: `documents[document].operations[operation]`.
@@ -644,6 +646,9 @@ fn effective(
         }),
         on_invalid: pick(sources, |s| {
             s.retry_after.as_ref().and_then(|r| r.on_invalid.as_ref())
+        }),
+        on_above_max: pick(sources, |s| {
+            s.retry_after.as_ref().and_then(|r| r.on_above_max.as_ref())
         }),
     };
     EffectivePolicy {

@@ -218,7 +218,7 @@ fn settings_ats(s: &Settings) -> impl Iterator<Item = &At> {
     }
     if let Some(r) = &s.retry_after {
         v.push(&r.at);
-        opt!(r.honor, r.max, r.on_invalid);
+        opt!(r.honor, r.max, r.on_invalid, r.on_above_max);
     }
     if let Some(k) = &s.idempotency_key {
         v.push(&k.at);

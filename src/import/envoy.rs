@@ -100,10 +100,13 @@ fn import_document(doc: &Arc<Loaded>, tree: &Tree) -> Imported {
     let mut found = Found::default();
     visit(tree, root, 0, &mut found);
 
-    let mut budgets: HashMap<String, (Spanned<RetryBudget>, Option<OriginNote>)> = HashMap::new();
+    let mut budgets: HashMap<String, ClusterFacts> = HashMap::new();
     for &c in &found.clusters {
         if let Some((name, b, note)) = cluster::budget(doc, tree, c) {
-            budgets.entry(name).or_insert((b, note));
+            budgets.entry(name).or_insert(ClusterFacts {
+                budget: (b, note),
+                http3_fallback: cluster::http3_tcp_fallback(tree, c),
+            });
         }
     }
 
@@ -339,13 +342,44 @@ fn kuma_tags(tree: &Tree, n: NodeId) -> Sidecar {
         .then(|| "it adds `x-kuma-tags`, the header Kuma's sidecar proxies send".to_string())
 }
 
+/// What a route's retries need to know of a cluster defined in the file.
+struct ClusterFacts {
+    /// Its retry budget and the note on its default.
+    budget: (Spanned<RetryBudget>, Option<OriginNote>),
+    /// It may send a try over HTTP/3 with a TCP fallback.
+    http3_fallback: bool,
+}
+
+/// Whether the route's target `clusters` may use HTTP/3 with a TCP fallback: yes
+/// when one defined in the file does, no when every target is defined without it,
+/// unknown (`None`) when a target is not in the file or there is none (a
+/// `cluster_header`, a plugin).
+fn http3_fallback(
+    tree: &Tree,
+    clusters: &[NodeId],
+    facts: &HashMap<String, ClusterFacts>,
+) -> Option<bool> {
+    let targets: Vec<Option<bool>> = clusters
+        .iter()
+        .filter_map(|&c| proto::text(tree, c))
+        .map(|c| facts.get(c).map(|f| f.http3_fallback))
+        .collect();
+    if targets.contains(&Some(true)) {
+        Some(true)
+    } else if !targets.is_empty() && targets.iter().all(Option::is_some) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 fn read_vhost(
     doc: &Arc<Loaded>,
     tree: &Tree,
     vh: NodeId,
     table: &str,
     side: &Sidecar,
-    budgets: &HashMap<String, (Spanned<RetryBudget>, Option<OriginNote>)>,
+    budgets: &HashMap<String, ClusterFacts>,
     out: &mut Imported,
 ) {
     let at = |n: NodeId| At::new(doc, n);
@@ -444,7 +478,8 @@ fn read_vhost(
         let budget = clusters
             .iter()
             .filter_map(|&c| proto::text(tree, c))
-            .find_map(|c| budgets.get(c).cloned());
+            .find_map(|c| budgets.get(c).map(|f| f.budget.clone()));
+        let http3_fallback = http3_fallback(tree, &clusters, budgets);
         out.diagnostics
             .extend(policy::check_route_action(doc, tree, action));
         let own = proto::map(tree, action, "retry_policy");
@@ -461,8 +496,20 @@ fn read_vhost(
             policy_from_vhost: own.is_none() && vh_policy.is_some(),
             hedge,
             budget,
+            http3_fallback,
         };
         let mut read = policy::settings(&inputs);
+        // A virtual host's policy is read once per route: its RL019 once.
+        for d in std::mem::take(&mut read.diagnostics) {
+            let same = |x: &Diagnostic| {
+                x.code == d.code
+                    && x.message == d.message
+                    && x.primary.location.span == d.primary.location.span
+            };
+            if !out.diagnostics.iter().any(same) {
+                out.diagnostics.push(d);
+            }
+        }
         if let Some(h) = hedge {
             out.diagnostics
                 .extend(check_hedge(doc, tree, h, own.or(vh_policy)));

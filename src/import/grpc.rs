@@ -368,6 +368,8 @@ fn service_config(
     // Names met so far, (service, method) → where first named: a look-up per name,
     // not a scan (100,000 names took 28 s: case 84).
     let mut seen: std::collections::HashMap<(String, String), At> = Default::default();
+    // The first reason gRPC rejects the whole service config for (see [`Rejected`]).
+    let mut rejected: Rejected = None;
     let mut names: Vec<Spanned<String>> = Vec::new();
     // The services in `names`, so that adding one is a look-up too.
     let mut named_services: std::collections::HashSet<String> = Default::default();
@@ -385,7 +387,8 @@ fn service_config(
             METHOD_CONFIG_KEYS,
             "a gRPC `methodConfig` entry",
         ));
-        let (settings, notes) = method_settings(doc, tree, item, budget.as_ref(), &mut diags);
+        let (settings, notes) =
+            method_settings(doc, tree, item, budget.as_ref(), &mut diags, &mut rejected);
         let mut item_names: Vec<Name> = Vec::new();
         if let Some(list) = tree.get(item, "name") {
             for &n in tree.items(list) {
@@ -440,10 +443,11 @@ fn service_config(
                         &name.at,
                         format!("duplicate gRPC method name `{}`", name.label()),
                         "duplicate name",
-                        "A6: each name must be unique across the service config; gRPC rejects a service config that repeats one. Keep one entry (retrylint applies the first).".to_string(),
+                        "A6: each name must be unique across the service config; gRPC rejects a service config that repeats one, so nothing in it is retried (retrylint reads it so). Keep one entry.".to_string(),
                     )
                     .with_label(first.location(), "first named here"),
                 );
+                rejected.get_or_insert((name.at.clone(), "a method name repeats".to_string()));
                 continue;
             }
             seen.insert((name.service.clone(), name.method.clone()), name.at.clone());
@@ -467,6 +471,11 @@ fn service_config(
                     notes: notes.clone(),
                 },
             ));
+        }
+    }
+    if let Some((why_at, why)) = &rejected {
+        for (_, route) in &mut routes {
+            reject(route, why_at, why);
         }
     }
     // Most specific first: gRPC applies the entry that names the method, else the
@@ -618,12 +627,44 @@ fn segments_regex(text: &str) -> String {
 
 /// The settings one `methodConfig` entry gives each of its names, and the notes on
 /// the defaults in them.
+/// Where and why gRPC rejects a service config, first reason only: a `retryPolicy`
+/// whose `initialBackoff`, `maxBackoff` or `backoffMultiplier` is missing, not a
+/// proto3 JSON duration (`"100ms"`) or not above 0 (gRFC A6 "Validation of
+/// retryPolicy"; grpc-go `service_config.go` `convertRetryPolicy()` returns
+/// "invalid retry policy" and the whole config is rejected; grpc-java
+/// `ManagedChannelServiceConfig` `checkNotNull(maxBackoff, "maxBackoff cannot be
+/// empty")`), or a method name that repeats (grpc-go "duplicate method name";
+/// grpc-java `createManagedChannelServiceConfig_failsOnDuplicateService`). The
+/// channel then runs without this config, so nothing in it retries (RL017 names each
+/// reason). A missing `maxAttempts` is not counted here: GAPIC clients read that
+/// file and retry (the two readings of its RL017).
+type Rejected = Option<(At, String)>;
+
+/// Turns `route`'s retries and hedging off: gRPC rejected the service config
+/// holding it (`why`, at `why_at`).
+fn reject(route: &mut Route, why_at: &At, why: &str) {
+    let was_on =
+        route.settings.retry.as_ref().is_some_and(|r| r.value) || route.settings.hedging.is_some();
+    if was_on {
+        route.settings.retry = Some(Spanned {
+            value: false,
+            at: why_at.clone(),
+        });
+        route.settings.hedging = None;
+        route.notes.push(OriginNote {
+            at: why_at.clone(),
+            text: format!("gRPC rejects this service config ({why}; RL017), so the channel does not use it and nothing here is retried (gRFC A6 \"Validation of retryPolicy\"; grpc-go `service_config.go`, grpc-java `ManagedChannelServiceConfig`)"),
+        });
+    }
+}
+
 fn method_settings(
     doc: &Arc<Loaded>,
     tree: &Tree,
     item: NodeId,
     budget: Option<&Spanned<RetryBudget>>,
     diags: &mut Vec<Diagnostic>,
+    rejected: &mut Rejected,
 ) -> (Settings, Vec<OriginNote>) {
     let at = |n: NodeId| At::new(doc, n);
     let mut s = Settings::empty(at(item));
@@ -658,7 +699,9 @@ fn method_settings(
     }
     match retry {
         Some(r) if tree.kind(r) == Kind::Map => {
-            retry_policy(doc, tree, r, &mut s, &mut notes, diags);
+            if let Some(why) = retry_policy(doc, tree, r, &mut s, &mut notes, diags) {
+                rejected.get_or_insert((at(r), why));
+            }
         }
         Some(r) => {
             diags.push(rl017_ineffective_setting::diagnostic(
@@ -693,6 +736,8 @@ fn method_settings(
     (s, notes)
 }
 
+/// Reads one `retryPolicy` into `s`; returns why gRPC rejects it when its back-off
+/// is missing or invalid (see [`Rejected`]).
 fn retry_policy(
     doc: &Arc<Loaded>,
     tree: &Tree,
@@ -700,7 +745,8 @@ fn retry_policy(
     s: &mut Settings,
     notes: &mut Vec<OriginNote>,
     diags: &mut Vec<Diagnostic>,
-) {
+) -> Option<String> {
+    let mut rejected: Option<String> = None;
     let at = |n: NodeId| At::new(doc, n);
     diags.extend(unknown(
         doc,
@@ -835,24 +881,42 @@ fn retry_policy(
                     } else {
                         backoff.cap = v;
                     }
+                } else {
+                    rejected.get_or_insert(format!("`{key}` is not a duration gRPC accepts"));
                 }
             }
-            None if misspelled(tree, r, key, RETRY_POLICY_KEYS) => {}
-            None => diags.push(missing(&at(r), key)),
+            None => {
+                rejected.get_or_insert(format!("the `retryPolicy` has no `{key}`"));
+                if !misspelled(tree, r, key, RETRY_POLICY_KEYS) {
+                    diags.push(missing(&at(r), key));
+                }
+            }
         }
     }
     match tree.get(r, "backoffMultiplier") {
         Some(n) => match tree.as_f64(n).filter(|m| m.is_finite() && *m > 0.0) {
-            Some(m) => backoff.multiplier = Some(Spanned { value: m, at: at(n) }),
-            None => diags.push(rl017_ineffective_setting::diagnostic(
-                &at(n),
-                "gRPC `backoffMultiplier` is not a number above 0".to_string(),
-                "invalid multiplier",
-                "A6: `backoffMultiplier` is required and must be above 0; gRPC rejects the service config. Write a number such as `2`.".to_string(),
-            )),
+            Some(m) => {
+                backoff.multiplier = Some(Spanned {
+                    value: m,
+                    at: at(n),
+                })
+            }
+            None => {
+                rejected.get_or_insert("`backoffMultiplier` is not a number above 0".to_string());
+                diags.push(rl017_ineffective_setting::diagnostic(
+                    &at(n),
+                    "gRPC `backoffMultiplier` is not a number above 0".to_string(),
+                    "invalid multiplier",
+                    "A6: `backoffMultiplier` is required and must be above 0; gRPC rejects the service config. Write a number such as `2`.".to_string(),
+                ))
+            }
         },
-        None if misspelled(tree, r, "backoffMultiplier", RETRY_POLICY_KEYS) => {}
-        None => diags.push(missing(&at(r), "backoffMultiplier")),
+        None => {
+            rejected.get_or_insert("the `retryPolicy` has no `backoffMultiplier`".to_string());
+            if !misspelled(tree, r, "backoffMultiplier", RETRY_POLICY_KEYS) {
+                diags.push(missing(&at(r), "backoffMultiplier"));
+            }
+        }
     }
     s.backoff = Some(backoff);
     s.attempt_timeout = Some(Spanned {
@@ -871,6 +935,7 @@ fn retry_policy(
         at: at(r),
         text: "gRPC retry defaults (A6; retry-configs.md §6.1): each delay is drawn from ±20 % around min(initialBackoff × backoffMultiplier^(n−1), maxBackoff) (since grpc/proposal PR #452, Aug 2024; earlier implementations: full jitter, [0, x]); every attempt shares the call's `timeout`; Retry-After is not read".to_string(),
     });
+    rejected
 }
 
 fn hedging_policy(
@@ -1111,7 +1176,7 @@ fn missing(at: &At, key: &str) -> Diagnostic {
         at,
         format!("gRPC `retryPolicy` without `{key}`"),
         "missing value",
-        format!("A6: `{key}` is required in a retry policy; gRPC rejects the service config without it. retrylint checks the policy without that backoff value."),
+        format!("A6: `{key}` is required in a retry policy; gRPC rejects the service config without it, so nothing in it is retried (retrylint reads it so). Write it, e.g. `\"{key}\": \"1s\"`."),
     )
 }
 

@@ -174,6 +174,10 @@ pub struct RetryAfterSettings {
     pub max: Option<Spanned<Millis>>,
     /// `backoff` | `stop`.
     pub on_invalid: Option<Spanned<OnInvalid>>,
+    /// `on_above_max`: what a Retry-After above `max` leads to: `stop` (give up,
+    /// the meaning when absent) or `backoff` (ignore the header and wait the
+    /// back-off, as Envoy's `rate_limited_retry_back_off` does).
+    pub on_above_max: Option<Spanned<OnInvalid>>,
 }
 
 /// One suppression (`ignore: [{rule, reason}]`), kept as written; applied later.

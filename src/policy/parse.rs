@@ -86,7 +86,7 @@ pub const KEY_KEYS: &[&str] = &[
 /// Keys of `backoff`.
 pub const BACKOFF_KEYS: &[&str] = &["base", "cap", "multiplier", "jitter"];
 /// Keys of `retry_after`.
-pub const RETRY_AFTER_KEYS: &[&str] = &["honor", "max", "on_invalid"];
+pub const RETRY_AFTER_KEYS: &[&str] = &["honor", "max", "on_invalid", "on_above_max"];
 /// Keys of an `ignore` item.
 pub const IGNORE_KEYS: &[&str] = &["rule", "reason"];
 /// The named signals of `retry_on`: those of the signal table
@@ -813,6 +813,7 @@ impl<'a> Parser<'a> {
             honor: None,
             max: None,
             on_invalid: None,
+            on_above_max: None,
         };
         for (key, v) in self.known_entries(map, RETRY_AFTER_KEYS, "`retry_after`") {
             match key.as_str() {
@@ -823,6 +824,13 @@ impl<'a> Parser<'a> {
                     r.on_invalid = self.choice(
                         v,
                         "`retry_after.on_invalid`",
+                        &[("backoff", OnInvalid::Backoff), ("stop", OnInvalid::Stop)],
+                    )
+                }
+                "on_above_max" => {
+                    r.on_above_max = self.choice(
+                        v,
+                        "`retry_after.on_above_max`",
                         &[("backoff", OnInvalid::Backoff), ("stop", OnInvalid::Stop)],
                     )
                 }

@@ -233,7 +233,8 @@ pub fn schema() -> Value {
                         "properties": {
                             "honor": {"type": "boolean", "description": "wait at least what Retry-After says"},
                             "max": open(json!({"$ref": "#/$defs/duration", "description": "a longer Retry-After means give up instead of waiting (a duration)"})),
-                            "on_invalid": {"enum": ["backoff", "stop"], "description": "a malformed or negative Retry-After: `backoff` as usual, or `stop`"}
+                            "on_invalid": {"enum": ["backoff", "stop"], "description": "a malformed or negative Retry-After: `backoff` as usual, or `stop`"},
+                            "on_above_max": {"enum": ["backoff", "stop"], "description": "a Retry-After above `max`: `stop` (give up; absent: stop), or `backoff` (ignore the header and wait the backoff)"}
                         }
                     },
                     "ignore": {"$ref": "#/$defs/ignore"},

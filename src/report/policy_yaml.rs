@@ -341,6 +341,13 @@ impl<'a> Emitter<'a> {
                 Some(&v.at),
             );
         }
+        if let Some(v) = &r.on_above_max {
+            self.line(
+                i + 1,
+                format!("on_above_max: {}", v.value.as_str()),
+                Some(&v.at),
+            );
+        }
         self.close_empty(start);
     }
 
@@ -619,6 +626,7 @@ mod tests {
                         r.honor.as_ref().map(|x| x.value),
                         r.max.as_ref().map(|x| x.value),
                         r.on_invalid.as_ref().map(|x| x.value),
+                        r.on_above_max.as_ref().map(|x| x.value),
                     )
                 }),
                 s.budget.as_ref().map(|x| x.value),

@@ -22,6 +22,10 @@ pub struct RetryAfterPolicy {
     pub max_ms: Option<f64>,
     /// `on_invalid`: what a malformed or negative header leads to.
     pub on_invalid: OnInvalid,
+    /// `on_above_max: backoff`: a header above `max_ms` is ignored and the backoff
+    /// alone is waited (Envoy's `rate_limited_retry_back_off`), instead of stopping
+    /// with `retry-after-exceeds-max` (`false`, the default).
+    pub above_max_backoff: bool,
 }
 
 /// The effective retry policy of one operation on one layer, as the decision
@@ -266,9 +270,14 @@ pub(crate) fn decide_observed(
             },
             ObservedRetryAfter::Ms(ms) => {
                 if policy.retry_after.max_ms.is_some_and(|max| ms > max) {
-                    return Stop(StopReason::RetryAfterExceedsMax);
+                    if policy.retry_after.above_max_backoff {
+                        None
+                    } else {
+                        return Stop(StopReason::RetryAfterExceedsMax);
+                    }
+                } else {
+                    Some(ms)
                 }
-                Some(ms)
             }
         }
     } else {

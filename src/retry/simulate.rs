@@ -750,6 +750,7 @@ mod tests {
                     honor,
                     max_ms: max.map(f64::from),
                     on_invalid: OnInvalid::Backoff,
+                    above_max_backoff: false,
                 },
                 method_retried_after_send: true,
             }

@@ -7,7 +7,10 @@
 //!
 //! `attempt_timeout: remaining` (the built-in default) never fires, and neither does a
 //! fixed timeout at or above the `deadline` (its expiry is the deadline's; RL309
-//! reports one above it). The finding points at `attempt_timeout`, labelled at
+//! reports one above it). Nor does a hedging layer: a hedged per-try timeout sends
+//! another try whatever `retry_on` says (Envoy `router.cc`, envoyproxy/envoy#6228: "A
+//! hedged retry on per try timeout is always retried if there are retries left"), and
+//! RL207 judges that layer. The finding points at `attempt_timeout`, labelled at
 //! `retry_on`.
 
 use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
@@ -32,6 +35,10 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
             continue;
         };
         if eff.deadline.as_ref().is_some_and(|d| timeout >= d.value) {
+            continue;
+        }
+        // Hedging retries its per-attempt timeout by design (see the module comment).
+        if eff.hedging.is_some() {
             continue;
         }
         let Some(retry_on) = &eff.retry_on else {

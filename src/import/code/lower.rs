@@ -242,6 +242,7 @@ pub fn lower(
             honor: Some(spanned(&at, &r.honor)),
             max: r.max.as_ref().map(|s| spanned(&at, s)),
             on_invalid: None,
+            on_above_max: None,
         });
     }
     if let Some(d) = &c.deadline {

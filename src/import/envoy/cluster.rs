@@ -91,3 +91,21 @@ pub fn budget(
         Some(note),
     ))
 }
+
+/// True when the cluster may send a try over HTTP/3 with a TCP fallback: one of its
+/// `typed_extension_protocol_options` (`envoy.extensions.upstreams.http.v3.HttpProtocolOptions`)
+/// has an `auto_config` holding `http3_protocol_options`. `auto_config` is what sets
+/// the cluster's `USE_ALPN` feature and `http3_protocol_options` its `HTTP3` feature
+/// (`source/common/upstream/upstream_impl.cc`); an `explicit_http_config` with HTTP/3
+/// has no TCP fallback. Only such a cluster retries under `http3-post-connect-failure`:
+/// `retry_state_impl.cc` `wouldRetryFromReset()` asks
+/// `clusterSupportsHttp3AndTcpFallback(cluster_)` (both features) before it retries.
+pub fn http3_tcp_fallback(tree: &Tree, cluster: NodeId) -> bool {
+    let Some(opts) = proto::map(tree, cluster, "typed_extension_protocol_options") else {
+        return false;
+    };
+    tree.entries(opts).into_iter().any(|(_, v)| {
+        proto::map(tree, v, "auto_config")
+            .is_some_and(|a| proto::get(tree, a, "http3_protocol_options").is_some())
+    })
+}

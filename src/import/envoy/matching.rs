@@ -59,6 +59,32 @@ pub fn header_test(tree: &Tree, m: NodeId) -> HeaderTest {
     HeaderTest::Methods(out)
 }
 
+/// The response statuses (100..=599) a `HeaderMatcher` on `:status` matches, as
+/// Envoy's `retriable_headers` tests them against a response
+/// (`retry_state_impl.cc` `wouldRetryFromHeaders()`: any matcher that matches gives
+/// a retry with back-off). `range_match` is `[start, end)` over the status read as an
+/// integer; the string matchers test its decimal text; `invert_match` flips the
+/// answer. `None` for a matcher on another header, or one retrylint cannot evaluate
+/// (an invalid regex, an unknown matcher kind): the caller assumes it retries.
+pub fn status_codes(tree: &Tree, m: NodeId) -> Option<Vec<u16>> {
+    let name = proto::field_text(tree, m, "name").unwrap_or("");
+    if name != ":status" {
+        return None;
+    }
+    let invert = proto::get(tree, m, "invert_match")
+        .and_then(|n| proto::boolean(tree, n))
+        .unwrap_or(false);
+    let test: Box<dyn Fn(u16) -> bool> = if let Some(r) = proto::map(tree, m, "range_match") {
+        let start = proto::get(tree, r, "start").and_then(|n| proto::int(tree, n))?;
+        let end = proto::get(tree, r, "end").and_then(|n| proto::int(tree, n))?;
+        Box::new(move |c| (start..end).contains(&i64::from(c)))
+    } else {
+        let pred = method_predicate(tree, m)?;
+        Box::new(move |c| pred.test(&c.to_string()))
+    };
+    Some((100..=599).filter(|&c| test(c) != invert).collect())
+}
+
 enum Pred {
     Exact(String, bool),
     Prefix(String, bool),

@@ -5,9 +5,10 @@
 //! the target cluster's retry budget. Every value carries the node that set it, or,
 //! for an Envoy default, the node that would have, with an [`OriginNote`].
 
-use super::matching::{admits_every_api_method, header_test, HeaderTest};
+use super::matching::{admits_every_api_method, header_test, status_codes, HeaderTest};
 use super::proto;
 use crate::diagnostic::Diagnostic;
+use crate::import::code::rl019_unresolved_setting;
 use crate::import::envoy_retry_on;
 use crate::import::keys::unknown_keys;
 use crate::import::rl017_ineffective_setting;
@@ -71,6 +72,10 @@ pub struct Inputs<'a> {
     pub hedge: Option<NodeId>,
     /// The target cluster's retry budget and the note on its default, if any.
     pub budget: Option<(Spanned<RetryBudget>, Option<OriginNote>)>,
+    /// Whether a target cluster may send a try over HTTP/3 with a TCP fallback
+    /// ([`super::cluster::http3_tcp_fallback`]); `None` when no target cluster is
+    /// defined in the file (the reading then assumes it may).
+    pub http3_fallback: Option<bool>,
 }
 
 /// What [`settings`] read.
@@ -83,6 +88,10 @@ pub struct RetryRead {
     /// `retriable_request_headers` node and the methods (upper case). Envoy clears
     /// `retry_on` for every other request, so the caller splits the route.
     pub gate: Option<(NodeId, Vec<String>)>,
+    /// RL019 for a retry condition retrylint cannot evaluate and read as retrying
+    /// (a `retriable_headers` matcher on another header, `http3-post-connect-failure`
+    /// towards a cluster not in the file).
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 const SRC: &str = "Envoy v3 `RetryPolicy`, retry-configs.md §3.1";
@@ -138,6 +147,7 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
             settings: s,
             notes,
             gate: None,
+            diagnostics: Vec::new(),
         };
     };
     if inp.policy_from_vhost {
@@ -156,18 +166,9 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
         })
         .unwrap_or_default();
     let mut signals: Vec<Spanned<Signal>> = Vec::new();
+    let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let push = |sig: Signal, n: NodeId, out: &mut Vec<Spanned<Signal>>| {
-        // A code its class already covers adds nothing (`5xx` then `gateway-error`).
-        let covered = |x: &Spanned<Signal>| match (x.value, sig) {
-            (Signal::Class(c), Signal::Status(code)) => u16::from(c) == code / 100,
-            (a, b) => a == b,
-        };
-        if !out.iter().any(covered) {
-            out.push(Spanned {
-                value: sig,
-                at: at(n),
-            });
-        }
+        push_signal(sig, at(n), out);
     };
     for tok in &tokens {
         let Some(rn) = retry_on_node else { break };
@@ -182,6 +183,18 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
                     }
                 }
             }
+            continue;
+        }
+        if *tok == "retriable-headers" {
+            let said = other_token_has(&tokens, tok, Signal::Class(5));
+            let d = retriable_headers(inp, rn, &mut signals, &mut notes);
+            diagnostics.extend(d.into_iter().filter(|_| !said));
+            continue;
+        }
+        if *tok == "http3-post-connect-failure" {
+            let said = other_token_has(&tokens, tok, Signal::Reset);
+            let d = http3_post_connect_failure(inp, rn, &mut signals, &mut notes);
+            diagnostics.extend(d.into_iter().filter(|_| !said));
             continue;
         }
         if let Some(v) = envoy_retry_on::signals(tok) {
@@ -200,6 +213,7 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
             settings: s,
             notes,
             gate: None,
+            diagnostics: Vec::new(),
         };
     }
     let rn = retry_on_node.unwrap_or(p);
@@ -208,11 +222,12 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
             value: false,
             at: at(rn),
         });
-        notes.push(note(rn, "no `retry_on` token here names a failure retrylint can model (`retriable-headers` tests response headers; unknown tokens and a `retriable-status-codes` without codes retry nothing), so the route is read as not retrying".to_string()));
+        notes.push(note(rn, "no `retry_on` token here names a failure Envoy retries (unknown tokens, a `retriable-status-codes` without codes, a `retriable-headers` without matchers and `http3-post-connect-failure` towards a cluster without HTTP/3 retry nothing), so the route is read as not retrying".to_string()));
         return RetryRead {
             settings: s,
             notes,
             gate: None,
+            diagnostics: Vec::new(),
         };
     }
     s.retry = Some(Spanned {
@@ -406,7 +421,134 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
         settings: s,
         notes,
         gate,
+        diagnostics,
     }
+}
+
+/// Adds `sig` set at `at` to `out`, unless an entry already covers it: a code its
+/// class already covers adds nothing (`5xx` then `gateway-error`).
+fn push_signal(sig: Signal, at: At, out: &mut Vec<Spanned<Signal>>) {
+    let covered = |x: &Spanned<Signal>| match (x.value, sig) {
+        (Signal::Class(c), Signal::Status(code)) => u16::from(c) == code / 100,
+        (a, b) => a == b,
+    };
+    if !out.iter().any(covered) {
+        out.push(Spanned { value: sig, at });
+    }
+}
+
+/// `retriable-headers`: Envoy retries (with back-off) a response that any matcher of
+/// `retriable_headers` matches (`retry_state_impl.cc` `wouldRetryFromHeaders()`:
+/// `if (retry_on_ & RETRY_ON_RETRIABLE_HEADERS) for (h : retriable_headers_) if
+/// (h->matchesHeaders(response_headers)) return RetryWithBackoff;`; pinned by
+/// `retry_state_impl_test.cc` `RetriableHeadersPolicyViaRetryPolicyConfiguration`:
+/// `:status` in `[500, 505)` retries 500, 503, 504 and not 499 nor 505). A `:status`
+/// matcher is evaluated ([`status_codes`]): its 4xx and 5xx codes are the signals
+/// (a whole class as `4xx`/`5xx`). A matcher retrylint cannot evaluate (another
+/// header, an invalid regex) is read as retrying every 5xx response, never as "no
+/// retry", and RL019 says so. No `retriable_headers` at all retries nothing.
+fn retriable_headers(
+    inp: &Inputs<'_>,
+    rn: NodeId,
+    signals: &mut Vec<Spanned<Signal>>,
+    notes: &mut Vec<OriginNote>,
+) -> Vec<Diagnostic> {
+    let (doc, tree) = (inp.doc, inp.tree);
+    let mut diagnostics = Vec::new();
+    let Some(p) = inp.policy else {
+        return diagnostics;
+    };
+    for &h in proto::items(tree, p, "retriable_headers") {
+        let at = At::new(doc, h);
+        match status_codes(tree, h) {
+            Some(codes) => {
+                let failures: Vec<u16> = codes.into_iter().filter(|c| *c >= 400).collect();
+                for class in [4u8, 5] {
+                    let in_class: Vec<u16> = failures
+                        .iter()
+                        .copied()
+                        .filter(|c| c / 100 == u16::from(class))
+                        .collect();
+                    if in_class.len() == 100 {
+                        push_signal(Signal::Class(class), at.clone(), signals);
+                    } else {
+                        for c in in_class {
+                            push_signal(Signal::Status(c), at.clone(), signals);
+                        }
+                    }
+                }
+            }
+            None => {
+                let name = proto::field_text(tree, h, "name").unwrap_or("?");
+                push_signal(Signal::Class(5), at.clone(), signals);
+                notes.push(OriginNote {
+                    at: at.clone(),
+                    text: format!("`retriable_headers` matcher on `{name}`: retrylint cannot evaluate it, so it is read as matching every 5xx response (the reading that retries; RL019)"),
+                });
+                diagnostics.push(
+                    rl019_unresolved_setting::raw(
+                        &at,
+                        format!("Envoy: the `retriable_headers` matcher on `{name}` tests a response retrylint cannot evaluate; assumed it matches every 5xx response, so the route is read as retrying them"),
+                        "not evaluated",
+                    )
+                    .with_help("match `:status` (`range_match`, `exact_match`, `string_match`) where the condition is a status, or write the route's retries in a retry policy; retrylint judges the route with the assumption above".to_string()),
+                );
+            }
+        }
+    }
+    if proto::items(tree, p, "retriable_headers").is_empty() {
+        notes.push(OriginNote {
+            at: At::new(doc, rn),
+            text: "`retriable-headers` with no `retriable_headers` matches no response, so it retries nothing (retry_state_impl.cc wouldRetryFromHeaders)".to_string(),
+        });
+    }
+    diagnostics
+}
+
+/// `http3-post-connect-failure`: Envoy retries a reset after the request was sent
+/// over HTTP/3, immediately over TCP, only when the cluster has HTTP/3 with a TCP
+/// fallback (`retry_state_impl.cc` `wouldRetryFromReset()`: `else if (http3_used ==
+/// Http3Used::Yes && clusterSupportsHttp3AndTcpFallback(cluster_) && (retry_on_ &
+/// RETRY_ON_HTTP3_POST_CONNECT_FAILURE))`). A target cluster of the file without it
+/// ([`super::cluster::http3_tcp_fallback`]) never retries under this token; a target
+/// not defined in the file is read as having it (the reading that retries; RL019).
+fn http3_post_connect_failure(
+    inp: &Inputs<'_>,
+    rn: NodeId,
+    signals: &mut Vec<Spanned<Signal>>,
+    notes: &mut Vec<OriginNote>,
+) -> Vec<Diagnostic> {
+    let at = At::new(inp.doc, rn);
+    let mut diagnostics = Vec::new();
+    match inp.http3_fallback {
+        Some(true) => push_signal(Signal::Reset, at, signals),
+        Some(false) => notes.push(OriginNote {
+            at,
+            text: "`http3-post-connect-failure` retries only over a cluster with HTTP/3 and a TCP fallback (`auto_config` with `http3_protocol_options`); the route's cluster has none, so the token retries nothing (retry_state_impl.cc wouldRetryFromReset)".to_string(),
+        }),
+        None => {
+            push_signal(Signal::Reset, at.clone(), signals);
+            diagnostics.push(
+                rl019_unresolved_setting::raw(
+                    &at,
+                    "Envoy: `http3-post-connect-failure` retries only over a cluster with HTTP/3 and a TCP fallback, and the route's cluster is not defined in this file; assumed it has one, so a reset after sending is read as retried".to_string(),
+                    "cluster not in the file",
+                )
+                .with_help("define the cluster in the same file (its `typed_extension_protocol_options`), so retrylint can tell whether HTTP/3 is used; retrylint judges the route with the assumption above".to_string()),
+            );
+        }
+    }
+    diagnostics
+}
+
+/// True when a `retry_on` token other than `this` already retries `sig`: an
+/// assumption about `this` then changes nothing, and RL019 would only be noise.
+fn other_token_has(tokens: &[&str], this: &str, sig: Signal) -> bool {
+    tokens
+        .iter()
+        .filter(|t| **t != this)
+        .filter_map(|t| envoy_retry_on::signals(t))
+        .any(|v| v.contains(&sig))
 }
 
 /// The text every note on a deadline switched off starts with (`timeout: 0s`,
@@ -419,9 +561,9 @@ pub const DEADLINE_OFF: &str = "deadline off:";
 /// Retry-After a server sends (and a spec documents) is honoured only when one of
 /// them is `Retry-After` read as `SECONDS` (the default format): a delay-seconds
 /// value read as `UNIX_TIMESTAMP` lies in 1970 and is discarded. Then `honor` is
-/// set at that header item, `max` is `max_interval` (default 300 s) and
-/// `on_invalid` is `backoff` (an HTTP-date, `0` or a value above `max_interval`
-/// falls back to the exponential back-off). Otherwise the standard header is
+/// set at that header item, `max` is `max_interval` (default 300 s), and
+/// `on_invalid` and `on_above_max` are `backoff` (an HTTP-date, `0` or a value above
+/// `max_interval` is discarded and the exponential back-off is waited, never a stop). Otherwise the standard header is
 /// ignored: `retry_after` stays unset and the note says which headers are read.
 fn retry_after(doc: &Arc<Loaded>, tree: &Tree, rl: NodeId) -> (Option<RetryAfterSettings>, String) {
     let at = |n: NodeId| At::new(doc, n);
@@ -454,8 +596,16 @@ fn retry_after(doc: &Arc<Loaded>, tree: &Tree, rl: NodeId) -> (Option<RetryAfter
                 honor: Some(Spanned { value: true, at: at(*h) }),
                 max: Some(Spanned { value: max, at: at(max_node.unwrap_or(rl)) }),
                 on_invalid: Some(Spanned { value: OnInvalid::Backoff, at: at(rl) }),
+                // A value above `max_interval` is discarded, not a reason to stop:
+                // `parseResetInterval()` returns an interval only `if
+                // (interval.value() <= reset_max_interval_)`, else tries the next
+                // header, and without one `enableBackoffTimer()` uses the
+                // exponential back-off (route_components.proto
+                // `RateLimitedRetryBackOff`: "Otherwise, Envoy will use the default
+                // exponential back-off").
+                on_above_max: Some(Spanned { value: OnInvalid::Backoff, at: at(max_node.unwrap_or(rl)) }),
             }),
-            format!("`rate_limited_retry_back_off` waits what {listed} says, drawn from [i, 1.5 i], when the response matches `retry_on`; values above {}{} are discarded, and an HTTP-date or unparsable value falls back to the exponential back-off (ENV-RH, retry-configs.md §3.1, §1 fact 9)", format_millis(max), if max_node.is_none() { " (the default `max_interval`)" } else { "" }),
+            format!("`rate_limited_retry_back_off` waits what {listed} says, drawn from [i, 1.5 i], when the response matches `retry_on`; values above {}{} are discarded (the retry still happens, after the exponential back-off: `on_above_max: backoff`), and an HTTP-date or unparsable value falls back to the exponential back-off too (ENV-RH, retry-configs.md §3.1, §1 fact 9)", format_millis(max), if max_node.is_none() { " (the default `max_interval`)" } else { "" }),
         ),
         None => (
             None,

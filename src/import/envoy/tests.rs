@@ -196,3 +196,67 @@ fn num_retries_outside_uint32_is_reported() {
         assert!(messages(&route(good)).is_empty(), "num_retries: {good}");
     }
 }
+
+/// Conditions Envoy evaluates at run time (cases 90 and 93 of `../shared/cases/`):
+/// a `:status` matcher is evaluated; what retrylint cannot evaluate reads as
+/// retrying, with RL019 saying what was assumed, never as "no retry".
+#[test]
+fn retry_conditions_evaluated_or_assumed_retrying() {
+    use crate::retry::RetryOnEntry as E;
+    let got = read("retry-conditions-evaluated.yaml");
+    let routes = &got.objects[0].routes;
+    let route = |name: &str| {
+        routes
+            .iter()
+            .find(|r| r.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("route {name}"))
+    };
+    let on = |name: &str| -> (Option<bool>, Vec<E>) {
+        let s = &route(name).settings;
+        (
+            s.retry.as_ref().map(|r| r.value),
+            s.retry_on
+                .as_ref()
+                .map(|r| r.value.iter().map(|x| x.value).collect())
+                .unwrap_or_default(),
+        )
+    };
+    // `exact_match: "503"` and a `4` prefix (every 4xx).
+    assert_eq!(
+        on("status-exact"),
+        (Some(true), vec![E::Status(503), E::Class(4)])
+    );
+    // Another header: assumed every 5xx.
+    assert_eq!(on("other-header"), (Some(true), vec![E::Class(5)]));
+    // HTTP/3 with a TCP fallback: a reset after sending is retried.
+    assert_eq!(on("h3"), (Some(true), vec![E::Reset]));
+    // No HTTP/3 on the cluster: nothing retried.
+    assert_eq!(on("no-h3").0, Some(false));
+    // A cluster not in the file: assumed HTTP/3 with a fallback.
+    assert_eq!(on("elsewhere"), (Some(true), vec![E::Reset]));
+    let rl019: Vec<&str> = got
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "RL019")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(rl019.len(), 2, "{rl019:#?}");
+    assert!(
+        rl019
+            .iter()
+            .any(|m| m.contains("`x-upstream-retry`") && m.contains("every 5xx")),
+        "{rl019:#?}"
+    );
+    assert!(
+        rl019
+            .iter()
+            .any(|m| m.contains("http3-post-connect-failure")
+                && m.contains("not defined in this file")),
+        "{rl019:#?}"
+    );
+    assert!(
+        got.diagnostics.iter().all(|d| d.code != "RL017"),
+        "{:#?}",
+        got.diagnostics
+    );
+}

@@ -373,3 +373,58 @@ fn case94_variants_request_config_and_patch() {
         assert!(for_op(&o, "RL307", op).is_empty(), "{op}");
     }
 }
+
+/// Case 95 (`fixtures/cases/95-client-from-factory-function`): `makeHttp(base)`
+/// returns the axios instance it configured with axiosRetry; the calls made on
+/// `const axios = makeHttp(base)` in another file bind to that client: the GET
+/// and the POST retried 4 x, RL201 for the POST (network errors), no RL016.
+#[test]
+fn case95_client_from_factory_function() {
+    let dir = root().join("fixtures/cases/95-client-from-factory-function");
+    let o = case_outcome(&dir);
+    assert!(
+        !o.diagnostics.iter().any(|d| d.code == "RL016"),
+        "{:#?}",
+        o.diagnostics
+    );
+    let post = "POST /signals/v1/public/qa/sessions/{session_id}/submit/";
+    let get = "GET /signals/v1/public/qa/sessions/{session_id}";
+    assert_eq!(for_op(&o, "RL201", post).len(), 1, "{:#?}", o.diagnostics);
+    assert_eq!(for_op(&o, "RL307", get).len(), 1, "{:#?}", o.diagnostics);
+    let (_, out, _) = common::retrylint_in(&dir, &["readiness", "--root", ".", "."]);
+    for op in [get, post] {
+        let row = out.lines().find(|l| l.starts_with(op)).expect("a row");
+        assert!(row.contains("4 x"), "{row}");
+    }
+}
+
+/// Case 95 narrowed: an exported arrow factory and its callers in the same file,
+/// with the local named `http`, and a call on the factory's result directly.
+#[test]
+fn case95_arrow_factory_in_the_same_file() {
+    let src = root().join("fixtures/cases/95-client-from-factory-function");
+    let dir = std::env::temp_dir().join(format!("retrylint-case95-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::copy(src.join("openapi.yaml"), dir.join("openapi.yaml")).unwrap();
+    std::fs::write(
+        dir.join("src/api.ts"),
+        "import axios from 'axios'\nimport axiosRetry from 'axios-retry'\n\n\
+         export const axiosInstance = (baseUrl: string) => {\n\
+         \x20 const instance = axios.create({ baseURL: baseUrl })\n\
+         \x20 axiosRetry(instance)\n\
+         \x20 return instance\n}\n\n\
+         export async function readSession(base: string, id: string) {\n\
+         \x20 return axiosInstance(base).get(`/signals/v1/public/qa/sessions/${id}`)\n}\n\n\
+         export async function submitSession(base: string, id: string) {\n\
+         \x20 const http = axiosInstance(base)\n\
+         \x20 await http.post(`/signals/v1/public/qa/sessions/${id}/submit/`)\n}\n",
+    )
+    .unwrap();
+    let o = case_outcome(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    let post = "POST /signals/v1/public/qa/sessions/{session_id}/submit/";
+    let get = "GET /signals/v1/public/qa/sessions/{session_id}";
+    assert_eq!(for_op(&o, "RL201", post).len(), 1, "{:#?}", o.diagnostics);
+    assert_eq!(for_op(&o, "RL307", get).len(), 1, "{:#?}", o.diagnostics);
+}

@@ -111,6 +111,80 @@ pub fn names_of(ctx: &Ctx<'_, '_>, node: Node<'_>) -> Vec<(String, Span)> {
     Vec::new()
 }
 
+/// The names `f()` of the functions that return a client stored under one of
+/// `names` (`function makeHttp() { const inst = axios.create(); axiosRetry(inst);
+/// return inst }`, `export const api = (base) => { ...; return inst }`), so a call
+/// through `makeHttp(base)`, here or in a file that imports `makeHttp`, links to
+/// the client ([`calls`] names such a receiver `makeHttp()`). One level: the
+/// function around the construct.
+pub fn factory_names(
+    ctx: &Ctx<'_, '_>,
+    at: Node<'_>,
+    names: &[(String, Span)],
+) -> Vec<(String, Span)> {
+    let Some(func) = enclosing_function(at) else {
+        return Vec::new();
+    };
+    let returns_name = |ret: Node<'_>| {
+        ret.named_child(0).map(eval::unwrap).is_some_and(|v| {
+            v.kind() == "identifier" && names.iter().any(|(n, _)| n == ctx.text(v))
+        })
+    };
+    let mut returned = false;
+    let mut stack = vec![func.child_by_field_name("body")];
+    while let Some(Some(n)) = stack.pop() {
+        if n.kind() == "return_statement" && returns_name(n) {
+            returned = true;
+            break;
+        }
+        // An arrow function's expression body: `() => inst` (rare; kept simple).
+        let mut cursor = n.walk();
+        for k in n.named_children(&mut cursor) {
+            // Returns of nested functions are theirs, not this function's.
+            if !is_function(k) {
+                stack.push(Some(k));
+            }
+        }
+    }
+    if !returned {
+        return Vec::new();
+    }
+    let named = match func.child_by_field_name("name") {
+        Some(x) if func.kind() == "function_declaration" => {
+            vec![(ctx.text(x).to_string(), x.byte_range())]
+        }
+        _ => names_of(ctx, func),
+    };
+    named
+        .into_iter()
+        .filter(|(n, _)| !n.contains('.'))
+        .map(|(n, s)| (format!("{n}()"), s))
+        .collect()
+}
+
+fn is_function(n: Node<'_>) -> bool {
+    matches!(
+        n.kind(),
+        "function_declaration"
+            | "function_expression"
+            | "arrow_function"
+            | "function"
+            | "method_definition"
+            | "generator_function_declaration"
+    )
+}
+
+fn enclosing_function(n: Node<'_>) -> Option<Node<'_>> {
+    let mut n = n;
+    while let Some(p) = n.parent() {
+        if is_function(p) {
+            return Some(p);
+        }
+        n = p;
+    }
+    None
+}
+
 /// An RL017 finding.
 pub fn rl017(span: Span, message: String, label: &str, help: &str) -> Finding {
     Finding {
@@ -154,6 +228,15 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
             out.clients.push(c);
         } else if let Some(c) = octokit::read(&ctx, call, &plugin_classes, &mut used_classes) {
             out.clients.push(c);
+        }
+        // A client a function returns is reached through that function's calls.
+        for c in out.clients.iter_mut().skip(clients_before) {
+            let more = factory_names(&ctx, call, &c.names);
+            for m in more {
+                if !c.names.contains(&m) {
+                    c.names.push(m);
+                }
+            }
         }
         // A call that built a per-request client is that client's call already.
         let own_call = out.clients.get(clients_before..).is_some_and(|cs| {

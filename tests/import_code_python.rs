@@ -270,3 +270,64 @@ fn stainless_sdk_constructor() {
     assert!(!codes(&got).contains(&"RL305"), "the SDK jitters: {got:#?}");
     insta::assert_snapshot!("stainless_trigger", out);
 }
+
+/// `check` over a copy of a shared case in `fixtures/cases/` (the folder is its
+/// own project root), as the library runs it.
+fn case_outcome(case: &str) -> retrylint::check::CheckOutcome {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/cases")
+        .join(case);
+    retrylint::check::run(&retrylint::check::CheckOptions {
+        paths: vec![dir.clone()],
+        cwd: Some(dir.clone()),
+        root: Some(dir),
+        ..Default::default()
+    })
+}
+
+/// The findings of `code` for the operation `op` (`POST /x`).
+fn for_op<'a>(
+    o: &'a retrylint::check::CheckOutcome,
+    code: &str,
+    op: &str,
+) -> Vec<&'a retrylint::diagnostic::Diagnostic> {
+    o.diagnostics
+        .iter()
+        .filter(|d| d.code == code && d.operations.iter().any(|x| x == op))
+        .collect()
+}
+
+/// Case 96 (`fixtures/cases/96-tenacity-decorator-in-variable`): a tenacity
+/// decorator kept in a module-level variable (`api_retry = retry(...)`) and used
+/// as `@api_retry`, in the same file and imported from `app/retry_config.py`:
+/// cancel and refund are retried 3 x (one layer each), RL201 on both. The direct
+/// `@retry(...)` (any exception) around `raise_for_status()` retries every 4xx:
+/// RL308 for `POST /v1/orders`.
+#[test]
+fn case96_tenacity_decorator_in_a_variable() {
+    let o = case_outcome("96-tenacity-decorator-in-variable");
+    for op in ["POST /v1/orders/{id}/cancel", "POST /v1/orders/{id}/refund"] {
+        assert_eq!(
+            for_op(&o, "RL201", op).len(),
+            1,
+            "{op}: {:#?}",
+            o.diagnostics
+        );
+        assert!(for_op(&o, "RL311", op).is_empty(), "{op}: one layer");
+        assert!(for_op(&o, "RL308", op).is_empty(), "{op}");
+    }
+    let rl308 = for_op(&o, "RL308", "POST /v1/orders");
+    assert_eq!(rl308.len(), 1, "{:#?}", o.diagnostics);
+    assert!(rl308[0].message.contains("`4xx`"), "{}", rl308[0].message);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/cases/96-tenacity-decorator-in-variable");
+    let (_, out, _) = common::retrylint_in(&dir, &["readiness", "--root", ".", "."]);
+    for (op, n) in [
+        ("POST /v1/orders/{id}/cancel ", "3 x"),
+        ("POST /v1/orders/{id}/refund ", "3 x"),
+        ("POST /v1/orders ", "5 x"),
+    ] {
+        let row = out.lines().find(|l| l.starts_with(op)).expect("a row");
+        assert!(row.contains(n), "{row}");
+    }
+}

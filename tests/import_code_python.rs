@@ -331,3 +331,50 @@ fn case96_tenacity_decorator_in_a_variable() {
         assert!(row.contains(n), "{row}");
     }
 }
+
+/// Case 97 (`fixtures/cases/97-plain-session-credited-to-retry-session`):
+/// `self.session = Session()` in `MailOverRest` is a plain session; its POST is
+/// not credited to the urllib3 `Retry` session of `app/sources/gebieden.py`
+/// (same last name `session`), so that Retry stays unbound (RL016) and no
+/// operation of the service's own spec is retried. With `allowed_methods`
+/// listing POST (the variant file) it is the same: no RL201.
+#[test]
+fn case97_plain_session_is_not_a_retry_session_of_another_file() {
+    let o = case_outcome("97-plain-session-credited-to-retry-session");
+    let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["RL016"], "{:#?}", o.diagnostics);
+    assert!(o.diagnostics[0]
+        .primary
+        .location
+        .file
+        .display
+        .ends_with("gebieden.py"));
+
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/cases/97-plain-session-credited-to-retry-session");
+    let dir = std::env::temp_dir().join(format!("retrylint-case97-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for sub in ["app/api", "app/sources", "app/email"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    for f in [
+        "app/api/public_openapi.yaml",
+        "app/email/rest_email_endpoint.py",
+    ] {
+        std::fs::copy(src.join(f), dir.join(f)).unwrap();
+    }
+    std::fs::copy(
+        src.join("app/sources/gebieden_variant_post_allowed.py.txt"),
+        dir.join("app/sources/gebieden.py"),
+    )
+    .unwrap();
+    let o = retrylint::check::run(&retrylint::check::CheckOptions {
+        paths: vec![dir.clone()],
+        cwd: Some(dir.clone()),
+        root: Some(dir.clone()),
+        ..Default::default()
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["RL016"], "{:#?}", o.diagnostics);
+}

@@ -309,6 +309,18 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
         if let Some(i) = owner {
             out.clients[i].calls.push(site.clone());
         }
+        // A call through a plain `requests` session of its own (`self.session =
+        // Session()` in its class, `s = requests.Session()` in its function),
+        // which no client of this file is stored under, goes through no retry
+        // client: it must not link by name to another file's session (case 97).
+        let own_name = |n: &str| {
+            out.clients
+                .iter()
+                .any(|c| c.names.iter().any(|(x, _)| x == n))
+        };
+        let plain = plain_session(&cx, call, &site.receiver)
+            && !own_name(&site.receiver)
+            && !own_name(crate::import::code::link::last_segment(&site.receiver));
         // A call inside a function decorated by an imported name (`@api_retry`
         // from `app.retry_config`) goes through the client of that name, if one
         // is built in another file.
@@ -319,9 +331,72 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
                 out.calls.push(through);
             }
         }
-        out.calls.push(site);
+        if !plain {
+            out.calls.push(site);
+        }
     }
     out
+}
+
+/// True when `receiver` (the receiver of `call`, as written) is provably a plain
+/// `requests` session: `self.x` whose every assignment in the enclosing class is
+/// `Session()`, `requests.Session()`, `requests.session()` (no arguments) or
+/// `None`, or a name the enclosing function (or module) last assigned one of them.
+/// A session's adapters are mounted on it by name, which [`extract`] has
+/// already turned into client names; this only says it was built plain here.
+fn plain_session(cx: &Ctx<'_, '_>, call: Node<'_>, receiver: &str) -> bool {
+    let is_plain_ctor = |v: Node<'_>| match v.kind() {
+        "none" => true,
+        "call" => {
+            let callee = v.child_by_field_name("function").map_or("", |f| cx.text(f));
+            matches!(
+                callee,
+                "Session" | "requests.Session" | "requests.session" | "requests.sessions.Session"
+            ) && cx.positional(v).is_empty()
+                && cx.keywords(v).is_empty()
+        }
+        _ => false,
+    };
+    if let Some(attr) = receiver.strip_prefix("self.") {
+        if attr.contains('.') {
+            return false;
+        }
+        let mut class = call.parent();
+        while let Some(p) = class {
+            if p.kind() == "class_definition" {
+                break;
+            }
+            class = p.parent();
+        }
+        let Some(class) = class else {
+            return false;
+        };
+        let mut values: Vec<Node<'_>> = Vec::new();
+        let mut stack = vec![class];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "assignment"
+                && n.child_by_field_name("left")
+                    .is_some_and(|l| cx.text(l) == receiver)
+            {
+                match n.child_by_field_name("right") {
+                    Some(r) => values.push(r),
+                    None => return false,
+                }
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.named_children(&mut cursor));
+        }
+        return !values.is_empty() && values.into_iter().all(is_plain_ctor);
+    }
+    let Some(object) = call
+        .child_by_field_name("function")
+        .and_then(|f| f.child_by_field_name("object"))
+        .filter(|o| o.kind() == "identifier")
+    else {
+        return false;
+    };
+    let value = cx.resolve(object);
+    value != object && value.kind() == "call" && is_plain_ctor(value)
 }
 
 /// `retry(...)` or `tenacity.retry(...)`: a tenacity decorator object.

@@ -378,3 +378,48 @@ fn case97_plain_session_is_not_a_retry_session_of_another_file() {
     let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
     assert_eq!(codes, ["RL016"], "{:#?}", o.diagnostics);
 }
+
+/// Case 98 (`fixtures/cases/98-urllib3-mount-prefix`): a urllib3 `Retry` mounted
+/// on `https://` only does not serve the spec's `http://localhost:8181` server
+/// (requests picks the adapter by prefix, and its default `http://` adapter
+/// retries nothing): no findings, exit 0, readiness "not retried". With the
+/// server on `https://` the Retry applies (RL301, RL303, RL305, RL307).
+#[test]
+fn case98_urllib3_mount_prefix_limits_the_servers() {
+    let o = case_outcome("98-urllib3-mount-prefix");
+    assert!(o.diagnostics.is_empty(), "{:#?}", o.diagnostics);
+    let src =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/cases/98-urllib3-mount-prefix");
+    let (code, out, err) = common::retrylint_in(&src, &["readiness", "--root", ".", "."]);
+    assert_eq!(code, 0, "{err}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("GET /api/v1/organizations/"))
+        .expect("a row");
+    assert!(row.contains("not retried"), "{row}");
+
+    let dir = std::env::temp_dir().join(format!("retrylint-case98-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src/clients")).unwrap();
+    let f = "src/clients/service_client.py";
+    std::fs::copy(src.join(f), dir.join(f)).unwrap();
+    let spec = std::fs::read_to_string(src.join("openapi.yaml"))
+        .unwrap()
+        .replace("http://localhost", "https://localhost");
+    std::fs::write(dir.join("openapi.yaml"), spec).unwrap();
+    let o = retrylint::check::run(&retrylint::check::CheckOptions {
+        paths: vec![dir.clone()],
+        cwd: Some(dir.clone()),
+        root: Some(dir.clone()),
+        ..Default::default()
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
+    codes.sort();
+    assert_eq!(
+        codes,
+        ["RL301", "RL303", "RL305", "RL307"],
+        "{:#?}",
+        o.diagnostics
+    );
+}

@@ -485,6 +485,7 @@ fn profile(
         });
     }
     Some(ConfigObject {
+        url_prefixes: Vec::new(),
         platform: Platform::AwsSdk,
         kind: "profile".into(),
         name: name.to_string(),

@@ -263,6 +263,11 @@ pub struct ConfigObject {
     pub names: Vec<Spanned<String>>,
     /// The routes, in the order the platform tries them.
     pub routes: Vec<Route>,
+    /// For a client in code: the URL prefixes it serves, each with its node (a
+    /// urllib3 `Retry` in an adapter mounted with `session.mount("https://", ...)`
+    /// retries only requests whose URL starts with `https://`; requests picks the
+    /// adapter by the longest matching prefix). Empty: every URL.
+    pub url_prefixes: Vec<Spanned<String>>,
 }
 
 impl ConfigObject {

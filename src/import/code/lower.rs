@@ -104,6 +104,9 @@ pub fn client_spans(c: &CodeClient, out: &mut BTreeSet<(usize, usize)>) {
     for (s, _) in &c.notes {
         add(s);
     }
+    for (_, s) in &c.url_prefixes {
+        add(s);
+    }
     for f in &c.findings {
         add(&f.span);
     }
@@ -313,6 +316,14 @@ pub fn lower(
         .map_or_else(|| c.kind.clone(), |(n, _)| n.clone());
     Lowered {
         object: ConfigObject {
+            url_prefixes: c
+                .url_prefixes
+                .iter()
+                .map(|(p, s)| Spanned {
+                    value: p.clone(),
+                    at: at(s),
+                })
+                .collect(),
             platform: c.platform,
             kind: c.kind.clone(),
             name,

@@ -166,6 +166,10 @@ pub struct CodeClient {
     /// the rest of `retry_on` only; a call whose method is not known keeps them
     /// all. Empty for most libraries.
     pub method_scoped: Vec<(Vec<Signal>, Vec<String>)>,
+    /// The URL prefixes the client serves, each where it is written (the literal
+    /// prefix of `session.mount("https://", HTTPAdapter(max_retries=...))`); empty:
+    /// every URL (also when a mount prefix is not a literal).
+    pub url_prefixes: Vec<(String, Span)>,
 }
 
 impl CodeClient {
@@ -189,6 +193,7 @@ impl CodeClient {
             findings: Vec::new(),
             never_retries: Vec::new(),
             method_scoped: Vec::new(),
+            url_prefixes: Vec::new(),
         }
     }
 }

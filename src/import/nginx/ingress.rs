@@ -341,6 +341,7 @@ fn ingress(
         })
         .collect();
     Some(ConfigObject {
+        url_prefixes: Vec::new(),
         platform: Platform::IngressNginx,
         kind: "Ingress".into(),
         name: o.name.clone(),

@@ -236,6 +236,8 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
         }
         adapters.insert((call.start_byte(), call.end_byte()), idx);
     }
+    // Clients mounted once with a prefix that is not a literal.
+    let mut mount_unknown: Vec<usize> = Vec::new();
     for &call in &call_nodes {
         let Some(function) = call.child_by_field_name("function") else {
             continue;
@@ -267,6 +269,19 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
         let c = &mut out.clients[idx];
         if !c.names.iter().any(|(n, _)| *n == recv_name) {
             c.names.push((recv_name, recv.byte_range()));
+        }
+        // The adapter serves the URLs that start with the mount prefix (requests
+        // `Session.get_adapter`: the longest matching prefix; the session's own
+        // `http://` and `https://` adapters retry nothing). A prefix that is not a
+        // literal may be any: the client then serves every URL.
+        match cx.eval(*prefix).known() {
+            Some(eval::Val::Str(p)) if !mount_unknown.contains(&idx) => {
+                c.url_prefixes.push((p.clone(), prefix.byte_range()));
+            }
+            _ => {
+                mount_unknown.push(idx);
+                c.url_prefixes.clear();
+            }
         }
         // The mount prefix names the host the session reaches.
         if let Some(eval::Val::Str(p)) = cx.eval(*prefix).known() {

@@ -428,3 +428,54 @@ fn case95_arrow_factory_in_the_same_file() {
     assert_eq!(for_op(&o, "RL201", post).len(), 1, "{:#?}", o.diagnostics);
     assert_eq!(for_op(&o, "RL307", get).len(), 1, "{:#?}", o.diagnostics);
 }
+
+/// Case 94, blanket binding: no call of the client is found and
+/// `.retrylint.yaml` binds it with `clients: [instance]`: the POST is retried on
+/// network errors only (RL201 naming `reset`, no 5xx or 429, no RL307), the PUT
+/// on 5xx and 429 too (RL307).
+#[test]
+fn case94_blanket_binding_scopes_signals_by_method() {
+    let src = root().join("fixtures/cases/94-axios-retry-post-network-errors");
+    let dir = std::env::temp_dir().join(format!("retrylint-case94b-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::copy(src.join("openapi.yaml"), dir.join("openapi.yaml")).unwrap();
+    std::fs::write(
+        dir.join("src/api-client.ts"),
+        "import axios from 'axios'\nimport axiosRetry from 'axios-retry'\n\n\
+         export const instance = axios.create({ baseURL: 'https://api.example.org' })\n\
+         axiosRetry(instance)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join(".retrylint.yaml"),
+        "services:\n  - spec: openapi.yaml\n    clients: [instance]\n",
+    )
+    .unwrap();
+    // `.retrylint.yaml` is read by the command, so run it as a user does.
+    let (code, out, err) =
+        common::retrylint_in(&dir, &["check", "--root", ".", "--format", "json", "."]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let messages = |code: &str, op: &str| -> Vec<String> {
+        v["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .filter(|d| d["code"] == code && d["message"].as_str().is_some_and(|m| m.contains(op)))
+            .map(|d| d["message"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    let post = "`POST /signals/v1/public/signals/`";
+    let put = "`PUT /signals/v1/public/feedback/forms/{token}`";
+    let rl201 = messages("RL201", post);
+    assert_eq!(rl201.len(), 1, "{out}");
+    let m = &rl201[0];
+    assert!(
+        m.contains("`reset`") && !m.contains("5xx") && !m.contains("429"),
+        "{m}"
+    );
+    assert!(messages("RL307", post).is_empty(), "{out}");
+    assert_eq!(messages("RL307", put).len(), 1, "{out}");
+}

@@ -507,6 +507,7 @@ pub fn bind(
                 let op = &documents[d].operations[k];
                 let route = &objects[i].routes[r];
                 let mut entry = entry_for(op, route);
+                scope_by_method(&mut entry, &objects[i].method_scoped, &op.method);
                 if objects[i].grpc() {
                     // The RPC's own semantics: its effect and AIP-155 key.
                     super::grpc::operation_semantics(&mut entry.settings, route, op, ctx.protos);
@@ -819,6 +820,34 @@ fn retries_or_hedges(o: &ConfigObject) -> bool {
                 .as_ref()
                 .is_some_and(|h| h.value.sends_copies())
     })
+}
+
+/// Drops from `entry`'s `retry_on` the signals `scoped` limits to methods other
+/// than `method` (a signal listed by several groups stays when one of them holds
+/// `method`); an entry left with no signal does not retry.
+fn scope_by_method(
+    entry: &mut OperationEntry,
+    scoped: &[(Vec<crate::policy::model::Signal>, Vec<String>)],
+    method: &str,
+) {
+    if scoped.is_empty() {
+        return;
+    }
+    let Some(on) = entry.settings.retry_on.as_mut() else {
+        return;
+    };
+    let left_out = |s: &crate::policy::model::Signal| {
+        let mut groups = scoped.iter().filter(|(g, _)| g.contains(s)).peekable();
+        groups.peek().is_some()
+            && !groups.any(|(_, ms)| ms.iter().any(|m| m.eq_ignore_ascii_case(method)))
+    };
+    let before = on.value.len();
+    on.value.retain(|s| !left_out(&s.value));
+    if before > 0 && on.value.is_empty() {
+        if let Some(r) = entry.settings.retry.as_mut() {
+            r.value = false;
+        }
+    }
 }
 
 fn entry_for(op: &Operation, route: &super::Route) -> OperationEntry {

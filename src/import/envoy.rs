@@ -496,6 +496,7 @@ fn read_vhost(
     };
     let _ = side;
     out.objects.push(ConfigObject {
+        method_scoped: Vec::new(),
         url_prefixes: Vec::new(),
         platform: Platform::Envoy,
         kind: "virtual host".to_string(),

@@ -268,6 +268,11 @@ pub struct ConfigObject {
     /// retries only requests whose URL starts with `https://`; requests picks the
     /// adapter by the longest matching prefix). Empty: every URL.
     pub url_prefixes: Vec<Spanned<String>>,
+    /// For a client in code: signals of its `retry_on` it retries for some methods
+    /// only, as (signals, upper-case methods): axios-retry's default retries 5xx
+    /// and 429 on GET, HEAD, OPTIONS, PUT, DELETE only. An operation with another
+    /// method is retried on the rest. Empty for every other platform.
+    pub method_scoped: Vec<(Vec<crate::policy::model::Signal>, Vec<String>)>,
 }
 
 impl ConfigObject {

@@ -316,6 +316,7 @@ pub fn lower(
         .map_or_else(|| c.kind.clone(), |(n, _)| n.clone());
     Lowered {
         object: ConfigObject {
+            method_scoped: c.method_scoped.clone(),
             url_prefixes: c
                 .url_prefixes
                 .iter()

@@ -405,6 +405,41 @@ mod tests {
     }
 
     #[test]
+    fn a_factory_names_its_client_and_its_callers_reach_it() {
+        let f = ts("import axios from 'axios';\nimport axiosRetry from 'axios-retry';\n\
+            export function makeHttp(b) { const inst = axios.create({baseURL: b}); axiosRetry(inst); return inst }\n\
+            export const other = (b) => { const x = axios.create(); axiosRetry(x); return 1 }\n\
+            async function f(b) { const http = makeHttp(b); await http.post('/a'); return makeHttp(b).get('/b') }");
+        let names: Vec<&str> = f.clients[0].names.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["inst", "makeHttp()"]);
+        // A function that does not return the client is no factory.
+        assert!(f.clients[1].names.iter().all(|(n, _)| !n.ends_with("()")));
+        let calls: Vec<(&str, Option<&str>)> = f
+            .calls
+            .iter()
+            .map(|c| (c.receiver.as_str(), c.method.as_deref()))
+            .collect();
+        assert!(calls.contains(&("makeHttp()", Some("POST"))), "{calls:?}");
+        assert!(calls.contains(&("makeHttp()", Some("GET"))), "{calls:?}");
+    }
+
+    #[test]
+    fn axios_retry_scopes_status_signals_to_idempotent_methods() {
+        let f = ts("import axiosRetry from 'axios-retry';\naxiosRetry(client);");
+        let c = &f.clients[0];
+        assert!(c.methods.is_none());
+        assert_eq!(c.method_scoped.len(), 1);
+        assert!(!c.method_scoped[0].1.contains(&"POST".to_string()));
+        assert!(c.method_scoped[0]
+            .0
+            .contains(&crate::policy::model::Signal::Status(429)));
+        // Only idempotent-method helpers: one methods filter, nothing scoped.
+        let f = ts("import axiosRetry from 'axios-retry';\naxiosRetry(client, { retryCondition: axiosRetry.isIdempotentRequestError });");
+        let c = &f.clients[0];
+        assert!(c.methods.is_some() && c.method_scoped.is_empty());
+    }
+
+    #[test]
     fn bad_input_never_panics() {
         let deep = format!(
             "axiosRetry(axios, {{ retries: {}1{} }});",

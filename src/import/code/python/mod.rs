@@ -145,7 +145,8 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
             Some(urllib3::retry(&cx, call, name, custom.clone()))
         } else if tenacity_file && matches!(name, "Retrying" | "AsyncRetrying") {
             Some(tenacity::client(&cx, call, &format!("{name}(...)")))
-        } else if is_tenacity_retry_call(&cx, call)
+        } else if tenacity_file
+            && is_tenacity_retry_call(&cx, call)
             && call.parent().is_some_and(|p| p.kind() == "assignment")
             && cx.enclosing_function(call).is_none()
         {

@@ -270,3 +270,156 @@ fn stainless_sdk_constructor() {
     assert!(!codes(&got).contains(&"RL305"), "the SDK jitters: {got:#?}");
     insta::assert_snapshot!("stainless_trigger", out);
 }
+
+/// `check` over a copy of a shared case in `fixtures/cases/` (the folder is its
+/// own project root), as the library runs it.
+fn case_outcome(case: &str) -> retrylint::check::CheckOutcome {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/cases")
+        .join(case);
+    retrylint::check::run(&retrylint::check::CheckOptions {
+        paths: vec![dir.clone()],
+        cwd: Some(dir.clone()),
+        root: Some(dir),
+        ..Default::default()
+    })
+}
+
+/// The findings of `code` for the operation `op` (`POST /x`).
+fn for_op<'a>(
+    o: &'a retrylint::check::CheckOutcome,
+    code: &str,
+    op: &str,
+) -> Vec<&'a retrylint::diagnostic::Diagnostic> {
+    o.diagnostics
+        .iter()
+        .filter(|d| d.code == code && d.operations.iter().any(|x| x == op))
+        .collect()
+}
+
+/// Case 96 (`fixtures/cases/96-tenacity-decorator-in-variable`): a tenacity
+/// decorator kept in a module-level variable (`api_retry = retry(...)`) and used
+/// as `@api_retry`, in the same file and imported from `app/retry_config.py`:
+/// cancel and refund are retried 3 x (one layer each), RL201 on both. The direct
+/// `@retry(...)` (any exception) around `raise_for_status()` retries every 4xx:
+/// RL308 for `POST /v1/orders`.
+#[test]
+fn case96_tenacity_decorator_in_a_variable() {
+    let o = case_outcome("96-tenacity-decorator-in-variable");
+    for op in ["POST /v1/orders/{id}/cancel", "POST /v1/orders/{id}/refund"] {
+        assert_eq!(
+            for_op(&o, "RL201", op).len(),
+            1,
+            "{op}: {:#?}",
+            o.diagnostics
+        );
+        assert!(for_op(&o, "RL311", op).is_empty(), "{op}: one layer");
+        assert!(for_op(&o, "RL308", op).is_empty(), "{op}");
+    }
+    let rl308 = for_op(&o, "RL308", "POST /v1/orders");
+    assert_eq!(rl308.len(), 1, "{:#?}", o.diagnostics);
+    assert!(rl308[0].message.contains("`4xx`"), "{}", rl308[0].message);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/cases/96-tenacity-decorator-in-variable");
+    let (_, out, _) = common::retrylint_in(&dir, &["readiness", "--root", ".", "."]);
+    for (op, n) in [
+        ("POST /v1/orders/{id}/cancel ", "3 x"),
+        ("POST /v1/orders/{id}/refund ", "3 x"),
+        ("POST /v1/orders ", "5 x"),
+    ] {
+        let row = out.lines().find(|l| l.starts_with(op)).expect("a row");
+        assert!(row.contains(n), "{row}");
+    }
+}
+
+/// Case 97 (`fixtures/cases/97-plain-session-credited-to-retry-session`):
+/// `self.session = Session()` in `MailOverRest` is a plain session; its POST is
+/// not credited to the urllib3 `Retry` session of `app/sources/gebieden.py`
+/// (same last name `session`), so that Retry stays unbound (RL016) and no
+/// operation of the service's own spec is retried. With `allowed_methods`
+/// listing POST (the variant file) it is the same: no RL201.
+#[test]
+fn case97_plain_session_is_not_a_retry_session_of_another_file() {
+    let o = case_outcome("97-plain-session-credited-to-retry-session");
+    let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["RL016"], "{:#?}", o.diagnostics);
+    assert!(o.diagnostics[0]
+        .primary
+        .location
+        .file
+        .display
+        .ends_with("gebieden.py"));
+
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/cases/97-plain-session-credited-to-retry-session");
+    let dir = std::env::temp_dir().join(format!("retrylint-case97-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for sub in ["app/api", "app/sources", "app/email"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    for f in [
+        "app/api/public_openapi.yaml",
+        "app/email/rest_email_endpoint.py",
+    ] {
+        std::fs::copy(src.join(f), dir.join(f)).unwrap();
+    }
+    std::fs::copy(
+        src.join("app/sources/gebieden_variant_post_allowed.py.txt"),
+        dir.join("app/sources/gebieden.py"),
+    )
+    .unwrap();
+    let o = retrylint::check::run(&retrylint::check::CheckOptions {
+        paths: vec![dir.clone()],
+        cwd: Some(dir.clone()),
+        root: Some(dir.clone()),
+        ..Default::default()
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    let codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["RL016"], "{:#?}", o.diagnostics);
+}
+
+/// Case 98 (`fixtures/cases/98-urllib3-mount-prefix`): a urllib3 `Retry` mounted
+/// on `https://` only does not serve the spec's `http://localhost:8181` server
+/// (requests picks the adapter by prefix, and its default `http://` adapter
+/// retries nothing): no findings, exit 0, readiness "not retried". With the
+/// server on `https://` the Retry applies (RL301, RL303, RL305, RL307).
+#[test]
+fn case98_urllib3_mount_prefix_limits_the_servers() {
+    let o = case_outcome("98-urllib3-mount-prefix");
+    assert!(o.diagnostics.is_empty(), "{:#?}", o.diagnostics);
+    let src =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/cases/98-urllib3-mount-prefix");
+    let (code, out, err) = common::retrylint_in(&src, &["readiness", "--root", ".", "."]);
+    assert_eq!(code, 0, "{err}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("GET /api/v1/organizations/"))
+        .expect("a row");
+    assert!(row.contains("not retried"), "{row}");
+
+    let dir = std::env::temp_dir().join(format!("retrylint-case98-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src/clients")).unwrap();
+    let f = "src/clients/service_client.py";
+    std::fs::copy(src.join(f), dir.join(f)).unwrap();
+    let spec = std::fs::read_to_string(src.join("openapi.yaml"))
+        .unwrap()
+        .replace("http://localhost", "https://localhost");
+    std::fs::write(dir.join("openapi.yaml"), spec).unwrap();
+    let o = retrylint::check::run(&retrylint::check::CheckOptions {
+        paths: vec![dir.clone()],
+        cwd: Some(dir.clone()),
+        root: Some(dir.clone()),
+        ..Default::default()
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut codes: Vec<&str> = o.diagnostics.iter().map(|d| d.code).collect();
+    codes.sort();
+    assert_eq!(
+        codes,
+        ["RL301", "RL303", "RL305", "RL307"],
+        "{:#?}",
+        o.diagnostics
+    );
+}

@@ -485,6 +485,8 @@ fn profile(
         });
     }
     Some(ConfigObject {
+        method_scoped: Vec::new(),
+        url_prefixes: Vec::new(),
         platform: Platform::AwsSdk,
         kind: "profile".into(),
         name: name.to_string(),

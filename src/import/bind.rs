@@ -40,6 +40,30 @@ pub struct Bound {
 struct Server {
     host: String,
     path: String,
+    /// The absolute URL as written (lower case, no trailing `/`), when it has a
+    /// literal scheme: what a client's mount prefix is compared with.
+    url: Option<String>,
+}
+
+/// True when a client serving only URLs under `prefixes` (a requests adapter's
+/// mount prefixes; empty: every URL) may reach an operation of a document with
+/// `servers`: some server's URL starts with a prefix, or a prefix lies below a
+/// server's URL; a server with no literal scheme (relative, a variable) may be
+/// anything, and so may a document with no servers.
+fn prefixes_reach(prefixes: &[Spanned<String>], servers: &[Server]) -> bool {
+    if prefixes.is_empty() || servers.is_empty() {
+        return true;
+    }
+    servers.iter().any(|srv| match &srv.url {
+        None => true,
+        Some(url) => {
+            let url = format!("{url}/");
+            prefixes.iter().any(|p| {
+                let p = p.value.to_ascii_lowercase();
+                url.starts_with(&p) || p.starts_with(&url)
+            })
+        }
+    })
 }
 
 /// The servers of a document: OpenAPI 3 `servers[].url`, Swagger 2 `host` +
@@ -71,6 +95,7 @@ fn servers(doc: &Document) -> Vec<Server> {
         out.push(Server {
             host: strip_port(host).to_ascii_lowercase(),
             path,
+            url: None,
         });
     }
     out
@@ -84,8 +109,18 @@ fn strip_port(host: &str) -> &str {
 
 fn parse_url(url: &str) -> Server {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let absolute = url
+        .split_once("://")
+        .filter(|(scheme, _)| {
+            !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        })
+        .map(|_| url.trim_end_matches('/').to_ascii_lowercase());
     if url.starts_with('/') || !url.contains("://") && !url.starts_with("//") {
         return Server {
+            url: None,
             host: String::new(),
             path: if url.starts_with('/') {
                 url.trim_end_matches('/').to_string()
@@ -98,6 +133,7 @@ fn parse_url(url: &str) -> Server {
     let (authority, path) = rest.split_once('/').map_or((rest, ""), |(a, p)| (a, p));
     let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     Server {
+        url: absolute,
         host: strip_port(authority).to_ascii_lowercase(),
         path: if path.is_empty() {
             String::new()
@@ -314,6 +350,19 @@ pub fn bind(
         }
     }
 
+    // A client in code mounted on URL prefixes (`session.mount("https://", ...)`)
+    // serves no document whose servers are all elsewhere (`http://...`): requests
+    // sends those through its default adapter, which retries nothing. Nothing to
+    // bind then, and nothing unbound to report either (case 98).
+    let mut outside_prefixes: Vec<bool> = vec![false; objects.len()];
+    for (i, o) in objects.iter().enumerate() {
+        if o.url_prefixes.is_empty() || bindings[i].is_empty() {
+            continue;
+        }
+        bindings[i].retain(|(d, _)| prefixes_reach(&o.url_prefixes, &doc_servers[*d]));
+        outside_prefixes[i] = bindings[i].is_empty();
+    }
+
     // Entries: for each bound (object, document), each operation takes the first
     // route that may match it. Objects of one file, layer and platform share a
     // synthetic policy per document; the first object that matches an operation wins.
@@ -341,7 +390,7 @@ pub fn bind(
         .collect();
     for (i, o) in objects.iter().enumerate() {
         if bindings[i].is_empty() {
-            if retries_or_hedges(o) {
+            if retries_or_hedges(o) && !outside_prefixes[i] {
                 out.diagnostics.push(unbound(o, documents, &doc_servers));
             }
             continue;
@@ -458,6 +507,7 @@ pub fn bind(
                 let op = &documents[d].operations[k];
                 let route = &objects[i].routes[r];
                 let mut entry = entry_for(op, route);
+                scope_by_method(&mut entry, &objects[i].method_scoped, &op.method);
                 if objects[i].grpc() {
                     // The RPC's own semantics: its effect and AIP-155 key.
                     super::grpc::operation_semantics(&mut entry.settings, route, op, ctx.protos);
@@ -770,6 +820,34 @@ fn retries_or_hedges(o: &ConfigObject) -> bool {
                 .as_ref()
                 .is_some_and(|h| h.value.sends_copies())
     })
+}
+
+/// Drops from `entry`'s `retry_on` the signals `scoped` limits to methods other
+/// than `method` (a signal listed by several groups stays when one of them holds
+/// `method`); an entry left with no signal does not retry.
+fn scope_by_method(
+    entry: &mut OperationEntry,
+    scoped: &[(Vec<crate::policy::model::Signal>, Vec<String>)],
+    method: &str,
+) {
+    if scoped.is_empty() {
+        return;
+    }
+    let Some(on) = entry.settings.retry_on.as_mut() else {
+        return;
+    };
+    let left_out = |s: &crate::policy::model::Signal| {
+        let mut groups = scoped.iter().filter(|(g, _)| g.contains(s)).peekable();
+        groups.peek().is_some()
+            && !groups.any(|(_, ms)| ms.iter().any(|m| m.eq_ignore_ascii_case(method)))
+    };
+    let before = on.value.len();
+    on.value.retain(|s| !left_out(&s.value));
+    if before > 0 && on.value.is_empty() {
+        if let Some(r) = entry.settings.retry.as_mut() {
+            r.value = false;
+        }
+    }
 }
 
 fn entry_for(op: &Operation, route: &super::Route) -> OperationEntry {

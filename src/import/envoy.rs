@@ -543,6 +543,8 @@ fn read_vhost(
     };
     let _ = side;
     out.objects.push(ConfigObject {
+        method_scoped: Vec::new(),
+        url_prefixes: Vec::new(),
         platform: Platform::Envoy,
         kind: "virtual host".to_string(),
         name,

@@ -486,6 +486,8 @@ fn service_config(
         .map(|n| n.value.clone())
         .unwrap_or_else(|| doc.file.display.clone());
     let obj = ConfigObject {
+        method_scoped: Vec::new(),
+        url_prefixes: Vec::new(),
         platform: Platform::Grpc,
         kind: "service config".to_string(),
         name: obj_name,

@@ -380,6 +380,8 @@ fn service(
     // longest first, then routes without paths.
     routes.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
     Some(ConfigObject {
+        method_scoped: Vec::new(),
+        url_prefixes: Vec::new(),
         platform: Platform::Kong,
         kind: "service".to_string(),
         name: label,

@@ -264,6 +264,16 @@ pub struct ConfigObject {
     pub names: Vec<Spanned<String>>,
     /// The routes, in the order the platform tries them.
     pub routes: Vec<Route>,
+    /// For a client in code: the URL prefixes it serves, each with its node (a
+    /// urllib3 `Retry` in an adapter mounted with `session.mount("https://", ...)`
+    /// retries only requests whose URL starts with `https://`; requests picks the
+    /// adapter by the longest matching prefix). Empty: every URL.
+    pub url_prefixes: Vec<Spanned<String>>,
+    /// For a client in code: signals of its `retry_on` it retries for some methods
+    /// only, as (signals, upper-case methods): axios-retry's default retries 5xx
+    /// and 429 on GET, HEAD, OPTIONS, PUT, DELETE only. An operation with another
+    /// method is retried on the rest. Empty for every other platform.
+    pub method_scoped: Vec<(Vec<crate::policy::model::Signal>, Vec<String>)>,
 }
 
 impl ConfigObject {

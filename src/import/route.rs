@@ -285,6 +285,29 @@ pub fn request_path(path: &str) -> PathMatch {
     }
 }
 
+impl PathMatch {
+    /// The same match, also matching the path with one trailing slash more or
+    /// less (for a regular expression of [`request_path`]; other matches are
+    /// returned as they are).
+    pub fn with_optional_trailing_slash(self) -> PathMatch {
+        match self {
+            PathMatch::Regex(re) => {
+                // `re` is `^(?:P)$`: match `P` with an optional trailing `/`.
+                let inner = re
+                    .as_str()
+                    .strip_prefix("^(?:")
+                    .and_then(|r| r.strip_suffix(")$"))
+                    .map(|p| format!("{p}/?"));
+                match inner.map(|p| full_match_regex(&p)) {
+                    Some(Ok(re)) => PathMatch::Regex(re),
+                    _ => PathMatch::Regex(re),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
 /// A full-match regex from `pattern` (anchored: `^(?:pattern)$`); `Err` with the
 /// regex engine's message when it does not compile.
 pub fn full_match_regex(pattern: &str) -> Result<PathRegex, String> {

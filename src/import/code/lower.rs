@@ -104,6 +104,9 @@ pub fn client_spans(c: &CodeClient, out: &mut BTreeSet<(usize, usize)>) {
     for (s, _) in &c.notes {
         add(s);
     }
+    for (_, s) in &c.url_prefixes {
+        add(s);
+    }
     for f in &c.findings {
         add(&f.span);
     }
@@ -292,7 +295,7 @@ pub fn lower(
     let routes: Vec<Route> = own
         .iter()
         .chain(calls.iter())
-        .map(|(file, call)| route(&settings, &notes, file, call, &c.never_retries))
+        .map(|(file, call)| route(&settings, &notes, file, call, c))
         .collect();
     let routes = if routes.is_empty() {
         // No call seen: the client may serve any operation, but it binds only when
@@ -314,6 +317,15 @@ pub fn lower(
         .map_or_else(|| c.kind.clone(), |(n, _)| n.clone());
     Lowered {
         object: ConfigObject {
+            method_scoped: c.method_scoped.clone(),
+            url_prefixes: c
+                .url_prefixes
+                .iter()
+                .map(|(p, s)| Spanned {
+                    value: p.clone(),
+                    at: at(s),
+                })
+                .collect(),
             platform: c.platform,
             kind: c.kind.clone(),
             name,
@@ -353,10 +365,29 @@ fn route(
     notes: &[OriginNote],
     file: &Located,
     call: &CallSite,
-    never_retries: &[String],
+    client: &CodeClient,
 ) -> Route {
     let call_at = file.at(&call.span);
     let mut settings = settings.clone();
+    let never_retries = &client.never_retries;
+    // Signals the client retries for other methods only (axios-retry: `5xx` and
+    // `429` for idempotent methods) leave this call's `retry_on`.
+    let mut scoped_out = false;
+    if let (Some(m), Some(on)) = (&call.method, settings.retry_on.as_mut()) {
+        // Left out when some group scopes the signal and none of them lists `m`.
+        let left_out = |s: &Signal| {
+            let mut groups = client
+                .method_scoped
+                .iter()
+                .filter(|(signals, _)| signals.contains(s))
+                .peekable();
+            groups.peek().is_some()
+                && !groups.any(|(_, methods)| methods.iter().any(|x| x.eq_ignore_ascii_case(m)))
+        };
+        let before = on.value.len();
+        on.value.retain(|s| !left_out(&s.value));
+        scoped_out = before > 0 && on.value.is_empty();
+    }
     // A call whose method the client's method filter leaves out is not retried
     // (got/ky/ofetch `methods`, urllib3 `allowed_methods`), nor one the library
     // always sends once (resty v3 `POST`).
@@ -365,6 +396,7 @@ fn route(
         _ => false,
     };
     if filtered
+        || scoped_out
         || call
             .method
             .as_ref()
@@ -470,12 +502,15 @@ fn path_match(url: &str) -> Option<PathMatch> {
     }
     out.push_str(rest);
     Some(if n == 0 && !url.contains("{}") {
-        // A concrete path (`/orders/7`) reaches the template `/orders/{id}`.
+        // A concrete path (`/orders/7`) reaches the template `/orders/{id}`; a
+        // trailing slash is not significant either way (`/signals/` reaches the
+        // spec's `/signals/` and `/signals`).
         crate::import::route::request_path(if out.len() > 1 {
             out.trim_end_matches('/')
         } else {
             &out
         })
+        .with_optional_trailing_slash()
     } else {
         PathMatch::Template(out)
     })
@@ -498,6 +533,10 @@ mod tests {
             matches!(path_match("{}/orders/{}"), Some(PathMatch::Template(p)) if p == "/orders/{p1}")
         );
         assert!(reaches(path_match("orders"), "/orders"));
+        assert!(reaches(path_match("/signals/"), "/signals/"));
+        assert!(reaches(path_match("/signals/"), "/signals"));
+        assert!(reaches(path_match("/signals"), "/signals/"));
+        assert!(!reaches(path_match("/signals"), "/signals/x"));
         assert!(path_match("").is_none());
         assert_eq!(
             host_of(&Url::Literal("https://u@API.example.com:8443/x".into())).as_deref(),

@@ -175,7 +175,12 @@ pub fn import_all(
         .iter()
         .flat_map(|f| &f.clients)
         .flat_map(|c| &c.names)
-        .map(|(n, _)| link::last_segment(n).to_ascii_lowercase())
+        // A factory `makeHttp()` is called with arguments: look for its name.
+        .map(|(n, _)| {
+            link::last_segment(n)
+                .trim_end_matches("()")
+                .to_ascii_lowercase()
+        })
         .filter(|n| n.len() >= 3)
         .collect();
     // One automaton for every name: a scan per file, not per name.

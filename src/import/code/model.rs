@@ -159,6 +159,17 @@ pub struct CodeClient {
     /// call with one of them is not retried at all. Empty for most libraries,
     /// whose method filter (`methods`) applies after the request was sent only.
     pub never_retries: Vec<String>,
+    /// Signals of `retry_on` the client retries for some methods only, each group
+    /// as (signals, upper-case methods): axios-retry's default condition retries
+    /// network errors on every method but `5xx` and `429` only on GET, HEAD,
+    /// OPTIONS, PUT, DELETE. A call whose method a group leaves out is retried on
+    /// the rest of `retry_on` only; a call whose method is not known keeps them
+    /// all. Empty for most libraries.
+    pub method_scoped: Vec<(Vec<Signal>, Vec<String>)>,
+    /// The URL prefixes the client serves, each where it is written (the literal
+    /// prefix of `session.mount("https://", HTTPAdapter(max_retries=...))`); empty:
+    /// every URL (also when a mount prefix is not a literal).
+    pub url_prefixes: Vec<(String, Span)>,
 }
 
 impl CodeClient {
@@ -181,6 +192,8 @@ impl CodeClient {
             calls: Vec::new(),
             findings: Vec::new(),
             never_retries: Vec::new(),
+            method_scoped: Vec::new(),
+            url_prefixes: Vec::new(),
         }
     }
 }

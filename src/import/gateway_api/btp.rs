@@ -373,6 +373,8 @@ pub fn untargeted_table(p: &Policy) -> Option<ConfigObject> {
     let at = At::new(&p.obj.doc, p.obj.node);
     p.default_deadline(&s.at.clone(), &mut s, &mut notes);
     Some(ConfigObject {
+        method_scoped: Vec::new(),
+        url_prefixes: Vec::new(),
         platform: Platform::EnvoyGateway,
         kind: p.obj.kind.clone(),
         name: p.obj.name.clone(),

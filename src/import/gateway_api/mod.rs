@@ -186,6 +186,8 @@ fn route_table(
         Layer::Mesh
     };
     Some(ConfigObject {
+        method_scoped: Vec::new(),
+        url_prefixes: Vec::new(),
         platform: if via_btp || choice.imp == Implementation::EnvoyGateway {
             Platform::EnvoyGateway
         } else {

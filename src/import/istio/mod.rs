@@ -195,6 +195,8 @@ fn virtual_service(
         ));
     }
     Some(ConfigObject {
+        method_scoped: Vec::new(),
+        url_prefixes: Vec::new(),
         platform: Platform::Istio,
         kind: o.kind.clone(),
         name: o.name.clone(),

@@ -200,6 +200,8 @@ pub fn import(objects: &[KubeObject]) -> Imported {
             })
             .collect();
         out.objects.push(ConfigObject {
+            method_scoped: Vec::new(),
+            url_prefixes: Vec::new(),
             platform: Platform::Linkerd,
             kind: obj.kind.clone(),
             name: obj.name.clone(),
@@ -234,6 +236,8 @@ pub fn import(objects: &[KubeObject]) -> Imported {
         let retry_src = own.has_retry().then_some(&own);
         let (settings, notes) = settings(svc, retry_src, own.get(REQUEST), &mut out.diagnostics);
         out.objects.push(ConfigObject {
+            method_scoped: Vec::new(),
+            url_prefixes: Vec::new(),
             platform: Platform::Linkerd,
             kind: "Service".into(),
             name: svc.name.clone(),

@@ -172,6 +172,8 @@ fn profile(obj: &KubeObject, diags: &mut Vec<Diagnostic>) -> Option<ConfigObject
         });
     }
     Some(ConfigObject {
+        method_scoped: Vec::new(),
+        url_prefixes: Vec::new(),
         platform: Platform::Linkerd,
         kind: obj.kind.clone(),
         name: obj.name.clone(),

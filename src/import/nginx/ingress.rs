@@ -341,6 +341,8 @@ fn ingress(
         })
         .collect();
     Some(ConfigObject {
+        method_scoped: Vec::new(),
+        url_prefixes: Vec::new(),
         platform: Platform::IngressNginx,
         kind: "Ingress".into(),
         name: o.name.clone(),

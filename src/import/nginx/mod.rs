@@ -398,6 +398,8 @@ fn server_object(
         })
         .unwrap_or_else(|| "server".into());
     Some(ConfigObject {
+        method_scoped: Vec::new(),
+        url_prefixes: Vec::new(),
         platform: Platform::Nginx,
         kind: "server".into(),
         name,

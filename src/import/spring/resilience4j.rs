@@ -797,6 +797,8 @@ fn object(
         at: tree.key_of(head.map).map_or(obj_at.clone(), at),
     }];
     Some(ConfigObject {
+        method_scoped: Vec::new(),
+        url_prefixes: Vec::new(),
         platform: Platform::Resilience4j,
         kind,
         name: head.name.clone(),

@@ -303,6 +303,8 @@ fn import_tree(doc: &Arc<Loaded>) -> Imported {
             });
         }
         out.objects.push(ConfigObject {
+            method_scoped: Vec::new(),
+            url_prefixes: Vec::new(),
             platform: Platform::Traefik,
             kind: "service".to_string(),
             name: if svc.is_empty() {

@@ -197,6 +197,13 @@ fn condition_default(c: &mut CodeClient, span: Span) {
         ),
     ));
     c.methods = None;
+    // softonic/axios-retry `src/index.ts` (4.x): `isNetworkError` has no method
+    // check; `isIdempotentRequestError` retries 5xx and 429 only when
+    // `IDEMPOTENT_HTTP_METHODS` (get, head, options, put, delete) holds the method.
+    c.method_scoped = vec![(
+        vec![Signal::Class(5), Signal::Status(429)],
+        IDEMPOTENT.iter().map(|m| m.to_string()).collect(),
+    )];
     c.notes.push((
         span,
         "axios-retry retries network errors for every method, POST included, even after the request was sent; 5xx and 429 only for GET, HEAD, OPTIONS, PUT, DELETE".into(),
@@ -218,12 +225,22 @@ fn helper(name: &str) -> Option<Part> {
             [retryable, vec![Signal::Status(429)]].concat(),
             Some(IDEMPOTENT.to_vec()),
         ),
-        "isNetworkOrIdempotentRequestError" => {
-            // Network errors on every method; the rest on idempotent methods.
-            ([retryable, vec![Signal::Status(429)]].concat(), None)
-        }
         _ => return None,
     })
+}
+
+/// The parts of one library helper: `isNetworkOrIdempotentRequestError` is
+/// `isNetworkError(error) || isIdempotentRequestError(error)` (softonic/axios-retry
+/// `src/index.ts`, 4.x), so network errors on every method and 5xx/429 on the
+/// idempotent methods only.
+fn helper_parts(name: &str) -> Option<Vec<Part>> {
+    match name {
+        "isNetworkOrIdempotentRequestError" => Some(vec![
+            helper("isNetworkError")?,
+            helper("isIdempotentRequestError")?,
+        ]),
+        _ => helper(name).map(|p| vec![p]),
+    }
 }
 
 fn last_name<'a>(ctx: &'a Ctx<'_, '_>, n: Node<'_>) -> Option<&'a str> {
@@ -277,10 +294,11 @@ fn parts(ctx: &Ctx<'_, '_>, body: Node<'_>) -> Option<Vec<Part>> {
                     _ => return None,
                 }
             }
-            "call_expression" => {
-                out.push(helper(last_name(ctx, n.child_by_field_name("function")?)?)?)
-            }
-            _ => out.push(helper(last_name(ctx, n)?)?),
+            "call_expression" => out.extend(helper_parts(last_name(
+                ctx,
+                n.child_by_field_name("function")?,
+            )?)?),
+            _ => out.extend(helper_parts(last_name(ctx, n)?)?),
         }
     }
     Some(out)
@@ -303,36 +321,76 @@ fn condition(ctx: &Ctx<'_, '_>, v: Node<'_>, c: &mut CodeClient) {
             "a custom condition that may retry anything, on every method",
         ));
         c.methods = None;
+        c.method_scoped.clear();
         return;
     };
-    let mut signals: Vec<Signal> = Vec::new();
-    let mut methods: Option<Vec<String>> = Some(Vec::new());
-    for (s, m) in parts {
-        for x in s {
-            if !signals.contains(&x) {
-                signals.push(x);
-            }
-        }
-        match (m, &mut methods) {
-            (None, _) => methods = None,
-            (Some(m), Some(all)) => {
-                for x in m {
-                    if !all.iter().any(|y| y == x) {
-                        all.push(x.to_string());
-                    }
-                }
-            }
-            (Some(_), None) => {}
-        }
-    }
+    let (signals, methods, scoped) = merge(parts);
     c.retry_on = Some(Setting::literal(signals, vs.clone()));
     c.methods = methods.map(|m| Setting::literal(m, vs.clone()));
+    c.method_scoped = scoped;
     if c.methods.is_none() {
         c.notes.push((
             vs,
             "this retryCondition retries some errors on every method, POST included (network errors after the request was sent, or a status test without a method check)".into(),
         ));
     }
+}
+
+/// Every signal of `parts`, with the methods each is retried on: (signals, the
+/// methods filter when every signal is limited to some methods, the groups of
+/// signals limited to some methods when others apply to every method; see
+/// [`CodeClient::method_scoped`]).
+type Merged = (
+    Vec<Signal>,
+    Option<Vec<String>>,
+    Vec<(Vec<Signal>, Vec<String>)>,
+);
+
+fn merge(parts: Vec<Part>) -> Merged {
+    // Per signal: the methods it is retried on (`None`: every method).
+    let mut per: Vec<(Signal, Option<Vec<String>>)> = Vec::new();
+    for (signals, methods) in parts {
+        for s in signals {
+            let i = match per.iter().position(|(x, _)| *x == s) {
+                Some(i) => i,
+                None => {
+                    per.push((s, Some(Vec::new())));
+                    per.len() - 1
+                }
+            };
+            match (&methods, &mut per[i].1) {
+                (None, m) => *m = None,
+                (Some(ms), Some(all)) => {
+                    for x in ms {
+                        if !all.iter().any(|y| y == x) {
+                            all.push(x.to_string());
+                        }
+                    }
+                }
+                (Some(_), None) => {}
+            }
+        }
+    }
+    let signals: Vec<Signal> = per.iter().map(|(s, _)| *s).collect();
+    if per.iter().all(|(_, m)| m.is_some()) {
+        // Every signal is limited: one methods filter, their union.
+        let mut all: Vec<String> = Vec::new();
+        for m in per.iter().filter_map(|(_, m)| m.as_ref()).flatten() {
+            if !all.contains(m) {
+                all.push(m.clone());
+            }
+        }
+        return (signals, Some(all), Vec::new());
+    }
+    let mut scoped: Vec<(Vec<Signal>, Vec<String>)> = Vec::new();
+    for (s, m) in per {
+        let Some(m) = m else { continue };
+        match scoped.iter_mut().find(|(_, ms)| *ms == m) {
+            Some((ss, _)) => ss.push(s),
+            None => scoped.push((vec![s], m)),
+        }
+    }
+    (signals, None, scoped)
 }
 
 fn delay_builtin(c: &mut CodeClient, span: Span, base: f64, mult: Option<f64>, what: &str) {

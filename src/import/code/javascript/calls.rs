@@ -29,7 +29,11 @@ pub fn read(ctx: &Ctx<'_, '_>, call: Node<'_>) -> Option<CallSite> {
             .filter(|n| n.kind() != "comment")
             .collect()
     };
-    let (root, members) = callee_path(ctx, f)?;
+    let (root, members) = match callee_path(ctx, f) {
+        Some(p) => p,
+        // `makeHttp(base).post(url)`: a verb on the result of a factory call.
+        None => factory_verb(ctx, f)?,
+    };
     let first = *args.first()?;
     match members.last() {
         Some(verb) if VERBS.contains(verb) => {
@@ -79,10 +83,89 @@ pub fn read(ctx: &Ctx<'_, '_>, call: Node<'_>) -> Option<CallSite> {
     }
 }
 
+/// For `f(...).verb`: (`f()`, `[verb]`), so the call is read as a call on that
+/// receiver.
+fn factory_verb<'a>(ctx: &'a Ctx<'_, '_>, f: Node<'_>) -> Option<(&'a str, Vec<&'a str>)> {
+    let f = eval::unwrap(f);
+    if f.kind() != "member_expression" {
+        return None;
+    }
+    let obj = eval::unwrap(f.child_by_field_name("object")?);
+    let inner = eval::unwrap(obj.child_by_field_name("function")?);
+    if obj.kind() != "call_expression" || inner.kind() != "identifier" {
+        return None;
+    }
+    let verb = ctx.file.text_of(f.child_by_field_name("property")?);
+    Some((ctx.file.text_of(inner), vec![verb]))
+}
+
 fn receiver_text(ctx: &Ctx<'_, '_>, f: Node<'_>) -> Option<String> {
     let f = eval::unwrap(f);
     let obj = f.child_by_field_name("object")?;
-    Some(ctx.text(obj).to_string())
+    Some(factory_call(ctx, obj).unwrap_or_else(|| ctx.text(obj).to_string()))
+}
+
+/// `f()` when the receiver `obj` is the value of a call of the plain function `f`:
+/// `makeHttp(base).post(...)`, or a local `const http = makeHttp(base)` declared
+/// before the call in an enclosing block (the nearest one), so the call links to
+/// a client that `f` returns ([`super::factory_names`]). One level: `f`'s own
+/// result, not what a function calling `f` returns.
+fn factory_call(ctx: &Ctx<'_, '_>, obj: Node<'_>) -> Option<String> {
+    let obj = eval::unwrap(obj);
+    let value = match obj.kind() {
+        "call_expression" => obj,
+        "identifier" => {
+            let v = eval::unwrap(local_value(ctx, obj)?);
+            if v.kind() == "await_expression" {
+                eval::unwrap(v.named_child(0)?)
+            } else {
+                v
+            }
+        }
+        _ => return None,
+    };
+    if value.kind() != "call_expression" {
+        return None;
+    }
+    let f = eval::unwrap(value.child_by_field_name("function")?);
+    (f.kind() == "identifier").then(|| format!("{}()", ctx.text(f)))
+}
+
+/// The value of the nearest declaration of the identifier `name` in the blocks
+/// around it, written before it (`const http = makeHttp(base)` in the same
+/// function), else the file-level declaration.
+fn local_value<'t>(ctx: &Ctx<'_, 't>, name: Node<'t>) -> Option<Node<'t>> {
+    let wanted = ctx.text(name);
+    let mut n = name;
+    while let Some(p) = n.parent() {
+        n = p;
+        if !matches!(p.kind(), "statement_block" | "program") {
+            continue;
+        }
+        let mut found = None;
+        let mut cursor = p.walk();
+        for stmt in p.named_children(&mut cursor) {
+            if stmt.start_byte() >= name.start_byte() {
+                break;
+            }
+            if !matches!(stmt.kind(), "lexical_declaration" | "variable_declaration") {
+                continue;
+            }
+            let mut c = stmt.walk();
+            for d in stmt.named_children(&mut c) {
+                let named = d
+                    .child_by_field_name("name")
+                    .is_some_and(|x| x.kind() == "identifier" && ctx.text(x) == wanted);
+                if named {
+                    found = d.child_by_field_name("value");
+                }
+            }
+        }
+        if found.is_some() {
+            return found;
+        }
+    }
+    ctx.scope.decl(wanted)
 }
 
 fn prop_url<'t>(ctx: &Ctx<'_, 't>, obj: Node<'t>) -> Option<Node<'t>> {

@@ -111,6 +111,80 @@ pub fn names_of(ctx: &Ctx<'_, '_>, node: Node<'_>) -> Vec<(String, Span)> {
     Vec::new()
 }
 
+/// The names `f()` of the functions that return a client stored under one of
+/// `names` (`function makeHttp() { const inst = axios.create(); axiosRetry(inst);
+/// return inst }`, `export const api = (base) => { ...; return inst }`), so a call
+/// through `makeHttp(base)`, here or in a file that imports `makeHttp`, links to
+/// the client ([`calls`] names such a receiver `makeHttp()`). One level: the
+/// function around the construct.
+pub fn factory_names(
+    ctx: &Ctx<'_, '_>,
+    at: Node<'_>,
+    names: &[(String, Span)],
+) -> Vec<(String, Span)> {
+    let Some(func) = enclosing_function(at) else {
+        return Vec::new();
+    };
+    let returns_name = |ret: Node<'_>| {
+        ret.named_child(0).map(eval::unwrap).is_some_and(|v| {
+            v.kind() == "identifier" && names.iter().any(|(n, _)| n == ctx.text(v))
+        })
+    };
+    let mut returned = false;
+    let mut stack = vec![func.child_by_field_name("body")];
+    while let Some(Some(n)) = stack.pop() {
+        if n.kind() == "return_statement" && returns_name(n) {
+            returned = true;
+            break;
+        }
+        // An arrow function's expression body: `() => inst` (rare; kept simple).
+        let mut cursor = n.walk();
+        for k in n.named_children(&mut cursor) {
+            // Returns of nested functions are theirs, not this function's.
+            if !is_function(k) {
+                stack.push(Some(k));
+            }
+        }
+    }
+    if !returned {
+        return Vec::new();
+    }
+    let named = match func.child_by_field_name("name") {
+        Some(x) if func.kind() == "function_declaration" => {
+            vec![(ctx.text(x).to_string(), x.byte_range())]
+        }
+        _ => names_of(ctx, func),
+    };
+    named
+        .into_iter()
+        .filter(|(n, _)| !n.contains('.'))
+        .map(|(n, s)| (format!("{n}()"), s))
+        .collect()
+}
+
+fn is_function(n: Node<'_>) -> bool {
+    matches!(
+        n.kind(),
+        "function_declaration"
+            | "function_expression"
+            | "arrow_function"
+            | "function"
+            | "method_definition"
+            | "generator_function_declaration"
+    )
+}
+
+fn enclosing_function(n: Node<'_>) -> Option<Node<'_>> {
+    let mut n = n;
+    while let Some(p) = n.parent() {
+        if is_function(p) {
+            return Some(p);
+        }
+        n = p;
+    }
+    None
+}
+
 /// An RL017 finding.
 pub fn rl017(span: Span, message: String, label: &str, help: &str) -> Finding {
     Finding {
@@ -154,6 +228,15 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
             out.clients.push(c);
         } else if let Some(c) = octokit::read(&ctx, call, &plugin_classes, &mut used_classes) {
             out.clients.push(c);
+        }
+        // A client a function returns is reached through that function's calls.
+        for c in out.clients.iter_mut().skip(clients_before) {
+            let more = factory_names(&ctx, call, &c.names);
+            for m in more {
+                if !c.names.contains(&m) {
+                    c.names.push(m);
+                }
+            }
         }
         // A call that built a per-request client is that client's call already.
         let own_call = out.clients.get(clients_before..).is_some_and(|cs| {
@@ -319,6 +402,41 @@ mod tests {
         assert!(f.clients[0].attempt_timeout.is_none());
         assert_eq!(f.clients[1].attempt_timeout.as_ref().unwrap().value, 3000.0);
         assert!(f.clients[1].deadline.is_none());
+    }
+
+    #[test]
+    fn a_factory_names_its_client_and_its_callers_reach_it() {
+        let f = ts("import axios from 'axios';\nimport axiosRetry from 'axios-retry';\n\
+            export function makeHttp(b) { const inst = axios.create({baseURL: b}); axiosRetry(inst); return inst }\n\
+            export const other = (b) => { const x = axios.create(); axiosRetry(x); return 1 }\n\
+            async function f(b) { const http = makeHttp(b); await http.post('/a'); return makeHttp(b).get('/b') }");
+        let names: Vec<&str> = f.clients[0].names.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["inst", "makeHttp()"]);
+        // A function that does not return the client is no factory.
+        assert!(f.clients[1].names.iter().all(|(n, _)| !n.ends_with("()")));
+        let calls: Vec<(&str, Option<&str>)> = f
+            .calls
+            .iter()
+            .map(|c| (c.receiver.as_str(), c.method.as_deref()))
+            .collect();
+        assert!(calls.contains(&("makeHttp()", Some("POST"))), "{calls:?}");
+        assert!(calls.contains(&("makeHttp()", Some("GET"))), "{calls:?}");
+    }
+
+    #[test]
+    fn axios_retry_scopes_status_signals_to_idempotent_methods() {
+        let f = ts("import axiosRetry from 'axios-retry';\naxiosRetry(client);");
+        let c = &f.clients[0];
+        assert!(c.methods.is_none());
+        assert_eq!(c.method_scoped.len(), 1);
+        assert!(!c.method_scoped[0].1.contains(&"POST".to_string()));
+        assert!(c.method_scoped[0]
+            .0
+            .contains(&crate::policy::model::Signal::Status(429)));
+        // Only idempotent-method helpers: one methods filter, nothing scoped.
+        let f = ts("import axiosRetry from 'axios-retry';\naxiosRetry(client, { retryCondition: axiosRetry.isIdempotentRequestError });");
+        let c = &f.clients[0];
+        assert!(c.methods.is_some() && c.method_scoped.is_empty());
     }
 
     #[test]

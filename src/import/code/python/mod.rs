@@ -85,7 +85,19 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
                 _ => cx.text(expr),
             };
             let name = last_name(callee);
-            let (client, lib) = if tenacity_file
+            // `api_retry = retry(...)` then `@api_retry`: the decorator object kept
+            // in a module-level variable of this file.
+            let kept = (tenacity_file && expr.kind() == "identifier")
+                .then(|| cx.resolve(expr))
+                .filter(|r| *r != expr && is_tenacity_retry_call(&cx, *r));
+            let (client, lib) = if let Some(r) = kept {
+                // Named by the function only: a file importing `api_retry` from
+                // another module must not link to this file's object of that name.
+                let c = tenacity::client(&cx, r, &format!("@{callee}"));
+                // The constructor loop below must not read it again.
+                by_span.insert((r.start_byte(), r.end_byte()), out.clients.len());
+                (c, "tenacity")
+            } else if tenacity_file
                 && name == "retry"
                 && (callee == "retry" || callee == "tenacity.retry")
             {
@@ -108,6 +120,9 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
             client
                 .findings
                 .extend(calls::regenerated_keys(&cx, def, lib));
+            if lib == "tenacity" {
+                tenacity::raise_for_status(&cx, def, &mut client);
+            }
             scopes.push((def.byte_range(), out.clients.len()));
             by_span.insert((expr.start_byte(), expr.end_byte()), out.clients.len());
             out.clients.push(client);
@@ -130,6 +145,15 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
             Some(urllib3::retry(&cx, call, name, custom.clone()))
         } else if tenacity_file && matches!(name, "Retrying" | "AsyncRetrying") {
             Some(tenacity::client(&cx, call, &format!("{name}(...)")))
+        } else if tenacity_file
+            && is_tenacity_retry_call(&cx, call)
+            && call.parent().is_some_and(|p| p.kind() == "assignment")
+            && cx.enclosing_function(call).is_none()
+        {
+            // A decorator object no function of this file uses: another file
+            // imports it (`from app.retry_config import api_retry`), and the
+            // functions it decorates there are its calls (linked by its name).
+            Some(tenacity::client(&cx, call, &format!("{callee}(...)")))
         } else if backoff_file
             && matches!(name, "on_exception" | "on_predicate")
             && callee.contains("backoff")
@@ -213,6 +237,8 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
         }
         adapters.insert((call.start_byte(), call.end_byte()), idx);
     }
+    // Clients mounted once with a prefix that is not a literal.
+    let mut mount_unknown: Vec<usize> = Vec::new();
     for &call in &call_nodes {
         let Some(function) = call.child_by_field_name("function") else {
             continue;
@@ -245,6 +271,19 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
         if !c.names.iter().any(|(n, _)| *n == recv_name) {
             c.names.push((recv_name, recv.byte_range()));
         }
+        // The adapter serves the URLs that start with the mount prefix (requests
+        // `Session.get_adapter`: the longest matching prefix; the session's own
+        // `http://` and `https://` adapters retry nothing). A prefix that is not a
+        // literal may be any: the client then serves every URL.
+        match cx.eval(*prefix).known() {
+            Some(eval::Val::Str(p)) if !mount_unknown.contains(&idx) => {
+                c.url_prefixes.push((p.clone(), prefix.byte_range()));
+            }
+            _ => {
+                mount_unknown.push(idx);
+                c.url_prefixes.clear();
+            }
+        }
         // The mount prefix names the host the session reaches.
         if let Some(eval::Val::Str(p)) = cx.eval(*prefix).known() {
             if let Some(host) = p
@@ -260,6 +299,7 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
         }
     }
 
+    let imported_decorated = imported_decorated(&cx, file.tree.root_node(), &decorated);
     // HTTP calls: aiohttp-retry 1.x per-call clients, calls inside a retried
     // function, the rest unattached (linked by receiver name).
     for &call in &call_nodes {
@@ -285,7 +325,155 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
         if let Some(i) = owner {
             out.clients[i].calls.push(site.clone());
         }
-        out.calls.push(site);
+        // A call through a plain `requests` session of its own (`self.session =
+        // Session()` in its class, `s = requests.Session()` in its function),
+        // which no client of this file is stored under, goes through no retry
+        // client: it must not link by name to another file's session (case 97).
+        let own_name = |n: &str| {
+            out.clients
+                .iter()
+                .any(|c| c.names.iter().any(|(x, _)| x == n))
+        };
+        let plain = plain_session(&cx, call, &site.receiver)
+            && !own_name(&site.receiver)
+            && !own_name(crate::import::code::link::last_segment(&site.receiver));
+        // A call inside a function decorated by an imported name (`@api_retry`
+        // from `app.retry_config`) goes through the client of that name, if one
+        // is built in another file.
+        for (body, decorator) in &imported_decorated {
+            if body.start <= call.start_byte() && call.end_byte() <= body.end {
+                let mut through = site.clone();
+                through.receiver = decorator.clone();
+                out.calls.push(through);
+            }
+        }
+        if !plain {
+            out.calls.push(site);
+        }
+    }
+    out
+}
+
+/// True when `receiver` (the receiver of `call`, as written) is provably a plain
+/// `requests` session: `self.x` whose every assignment in the enclosing class is
+/// `Session()`, `requests.Session()`, `requests.session()` (no arguments) or
+/// `None`, or a name the enclosing function (or module) last assigned one of them.
+/// A session's adapters are mounted on it by name, which [`extract`] has
+/// already turned into client names; this only says it was built plain here.
+fn plain_session(cx: &Ctx<'_, '_>, call: Node<'_>, receiver: &str) -> bool {
+    let is_plain_ctor = |v: Node<'_>| match v.kind() {
+        "none" => true,
+        "call" => {
+            let callee = v.child_by_field_name("function").map_or("", |f| cx.text(f));
+            matches!(
+                callee,
+                "Session" | "requests.Session" | "requests.session" | "requests.sessions.Session"
+            ) && cx.positional(v).is_empty()
+                && cx.keywords(v).is_empty()
+        }
+        _ => false,
+    };
+    if let Some(attr) = receiver.strip_prefix("self.") {
+        if attr.contains('.') {
+            return false;
+        }
+        let mut class = call.parent();
+        while let Some(p) = class {
+            if p.kind() == "class_definition" {
+                break;
+            }
+            class = p.parent();
+        }
+        let Some(class) = class else {
+            return false;
+        };
+        let mut values: Vec<Node<'_>> = Vec::new();
+        let mut stack = vec![class];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "assignment"
+                && n.child_by_field_name("left")
+                    .is_some_and(|l| cx.text(l) == receiver)
+            {
+                match n.child_by_field_name("right") {
+                    Some(r) => values.push(r),
+                    None => return false,
+                }
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.named_children(&mut cursor));
+        }
+        return !values.is_empty() && values.into_iter().all(is_plain_ctor);
+    }
+    let Some(object) = call
+        .child_by_field_name("function")
+        .and_then(|f| f.child_by_field_name("object"))
+        .filter(|o| o.kind() == "identifier")
+    else {
+        return false;
+    };
+    let value = cx.resolve(object);
+    value != object && value.kind() == "call" && is_plain_ctor(value)
+}
+
+/// `retry(...)` or `tenacity.retry(...)`: a tenacity decorator object.
+fn is_tenacity_retry_call(cx: &Ctx<'_, '_>, n: Node<'_>) -> bool {
+    n.kind() == "call"
+        && n.child_by_field_name("function")
+            .is_some_and(|f| matches!(cx.text(f), "retry" | "tenacity.retry"))
+}
+
+/// The names this file imports with `from module import name` (the local name,
+/// `as` aliases included).
+fn from_imports(cx: &Ctx<'_, '_>, root: Node<'_>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cursor = root.walk();
+    for stmt in root.named_children(&mut cursor) {
+        if stmt.kind() != "import_from_statement" {
+            continue;
+        }
+        let mut c = stmt.walk();
+        for n in stmt.children_by_field_name("name", &mut c) {
+            let local = match n.kind() {
+                "aliased_import" => n.child_by_field_name("alias"),
+                _ => Some(n),
+            };
+            if let Some(l) = local {
+                out.push(cx.text(l).to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The bodies of functions decorated by a bare name this file imports, with that
+/// name.
+fn imported_decorated(
+    cx: &Ctx<'_, '_>,
+    root: Node<'_>,
+    decorated: &[Node<'_>],
+) -> Vec<(Span, String)> {
+    let imported = from_imports(cx, root);
+    let mut out = Vec::new();
+    for d in decorated {
+        let Some(def) = d
+            .child_by_field_name("definition")
+            .filter(|f| f.kind() == "function_definition")
+        else {
+            continue;
+        };
+        let mut cursor = d.walk();
+        for dec in d
+            .named_children(&mut cursor)
+            .filter(|n| n.kind() == "decorator")
+        {
+            let Some(expr) = dec.named_child(0).filter(|e| e.kind() == "identifier") else {
+                continue;
+            };
+            let name = cx.text(expr);
+            if imported.iter().any(|i| i == name) {
+                out.push((def.byte_range(), name.to_string()));
+            }
+        }
     }
     out
 }

@@ -89,6 +89,48 @@ pub fn client<'t>(cx: &Ctx<'_, 't>, node: Node<'t>, kind: &str) -> CodeClient {
     c
 }
 
+/// A decorated function that calls `raise_for_status()` under a condition that
+/// retries every exception (tenacity's default `retry_if_exception_type()`):
+/// every 4xx raises `HTTPError` and is retried too, so `retry_on` gains `4xx`
+/// (RL308 then says it).
+pub fn raise_for_status(cx: &Ctx<'_, '_>, def: Node<'_>, c: &mut CodeClient) {
+    let any_exception = c.retry_on.as_ref().is_some_and(|r| {
+        !matches!(r.known, crate::import::code::model::Known::Literal)
+            && r.value == MAY_RETRY_ANYTHING
+    });
+    let Some(body) = def.child_by_field_name("body") else {
+        return;
+    };
+    let Some(at) = find_raise_for_status(cx, body) else {
+        return;
+    };
+    if !any_exception {
+        return;
+    }
+    if let Some(r) = c.retry_on.as_mut() {
+        r.value.push(crate::policy::model::Signal::Class(4));
+    }
+    c.notes.push((
+        at,
+        "`raise_for_status()` raises on every 4xx and 5xx, and this retry condition retries every exception: 4xx responses are retried too".into(),
+    ));
+}
+
+fn find_raise_for_status(cx: &Ctx<'_, '_>, n: Node<'_>) -> Option<Span> {
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        if x.kind() == "call"
+            && x.child_by_field_name("function")
+                .is_some_and(|f| last_name(cx.text(f)) == "raise_for_status")
+        {
+            return Some(x.byte_range());
+        }
+        let mut cursor = x.walk();
+        stack.extend(x.named_children(&mut cursor));
+    }
+    None
+}
+
 /// `retry=`: `retry_if_exception_type(<transport errors>)` is read; anything else
 /// is a custom condition ("may retry anything", RL019).
 fn retry_condition<'t>(

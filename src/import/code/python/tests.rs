@@ -154,3 +154,87 @@ fn stainless_constructor_defaults() {
     assert!(f.clients[0].methods.is_none(), "every method");
     assert_eq!(f.clients[1].attempts.as_ref().unwrap().value, 1);
 }
+
+#[test]
+fn mount_prefixes_are_kept_when_literal() {
+    let f = facts(
+        "import requests\nfrom requests.adapters import HTTPAdapter\ns = requests.Session()\ns.mount('https://', HTTPAdapter(max_retries=3))\n",
+    );
+    let p: Vec<&str> = f.clients[0]
+        .url_prefixes
+        .iter()
+        .map(|(p, _)| p.as_str())
+        .collect();
+    assert_eq!(p, ["https://"]);
+    let f = facts(
+        "import requests\nfrom requests.adapters import HTTPAdapter\ns = requests.Session()\na = HTTPAdapter(max_retries=3)\ns.mount('https://', a)\ns.mount(SCHEME, a)\n",
+    );
+    assert!(
+        f.clients[0].url_prefixes.is_empty(),
+        "a prefix not known: every URL"
+    );
+}
+
+#[test]
+fn a_tenacity_decorator_in_a_variable() {
+    // Used in its own file: one client, the decorated function's.
+    let f = facts(
+        "import requests\nfrom tenacity import retry, stop_after_attempt\napi_retry = retry(stop=stop_after_attempt(3))\n\n@api_retry\ndef cancel(i):\n    return requests.post('/orders/' + i + '/cancel')\n",
+    );
+    assert_eq!(f.clients.len(), 1);
+    let c = &f.clients[0];
+    assert_eq!(c.attempts.as_ref().unwrap().value, 3);
+    assert_eq!(c.names[0].0, "cancel");
+    assert_eq!(c.calls.len(), 1);
+    // Defined only: a client named by its variable, for the files importing it.
+    let f = facts("from tenacity import retry, stop_after_attempt\napi_retry = retry(stop=stop_after_attempt(3))\n");
+    assert_eq!(f.clients.len(), 1);
+    assert_eq!(f.clients[0].names[0].0, "api_retry");
+    // Another library's `retry` is not tenacity's.
+    let f = facts("from retrying import retry\napi_retry = retry(stop_max_attempt_number=3)\n");
+    assert!(f.clients.is_empty());
+}
+
+#[test]
+fn a_function_decorated_by_an_imported_name_calls_through_it() {
+    let f = facts(
+        "import requests\nfrom app.retry_config import api_retry\n\n@api_retry\ndef refund(i):\n    return requests.post('/orders/' + i + '/refund')\n",
+    );
+    let receivers: Vec<&str> = f.calls.iter().map(|c| c.receiver.as_str()).collect();
+    assert!(receivers.contains(&"api_retry"), "{receivers:?}");
+}
+
+#[test]
+fn raise_for_status_under_any_exception_retries_4xx() {
+    let f = facts(
+        "import requests\nfrom tenacity import retry\n\n@retry\ndef create(o):\n    r = requests.post('/orders', json=o)\n    r.raise_for_status()\n",
+    );
+    assert!(f.clients[0]
+        .retry_on
+        .as_ref()
+        .unwrap()
+        .value
+        .contains(&Signal::Class(4)));
+    let f = facts(
+        "import requests\nfrom tenacity import retry\n\n@retry\ndef create(o):\n    return requests.post('/orders', json=o)\n",
+    );
+    assert!(!f.clients[0]
+        .retry_on
+        .as_ref()
+        .unwrap()
+        .value
+        .contains(&Signal::Class(4)));
+}
+
+#[test]
+fn a_plain_session_of_its_own_class_is_no_linkable_receiver() {
+    let f = facts(
+        "from requests import Session\nclass Mail:\n    def __init__(self):\n        self.session = None\n    def open(self):\n        self.session = Session()\n    def send(self, m):\n        return self.session.post('/mail', data=m)\n",
+    );
+    assert!(f.calls.is_empty(), "{:?}", f.calls);
+    // A session attribute assigned something else may be a retry session.
+    let f = facts(
+        "class Mail:\n    def open(self):\n        self.session = make_session()\n    def send(self, m):\n        return self.session.post('/mail', data=m)\n",
+    );
+    assert_eq!(f.calls.len(), 1);
+}

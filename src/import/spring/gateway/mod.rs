@@ -485,6 +485,8 @@ fn route_object(
         }
     }
     ConfigObject {
+        method_scoped: Vec::new(),
+        url_prefixes: Vec::new(),
         platform: Platform::SpringCloudGateway,
         kind: "route".to_string(),
         name,

@@ -126,7 +126,7 @@ impl ReadBoundary {
                 self.left_out
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .insert(fold_dots(&shown));
+                    .insert(normalize(&shown));
                 false
             }
             _ => true,
@@ -144,10 +144,10 @@ impl ReadBoundary {
     }
 }
 
-/// `path` with `.` dropped and each `..` folded into the name before it, lexically
-/// (for showing a path left out; `source::refs::normalize`, which this module may
-/// not use: `refs` uses it).
-fn fold_dots(path: &Path) -> PathBuf {
+/// Lexically normalises `a/b/../c` to `a/c`: `.` dropped and each `..` folded into
+/// the name before it, with no file-system access (`source::refs` re-exports it as
+/// `refs::normalize`).
+pub fn normalize(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out = PathBuf::new();
     for c in path.components() {

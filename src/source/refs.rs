@@ -29,7 +29,7 @@ const INDEXED_MAP_ENTRIES: usize = 32;
 type KeyIndex = (Arc<Loaded>, Arc<FastMap<Box<str>, NodeId>>);
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A node in some loaded file.
@@ -664,16 +664,4 @@ impl<'w> Resolver<'w> {
 }
 
 /// Lexically normalises `a/b/../c` to `a/c` (no file-system access).
-pub fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
+pub use super::boundary::normalize;

@@ -296,6 +296,25 @@ fn readme_is_a_landing_page() {
     }
 }
 
+/// README's count of rules is the number of rule pages (one page per rule).
+#[test]
+fn readme_counts_the_rules_there_are() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let pages = std::fs::read_dir(repo().join("rules"))
+        .unwrap()
+        .filter(|e| {
+            let name = e.as_ref().unwrap().file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("RL") && name.ends_with(".md")
+        })
+        .count();
+    let claim = format!("{pages} rules in six groups");
+    assert!(
+        readme.contains(&claim),
+        "README must say `{claim}` (rules/ holds {pages} rule pages)"
+    );
+}
+
 /// The chapters of `docs/SUMMARY.md` (paths as the assembled site has them: `docs/…`
 /// for pages of `docs/`, `rules/…` added by scripts/docs_assemble.py).
 fn summary_chapters() -> Vec<String> {

@@ -113,10 +113,9 @@ pub fn row_cells(m: &Matrix) -> Vec<Vec<String>> {
 
 fn summary(m: &Matrix) -> String {
     let (ready, not_ready, not_retried) = m.verdict_counts();
-    format!(
-        "{ready} ready, {not_ready} not ready, {not_retried} not retried ({} operations)",
-        m.operations.len()
-    )
+    let n = m.operations.len();
+    let noun = if n == 1 { "operation" } else { "operations" };
+    format!("{ready} ready, {not_ready} not ready, {not_retried} not retried ({n} {noun})")
 }
 
 /// Aligned plain-text table with a summary line.

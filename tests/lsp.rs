@@ -647,3 +647,231 @@ fn bad_frames_are_answered_or_skipped_and_the_server_goes_on() {
     assert!(deadline(&answered["result"]), "{answered}");
     assert_eq!(c.shutdown(), 0);
 }
+
+/// A whole session at once: `frames` written to `retrylint lsp` in `dir`, its input
+/// then closed; the exit code, the messages it wrote and its standard error.
+fn session(dir: &Path, frames: &[&str]) -> (i32, Vec<Value>, String) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrylint"))
+        .arg("lsp")
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for f in frames {
+        // The server may have ended (after `exit`): what it did not read is lost.
+        let _ = stdin.write_all(&framed(f));
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let mut messages = Vec::new();
+    let mut rest = &out.stdout[..];
+    while let Some(start) = rest.windows(4).position(|w| w == b"\r\n\r\n") {
+        let header = String::from_utf8_lossy(&rest[..start]);
+        let length: usize = header
+            .trim()
+            .strip_prefix("Content-Length: ")
+            .unwrap()
+            .parse()
+            .unwrap();
+        let body = &rest[start + 4..start + 4 + length];
+        messages.push(serde_json::from_slice(body).unwrap());
+        rest = &rest[start + 4 + length..];
+    }
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code().unwrap_or(-1), messages, err)
+}
+
+/// A valid `initialize` for `dir` with id `id`.
+fn initialize_frame(dir: &Path, id: i64) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize",
+        "params": {"processId": null, "rootUri": uri(dir), "capabilities": {}}})
+    .to_string()
+}
+
+/// After initialization the server lints and publishes `policy`'s findings when it
+/// is opened: it is serving.
+fn serves(c: &mut Client, policy: &Path) {
+    let text = std::fs::read_to_string(policy).unwrap();
+    c.open(policy, &text);
+    c.settle();
+    assert!(
+        !c.diagnostics_of(policy).is_empty(),
+        "no diagnostics published for {}",
+        policy.display()
+    );
+}
+
+/// LSP 3.17 "Server lifecycle": before `initialize`, a response or a notification is
+/// dropped and a request is answered `-32002`; a frame whose `method` is no string is
+/// no message (`-32600`). None of them ends the server: the `initialize` that follows
+/// is answered and the session goes on.
+#[test]
+fn frames_before_initialize_are_dropped_or_refused_and_initialize_follows() {
+    let dir = shop("before-init");
+    let mut c = Client::spawn(&dir);
+    c.send_raw(&framed(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+    c.send_raw(&framed(
+        r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no"}}"#,
+    ));
+    c.send_raw(&framed(
+        r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#,
+    ));
+    c.send_raw(&framed(r#"{"jsonrpc":"2.0","id":"five","method":5}"#));
+    let five = c.wait_for(refusal(-32600));
+    assert_eq!(five["id"], "five", "{five}");
+    c.send_raw(&framed(r#"{"jsonrpc":"2.0","id":"null","method":null}"#));
+    let null = c.wait_for(refusal(-32600));
+    assert_eq!(null["id"], "null", "{null}");
+    c.send_raw(&framed(
+        r#"{"jsonrpc":"2.0","id":"early","method":"textDocument/hover","params":{}}"#,
+    ));
+    let early = c.wait_for(refusal(-32002));
+    assert_eq!(early["id"], "early", "{early}");
+
+    let caps = c.initialize(&dir, json!({}));
+    assert_eq!(caps["capabilities"]["hoverProvider"], true, "{caps}");
+    c.notify("initialized", json!({}));
+    serves(&mut c, &dir.join("shop.retry-policy.yaml"));
+    assert_eq!(c.shutdown(), 0);
+}
+
+/// `exit` before `initialize` ends the server (LSP: exit code 1, no `shutdown` came
+/// first), quietly: the `initialize` after it is never read.
+#[test]
+fn exit_before_initialize_ends_the_server_with_1() {
+    let dir = shop("exit-before-init");
+    let (code, messages, err) = session(
+        &dir,
+        &[
+            r#"{"jsonrpc":"2.0","method":"exit"}"#,
+            &initialize_frame(&dir, 1),
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(messages.is_empty(), "{messages:?}");
+    assert_eq!(err, "");
+}
+
+/// `initialize` whose params are no InitializeParams object is `-32602` and the
+/// server waits for a valid one, which is answered; the session goes on.
+#[test]
+fn initialize_with_bad_params_is_invalid_params_and_a_valid_one_follows() {
+    let dir = shop("bad-init");
+    let mut c = Client::spawn(&dir);
+    for params in [r#","params":"x""#, "", r#","params":[1]"#] {
+        c.send_raw(&framed(&format!(
+            r#"{{"jsonrpc":"2.0","id":"bad","method":"initialize"{params}}}"#
+        )));
+        let bad = c.wait_for(refusal(-32602));
+        assert_eq!(bad["id"], "bad", "{params}: {bad}");
+    }
+    let caps = c.initialize(&dir, json!({}));
+    assert!(caps["capabilities"].is_object(), "{caps}");
+    c.notify("initialized", json!({}));
+    serves(&mut c, &dir.join("shop.retry-policy.yaml"));
+    assert_eq!(c.shutdown(), 0);
+}
+
+/// After initialization, a `method` that is no string or an `id` that is an object
+/// is an Invalid Request (`-32600`), answered, not dropped; the server goes on.
+#[test]
+fn a_method_or_id_of_the_wrong_type_is_an_invalid_request() {
+    let dir = shop("wrong-types");
+    let mut c = Client::start(&dir, json!({}));
+    c.send_raw(&framed(r#"{"jsonrpc":"2.0","id":1,"method":5}"#));
+    let method = c.wait_for(refusal(-32600));
+    assert_eq!(method["id"], 1, "{method}");
+    c.send_raw(&framed(
+        r#"{"jsonrpc":"2.0","id":{"a":1},"method":"textDocument/hover","params":{}}"#,
+    ));
+    let id = c.wait_for(refusal(-32600));
+    assert_eq!(id["id"], Value::Null, "{id}");
+    serves(&mut c, &dir.join("shop.retry-policy.yaml"));
+    assert_eq!(c.shutdown(), 0);
+}
+
+/// `initialize` may be sent once (LSP): a second is an Invalid Request (`-32600`),
+/// and the server goes on.
+#[test]
+fn a_second_initialize_is_an_invalid_request() {
+    let dir = shop("second-init");
+    let mut c = Client::start(&dir, json!({}));
+    let again = c.request_raw(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&dir), "capabilities": {}}),
+    );
+    assert_eq!(again["error"]["code"], -32600, "{again}");
+    serves(&mut c, &dir.join("shop.retry-policy.yaml"));
+    assert_eq!(c.shutdown(), 0);
+}
+
+/// Errors before initialization say what was wrong in words, never Rust debug text
+/// (`Request { id: ... }`), and nothing goes to standard error.
+#[test]
+fn errors_before_initialize_carry_no_debug_text() {
+    let dir = shop("no-debug");
+    let (code, messages, err) = session(
+        &dir,
+        &[
+            r#"{"jsonrpc":"2.0","id":1,"method":"textDocument/hover","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"initialize"}"#,
+            r#"{"jsonrpc":"2.0","id":4,"result":{}}"#,
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(err, "");
+    let errors: Vec<(i64, String)> = messages
+        .iter()
+        .map(|m| {
+            let e = &m["error"];
+            (
+                e["code"].as_i64().unwrap(),
+                e["message"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let codes: Vec<i64> = errors.iter().map(|e| e.0).collect();
+    assert_eq!(codes, [-32002, -32602, -32602], "{messages:?}");
+    for (_, message) in &errors {
+        assert!(
+            !message.contains('{') && !message.contains("Request("),
+            "{message}"
+        );
+    }
+    assert!(errors[0].1.contains("textDocument/hover"), "{errors:?}");
+}
+
+/// The end of the input without `exit` is the client gone: the server ends quietly,
+/// 1 without a `shutdown` first and 0 after one (LSP's codes for `exit`).
+#[test]
+fn the_end_of_input_ends_quietly_with_lsps_exit_codes() {
+    let dir = shop("end-of-input");
+    let (code, messages, err) = session(&dir, &[]);
+    assert_eq!((code, messages.len(), err.as_str()), (1, 0, ""));
+    let (code, _, err) = session(&dir, &[&initialize_frame(&dir, 1)]);
+    assert_eq!((code, err.as_str()), (1, ""));
+    let (code, messages, err) = session(
+        &dir,
+        &[
+            &initialize_frame(&dir, 1),
+            r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#,
+        ],
+    );
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(
+        messages
+            .iter()
+            .any(|m| m["id"] == 2 && m.get("error").is_none()),
+        "{messages:?}"
+    );
+    // And through the client: input closed after initialization, no shutdown.
+    let c = Client::start(&dir, json!({}));
+    assert_eq!(c.close(), 1);
+}

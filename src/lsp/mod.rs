@@ -10,6 +10,7 @@
 pub mod actions;
 pub mod complete;
 pub mod definition;
+pub mod handshake;
 pub mod hover;
 pub mod lint;
 pub mod position;
@@ -92,13 +93,14 @@ impl State {
 }
 
 /// Runs the server on standard input and output until the client exits; 0 after
-/// a clean shutdown, 2 when the connection failed. A bad frame is answered or
+/// a clean shutdown, 1 when `exit` or the end of the input came without
+/// `shutdown` ([`handshake::end_code`], as LSP has it), 2 when the connection failed. A bad frame is answered or
 /// skipped and the server goes on ([`transport`]); a failed standard output ends it
 /// (the binary then exits 2 saying so, or quietly for a closed pipe).
 pub fn run() -> u8 {
     let (connection, io) = transport::stdio();
     let code = match serve(&connection) {
-        Ok(()) => 0,
+        Ok(code) => code,
         Err(e) => {
             crate::write::errln(format_args!("retrylint lsp: {e}"));
             crate::commands::EXIT_ERROR
@@ -168,12 +170,19 @@ struct Server<'c> {
     jobs: Sender<worker::Job>,
     /// Files that hold published findings (cleared when they have none).
     published: HashSet<PathBuf>,
+    /// Whether the client asked for `shutdown` (the exit code depends on it).
+    shut_down: bool,
 }
 
-fn serve(conn: &Connection) -> Result<(), String> {
+/// The session: the handshake, then the main loop; the exit code.
+fn serve(conn: &Connection) -> Result<u8, String> {
     let caps = serde_json::to_value(capabilities()).map_err(|e| e.to_string())?;
-    let params = conn.initialize(caps).map_err(|e| e.to_string())?;
-    let params: InitializeParams = serde_json::from_value(params).map_err(|e| e.to_string())?;
+    // No `initialized` is awaited: LSP asks no more than that the server answer
+    // `initialize` first, and the main loop drops that notification.
+    let params = match handshake::initialize(conn, caps)? {
+        handshake::Start::Initialized(params) => params,
+        handshake::Start::Ended(code) => return Ok(code),
+    };
     let root = lint::root_of(&params);
     let (jobs, job_rx) = unbounded();
     let (done_tx, done) = unbounded();
@@ -188,6 +197,7 @@ fn serve(conn: &Connection) -> Result<(), String> {
         applied: 0,
         jobs,
         published: HashSet::new(),
+        shut_down: false,
     };
     server.watch_files();
     server.schedule(Duration::ZERO);
@@ -195,21 +205,36 @@ fn serve(conn: &Connection) -> Result<(), String> {
 }
 
 impl Server<'_> {
-    fn main_loop(&mut self, done: &Receiver<worker::Done>) -> Result<(), String> {
+    /// Serves until `exit`, the end of the input or a failed standard output; the
+    /// exit code.
+    fn main_loop(&mut self, done: &Receiver<worker::Done>) -> Result<u8, String> {
         loop {
             // The client cannot read us any more (a closed pipe, a full disk).
             if crate::write::stdout_failed() {
-                return Ok(());
+                return Ok(handshake::end_code(self.shut_down));
             }
             select! {
                 recv(self.conn.receiver) -> msg => {
-                    let Ok(msg) = msg else { return Ok(()) };
+                    // The end of the input: see `handshake::end_code`.
+                    let Ok(msg) = msg else { return Ok(handshake::end_code(self.shut_down)) };
                     match msg {
                         Message::Request(req) if req.method == "shutdown" => {
+                            self.shut_down = true;
                             let _ = self.conn.sender.send(Response::new_ok(req.id, ()).into());
                         }
+                        // LSP: `initialize` is sent once; a second is no valid request.
+                        Message::Request(req) if req.method == "initialize" => {
+                            let resp = Response::new_err(
+                                req.id,
+                                ErrorCode::InvalidRequest as i32,
+                                "Invalid Request: `initialize` may be sent once, and was".into(),
+                            );
+                            let _ = self.conn.sender.send(resp.into());
+                        }
                         Message::Request(req) => self.request(req),
-                        Message::Notification(n) if n.method == "exit" => return Ok(()),
+                        Message::Notification(n) if n.method == "exit" => {
+                            return Ok(handshake::end_code(self.shut_down))
+                        }
                         Message::Notification(n) => self.notification(n),
                         Message::Response(_) => {}
                     }

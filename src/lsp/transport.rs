@@ -48,6 +48,10 @@ pub enum Frame {
     Refused(Value),
     /// Input skipped up to the next `Content-Length:`, and why.
     Skipped(String),
+    /// An error response with a `null` id (the client refusing a frame of ours it
+    /// could not read): nothing to hand on, and answering it could start a loop of
+    /// refusals.
+    Unanswerable,
 }
 
 /// Reads frames from an input, resynchronising after bad ones.
@@ -199,6 +203,16 @@ fn parse_body(body: &[u8]) -> Frame {
             "Invalid Request: not a JSON-RPC 2.0 message (an object with \"jsonrpc\": \"2.0\")",
         ));
     }
+    if let Err(why) = shape(&value) {
+        return Frame::Refused(error_reply(
+            id,
+            INVALID_REQUEST,
+            &format!("Invalid Request: {why}"),
+        ));
+    }
+    if value.get("method").is_none() && value.get("id") == Some(&Value::Null) {
+        return Frame::Unanswerable;
+    }
     match serde_json::from_value::<Message>(value) {
         Ok(message) => Frame::Message(message),
         Err(e) => Frame::Refused(error_reply(
@@ -206,6 +220,36 @@ fn parse_body(body: &[u8]) -> Frame {
             INVALID_REQUEST,
             &format!("Invalid Request: {e}"),
         )),
+    }
+}
+
+/// Whether `value` has the shape of a JSON-RPC 2.0 message, or why not. Checked
+/// before `lsp_server::Message` reads it: that untagged enum ignores what it does not
+/// know, so `{"id":1,"method":5}` would pass as a response and an object id as a
+/// notification, and be dropped without an answer.
+fn shape(value: &Value) -> Result<(), &'static str> {
+    let Some(object) = value.as_object() else {
+        return Err("a message is a JSON object");
+    };
+    let id = object.get("id");
+    match object.get("method") {
+        Some(Value::String(_)) => match id {
+            None | Some(Value::Number(_) | Value::String(_)) => Ok(()),
+            Some(_) => Err("a request's \"id\" is a number or a string"),
+        },
+        Some(_) => Err("\"method\" is a string"),
+        // A response: to a request (an id), or to a frame without one (`null`).
+        None => match id {
+            Some(Value::Number(_) | Value::String(_) | Value::Null) => {
+                if object.contains_key("result") == object.contains_key("error") {
+                    Err("a response has either \"result\" or \"error\"")
+                } else {
+                    Ok(())
+                }
+            }
+            Some(_) => Err("a response's \"id\" is a number, a string or null"),
+            None => Err("a message has a \"method\" or an \"id\""),
+        },
     }
 }
 
@@ -274,6 +318,7 @@ fn read_loop(
             Frame::Skipped(why) => write::errln(format_args!(
                 "retrylint lsp: skipped input up to the next Content-Length header: {why}"
             )),
+            Frame::Unanswerable => {}
         }
     }
     Ok(())
@@ -363,6 +408,38 @@ mod tests {
         assert_eq!(refusal(&got[1]), (-32600, Value::Null));
         assert_eq!(refusal(&got[2]), (-32600, Value::Null));
         assert!(is_ping(&got[3]));
+    }
+
+    #[test]
+    fn a_method_that_is_no_string_or_an_id_that_is_no_id_is_an_invalid_request() {
+        let input = [
+            framed(r#"{"jsonrpc":"2.0","id":1,"method":5}"#),
+            framed(r#"{"jsonrpc":"2.0","id":"a","method":null}"#),
+            framed(r#"{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}"#),
+            framed(r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#),
+            framed(r#"{"jsonrpc":"2.0","id":2}"#),
+            framed(r#"{"jsonrpc":"2.0","id":3,"result":1,"error":{"code":1,"message":"m"}}"#),
+            framed(r#"{"jsonrpc":"2.0","params":{}}"#),
+            framed(r#"{"jsonrpc":"2.0","id":4,"result":null}"#),
+            framed(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"m"}}"#),
+            framed(PING),
+        ]
+        .concat();
+        let got = frames(input.as_bytes(), 1000);
+        assert_eq!(got.len(), 10, "{got:?}");
+        assert_eq!(refusal(&got[0]), (-32600, json!(1)));
+        assert_eq!(refusal(&got[1]), (-32600, json!("a")));
+        assert_eq!(refusal(&got[2]), (-32600, Value::Null));
+        assert_eq!(refusal(&got[3]), (-32600, Value::Null));
+        assert_eq!(refusal(&got[4]), (-32600, json!(2)));
+        assert_eq!(refusal(&got[5]), (-32600, json!(3)));
+        assert_eq!(refusal(&got[6]), (-32600, Value::Null));
+        assert!(
+            matches!(&got[7], Frame::Message(Message::Response(_))),
+            "{got:?}"
+        );
+        assert!(matches!(&got[8], Frame::Unanswerable), "{got:?}");
+        assert!(is_ping(&got[9]));
     }
 
     #[test]

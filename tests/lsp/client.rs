@@ -15,7 +15,8 @@ const PATIENCE: Duration = Duration::from_secs(120);
 
 pub struct Client {
     child: Child,
-    stdin: ChildStdin,
+    /// The server's input; `None` once closed.
+    stdin: Option<ChildStdin>,
     incoming: Receiver<Value>,
     next_id: i64,
     /// Latest `publishDiagnostics` per URI.
@@ -37,6 +38,14 @@ pub fn uri(path: &Path) -> String {
 impl Client {
     /// Starts the server on the folder `root` with these initialization options.
     pub fn start(root: &Path, options: Value) -> Client {
+        let mut c = Client::spawn(root);
+        c.capabilities = c.initialize(root, options);
+        c.notify("initialized", json!({}));
+        c
+    }
+
+    /// Starts the server on the folder `root`, not yet initialized.
+    pub fn spawn(root: &Path) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_retrylint"))
             .arg("lsp")
             .current_dir(root)
@@ -71,9 +80,9 @@ impl Client {
                 return;
             }
         });
-        let mut c = Client {
+        Client {
             child,
-            stdin,
+            stdin: Some(stdin),
             incoming,
             next_id: 0,
             diagnostics: HashMap::new(),
@@ -81,8 +90,12 @@ impl Client {
             lints_done: 0,
             versions: HashMap::new(),
             capabilities: Value::Null,
-        };
-        c.capabilities = c.request(
+        }
+    }
+
+    /// Sends a valid `initialize` for the folder `root`; its result.
+    pub fn initialize(&mut self, root: &Path, options: Value) -> Value {
+        self.request(
             "initialize",
             json!({
                 "processId": null,
@@ -90,22 +103,29 @@ impl Client {
                 "capabilities": {},
                 "initializationOptions": options,
             }),
-        );
-        c.notify("initialized", json!({}));
-        c
+        )
+    }
+
+    /// Closes the server's input and waits for its exit code.
+    #[allow(dead_code)] // used by tests/lsp.rs, not by every test crate
+    pub fn close(mut self) -> i32 {
+        drop(self.stdin.take());
+        self.child.wait().unwrap().code().unwrap_or(-1)
     }
 
     fn send(&mut self, msg: Value) {
         let body = msg.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().expect("the input is open");
+        write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        stdin.flush().unwrap();
     }
 
     /// Sends bytes as they are (a bad frame).
     #[allow(dead_code)] // used by tests/lsp.rs, not by every test crate
     pub fn send_raw(&mut self, bytes: &[u8]) {
-        self.stdin.write_all(bytes).unwrap();
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().expect("the input is open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
     }
 
     /// The next message from the server that `wanted` accepts (others are handled

@@ -197,6 +197,7 @@ fn walk(paths: &[PathBuf], policies: &[PathBuf]) -> Walked {
         all_links,
     } = found;
     problems.sort_by(|a, b| (&a.path, &a.message).cmp(&(&b.path, &b.message)));
+    merge_names_of_one_file(&mut out, paths, policies);
     out.sort_by(|a, b| a.path.cmp(&b.path));
     // A file given both as `--policy` and found by the walk stays a policy.
     out.dedup_by(|later, earlier| {
@@ -215,6 +216,65 @@ fn walk(paths: &[PathBuf], policies: &[PathBuf]) -> Walked {
         candidates: out,
         problems,
         links: all_links,
+    }
+}
+
+/// Merges the candidates that reach one file through several spellings of its path
+/// (`openapi.yaml`, `./openapi.yaml`, an absolute path, `../shop/openapi.yaml`, or a
+/// folder and a file in it), so that file is one input: read once, counted once,
+/// its operations once. The spelling kept is the first on the command line
+/// (`--policy` files first, then `paths` in order), whatever the walk's order; a
+/// `--policy` file stays a policy, and a file named on the command line stays
+/// explicit. Symbolic links are left to [`drop_links_to_listed_files`], which keeps
+/// a link whose name says another reader.
+fn merge_names_of_one_file(out: &mut Vec<Candidate>, paths: &[PathBuf], policies: &[PathBuf]) {
+    // One walk meets each file once (links aside): only several paths can repeat one.
+    if out.len() < 2 || paths.len() + policies.len() < 2 {
+        return;
+    }
+    // Where a candidate comes from on the command line: lower is earlier.
+    let rank = |c: &Candidate| -> usize {
+        if c.kind == NameKind::Policy && c.explicit && policies.contains(&c.path) {
+            return 0;
+        }
+        paths
+            .iter()
+            .position(|p| c.path == *p || c.path.starts_with(p))
+            .map_or(usize::MAX, |i| i + 1)
+    };
+    let mut keyed: Vec<(usize, Option<PathBuf>, Candidate)> = std::mem::take(out)
+        .into_iter()
+        .map(|c| {
+            let link = std::fs::symlink_metadata(&c.path).is_ok_and(|m| m.file_type().is_symlink());
+            // A path that does not resolve (missing, unreadable) is kept as given: its
+            // load reports it.
+            let real = (!link)
+                .then(|| std::fs::canonicalize(&c.path).ok())
+                .flatten();
+            (rank(&c), real, c)
+        })
+        .collect();
+    // Stable: within one command-line path, the walk's own order (sorted later).
+    keyed.sort_by(|a, b| (a.0, &a.2.path).cmp(&(b.0, &b.2.path)));
+    let mut first: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
+    for (_, real, c) in keyed {
+        let Some(real) = real else {
+            out.push(c);
+            continue;
+        };
+        match first.get(&real) {
+            Some(&i) => {
+                let earlier = &mut out[i];
+                if c.kind == NameKind::Policy {
+                    earlier.kind = NameKind::Policy;
+                }
+                earlier.explicit |= c.explicit;
+            }
+            None => {
+                first.insert(real, out.len());
+                out.push(c);
+            }
+        }
     }
 }
 

@@ -432,7 +432,13 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                 // A file that cannot be read as text (not UTF-8, binary, unreadable)
                 // named on the command line or named like a proxy config is
                 // reported, never skipped: its retries would go unchecked.
-                _ if unreadable && (cand.explicit || config_name) => {
+                // One over `--max-file-size` was never read, so its text could not
+                // say what it is: reported too, whatever its name.
+                _ if unreadable
+                    && (cand.explicit
+                        || config_name
+                        || matches!(doc.tree, Err(LoadError::TooLarge { .. }))) =>
+                {
                     if let Err(e) = &doc.tree {
                         diags.push(rl001_invalid_syntax::from_error(doc, e));
                     }
@@ -450,14 +456,18 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                     // A foreign-named file (a README given with `*`) is no spec unless
                     // it says so; one that cannot be read at all is still reported.
                     NameKind::Unlisted => {
-                        matches!(e, LoadError::Io(_)) || declares_openapi(&doc.file.text)
+                        matches!(e, LoadError::Io(_) | LoadError::TooLarge { .. })
+                            || declares_openapi(&doc.file.text)
                     }
                     // An unreadable `.yaml`/`.json` may be a spec or a config
                     // (`application.yml`, a gRPC service config): reported, never
                     // silently skipped.
+                    // One over `--max-file-size` is never read, so its content
+                    // cannot say what it is: reported (RL001, "larger than the
+                    // limit"), as `docs/limits.md` says, never skipped as "neither".
                     NameKind::Other => {
                         cand.explicit
-                            || matches!(e, LoadError::Io(_))
+                            || matches!(e, LoadError::Io(_) | LoadError::TooLarge { .. })
                             || declares_openapi(&doc.file.text)
                             || crate::import::recognize::looks_like_config_text(&doc.file.text)
                     }

@@ -101,8 +101,8 @@ fn nginx_regex_locations_bind_as_nginx_matches_them() {
 }
 
 /// A gRPC service config naming 20,000 methods, one of them twice (case 84): one
-/// RL017 at the repeated name with a label at the first, and the object (named by
-/// its first service) binds nothing in a spec without those RPCs: RL016.
+/// RL017 at the repeated name with a label at the first; gRPC rejects the whole
+/// config for the repeat, so it retries nothing and leaves nothing unbound.
 #[test]
 fn grpc_many_names_one_duplicate() {
     let dir = temp("grpc");
@@ -137,7 +137,9 @@ fn grpc_many_names_one_duplicate() {
         labels.iter().any(|l| l["message"] == "first named here"),
         "{labels:?}"
     );
-    assert_eq!(count(&diags, "RL016"), 1, "{:?}", codes(&diags));
+    // gRPC rejects a service config that names a method twice (case 92): nothing in it
+    // retries, so no route is left unbound to report (no RL016).
+    assert_eq!(count(&diags, "RL016"), 0, "{:?}", codes(&diags));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

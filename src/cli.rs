@@ -187,7 +187,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// Record the current findings as a baseline in FILE (the report is still printed).
-    #[arg(long, value_name = "FILE")]
+    /// FILE cannot be `-`: standard output carries the report.
+    #[arg(long, value_name = "FILE", value_parser = parse_baseline_file)]
     pub write_baseline: Option<PathBuf>,
 }
 
@@ -628,12 +629,25 @@ pub fn unit_interval(text: &str) -> Result<f64, String> {
     }
 }
 
+/// `--write-baseline`: a file, never `-` (standard output carries the report; a
+/// baseline mixed into it could be read back by nobody).
+fn parse_baseline_file(s: &str) -> Result<PathBuf, String> {
+    if s == "-" {
+        Err("the baseline is written to a file; `-` (standard output) carries the report".into())
+    } else {
+        Ok(PathBuf::from(s))
+    }
+}
+
 /// `--jobs`: 1 to 1024 threads. 0 used to mean one thread, and a huge count spent
 /// minutes starting threads (each reserves a deep stack, `crate::deep_stack`).
 fn parse_jobs(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
-        Ok(n @ 1..=1024) => Ok(n),
-        Ok(_) => Err("must be from 1 to 1024".to_string()),
+        Ok(n @ 1..=crate::deep_stack::MAX_THREADS) => Ok(n),
+        Ok(_) => Err(format!(
+            "must be from 1 to {}",
+            crate::deep_stack::MAX_THREADS
+        )),
         Err(e) => Err(e.to_string()),
     }
 }

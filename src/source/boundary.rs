@@ -186,7 +186,7 @@ mod tests {
             ]
         );
         // A root covering the target (`--root`) admits the link.
-        let wide = ReadBoundary::new(&[dir.clone()]);
+        let wide = ReadBoundary::new(std::slice::from_ref(&dir));
         assert_eq!(wide.verdict(&dir.join("proj/out.yaml")), Verdict::Inside);
         assert!(wide.left_out().is_empty());
         assert!(ReadBoundary::unbounded().admits(&dir.join("secret/s.yaml")));

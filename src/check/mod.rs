@@ -138,6 +138,11 @@ pub struct Analyzed {
     /// OpenAPI documents checked one by one as they loaded ([`run`] only): counted
     /// here, not in [`Analyzed::documents`]; their findings are in the run's.
     pub streamed_documents: usize,
+    /// A run asked about named files or folders ([`run_full`]): for each operation of
+    /// `analysis.operations`, whether the asked files declare or reach it
+    /// ([`answer::asked_operations`]); the views (`readiness`, `report`) show those
+    /// rows only. `None`: the whole project was asked, every row is shown.
+    pub asked_operations: Option<Vec<bool>>,
 }
 
 /// Runs the whole pipeline. A run with nothing that binds across documents (no
@@ -213,6 +218,11 @@ fn run_with(options: &CheckOptions, stream: bool) -> (Analyzed, Vec<Diagnostic>)
     // concerns them (`answer`), before rule levels, so an RL001 turned off still
     // decides the exit code.
     if let Some(scope) = answer_scope(options) {
+        analyzed.asked_operations = Some(answer::asked_operations(
+            &scope,
+            &analyzed.documents,
+            &analyzed.analysis,
+        ));
         answer::restrict(
             &scope,
             &analyzed.documents,
@@ -484,6 +494,7 @@ fn analyze_pass(
         could_not_lint: lost,
         inputs: inputs.read_paths(),
         streamed_documents: streamed.paths.len(),
+        asked_operations: None,
     }
 }
 

@@ -3,8 +3,10 @@
 pub mod diff;
 pub mod html_report;
 pub mod import;
+pub mod import_routes;
 pub mod init;
 pub mod layers;
+pub mod origin;
 pub mod plan;
 pub mod policy_mode;
 pub mod simulate;

@@ -446,10 +446,21 @@ fn analyze_pass(
         // What of this concerns the files asked about is decided once, after the
         // rules (`answer`): a config read only because a named file relates to it
         // keeps its findings on the operations that file reaches.
-        diags.extend(crate::import::label_bound_operations(
-            own,
-            &imported.objects,
-            &bound.operations,
+        let recorded = options.split.as_ref().map(|split| {
+            move |at: &crate::diagnostic::Location, doc: &crate::source::SourceFile, op: &str| {
+                split.0.is_known(
+                    crate::import::rl314_version_dependent_default::META.code,
+                    at,
+                    doc,
+                    op,
+                )
+            }
+        });
+        diags.extend(crate::import::group_version_findings(
+            crate::import::label_bound_operations(own, &imported.objects, &bound.operations),
+            recorded
+                .as_ref()
+                .map(|f| f as &crate::import::RecordedAt<'_>),
         ));
         diags.extend(bound.diagnostics);
         let mut files: Vec<&std::path::Path> = imported

@@ -320,37 +320,51 @@ pub fn import_all_with_sources(
     boundary: &crate::source::boundary::ReadBoundary,
     ctx: &ImportContext<'_>,
 ) -> Imported {
+    use rayon::prelude::*;
+    // Each file on its own core (issue 40: the import read files one after another);
+    // the results are joined in file order, so the output does not depend on which
+    // finished first. Kubernetes streams are only split here and read together below.
+    let per_file: Vec<(Imported, Vec<Arc<Loaded>>)> = files
+        .par_iter()
+        .map(|(doc, format)| {
+            let mut out = Imported::default();
+            let mut kube_docs = Vec::new();
+            out.diagnostics.extend(crate::timing::detail(
+                format_args!("import/duplicates {}", doc.file.display),
+                || duplicates::check(doc, *format),
+            ));
+            match format {
+                Format::Kubernetes | Format::IstioMeshConfig => match stream::documents(doc) {
+                    Ok(docs) => {
+                        let effect = match format {
+                            Format::Kubernetes => duplicates::KUBERNETES,
+                            _ => duplicates::OTHER,
+                        };
+                        out.diagnostics
+                            .extend(duplicates::in_documents(&docs, effect));
+                        kube_docs.extend(docs)
+                    }
+                    Err(d) => out.diagnostics.push(*d),
+                },
+                Format::Envoy => out.extend(envoy::import(doc, ctx)),
+                Format::Kong => out.extend(kong::import(doc, ctx)),
+                Format::TraefikYaml | Format::TraefikToml => out.extend(traefik::import(doc, ctx)),
+                Format::Nginx => out.extend(nginx::import(doc, ctx)),
+                Format::Haproxy => out.extend(haproxy::import(doc, ctx)),
+                Format::GrpcServiceConfig => out.extend(grpc::import(doc, ctx)),
+                Format::Spring => out.extend(spring::import(doc, ctx)),
+                Format::AwsConfig => out.extend(aws::import(doc, ctx)),
+                // Read together below: calls in one file use clients of another.
+                Format::Code(_) => {}
+            }
+            (out, kube_docs)
+        })
+        .collect();
     let mut out = Imported::default();
     let mut kube_docs = Vec::new();
-    for (doc, format) in files {
-        out.diagnostics.extend(crate::timing::detail(
-            format_args!("import/duplicates {}", doc.file.display),
-            || duplicates::check(doc, *format),
-        ));
-        match format {
-            Format::Kubernetes | Format::IstioMeshConfig => match stream::documents(doc) {
-                Ok(docs) => {
-                    let effect = match format {
-                        Format::Kubernetes => duplicates::KUBERNETES,
-                        _ => duplicates::OTHER,
-                    };
-                    out.diagnostics
-                        .extend(duplicates::in_documents(&docs, effect));
-                    kube_docs.extend(docs)
-                }
-                Err(d) => out.diagnostics.push(*d),
-            },
-            Format::Envoy => out.extend(envoy::import(doc, ctx)),
-            Format::Kong => out.extend(kong::import(doc, ctx)),
-            Format::TraefikYaml | Format::TraefikToml => out.extend(traefik::import(doc, ctx)),
-            Format::Nginx => out.extend(nginx::import(doc, ctx)),
-            Format::Haproxy => out.extend(haproxy::import(doc, ctx)),
-            Format::GrpcServiceConfig => out.extend(grpc::import(doc, ctx)),
-            Format::Spring => out.extend(spring::import(doc, ctx)),
-            Format::AwsConfig => out.extend(aws::import(doc, ctx)),
-            // Read together below: calls in one file use clients of another.
-            Format::Code(_) => {}
-        }
+    for (imported, docs) in per_file {
+        out.extend(imported);
+        kube_docs.extend(docs);
     }
     if !kube_docs.is_empty() {
         let objects = stream::kube_objects(&kube_docs);

@@ -52,7 +52,7 @@ pub fn check(doc: &Arc<Loaded>, format: Format) -> Vec<Diagnostic> {
     let docs = stream::documents(doc).unwrap_or_default();
     let mut out = in_documents(&docs, effect);
     if format == Format::TraefikYaml {
-        out.extend(docs.iter().flat_map(|d| case_variants(d)));
+        out.extend(docs.iter().flat_map(case_variants));
     }
     out
 }

@@ -1,0 +1,1 @@
+//! The observed policy: what the client actually does, read from the journals.

@@ -7,6 +7,7 @@ pub mod init;
 pub mod layers;
 pub mod plan;
 pub mod policy_mode;
+pub mod probe;
 pub mod simulate;
 
 use crate::check::{run, CheckOptions};

@@ -43,16 +43,7 @@ pub fn find_operation(analyzed: &Analyzed, text: &str) -> Result<Operation, Stri
         })
         .collect();
     match matched.as_slice() {
-        [] if documents.is_empty() => Ok(Operation {
-            name: text.to_string(),
-            method: match &selector {
-                Selector::Path { method, .. } => method.clone(),
-                _ => None,
-            },
-            policy: None,
-            policy_source: None,
-            key_header: None,
-        }),
+        [] if documents.is_empty() => standalone(text),
         [] => {
             let all: Vec<usize> = (0..documents.len()).collect();
             let hint = did_you_mean(text, &governed_candidates(documents, &all))
@@ -96,6 +87,22 @@ pub fn find_operation(analyzed: &Analyzed, text: &str) -> Result<Operation, Stri
                 .join(", ")
         )),
     }
+}
+
+/// The operation without any loaded file: the method from a `METHOD /path`
+/// selector, no policy (the safety checks alone). Errors are sentences.
+pub fn standalone(text: &str) -> Result<Operation, String> {
+    let selector = Selector::parse(text).map_err(|e| format!("bad operation `{text}`: {e}"))?;
+    Ok(Operation {
+        name: text.to_string(),
+        method: match &selector {
+            Selector::Path { method, .. } => method.clone(),
+            _ => None,
+        },
+        policy: None,
+        policy_source: None,
+        key_header: None,
+    })
 }
 
 /// The judge's expectations for `op`: the deadline is the policy's, else

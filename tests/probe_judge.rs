@@ -393,3 +393,21 @@ fn the_refused_control_journal_is_clean() {
     };
     assert!(judge(&j, &Expectations::default()).is_empty());
 }
+
+#[test]
+fn rl608_a_client_stalled_by_a_past_date_is_flagged() {
+    let exp = Expectations::default();
+    let past = "Thu, 01 Jan 2015 00:00:00 GMT";
+    let mut stalled = journal("ra-past", vec![with_ra(attempt(0, 0, 0.0, s(429)), past)]);
+    stalled.clients[0].ended_ms = 6_500.0;
+    stalled.clients[0].killed = Some("idle".into());
+    assert_eq!(codes(&judge(&stalled, &exp)), ["RL608"]);
+    let retried = journal(
+        "ra-past",
+        vec![
+            with_ra(attempt(0, 0, 0.0, s(429)), past),
+            attempt(0, 1, 120.0, s(200)),
+        ],
+    );
+    assert!(judge(&retried, &exp).is_empty());
+}

@@ -217,10 +217,19 @@ pub fn infer(journals: &[Journal]) -> ObservedPolicy {
                 .count()
                 > 1
     });
+    // The client's own close of a hung answer; a close by the probe's kill is not
+    // the client's timeout.
     let attempt_timeout_ms = by("hang").and_then(|j| {
+        let killed_at = j
+            .clients
+            .iter()
+            .find(|e| e.client == 0 && e.killed.is_some())
+            .map(|e| e.ended_ms);
         j.of_client(0)
             .first()
-            .and_then(|a| a.closed_ms.map(|c| c - a.t_ms))
+            .and_then(|a| a.closed_ms.map(|c| (c, c - a.t_ms)))
+            .filter(|(c, _)| killed_at.is_none_or(|k| *c < k - 20.0))
+            .map(|(_, t)| t)
     });
     ObservedPolicy {
         attempts,

@@ -426,9 +426,9 @@ fn client_errors(j: &Journal, attempts: &[&Attempt], out: &mut Vec<ProbeFinding>
     }
 }
 
-/// RL608: after a huge or invalid Retry-After, the client waited past the wait bound
-/// (+ grace): its next attempt came later, or it was still waiting when the probe
-/// ended it.
+/// RL608: after a huge or invalid Retry-After (or a past date), the client waited
+/// past the wait bound (+ grace): its next attempt came later, or it was still
+/// waiting when the probe ended it.
 fn unbounded_waits(
     j: &Journal,
     client: usize,
@@ -438,12 +438,15 @@ fn unbounded_waits(
 ) {
     let limit = exp.wait_bound_ms + exp.grace_ms;
     for (i, a) in attempts.iter().enumerate() {
-        let huge_or_invalid = match retry_after_of(a) {
-            None => false,
-            Some(Err(())) => true,
-            Some(Ok((_, delay))) => delay > exp.wait_bound_ms,
+        // How long this Retry-After may keep the client waiting: a valid value
+        // within the bound, plus the bound; a huge or invalid one (or a past date
+        // read as a long wait), the bound alone.
+        let allowed = match retry_after_of(a) {
+            None => continue,
+            Some(Ok((_, delay))) if delay <= exp.wait_bound_ms => delay + limit,
+            Some(_) => limit,
         };
-        let Some(from) = a.answered_ms.filter(|_| huge_or_invalid) else {
+        let Some(from) = a.answered_ms else {
             continue;
         };
         let raw = a.retry_after.clone().unwrap_or_default();
@@ -460,7 +463,7 @@ fn unbounded_waits(
                     )
                 }),
         };
-        if let Some((gap, what)) = waited.filter(|(gap, _)| *gap > limit) {
+        if let Some((gap, what)) = waited.filter(|(gap, _)| *gap > allowed) {
             out.push(finding(
                 &OBSERVED_UNBOUNDED_RETRY_AFTER,
                 j,

@@ -367,7 +367,7 @@ fn rl609_a_delay_outside_the_plan_is_drift_and_one_inside_is_not() {
     let f = judge(&slow, &exp);
     assert_eq!(codes(&f), ["RL609"]);
     assert!(
-        f[0].expected.contains("retry after 100 ms"),
+        f[0].expected.contains("retry after 100 ms to 100 ms"),
         "{}",
         f[0].expected
     );

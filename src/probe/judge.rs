@@ -161,6 +161,34 @@ pub fn judge(journal: &Journal, exp: &Expectations) -> Vec<ProbeFinding> {
         envelope(journal, &journal.of_client(0), policy, exp, &mut out);
     }
     out.sort_by_key(|f| f.code);
+    fold_herd(out, clients)
+}
+
+/// In a herd, one finding per code: the first client's, its message saying how many
+/// clients showed it.
+fn fold_herd(findings: Vec<ProbeFinding>, clients: usize) -> Vec<ProbeFinding> {
+    if clients < 2 {
+        return findings;
+    }
+    let mut out: Vec<ProbeFinding> = Vec::new();
+    let mut counts: Vec<usize> = Vec::new();
+    for f in findings {
+        match out
+            .iter()
+            .position(|o| o.code == f.code && o.client.is_some() && f.client.is_some())
+        {
+            Some(i) => counts[i] += 1,
+            None => {
+                out.push(f);
+                counts.push(1);
+            }
+        }
+    }
+    for (f, n) in out.iter_mut().zip(counts) {
+        if f.client.is_some() {
+            f.message = format!("{} (in {n} of {clients} clients)", f.message);
+        }
+    }
     out
 }
 
@@ -626,7 +654,7 @@ fn envelope(
                 let slack = exp.epsilon_ms + 0.1 * max;
                 (gap + exp.epsilon_ms < *min || gap > max + slack).then(|| {
                     (
-                        format!("retry after {}-{}", dur(*min), dur(*max)),
+                        format!("retry after {} to {}", dur(*min), dur(*max)),
                         format!("attempt {} after {}", b.index + 1, dur(gap)),
                     )
                 })
@@ -637,13 +665,14 @@ fn envelope(
                 None,
                 _,
             ) if !ended_by_probe => Some((
-                format!("retry after {}-{}", dur(*min), dur(*max)),
+                format!("retry after {} to {}", dur(*min), dur(*max)),
                 "no retry".to_string(),
             )),
             _ => None,
         };
         if let Some((expected, observed)) = drift {
-            out.push(finding(
+            // Judged on the first client only: not counted across a herd.
+            let mut f = finding(
                 &OBSERVED_POLICY_DRIFT,
                 j,
                 Some(a),
@@ -654,7 +683,9 @@ fn envelope(
                 ),
                 format!("plan: {expected}"),
                 observed,
-            ));
+            );
+            f.client = None;
+            out.push(f);
             return;
         }
     }

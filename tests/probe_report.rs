@@ -196,3 +196,17 @@ fn json_keeps_its_field_names() {
         assert!(a.get(key).is_some(), "{key} in {a}");
     }
 }
+
+/// The scenario file example of docs/commands/probe.md reads as documented.
+#[test]
+fn the_documented_scenario_file_parses() {
+    let page = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/commands/probe.md"),
+    )
+    .unwrap();
+    let start = page.find("```yaml\nscenarios:").expect("the example") + "```yaml\n".len();
+    let end = start + page[start..].find("```").unwrap();
+    let parsed = retrylint::probe::scenario::parse_file(&page[start..end]).unwrap();
+    assert_eq!(parsed.len(), 2);
+    assert_eq!(parsed[1].script[0], Answer::SlowBody);
+}

@@ -121,7 +121,9 @@ pub fn run(args: &ProbeArgs) -> u8 {
     let opts = RunOptions {
         bind: args.bind.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST)),
         key_headers: key_headers(&op),
-        idle_limit_ms: exp.wait_bound_ms + exp.grace_ms,
+        // A client quiet past both its Retry-After bound and its deadline (+ grace)
+        // is waiting past anything worth waiting: ended, so no run waits 2015 s.
+        idle_limit_ms: exp.wait_bound_ms.max(exp.deadline_ms.unwrap_or(0.0)) + exp.grace_ms,
         time_limit_ms: time_limit,
         herd: args.herd.map(usize::from),
     };

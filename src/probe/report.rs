@@ -150,7 +150,7 @@ pub fn human(r: &ProbeReport) -> String {
         } else {
             timeline(&mut out, &s.journal);
         }
-        if s.findings.is_empty() {
+        if s.findings.is_empty() && !s.journal.attempts.is_empty() {
             out.push_str("  ok\n");
         }
         for f in &s.findings {

@@ -114,7 +114,80 @@ fn one() -> usize {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ScenarioFile {
-    scenarios: Vec<Scenario>,
+    scenarios: Vec<ScenarioEntry>,
+}
+
+/// One scenario as a file writes it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioEntry {
+    name: String,
+    #[serde(default)]
+    description: String,
+    script: Vec<StepEntry>,
+    #[serde(default = "one")]
+    herd: usize,
+    #[serde(default)]
+    refuse_first_ms: Option<u64>,
+}
+
+/// One answer as a file writes it: `reset`, `hang`, `slow-body`, or
+/// `{status: 429, retry_after: ...}`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum StepEntry {
+    Word(String),
+    Status {
+        status: u16,
+        #[serde(default)]
+        retry_after: Option<RetryAfterEntry>,
+    },
+}
+
+/// `retry_after:` a number of seconds, `"date+N"` (an IMF-fixdate N s ahead),
+/// `"past-date"`, or any other text sent verbatim.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum RetryAfterEntry {
+    Seconds(u64),
+    Text(String),
+}
+
+impl StepEntry {
+    fn answer(self) -> Result<Answer, String> {
+        match self {
+            StepEntry::Word(w) => match w.as_str() {
+                "reset" => Ok(Answer::Reset),
+                "hang" => Ok(Answer::Hang),
+                "slow-body" => Ok(Answer::SlowBody),
+                other => Err(format!(
+                    "unknown answer `{other}` (reset, hang, slow-body, or {{status: N}})"
+                )),
+            },
+            StepEntry::Status {
+                status,
+                retry_after,
+            } => {
+                if !(100..=599).contains(&status) {
+                    return Err(format!("`status: {status}` is not an HTTP status"));
+                }
+                let retry_after = retry_after.map(|ra| match ra {
+                    RetryAfterEntry::Seconds(n) => RetryAfterForm::Seconds(n),
+                    RetryAfterEntry::Text(t) if t == "past-date" => RetryAfterForm::PastDate,
+                    RetryAfterEntry::Text(t) => {
+                        match t.strip_prefix("date+").and_then(|n| n.parse().ok()) {
+                            Some(n) => RetryAfterForm::DateIn(n),
+                            None => RetryAfterForm::Raw(t),
+                        }
+                    }
+                });
+                Ok(Answer::Status {
+                    status,
+                    retry_after,
+                })
+            }
+        }
+    }
 }
 
 /// Herd size of the built-in herd scenario (`storm-503`) unless `--herd` says.
@@ -222,12 +295,15 @@ pub fn builtins() -> Vec<Scenario> {
 /// How long the refused-connection control keeps its port closed, in ms.
 pub const REFUSED_MS: u64 = 400;
 
-/// Reads a scenario file (`scenarios:` a list of scenarios as [`Scenario`]
-/// serializes them). Errors are sentences naming the field.
+/// Reads a scenario file: `scenarios:`, a list of `name`, `description`, `script`
+/// (answers: `reset`, `hang`, `slow-body`, `{status: N, retry_after: ...}`), `herd`,
+/// `refuse_first_ms` (docs/commands/probe.md "Scenario files"). Errors are sentences
+/// naming the scenario.
 pub fn parse_file(text: &str) -> Result<Vec<Scenario>, String> {
     let file: ScenarioFile =
         serde_yaml::from_str(text).map_err(|e| format!("invalid scenario file: {e}"))?;
-    for s in &file.scenarios {
+    let mut out = Vec::new();
+    for s in file.scenarios {
         if s.script.is_empty() {
             return Err(format!("scenario `{}`: `script` is empty", s.name));
         }
@@ -237,8 +313,21 @@ pub fn parse_file(text: &str) -> Result<Vec<Scenario>, String> {
                 s.name
             ));
         }
+        let script = s
+            .script
+            .into_iter()
+            .map(StepEntry::answer)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("scenario `{}`: {e}", s.name))?;
+        out.push(Scenario {
+            name: s.name,
+            description: s.description,
+            script,
+            herd: s.herd,
+            refuse_first_ms: s.refuse_first_ms,
+        });
     }
-    Ok(file.scenarios)
+    Ok(out)
 }
 
 /// The largest herd accepted (each copy is a process and a port).
@@ -260,16 +349,25 @@ mod tests {
 
     #[test]
     fn a_scenario_file_reads_and_rejects_an_empty_script() {
-        let text = "scenarios:\n  - name: ra-negative\n    script:\n      - status: {status: 429, retry_after: {raw: '-5'}}\n      - status: {status: 200}\n";
+        let text = "scenarios:\n  - name: ra-negative\n    script:\n      - {status: 429, retry_after: '-5'}\n      - {status: 429, retry_after: 2}\n      - {status: 429, retry_after: date+3}\n      - reset\n      - {status: 200}\n";
         let parsed = parse_file(text).unwrap();
+        let ra = |form| Answer::Status {
+            status: 429,
+            retry_after: Some(form),
+        };
         assert_eq!(
-            parsed[0].script[0],
-            Answer::Status {
-                status: 429,
-                retry_after: Some(RetryAfterForm::Raw("-5".into()))
-            }
+            parsed[0].script,
+            [
+                ra(RetryAfterForm::Raw("-5".into())),
+                ra(RetryAfterForm::Seconds(2)),
+                ra(RetryAfterForm::DateIn(3)),
+                Answer::Reset,
+                Answer::status(200)
+            ]
         );
         assert!(parse_file("scenarios:\n  - name: x\n    script: []\n").is_err());
         assert!(parse_file("scenarios:\n  - name: x\n    script: [hang]\n    herd: 0\n").is_err());
+        assert!(parse_file("scenarios:\n  - name: x\n    script: [explode]\n").is_err());
+        assert!(parse_file("scenarios:\n  - name: x\n    script: [{status: 999}]\n").is_err());
     }
 }

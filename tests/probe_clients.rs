@@ -9,6 +9,8 @@
 //! and the tests run in parallel: the tier takes about the longest scenario (the
 //! ~6 s wait bound of `ra-invalid`).
 
+#![allow(clippy::disallowed_macros)] // output for the reader (clippy.toml)
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

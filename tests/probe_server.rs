@@ -21,11 +21,8 @@ fn fake_main(kind: &str, base: &str) {
             key = format!("key-{}-{attempt}", std::process::id());
         }
         let outcome = request(&addr, &key);
-        let (status, retry_after) = match outcome {
-            Some(v) => v,
-            // Reset or timeout: the key protects the resend.
-            None => (0, None),
-        };
+        // Reset or timeout (status 0): the key protects the resend.
+        let (status, retry_after) = outcome.unwrap_or_default();
         if (200..300).contains(&status)
             || (400..500).contains(&status) && status != 409 && status != 429
         {

@@ -266,7 +266,7 @@ fn early(a: &super::journal::Attempt, b: &super::journal::Attempt) -> bool {
 /// A duration as a v1 policy writes it: `1s`, `250ms`.
 fn policy_duration(ms: f64) -> String {
     let ms = ms.round().max(0.0) as u64;
-    if ms >= 1000 && ms % 1000 == 0 {
+    if ms >= 1000 && ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")

@@ -44,6 +44,14 @@ pub struct ScenarioRun {
 
 const WATCH: Duration = Duration::from_millis(5);
 
+/// One client copy being run: the process, when it started (ms since the scenario's
+/// start) and the thread collecting its standard error.
+struct Running {
+    child: Child,
+    spawned_ms: f64,
+    stderr: Option<std::thread::JoinHandle<Vec<u8>>>,
+}
+
 /// Runs `scenario` against `argv` (the client command; `{base_url}` replaced).
 /// Errors are sentences: a bind failure or a command that cannot start.
 pub fn run_scenario(
@@ -69,14 +77,14 @@ pub fn run_scenario(
             origin,
         )?);
     }
-    let mut children: Vec<(Child, f64, Option<std::thread::JoinHandle<Vec<u8>>>)> = Vec::new();
+    let mut children: Vec<Running> = Vec::new();
     for server in &servers {
         let url = format!("http://{}", server.addr());
         let mut child = match spawn(argv, &url) {
             Ok(c) => c,
             Err(e) => {
-                for (mut c, _, _) in children {
-                    kill(&mut c);
+                for mut r in children {
+                    kill(&mut r.child);
                 }
                 return Err(e);
             }
@@ -88,12 +96,22 @@ pub fn run_scenario(
                 buf
             })
         });
-        children.push((child, ms(origin), stderr));
+        children.push(Running {
+            child,
+            spawned_ms: ms(origin),
+            stderr,
+        });
     }
     let mut ends: Vec<Option<ClientEnd>> = vec![None; herd];
     loop {
         let now = ms(origin);
-        for (client, (child, spawned, _)) in children.iter_mut().enumerate() {
+        for (
+            client,
+            Running {
+                child, spawned_ms, ..
+            },
+        ) in children.iter_mut().enumerate()
+        {
             if ends[client].is_some() {
                 continue;
             }
@@ -111,7 +129,7 @@ pub fn run_scenario(
                 .iter()
                 .flat_map(|a| [Some(a.t_ms), a.answered_ms, a.closed_ms])
                 .flatten()
-                .fold(*spawned, f64::max);
+                .fold(*spawned_ms, f64::max);
             let reason = if now >= opts.time_limit_ms {
                 Some("time-limit")
             } else if now - last > opts.idle_limit_ms {
@@ -140,8 +158,11 @@ pub fn run_scenario(
     }
     attempts.sort_by(|a, b| a.t_ms.total_cmp(&b.t_ms));
     let mut stderr_tail = Vec::new();
-    for (i, (_, _, handle)) in children.into_iter().enumerate() {
-        let text = handle.and_then(|h| h.join().ok()).unwrap_or_default();
+    for (i, running) in children.into_iter().enumerate() {
+        let text = running
+            .stderr
+            .and_then(|h| h.join().ok())
+            .unwrap_or_default();
         if i == 0 {
             let text = String::from_utf8_lossy(&text);
             let lines: Vec<&str> = text.lines().collect();

@@ -2,9 +2,9 @@
 //! the human timeline with "expected vs observed", the observed policy as v1 YAML,
 //! JUnit and the JSON field names.
 
-use retrylint::probe::infer::{drift, infer, policy_yaml};
+use retrylint::probe::infer::{infer, policy_yaml};
 use retrylint::probe::journal::{Attempt, ClientEnd, EffectRecord, Journal};
-use retrylint::probe::judge::{judge, Expectations};
+use retrylint::probe::judge::{drift, judge, Expectations};
 use retrylint::probe::report::{human, json, junit, ProbeReport, ScenarioResult};
 use retrylint::probe::scenario::{builtins, Answer};
 use retrylint::retry::{Effect, EffectivePolicyView, Jitter, RetryAfterPolicy, RetryOnEntry};

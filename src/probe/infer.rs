@@ -1,13 +1,11 @@
 //! The observed policy: what the client actually does, read from the journals of
 //! the scenarios that ran (attempts, delays, base and multiplier, jitter class,
 //! Retry-After forms honoured, a write resent after a reset, the attempt timeout),
-//! printed as a v1 policy and compared with the declared one (RL609).
+//! printed as a v1 policy; `judge::drift` compares it with the declared one (RL609).
 
 use super::journal::{EffectRecord, Journal};
-use super::judge::{dur, median, retry_delays, ProbeFinding};
+use super::measure::{median, retry_delays};
 use super::scenario::{Answer, STORM};
-use crate::diagnostic::catalog::OBSERVED_POLICY_DRIFT;
-use crate::retry::{EffectivePolicyView, Jitter};
 use serde::Serialize;
 
 /// A jitter class read from the coefficient of variation (CV) of one retry's delay
@@ -336,93 +334,6 @@ pub fn policy_yaml(observed: &ObservedPolicy, operation: &str) -> String {
 
 fn yaml_key(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
-}
-
-/// RL609 over the whole run: each difference between the observed and the declared
-/// policy, named in one message.
-pub fn drift(observed: &ObservedPolicy, declared: &EffectivePolicyView) -> Option<ProbeFinding> {
-    let mut diffs: Vec<String> = Vec::new();
-    let mut expected: Vec<String> = Vec::new();
-    if let (Some(seen), Some(allowed)) = (observed.attempts, declared.attempts) {
-        if seen != allowed as usize && seen > 1 {
-            diffs.push(format!("declared `attempts: {allowed}`, observed {seen}"));
-            expected.push(format!("attempts {allowed}"));
-        }
-    }
-    if let (Some(class), Some(cv)) = (observed.jitter, observed.cv) {
-        let declared_class = match declared.jitter.unwrap_or(Jitter::None) {
-            Jitter::None => Some(JitterClass::None),
-            Jitter::Full => Some(JitterClass::Full),
-            Jitter::Equal => Some(JitterClass::Equal),
-            Jitter::Proportional(_) | Jitter::Decorrelated => None,
-        };
-        let differs = match declared_class {
-            Some(d) => class != d && class != JitterClass::Inconclusive,
-            None => class == JitterClass::None,
-        };
-        if differs {
-            let word = declared
-                .jitter
-                .map(|j| j.to_string())
-                .unwrap_or_else(|| "none".into());
-            diffs.push(format!(
-                "declared `jitter: {word}`, observed {}: CV {cv:.3} over {} clients",
-                class.as_str(),
-                observed.herd
-            ));
-            expected.push(format!("jitter {word}"));
-        }
-    }
-    if let (Some(base), Some(declared_base)) = (observed.base_ms, declared.base_ms) {
-        if declared.jitter.unwrap_or(Jitter::None) == Jitter::None
-            && (base - declared_base).abs() > 50f64.max(0.25 * declared_base)
-        {
-            diffs.push(format!(
-                "declared `backoff.base: {}`, observed {}",
-                dur(declared_base),
-                dur(base)
-            ));
-            expected.push(format!("base {}", dur(declared_base)));
-        }
-    }
-    let honoured = observed
-        .retry_after
-        .iter()
-        .filter(|r| matches!(r.scenario.as_str(), "ra-seconds" | "ra-date"))
-        .any(|r| r.behaviour == "honoured");
-    let early = observed.retry_after.iter().any(|r| r.behaviour == "early");
-    if declared.retry_after.honor && early {
-        diffs.push("declared `retry_after.honor: true`, observed a retry before it".into());
-        expected.push("Retry-After honoured".into());
-    } else if !declared.retry_after.honor && honoured && declared.retry {
-        diffs.push("declared no `retry_after.honor`, observed Retry-After honoured".into());
-        expected.push("Retry-After ignored".into());
-    }
-    if observed.resent_after_reset == Some(true)
-        && !declared.effect.is_repeatable()
-        && !declared.idempotency_key
-        && !declared.check_status
-    {
-        diffs.push("the policy does not resend this write, observed a resend after a reset".into());
-        expected.push("no resend after a reset".into());
-    }
-    if diffs.is_empty() {
-        return None;
-    }
-    Some(ProbeFinding {
-        code: OBSERVED_POLICY_DRIFT.code,
-        name: OBSERVED_POLICY_DRIFT.name,
-        severity: OBSERVED_POLICY_DRIFT.severity,
-        scenario: "(all)".into(),
-        client: None,
-        attempt: None,
-        message: format!(
-            "the observed policy differs from the declared one: {}",
-            diffs.join("; ")
-        ),
-        expected: expected.join(", "),
-        observed: "see the observed policy".into(),
-    })
 }
 
 #[cfg(test)]

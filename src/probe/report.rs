@@ -4,7 +4,8 @@
 
 use super::infer::{policy_yaml, ObservedPolicy};
 use super::journal::{Attempt, Journal};
-use super::judge::{dur, ProbeFinding};
+use super::judge::ProbeFinding;
+use super::measure::dur;
 use super::scenario::Scenario;
 use crate::report::controls::escape;
 use crate::report::junit::xml_escape;

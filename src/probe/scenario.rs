@@ -233,6 +233,14 @@ pub fn builtins() -> Vec<Scenario> {
                 vec![Answer::status(503), Answer::status(503), ok.clone()],
             )
         },
+        Scenario {
+            herd: DEFAULT_HERD,
+            ..s(
+                "ra-503",
+                "503 with Retry-After: 1 to a herd, then 200: every client waits at least 1 s",
+                vec![ra(503, RetryAfterForm::Seconds(1)), ok.clone()],
+            )
+        },
         s(
             "ra-huge",
             "429 with Retry-After: 9999999: the client gives up or caps its wait",
@@ -260,6 +268,11 @@ pub fn builtins() -> Vec<Scenario> {
             "hang",
             "the request is processed and never answered: the attempt is bounded, no second effect",
             vec![Hang, Answer::status(201)],
+        ),
+        s(
+            "slow-body",
+            "the head at once, the body one byte every 250 ms: the attempt is bounded, no second effect",
+            vec![Answer::SlowBody, Answer::status(201)],
         ),
         s(
             "post-503",

@@ -4,7 +4,7 @@
 //! and a hard time limit, so every run is bounded. Returns the journal.
 
 use super::journal::{ClientEnd, Journal};
-use super::scenario::Scenario;
+use super::scenario::{Answer, Scenario};
 use super::server::{FaultServer, ServerSpec};
 use std::io::Read;
 use std::net::{IpAddr, SocketAddr};
@@ -124,15 +124,20 @@ pub fn run_scenario(
                 });
                 continue;
             }
-            let last = servers[client]
-                .snapshot()
+            let seen = servers[client].snapshot();
+            let last = seen
                 .iter()
                 .flat_map(|a| [Some(a.t_ms), a.answered_ms, a.closed_ms])
                 .flatten()
                 .fold(*spawned_ms, f64::max);
+            // A slow body still dribbling is the server's doing, not the client idling
+            // (it ends by itself after the body's 32 bytes, 8 s, or at the time limit).
+            let dribbling = seen.iter().any(|a| {
+                a.answer == Answer::SlowBody && a.answered_ms.is_none() && a.closed_ms.is_none()
+            });
             let reason = if now >= opts.time_limit_ms {
                 Some("time-limit")
-            } else if now - last > opts.idle_limit_ms {
+            } else if !dribbling && now - last > opts.idle_limit_ms {
                 Some("idle")
             } else {
                 None

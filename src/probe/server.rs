@@ -27,7 +27,7 @@ const MAX_REQUEST: usize = 1 << 20;
 const POLL: Duration = Duration::from_millis(10);
 
 /// The body of the slow-body answer, sent one byte per [`SLOW_BYTE`].
-const SLOW_BODY: &[u8] = b"{\"status\":\"slow\",\"padding\":\"..........\"}";
+const SLOW_BODY: &[u8] = b"{\"status\":\"slow\",\"pad\":\"......\"}";
 const SLOW_BYTE: Duration = Duration::from_millis(250);
 
 /// What one server needs to answer and record.

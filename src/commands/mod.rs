@@ -9,6 +9,7 @@ pub mod layers;
 pub mod origin;
 pub mod plan;
 pub mod policy_mode;
+pub mod probe;
 pub mod simulate;
 
 use crate::check::{run, CheckOptions};

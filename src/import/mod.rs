@@ -36,6 +36,7 @@ pub mod istio;
 pub mod keys;
 pub mod kong;
 pub mod linkerd;
+pub mod named_hosts;
 pub mod nginx;
 pub mod proto;
 pub mod recognize;

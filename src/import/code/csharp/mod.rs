@@ -18,6 +18,7 @@ pub mod calls;
 pub mod eval;
 pub mod options;
 pub mod polly;
+pub mod reach;
 pub mod resilience;
 pub mod syntax;
 
@@ -33,6 +34,8 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
     let mut attachments: Vec<(String, Vec<(String, super::model::Span)>)> = Vec::new();
     // Keys made inside a retried lambda: (the pipeline it is retried by, the value).
     let mut regenerated: Vec<(String, super::model::Span)> = Vec::new();
+    // Calls in test code: evidence only when the file builds a retry client itself.
+    let mut test_calls: Vec<super::model::CallSite> = Vec::new();
     let mut stack = vec![file.tree.root_node()];
     while let Some(node) = stack.pop() {
         match node.kind() {
@@ -68,12 +71,22 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
                             out.clients.push(c);
                         }
                     }
+                    "AddHttpClient" => {
+                        if let Some(base) = reach::base_address(file, node) {
+                            out.base_urls.push(base);
+                        }
+                    }
                     _ => {
                         if let Some(call) = calls::http_call(file, &consts, node) {
+
                             if let Some(span) = calls::regenerated_key(file, node) {
                                 regenerated.push((call.receiver.clone(), span));
                             }
-                            out.calls.push(call);
+                            if reach::is_test_code(file, node) {
+                                test_calls.push(call);
+                            } else {
+                                out.calls.push(call);
+                            }
                         }
                     }
                 }
@@ -84,6 +97,17 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
         let mut cursor = node.walk();
         let children: Vec<_> = node.children(&mut cursor).collect();
         stack.extend(children.into_iter().rev());
+    }
+    if out.clients.is_empty() {
+        if !test_calls.is_empty() {
+            out.notes.push(format!(
+                "{}: {} HTTP call(s) in test code not read as production calls (a test project or folder, or a class with test attributes)",
+                file.doc.file.display,
+                test_calls.len()
+            ));
+        }
+    } else {
+        out.calls.extend(test_calls);
     }
     for (receiver, span) in regenerated {
         let last = super::link::last_segment(&receiver);

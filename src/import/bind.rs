@@ -903,8 +903,8 @@ fn unmatched(o: &ConfigObject, specs: &[&Document], bases: &[(usize, String)]) -
 
 /// The host `o` names explicitly that keeps it from the run's only spec, with
 /// `servers` that spec's: when the spec has hosts, a named host that is none of
-/// them (step 2 would have bound it otherwise); when it has none, a named host
-/// outside any cluster, when every host it names is (`www.googleapis.com` is not
+/// them (step 2 would have bound it otherwise); when it has none, for a proxy route
+/// whose hosts are all outside any cluster, the first (`www.googleapis.com` is not
 /// the service a spec without a host describes). `None`: the fallback applies.
 fn names_another_host(o: &ConfigObject, servers: &[Server]) -> Option<String> {
     let named = super::named_hosts::named_hosts(o);
@@ -915,19 +915,37 @@ fn names_another_host(o: &ConfigObject, servers: &[Server]) -> Option<String> {
         .filter(|h| !h.is_empty())
         .collect();
     if !spec_hosts.is_empty() {
+        // A bare service name (`lb://orders`, a Kubernetes short name) reaches a
+        // server host whose first label it is (`orders.example.com`): the same
+        // service by its discovery name and its public one.
+        let same_service = |name: &str, host: &str| {
+            let name = strip_port(name.trim()).to_ascii_lowercase();
+            names_host(&name, host)
+                || !name.contains('.') && host.split('.').next() == Some(name.as_str())
+        };
         let reaches = named
             .iter()
-            .any(|n| spec_hosts.iter().any(|h| names_host(&n.value, h)));
+            .any(|n| spec_hosts.iter().any(|h| same_service(&n.value, h)));
         return (!reaches).then(|| first.value.clone());
     }
-    named
-        .iter()
-        .all(|n| super::named_hosts::is_external(strip_port(&n.value)))
-        .then(|| first.value.clone())
+    // A spec with no host: a proxy route for an address outside the cluster (an
+    // egress VirtualService for `www.googleapis.com`) serves a third party, not the
+    // service the spec describes; a client in code calling a public domain may well
+    // be calling that API (specs often leave `servers` out), so it keeps the fallback.
+    (!o.platform.is_code()
+        && named
+            .iter()
+            .all(|n| super::named_hosts::is_external(strip_port(&n.value))))
+    .then(|| first.value.clone())
 }
 
 /// RL016 for an object kept from the run's only spec because it names another host.
-fn names_other_host(o: &ConfigObject, host: &str, doc: &Document, servers: &[Server]) -> Diagnostic {
+fn names_other_host(
+    o: &ConfigObject,
+    host: &str,
+    doc: &Document,
+    servers: &[Server],
+) -> Diagnostic {
     let named = super::named_hosts::named_hosts(o);
     let at = named
         .iter()

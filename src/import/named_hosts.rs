@@ -26,13 +26,12 @@ pub fn named_hosts(o: &ConfigObject) -> Vec<&Spanned<String>> {
         Platform::SpringCloudGateway => {
             // The route's `id` is a name (`services[].names` may bind by it), not a
             // host: it is the name whose node is the route's `id` value.
-            let id_node = o
-                .at
-                .doc
-                .tree
-                .as_ref()
-                .ok()
-                .and_then(|t| t.get(o.at.node, "id"));
+            let id_node =
+                o.at.doc
+                    .tree
+                    .as_ref()
+                    .ok()
+                    .and_then(|t| t.get(o.at.node, "id"));
             o.names
                 .iter()
                 .filter(host_like)
@@ -46,9 +45,9 @@ pub fn named_hosts(o: &ConfigObject) -> Vec<&Spanned<String>> {
                 .iter()
                 .filter(host_like)
                 .filter(|n| {
-                    o.routes.iter().any(|r| {
-                        r.at.node == n.at.node && r.at.doc.file.path == n.at.doc.file.path
-                    })
+                    o.routes
+                        .iter()
+                        .any(|r| r.at.node == n.at.node && r.at.doc.file.path == n.at.doc.file.path)
                 })
                 .collect()
         }

@@ -529,8 +529,9 @@ mod tests {
         );
         assert!(reaches(path_match("orders"), "/orders"));
         assert!(reaches(path_match("/signals/"), "/signals/"));
-        assert!(reaches(path_match("/signals/"), "/signals"));
-        assert!(reaches(path_match("/signals"), "/signals/"));
+        // A trailing slash is significant (case 63): two paths.
+        assert!(!reaches(path_match("/signals/"), "/signals"));
+        assert!(!reaches(path_match("/signals"), "/signals/"));
         assert!(!reaches(path_match("/signals"), "/signals/x"));
         assert!(path_match("").is_none());
         assert_eq!(

@@ -78,7 +78,6 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
                     }
                     _ => {
                         if let Some(call) = calls::http_call(file, &consts, node) {
-
                             if let Some(span) = calls::regenerated_key(file, node) {
                                 regenerated.push((call.receiver.clone(), span));
                             }

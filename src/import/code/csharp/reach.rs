@@ -27,8 +27,7 @@ pub const PLAIN: &str = "new HttpClient()";
 /// `HttpClient`.
 pub fn is_plain_client(file: &CodeFile<'_>, init: Node<'_>) -> bool {
     let text = file.text_of(init).trim_start();
-    if text.starts_with("new HttpClient(") || text.starts_with("new System.Net.Http.HttpClient(")
-    {
+    if text.starts_with("new HttpClient(") || text.starts_with("new System.Net.Http.HttpClient(") {
         return true;
     }
     // `HttpClient client = new();`: the declared type says which.
@@ -68,21 +67,23 @@ pub fn base_address(file: &CodeFile<'_>, call: Node<'_>) -> Option<(String, Stri
 
 /// The literal URL assigned to `.BaseAddress` inside `lambda`.
 fn assigned_base(file: &CodeFile<'_>, lambda: Node<'_>) -> Option<String> {
-    syntax::descendants(lambda, 2_000).into_iter().find_map(|n| {
-        if n.kind() != "assignment_expression" {
-            return None;
-        }
-        let left = n.child_by_field_name("left")?;
-        if !file.text_of(left).trim().ends_with("BaseAddress") {
-            return None;
-        }
-        let right = n.child_by_field_name("right")?;
-        let lit = syntax::descendants(right, 64)
-            .into_iter()
-            .find(|x| x.kind() == "string_literal")?;
-        let raw = file.text_of(lit).trim_matches('"');
-        aspire_scheme(raw)
-    })
+    syntax::descendants(lambda, 2_000)
+        .into_iter()
+        .find_map(|n| {
+            if n.kind() != "assignment_expression" {
+                return None;
+            }
+            let left = n.child_by_field_name("left")?;
+            if !file.text_of(left).trim().ends_with("BaseAddress") {
+                return None;
+            }
+            let right = n.child_by_field_name("right")?;
+            let lit = syntax::descendants(right, 64)
+                .into_iter()
+                .find(|x| x.kind() == "string_literal")?;
+            let raw = file.text_of(lit).trim_matches('"');
+            aspire_scheme(raw)
+        })
 }
 
 /// `https+http://name` -> `https://name`, `http+https://name` -> `http://name`; an
@@ -117,11 +118,18 @@ pub fn resolve(base: &str, relative: &str) -> String {
 /// `test`, `tests` (any case), or one ending in `.Tests`, `.Test`, `Tests`
 /// (`Catalog.FunctionalTests`, `Ordering.UnitTests`).
 pub fn is_test_path(path: &std::path::Path) -> bool {
-    path.parent().into_iter().flat_map(|p| p.components()).any(|c| {
-        let s = c.as_os_str().to_string_lossy();
-        let lower = s.to_ascii_lowercase();
-        lower == "test" || lower == "tests" || s.ends_with(".Tests") || s.ends_with(".Test") || s.ends_with("Tests")
-    })
+    path.parent()
+        .into_iter()
+        .flat_map(|p| p.components())
+        .any(|c| {
+            let s = c.as_os_str().to_string_lossy();
+            let lower = s.to_ascii_lowercase();
+            lower == "test"
+                || lower == "tests"
+                || s.ends_with(".Tests")
+                || s.ends_with(".Test")
+                || s.ends_with("Tests")
+        })
 }
 
 /// True when `call` is test code: its file is ([`is_test_path`]), or the type
@@ -133,8 +141,7 @@ pub fn is_test_code(file: &CodeFile<'_>, call: Node<'_>) -> bool {
     if is_test_path(std::path::Path::new(&file.doc.file.display)) {
         return true;
     }
-    let Some(class) = syntax::enclosing(call, &["class_declaration", "record_declaration"])
-    else {
+    let Some(class) = syntax::enclosing(call, &["class_declaration", "record_declaration"]) else {
         return false;
     };
     syntax::descendants(class, 50_000)
@@ -149,7 +156,13 @@ pub fn is_test_code(file: &CodeFile<'_>, call: Node<'_>) -> bool {
             let name = name.strip_suffix("Attribute").unwrap_or(name);
             matches!(
                 name,
-                "Fact" | "Theory" | "Test" | "TestCase" | "TestFixture" | "TestMethod" | "TestClass"
+                "Fact"
+                    | "Theory"
+                    | "Test"
+                    | "TestCase"
+                    | "TestFixture"
+                    | "TestMethod"
+                    | "TestClass"
             )
         })
 }
@@ -186,7 +199,9 @@ mod tests {
             "src/Catalog.FunctionalTests/CatalogApiTests.cs"
         )));
         assert!(is_test_path(Path::new("Ordering.UnitTests/A.cs")));
-        assert!(!is_test_path(Path::new("src/WebApp/Services/OrderingService.cs")));
+        assert!(!is_test_path(Path::new(
+            "src/WebApp/Services/OrderingService.cs"
+        )));
         assert!(!is_test_path(Path::new("tests.cs")));
     }
 }

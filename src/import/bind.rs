@@ -164,17 +164,39 @@ fn names_host(name: &str, host: &str) -> bool {
 
 /// Binds `objects` to the operations of `documents` (see the module docs); the
 /// `services` of `.retrylint.yaml` come first.
+///
+/// `identities` holds, per document (same order; shorter: none), the service names
+/// the repository gives it ([`super::identity`]): each counts as a server host of
+/// that document, with the path of its first server.
 pub fn bind(
     objects: &[ConfigObject],
     documents: &[Document],
     services: &[ServiceBinding],
+    identities: &[Vec<String>],
     ctx: &super::ImportContext<'_>,
 ) -> Bound {
     let mut out = Bound {
         operations: vec![Vec::new(); objects.len()],
         ..Bound::default()
     };
-    let doc_servers: Vec<Vec<Server>> = documents.iter().map(servers).collect();
+    let doc_servers: Vec<Vec<Server>> = documents
+        .iter()
+        .enumerate()
+        .map(|(d, doc)| {
+            let mut list = servers(doc);
+            let path = list.first().map(|s| s.path.clone()).unwrap_or_default();
+            for name in identities.get(d).into_iter().flatten() {
+                if !list.iter().any(|s| s.host == *name) {
+                    list.push(Server {
+                        host: name.clone(),
+                        path: path.clone(),
+                        url: None,
+                    });
+                }
+            }
+            list
+        })
+        .collect();
     let canonical_specs: Vec<(usize, PathBuf)> = services
         .iter()
         .enumerate()

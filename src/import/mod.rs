@@ -32,6 +32,7 @@ pub mod gateway_api;
 pub mod grouped;
 pub mod grpc;
 pub mod haproxy;
+pub mod identity;
 pub mod istio;
 pub mod keys;
 pub mod kong;

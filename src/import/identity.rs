@@ -1,0 +1,115 @@
+//! A spec's service identity from the repository's own names (`layers.md`
+//! "Binding a config to operations" 1): the name other configs reach the service by
+//! when its spec writes no server host. Read today: the Spring Boot
+//! `spring.application.name` of the service the spec lives in (the
+//! `application.yml`, `.yaml`, `.properties` or `bootstrap.yml` of the nearest folder
+//! above the spec that has one, directly or under `src/main/resources/`), which a
+//! Spring Cloud Gateway route reaches as `lb://<name>` and Eureka or Kubernetes
+//! discovery by that name. A binding by identity is a binding by host: the name
+//! counts as a server host of the spec.
+
+use crate::source::loader::Loaded;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Folders above a spec searched for its service's property file (a spec under
+/// `src/main/resources/static/` is four below its module folder).
+const MAX_UP: usize = 6;
+
+/// The property files that may name the application, relative to a folder.
+const CANDIDATES: &[&str] = &[
+    "application.yml",
+    "application.yaml",
+    "application.properties",
+    "bootstrap.yml",
+    "bootstrap.yaml",
+    "bootstrap.properties",
+    "src/main/resources/application.yml",
+    "src/main/resources/application.yaml",
+    "src/main/resources/application.properties",
+    "src/main/resources/bootstrap.yml",
+    "src/main/resources/bootstrap.yaml",
+    "src/main/resources/bootstrap.properties",
+];
+
+/// Finds the identities of specs, one folder lookup each at most.
+pub struct Identities<'a> {
+    /// Reads a file through the run's read boundary; `None` when it may not be read
+    /// or is absent.
+    load: &'a dyn Fn(&Path) -> Option<Arc<Loaded>>,
+    /// Folder -> the application name its property files give (`None`: none).
+    by_folder: HashMap<PathBuf, Option<String>>,
+}
+
+impl<'a> Identities<'a> {
+    /// A finder reading files with `load`.
+    pub fn new(load: &'a dyn Fn(&Path) -> Option<Arc<Loaded>>) -> Identities<'a> {
+        Identities {
+            load,
+            by_folder: HashMap::new(),
+        }
+    }
+
+    /// The identities of the spec at `spec` (lower case): the application name of
+    /// the nearest folder above it that names one; empty when none does.
+    pub fn of(&mut self, spec: &Path) -> Vec<String> {
+        let mut dir = spec.parent();
+        for _ in 0..MAX_UP {
+            let Some(d) = dir else { break };
+            if let Some(name) = self.folder(d) {
+                return vec![name];
+            }
+            dir = d.parent();
+        }
+        Vec::new()
+    }
+
+    fn folder(&mut self, dir: &Path) -> Option<String> {
+        if let Some(hit) = self.by_folder.get(dir) {
+            return hit.clone();
+        }
+        let found = CANDIDATES.iter().find_map(|rel| {
+            let path = dir.join(rel);
+            if !path.is_file() {
+                return None;
+            }
+            let doc = (self.load)(&path)?;
+            application_name(&doc)
+        });
+        self.by_folder.insert(dir.to_path_buf(), found.clone());
+        found
+    }
+}
+
+/// `spring.application.name` of a Spring property file (any document, relaxed
+/// names), lower case; `None` when it names none or does not parse. A `${...}`
+/// placeholder takes its default, and names nothing without one. A Spring Cloud
+/// Gateway application names none: a spec beside a gateway describes the API it
+/// fronts, which its routes reach under other names.
+pub fn application_name(doc: &Arc<Loaded>) -> Option<String> {
+    use super::spring::source;
+    let docs = source::documents(doc).ok()?;
+    let is_gateway = docs.iter().any(|d| {
+        d.doc
+            .tree
+            .as_ref()
+            .is_ok_and(|t| !source::find(t, d.root, "spring.cloud.gateway").is_empty())
+    });
+    if is_gateway {
+        return None;
+    }
+    docs.iter().find_map(|d| {
+        let tree = d.doc.tree.as_ref().ok()?;
+        let node = source::find(tree, d.root, "spring.application.name")
+            .into_iter()
+            .next()?;
+        match source::scalar(tree, node)? {
+            source::Resolved::Known(v) => {
+                let v = v.trim().to_ascii_lowercase();
+                (!v.is_empty()).then_some(v)
+            }
+            _ => None,
+        }
+    })
+}

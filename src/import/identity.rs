@@ -5,8 +5,10 @@
 //! `application.yml`, `.yaml`, `.properties` or `bootstrap.yml` of the nearest folder
 //! above the spec that has one, directly or under `src/main/resources/`), which a
 //! Spring Cloud Gateway route reaches as `lb://<name>` and Eureka or Kubernetes
-//! discovery by that name. A binding by identity is a binding by host: the name
-//! counts as a server host of the spec.
+//! discovery by that name; and the Docker Compose services (name and `hostname`)
+//! whose `build` context holds the spec, the names other containers reach it by. A
+//! binding by identity is a binding by host: the name counts as a server host of
+//! the spec.
 
 use crate::source::loader::Loaded;
 use std::collections::HashMap;
@@ -40,6 +42,8 @@ pub struct Identities<'a> {
     load: &'a dyn Fn(&Path) -> Option<Arc<Loaded>>,
     /// Folder -> the application name its property files give (`None`: none).
     by_folder: HashMap<PathBuf, Option<String>>,
+    /// Compose file -> its services that build from a folder.
+    compose: HashMap<PathBuf, Vec<(PathBuf, Vec<String>)>>,
 }
 
 impl<'a> Identities<'a> {
@@ -48,21 +52,30 @@ impl<'a> Identities<'a> {
         Identities {
             load,
             by_folder: HashMap::new(),
+            compose: HashMap::new(),
         }
     }
 
     /// The identities of the spec at `spec` (lower case): the application name of
-    /// the nearest folder above it that names one; empty when none does.
+    /// the nearest folder above it that names one, and the names of the Compose
+    /// services that build from a folder holding it; empty when none does.
     pub fn of(&mut self, spec: &Path) -> Vec<String> {
+        let mut out = Vec::new();
         let mut dir = spec.parent();
         for _ in 0..MAX_UP {
             let Some(d) = dir else { break };
             if let Some(name) = self.folder(d) {
-                return vec![name];
+                out.push(name);
+                break;
             }
             dir = d.parent();
         }
-        Vec::new()
+        for name in self.compose_names(spec) {
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        out
     }
 
     fn folder(&mut self, dir: &Path) -> Option<String> {
@@ -112,4 +125,81 @@ pub fn application_name(doc: &Arc<Loaded>) -> Option<String> {
             _ => None,
         }
     })
+}
+
+/// The Compose files looked for in each folder above a spec.
+const COMPOSE: &[&str] = &[
+    "compose.yaml",
+    "compose.yml",
+    "docker-compose.yaml",
+    "docker-compose.yml",
+];
+
+impl Identities<'_> {
+    /// The Compose services whose `build` context holds `spec`, from the Compose
+    /// files of the folders above it: each service name (its DNS name on the
+    /// Compose network) and its `hostname`, lower case.
+    fn compose_names(&mut self, spec: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut dir = spec.parent();
+        for _ in 0..MAX_UP {
+            let Some(d) = dir else { break };
+            for name in COMPOSE {
+                let path = d.join(name);
+                if !path.is_file() {
+                    continue;
+                }
+                let services = match self.compose.get(&path) {
+                    Some(hit) => hit.clone(),
+                    None => {
+                        let read = (self.load)(&path)
+                            .map(|doc| compose_services(&doc, d))
+                            .unwrap_or_default();
+                        self.compose.insert(path.clone(), read.clone());
+                        read
+                    }
+                };
+                for (context, names) in services {
+                    if spec.starts_with(&context) {
+                        for n in names {
+                            if !out.contains(&n) {
+                                out.push(n);
+                            }
+                        }
+                    }
+                }
+            }
+            dir = d.parent();
+        }
+        out
+    }
+}
+
+/// The services of a Compose file in folder `dir` that build from a folder: (the
+/// build context as a path, the service's names).
+fn compose_services(doc: &Arc<Loaded>, dir: &Path) -> Vec<(PathBuf, Vec<String>)> {
+    let Ok(tree) = &doc.tree else {
+        return Vec::new();
+    };
+    let Some(services) = tree.root().and_then(|r| tree.get(r, "services")) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (k, v) in tree.entries(services) {
+        let Some(name) = tree.scalar(k) else { continue };
+        let context = tree.get(v, "build").and_then(|b| {
+            tree.as_str(b)
+                .or_else(|| tree.get(b, "context").and_then(|c| tree.as_str(c)))
+        });
+        let Some(context) = context.filter(|c| !c.contains("://")) else {
+            continue;
+        };
+        let mut names = vec![name.trim().to_ascii_lowercase()];
+        if let Some(h) = tree.get(v, "hostname").and_then(|h| tree.as_str(h)) {
+            names.push(h.trim().to_ascii_lowercase());
+        }
+        names.retain(|n| !n.is_empty());
+        out.push((crate::source::refs::normalize(&dir.join(context)), names));
+    }
+    out
 }

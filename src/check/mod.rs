@@ -433,11 +433,13 @@ fn analyze_pass(
             } else {
                 let load =
                     |p: &std::path::Path| inputs.ws.boundary().admits(p).then(|| inputs.ws.load(p));
-                let mut finder = crate::import::identity::Identities::new(&load);
-                documents
-                    .iter()
-                    .map(|d| finder.of(&d.doc.file.path))
-                    .collect()
+                crate::timing::phase("import/identities", || {
+                    let mut finder = crate::import::identity::Identities::new(&load);
+                    documents
+                        .iter()
+                        .map(|d| finder.of(&d.doc.file.path))
+                        .collect()
+                })
             };
             crate::import::bind::bind(
                 &imported.objects,

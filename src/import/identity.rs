@@ -44,6 +44,9 @@ pub struct Identities<'a> {
     by_folder: HashMap<PathBuf, Option<String>>,
     /// Compose file -> its services that build from a folder.
     compose: HashMap<PathBuf, Vec<(PathBuf, Vec<String>)>>,
+    /// Folder -> the names of the files in it (listed once: a monorepo of
+    /// thousands of specs asks about the same folders again and again).
+    listed: HashMap<PathBuf, std::collections::HashSet<std::ffi::OsString>>,
 }
 
 impl<'a> Identities<'a> {
@@ -53,6 +56,7 @@ impl<'a> Identities<'a> {
             load,
             by_folder: HashMap::new(),
             compose: HashMap::new(),
+            listed: HashMap::new(),
         }
     }
 
@@ -78,13 +82,28 @@ impl<'a> Identities<'a> {
         out
     }
 
+    /// True when `path` names an entry of its folder's listing (a folder that
+    /// cannot be listed holds none; a folder of that name is no property file and
+    /// reads as none).
+    fn has_file(&mut self, path: &Path) -> bool {
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+            return false;
+        };
+        let names = self.listed.entry(dir.to_path_buf()).or_insert_with(|| {
+            std::fs::read_dir(dir)
+                .map(|rd| rd.filter_map(Result::ok).map(|e| e.file_name()).collect())
+                .unwrap_or_default()
+        });
+        names.contains(name)
+    }
+
     fn folder(&mut self, dir: &Path) -> Option<String> {
         if let Some(hit) = self.by_folder.get(dir) {
             return hit.clone();
         }
-        let found = CANDIDATES.iter().find_map(|rel| {
+        let found = CANDIDATES.to_vec().into_iter().find_map(|rel| {
             let path = dir.join(rel);
-            if !path.is_file() {
+            if !self.has_file(&path) {
                 return None;
             }
             let doc = (self.load)(&path)?;
@@ -146,7 +165,7 @@ impl Identities<'_> {
             let Some(d) = dir else { break };
             for name in COMPOSE {
                 let path = d.join(name);
-                if !path.is_file() {
+                if !self.has_file(&path) {
                     continue;
                 }
                 let services = match self.compose.get(&path) {

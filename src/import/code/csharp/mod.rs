@@ -152,6 +152,43 @@ mod tests {
     use crate::source::language::Language;
 
     /// Parses `src` as C# and extracts it.
+    #[test]
+    fn test_classes_plain_clients_and_base_addresses() {
+        let call =
+            r#"class Api { Task A(HttpClient http) => http.PostAsJsonAsync("/api/items", 1); }"#;
+        assert_eq!(facts(call).calls.len(), 1);
+        // The same call in an xUnit class is test code: not read as production.
+        let test = r#"public class ApiTests { [Fact] public Task A() { var client = _f.CreateDefaultClient(); return client.PostAsJsonAsync("/api/items", 1); } }"#;
+        let f = facts(test);
+        assert!(f.calls.is_empty(), "{:?}", f.calls);
+        assert!(
+            f.notes.iter().any(|n| n.contains("test code")),
+            "{:?}",
+            f.notes
+        );
+        // `new HttpClient()` is no factory client: its receiver is not `HttpClient:`.
+        let plain = r#"class P { Task A() { var httpClient = new HttpClient(); return httpClient.PostAsJsonAsync("/api/items", 1); } }"#;
+        let f = facts(plain);
+        assert_eq!(f.calls.len(), 1);
+        assert_eq!(f.calls[0].receiver, reach::PLAIN);
+        // A typed client's literal BaseAddress, Aspire's scheme read as https.
+        let reg = r#"class E { void M(IServiceCollection s) { s.AddHttpClient<OrderingService>(o => o.BaseAddress = new("https+http://ordering-api")); s.AddHttpClient("github", c => { c.BaseAddress = new Uri("https://api.github.com/"); }); } }"#;
+        let f = facts(reg);
+        assert_eq!(
+            f.base_urls,
+            vec![
+                (
+                    "HttpClient:OrderingService".to_string(),
+                    "https://ordering-api".to_string()
+                ),
+                (
+                    "HttpClient:github".to_string(),
+                    "https://api.github.com/".to_string()
+                ),
+            ]
+        );
+    }
+
     fn facts(src: &str) -> CodeFacts {
         let ws = crate::source::loader::Workspace::new(
             std::path::PathBuf::from("/tmp"),

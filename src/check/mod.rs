@@ -436,7 +436,28 @@ fn analyze_pass(
             return Err(imported);
         }
         let bound = crate::timing::phase("import/bind", || {
-            crate::import::bind::bind(&imported.objects, &documents, &options.services, &ctx)
+            // The service names the repository gives each spec (its Spring
+            // application name), read only when there is something to bind.
+            let identities: Vec<Vec<String>> = if imported.objects.is_empty() {
+                Vec::new()
+            } else {
+                let load =
+                    |p: &std::path::Path| inputs.ws.boundary().admits(p).then(|| inputs.ws.load(p));
+                crate::timing::phase("import/identities", || {
+                    let mut finder = crate::import::identity::Identities::new(&load);
+                    documents
+                        .iter()
+                        .map(|d| finder.of(&d.doc.file.path))
+                        .collect()
+                })
+            };
+            crate::import::bind::bind(
+                &imported.objects,
+                &documents,
+                &options.services,
+                &identities,
+                &ctx,
+            )
         });
         let own = crate::import::drop_version_findings_of_unbound(
             imported.diagnostics,

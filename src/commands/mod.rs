@@ -91,6 +91,14 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
         platforms: config.platforms.clone(),
         ..CheckOptions::default()
     };
+    if args.diff {
+        return fix_diff(&options, args.unsafe_fixes);
+    }
+    if args.fix || args.unsafe_fixes {
+        if let Err(code) = fix_files(&options, args.unsafe_fixes) {
+            return code;
+        }
+    }
     let root = crate::check::report_root(&options);
     // `--baseline`, else the configuration's `baseline:` (not while recording one).
     let baseline_path = args.baseline.clone().or_else(|| {
@@ -315,6 +323,76 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
         return fail(format!("cannot write the report: {e}"));
     }
     exit_code(&outcome, args, &config)
+}
+
+/// `check --diff`: the fixes as a unified diff on standard output, nothing written;
+/// exit 1 when a file would change, 0 when none would, 2 when a file could not be
+/// read (RL001: no fix is computed then).
+fn fix_diff(options: &CheckOptions, unsafe_fixes: bool) -> u8 {
+    let mode = crate::check::fix::FixMode {
+        unsafe_fixes,
+        write: false,
+    };
+    let done = crate::check::fix::fix(options, mode);
+    if done.refused {
+        write::errln(
+            "retrylint: a file could not be read or parsed (RL001); no fix computed \
+             (run `retrylint check` to see it)",
+        );
+        return EXIT_ERROR;
+    }
+    for changed in done.changed.values() {
+        write::out(crate::fix::diff::unified(
+            &changed.display,
+            &changed.before,
+            &changed.after,
+        ));
+    }
+    write::errln(format_args!(
+        "retrylint: {} fix(es) would change {} file(s){}",
+        done.applied,
+        done.changed.len(),
+        unsafe_note(done.unsafe_left)
+    ));
+    u8::from(!done.changed.is_empty())
+}
+
+/// `check --fix`: applies the fixes and says what it did on standard error; the
+/// check that follows reports what remains. `Err(2)` when a file could not be
+/// written.
+fn fix_files(options: &CheckOptions, unsafe_fixes: bool) -> Result<(), u8> {
+    let mode = crate::check::fix::FixMode {
+        unsafe_fixes,
+        write: true,
+    };
+    let done = crate::check::fix::fix(options, mode);
+    if done.refused {
+        write::errln("retrylint: a file could not be read or parsed (RL001); no file was fixed");
+        return Ok(());
+    }
+    for e in &done.errors {
+        write::errln(format_args!("retrylint: cannot write the fixed file {e}"));
+    }
+    write::errln(format_args!(
+        "retrylint: applied {} fix(es) to {} file(s){}",
+        done.applied,
+        done.changed.len(),
+        unsafe_note(done.unsafe_left)
+    ));
+    if done.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(EXIT_ERROR)
+    }
+}
+
+/// `; N more with --unsafe-fixes` when unsafe fixes were left out.
+fn unsafe_note(left: usize) -> String {
+    if left == 0 {
+        String::new()
+    } else {
+        format!("; {left} unsafe fix(es) left out (apply them with --unsafe-fixes)")
+    }
 }
 
 /// The exit code of a `check` whose report is written: 2 when some file could not be

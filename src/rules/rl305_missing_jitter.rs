@@ -9,7 +9,10 @@ use super::grouping::{layer_phrase, retried_layers, Collector, Hit};
 use super::{Context, RuleMeta};
 use crate::diagnostic::catalog;
 use crate::diagnostic::Diagnostic;
+use crate::fix::text::{self, Role};
+use crate::fix::{Fix, Safety, Texts};
 use crate::policy::model::Jitter;
+use crate::source::tree::Kind;
 
 /// Rule metadata ([`catalog::MISSING_JITTER`]).
 pub const META: RuleMeta = catalog::MISSING_JITTER;
@@ -59,4 +62,45 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         out.push(hit.op_label("retried operation"));
     }
     out.finish(&META)
+}
+
+/// The fix: `jitter: full` in the policy's backoff (safe: it spreads the waits,
+/// never changes which requests are sent).
+pub const FIX: super::RuleFix = super::RuleFix {
+    safety: Safety::Safe,
+    changes: "sets `jitter: full` in the policy's `backoff` (replacing `jitter: none`)",
+    apply: fix,
+};
+
+/// `jitter: full` at the finding: `jitter: none` replaced, or `jitter` added to the
+/// `backoff` mapping that lacks it. Policy files only (an imported config's backoff
+/// is spelled by its platform).
+pub fn fix(d: &Diagnostic, texts: &dyn Texts) -> Option<Fix> {
+    let path = &d.primary.location.file.path;
+    let parsed = text::read(texts, path)?;
+    if parsed.role() != Role::Policy {
+        return None;
+    }
+    let t = parsed.tree.as_ref()?;
+    let pointer = d.primary.location.pointer.as_str();
+    let node = parsed.at_pointer(pointer)?;
+    let full = serde_json::json!("full");
+    let edit = if t.kind(node) != Kind::Map {
+        // `jitter: none`: the value itself.
+        let key = t.key_of(node).and_then(|k| t.as_str(k).map(str::to_string));
+        (key.as_deref() == Some("jitter")).then(|| (t.span(node), "full".to_string()))?
+    } else if pointer.rsplit('/').next() == Some("backoff") {
+        match t.get(node, "jitter") {
+            Some(j) => (t.span(j), "full".to_string()),
+            None => text::insert_entry(&parsed, node, "jitter", &full)?,
+        }
+    } else {
+        return None;
+    };
+    Some(Fix::one(
+        "Set `jitter: full` in the backoff",
+        Safety::Safe,
+        path,
+        edit,
+    ))
 }

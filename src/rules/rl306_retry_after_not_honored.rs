@@ -114,3 +114,65 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     }
     out.finish(&META)
 }
+
+/// The fix: honour `Retry-After`, bounded (safe: it changes when a retry is sent,
+/// never whether).
+pub const FIX: super::RuleFix = super::RuleFix {
+    safety: crate::fix::Safety::Safe,
+    changes: "sets `retry_after.honor: true`, with `max` (the `deadline`) and `on_invalid: backoff` where they are missing",
+    apply: fix,
+};
+
+/// `retry_after: { honor: true, max: <deadline>, on_invalid: backoff }` in the policy
+/// entry of the finding: `honor: false` turned true and the missing keys added.
+pub fn fix(d: &Diagnostic, texts: &dyn crate::fix::Texts) -> Option<crate::fix::Fix> {
+    use crate::fix::text::{self, Role};
+    use crate::source::tree::Kind;
+    let path = &d.primary.location.file.path;
+    let parsed = text::read(texts, path)?;
+    let t = parsed.tree.as_ref()?;
+    if parsed.role() != Role::Policy {
+        return None;
+    }
+    let entry = text::policy_entry(&parsed, &d.primary.location.pointer)?;
+    let mut edits = Vec::new();
+    let mut edit = |(span, text): text::Edit| {
+        edits.push(crate::fix::Edit {
+            path: path.clone(),
+            span,
+            text,
+        });
+    };
+    match t.get(entry, "retry_after") {
+        Some(ra) if t.kind(ra) == Kind::Map => {
+            if let Some(honor) = t.get(ra, "honor") {
+                if t.as_bool(honor) != Some(true) {
+                    edit((t.span(honor), "true".to_string()));
+                }
+            }
+            let missing = text::bounded_retry_after(&parsed, entry, Some(ra), true);
+            if !missing.is_empty() {
+                edit(text::insert_entries(&parsed, ra, &missing)?);
+            }
+        }
+        Some(_) => return None,
+        None => {
+            let value: serde_json::Map<String, serde_json::Value> =
+                text::bounded_retry_after(&parsed, entry, None, true)
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect();
+            edit(text::insert_entry(
+                &parsed,
+                entry,
+                "retry_after",
+                &serde_json::Value::Object(value),
+            )?);
+        }
+    }
+    crate::fix::Fix::new(
+        "Honour `Retry-After`, capped at the deadline",
+        crate::fix::Safety::Safe,
+        edits,
+    )
+}

@@ -1,6 +1,6 @@
-//! A buffer read for editing: its located tree, the node under the cursor, and text
+//! A file read for editing: its located tree, the node a JSON Pointer names, and text
 //! edits that add a key to a mapping or an item to a list in the file's own style
-//! (block YAML, flow YAML or JSON).
+//! (block YAML, flow YAML or JSON). Used by the fixes and by the language server.
 
 use crate::diagnostic::SourceFile;
 use crate::source::tree::{Kind, NodeId, Tree};
@@ -148,42 +148,120 @@ fn block(key: &str, value: &Value, indent: usize) -> String {
 
 /// The edit adding `key: value` to the mapping `map` of `parsed`, in its style.
 pub fn insert_entry(parsed: &Parsed, map: NodeId, key: &str, value: &Value) -> Option<Edit> {
+    insert_entries(parsed, map, &[(key, value.clone())])
+}
+
+/// The one edit adding every `key: value` of `entries` (in order) to the mapping
+/// `map` of `parsed`, in its style: block YAML lines at the mapping's indentation
+/// before its first key, or flow/JSON items before its first item. `None` when
+/// `entries` is empty or `map` is not a mapping.
+pub fn insert_entries(parsed: &Parsed, map: NodeId, entries: &[(&str, Value)]) -> Option<Edit> {
     let t = parsed.tree.as_ref()?;
     let text = &*parsed.file.text;
-    if t.kind(map) != Kind::Map {
+    if t.kind(map) != Kind::Map || entries.is_empty() {
         return None;
     }
     let span = t.span(map);
-    let entries = t.raw_entries(map);
+    let existing = t.raw_entries(map);
     if text[span.start..].starts_with('{') {
         let json = t.is_json();
-        let item = format!("{}: {}", scalar(key, json), flow(value, json));
+        let items: Vec<String> = entries
+            .iter()
+            .map(|(key, value)| format!("{}: {}", scalar(key, json), flow(value, json)))
+            .collect();
+        let items = items.join(", ");
         // Before the first entry, so the mapping's own spacing stays as written.
-        return Some(match entries.first() {
+        return Some(match existing.first() {
             Some(&(k, _)) => {
                 let at = t.span(k).start;
-                (at..at, format!("{item}, "))
+                (at..at, format!("{items}, "))
             }
             None => {
                 let at = span.start + 1;
-                (at..at, if json { item } else { format!(" {item} ") })
+                (at..at, if json { items } else { format!(" {items} ") })
             }
         });
     }
-    let &(first, _) = entries.first()?;
+    let &(first, _) = existing.first()?;
     let key_start = t.span(first).start;
     let line_start = text[..key_start].rfind('\n').map_or(0, |i| i + 1);
     let before = &text[line_start..key_start];
+    let lines = |indent: usize| -> String {
+        entries
+            .iter()
+            .map(|(key, value)| block(key, value, indent))
+            .collect()
+    };
     if before.chars().all(|c| c == ' ') {
-        let lines = block(key, value, before.len());
-        return Some((line_start..line_start, lines));
+        return Some((line_start..line_start, lines(before.len())));
     }
-    // The first key shares its line (`- rule: x`): add the entry after the last one.
-    let &(_, last) = entries.last()?;
+    // The first key shares its line (`- rule: x`): add the entries after the last one.
+    let &(_, last) = existing.last()?;
     let end = t.span(last).end;
     let indent = key_start - line_start;
-    let lines = block(key, value, indent);
-    Some((end..end, format!("\n{}", lines.trim_end_matches('\n'))))
+    Some((
+        end..end,
+        format!("\n{}", lines(indent).trim_end_matches('\n')),
+    ))
+}
+
+/// The mapping a policy finding at `pointer` belongs to: its `operations` entry
+/// (`/operations/<selector>`) or `defaults`; `None` elsewhere.
+pub fn policy_entry(parsed: &Parsed, pointer: &str) -> Option<NodeId> {
+    let t = parsed.tree.as_ref()?;
+    let tokens: Vec<&str> = pointer.split('/').skip(1).collect();
+    let node = match tokens.as_slice() {
+        ["operations", sel, ..] => parsed.at_pointer(&format!("/operations/{sel}")),
+        ["defaults", ..] => parsed.at_pointer("/defaults"),
+        _ => None,
+    }?;
+    (t.kind(node) == Kind::Map).then_some(node)
+}
+
+/// The value of `key` for a policy `entry`: its own, else the policy's `defaults`'
+/// (as a policy inherits keys it does not write).
+pub fn inherited(parsed: &Parsed, entry: NodeId, key: &str) -> Option<NodeId> {
+    let t = parsed.tree.as_ref()?;
+    t.get(entry, key).or_else(|| {
+        let defaults = t.get(t.root()?, "defaults")?;
+        (defaults != entry && t.kind(defaults) == Kind::Map)
+            .then(|| t.get(defaults, key))
+            .flatten()
+    })
+}
+
+/// The `retry_after` entries a policy `entry` lacks for a bounded, stated wait, to
+/// add to its `retry_after` mapping: `honor: true` (when `with_honor`), `max` (the
+/// entry's inherited `deadline` as written, when there is one) and `on_invalid:
+/// backoff`. Shared by the fixes of RL306 and RL307.
+pub fn bounded_retry_after(
+    parsed: &Parsed,
+    entry: NodeId,
+    retry_after: Option<NodeId>,
+    with_honor: bool,
+) -> Vec<(&'static str, Value)> {
+    let Some(t) = parsed.tree.as_ref() else {
+        return Vec::new();
+    };
+    let has = |key: &str| retry_after.is_some_and(|m| t.get(m, key).is_some());
+    let mut out = Vec::new();
+    if with_honor && !has("honor") {
+        out.push(("honor", Value::Bool(true)));
+    }
+    if !has("max") {
+        if let Some(deadline) = inherited(parsed, entry, "deadline").and_then(|n| t.as_str(n)) {
+            out.push(("max", Value::String(deadline.to_string())));
+        }
+    }
+    if !has("on_invalid") {
+        out.push(("on_invalid", Value::String("backoff".into())));
+    }
+    out
+}
+
+/// `path` read through `texts` and parsed; `None` when it cannot be read.
+pub fn read(texts: &dyn super::Texts, path: &Path) -> Option<Parsed> {
+    Some(parse(path, texts.text(path)?))
 }
 
 /// The edit adding `item` to the list `seq` of `parsed`, in its style.

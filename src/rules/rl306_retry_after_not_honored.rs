@@ -119,7 +119,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
 /// never whether).
 pub const FIX: super::RuleFix = super::RuleFix {
     safety: crate::fix::Safety::Safe,
-    changes: "sets `retry_after.honor: true`, with `max` (the `deadline`) and `on_invalid: backoff` where they are missing",
+    changes: "sets `retry_after.honor: true`, with `max` (the `deadline`) and `on_invalid: backoff` where they are missing (only where a `deadline` is written)",
     apply: fix,
 };
 
@@ -135,6 +135,8 @@ pub fn fix(d: &Diagnostic, texts: &dyn crate::fix::Texts) -> Option<crate::fix::
         return None;
     }
     let entry = text::policy_entry(&parsed, &d.primary.location.pointer)?;
+    // Without a deadline there is no bound to cap the wait at (RL301 first).
+    text::inherited(&parsed, entry, "deadline")?;
     let mut edits = Vec::new();
     let mut edit = |(span, text): text::Edit| {
         edits.push(crate::fix::Edit {

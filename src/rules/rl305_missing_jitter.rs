@@ -85,22 +85,19 @@ pub fn fix(d: &Diagnostic, texts: &dyn Texts) -> Option<Fix> {
     let pointer = d.primary.location.pointer.as_str();
     let node = parsed.at_pointer(pointer)?;
     let full = serde_json::json!("full");
-    let edit = if t.kind(node) != Kind::Map {
+    const SET: &str = "Set `jitter: full` in the backoff";
+    const ADD: &str = "Add `jitter: full` to the backoff";
+    let (title, edit) = if t.kind(node) != Kind::Map {
         // `jitter: none`: the value itself.
         let key = t.key_of(node).and_then(|k| t.as_str(k).map(str::to_string));
-        (key.as_deref() == Some("jitter")).then(|| (t.span(node), "full".to_string()))?
+        (key.as_deref() == Some("jitter")).then(|| (SET, (t.span(node), "full".to_string())))?
     } else if pointer.rsplit('/').next() == Some("backoff") {
         match t.get(node, "jitter") {
-            Some(j) => (t.span(j), "full".to_string()),
-            None => text::insert_entry(&parsed, node, "jitter", &full)?,
+            Some(j) => (SET, (t.span(j), "full".to_string())),
+            None => (ADD, text::insert_entry(&parsed, node, "jitter", &full)?),
         }
     } else {
         return None;
     };
-    Some(Fix::one(
-        "Set `jitter: full` in the backoff",
-        Safety::Safe,
-        path,
-        edit,
-    ))
+    Some(Fix::one(title, Safety::Safe, path, edit))
 }

@@ -421,16 +421,18 @@ fn terminal_width() -> Option<usize> {
 
 /// The rule list as a Markdown table (the README's list is this, checked by a test).
 pub fn rules_markdown_table() -> String {
-    let mut out = String::from("| code | name | severity | question |\n|---|---|---|---|\n");
+    let mut out =
+        String::from("| code | name | severity | question | fix |\n|---|---|---|---|---|\n");
     for r in REGISTRY {
         out.push_str(&format!(
-            "| [{}](rules/{}-{}.md) | `{}` | {} | {} |\n",
+            "| [{}](rules/{}-{}.md) | `{}` | {} | {} | {} |\n",
             r.meta.code,
             r.meta.code,
             r.meta.name,
             r.meta.name,
             r.meta.severity.as_str(),
-            r.meta.question.as_str()
+            r.meta.question.as_str(),
+            fix_class(r)
         ));
     }
     out
@@ -452,6 +454,8 @@ pub fn rules(args: &RulesArgs) -> u8 {
                     "severity": r.meta.severity.as_str(),
                     "question": r.meta.question,
                     "summary": r.meta.summary,
+                    "fix": r.fix.as_ref().map(|f| f.safety.as_str()),
+                    "fix_changes": r.fix.as_ref().map(|f| f.changes),
                 })
             })
             .collect();
@@ -462,20 +466,27 @@ pub fn rules(args: &RulesArgs) -> u8 {
         return 0;
     }
     write::outln(format_args!(
-        "{:<7} {:<38} {:<8} {:<18} summary",
-        "code", "name", "severity", "question"
+        "{:<7} {:<38} {:<8} {:<18} {:<6} summary",
+        "code", "name", "severity", "question", "fix"
     ));
     for r in REGISTRY {
         write::outln(format_args!(
-            "{:<7} {:<38} {:<8} {:<18} {}",
+            "{:<7} {:<38} {:<8} {:<18} {:<6} {}",
             r.meta.code,
             r.meta.name,
             r.meta.severity.as_str(),
             r.meta.question.as_str(),
+            fix_class(r),
             r.meta.summary
         ));
     }
     0
+}
+
+/// A rule's fix class as `retrylint rules` shows it: `safe`, `unsafe`, or `-` (no
+/// fix).
+fn fix_class(rule: &crate::rules::Rule) -> &'static str {
+    rule.fix.as_ref().map_or("-", |f| f.safety.as_str())
 }
 
 /// `retrylint plan`: prints the decision; exit 0, or 2 on bad input.

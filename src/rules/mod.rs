@@ -233,7 +233,7 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         meta: &rl201_unprotected_retry::META,
         check: Some(rl201_unprotected_retry::check),
-        fix: None,
+        fix: Some(rl201_unprotected_retry::FIX),
     },
     Rule {
         meta: &rl202_idempotency_key_not_in_spec::META,

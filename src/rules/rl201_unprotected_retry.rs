@@ -101,3 +101,101 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     }
     out.finish(&META)
 }
+
+/// The fix in a policy file: a `methods` filter that leaves out the methods of the
+/// unprotected operations (unsafe: those requests are no longer retried once sent).
+pub const FIX: super::RuleFix = super::RuleFix {
+    safety: crate::fix::Safety::Unsafe,
+    changes: "in a policy, a `methods` filter that leaves out the unprotected operations' methods (the idempotent methods that remain, or the written list without them)",
+    apply: fix,
+};
+
+/// The methods a new `methods` filter lists: the idempotent ones (RFC 9110 9.2.2).
+const IDEMPOTENT: [&str; 5] = ["GET", "HEAD", "OPTIONS", "PUT", "DELETE"];
+
+/// In the policy entry of the finding: `methods: [...]` without the methods of the
+/// finding's operations, added (the idempotent methods less those) or, where
+/// `methods` is written, with those items removed (a flow list rewritten in flow
+/// style, a block list losing their lines). No fix when nothing would be left.
+pub fn fix(d: &Diagnostic, texts: &dyn crate::fix::Texts) -> Option<crate::fix::Fix> {
+    use crate::fix::text::{self, Role};
+    use crate::source::tree::Kind;
+    use serde_json::Value;
+    let path = &d.primary.location.file.path;
+    let parsed = text::read(texts, path)?;
+    let t = parsed.tree.as_ref()?;
+    if parsed.role() != Role::Policy {
+        return None;
+    }
+    let unprotected: Vec<String> = d
+        .operations
+        .iter()
+        .filter_map(|op| op.split_whitespace().next())
+        .map(str::to_ascii_uppercase)
+        .collect();
+    if unprotected.is_empty() {
+        return None;
+    }
+    let entry = text::policy_entry(&parsed, &d.primary.location.pointer)?;
+    let title = format!(
+        "Retry only other methods once a request was sent (leave out {})",
+        unprotected.join(", ")
+    );
+    let one = |edit| {
+        Some(crate::fix::Fix::one(
+            title.clone(),
+            crate::fix::Safety::Unsafe,
+            path,
+            edit,
+        ))
+    };
+    let Some(methods) = t.get(entry, "methods") else {
+        let keep: Vec<Value> = IDEMPOTENT
+            .iter()
+            .filter(|m| !unprotected.iter().any(|u| u == *m))
+            .map(|m| Value::String((*m).to_string()))
+            .collect();
+        return one(text::insert_entry(
+            &parsed,
+            entry,
+            "methods",
+            &Value::Array(keep),
+        )?);
+    };
+    if t.kind(methods) != Kind::Seq {
+        return None;
+    }
+    let items = t.items(methods);
+    let out = |&n: &crate::source::tree::NodeId| {
+        t.as_str(n)
+            .is_some_and(|m| unprotected.iter().any(|u| u.eq_ignore_ascii_case(m)))
+    };
+    let kept: Vec<_> = items.iter().filter(|n| !out(n)).collect();
+    if kept.len() == items.len() || kept.is_empty() {
+        return None;
+    }
+    let source = &*parsed.file.text;
+    let span = t.span(methods);
+    if source[span.start..].starts_with('[') {
+        let list: Vec<&str> = kept.iter().map(|&&n| &source[t.span(n)]).collect();
+        return one((span, format!("[{}]", list.join(", "))));
+    }
+    // A block list: each removed item's whole line goes.
+    let mut edits = Vec::new();
+    for &n in items.iter().filter(|n| out(n)) {
+        let s = t.span(n);
+        let start = source[..s.start].rfind('\n').map_or(0, |i| i + 1);
+        let end = source[s.end..]
+            .find('\n')
+            .map_or(source.len(), |i| s.end + i + 1);
+        if !source[start..s.start].trim_start().starts_with('-') {
+            return None;
+        }
+        edits.push(crate::fix::Edit {
+            path: path.clone(),
+            span: start..end,
+            text: String::new(),
+        });
+    }
+    crate::fix::Fix::new(title, crate::fix::Safety::Unsafe, edits)
+}

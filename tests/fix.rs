@@ -271,3 +271,49 @@ fn a_fixed_file_keeps_its_permissions_and_a_link_out_of_the_project_is_not_writt
         .contains("jitter: full"));
     assert_eq!(std::fs::read_to_string(&away).unwrap(), away_text);
 }
+
+/// The handed cases and the real retry configs of `../shared` (skipped when absent):
+/// every fix applies, the re-check has no finding the first check did not have (by
+/// code, file and pointer), and a second `--fix` changes nothing.
+#[test]
+fn the_shared_cases_and_real_configs_fix_cleanly() {
+    let shared = repo().join("../shared");
+    let mut tried = 0;
+    for top in ["cases", "corpus/retry-configs"] {
+        let from = shared.join(top);
+        if !from.is_dir() {
+            continue;
+        }
+        tried += 1;
+        let temp = tempfile::tempdir().unwrap();
+        let work = temp.path().join("project");
+        copy_dir(&from, &work);
+        std::fs::create_dir_all(work.join(".git")).unwrap();
+        let before = findings(&work);
+        let mode = FixMode {
+            unsafe_fixes: true,
+            write: true,
+        };
+        let first = fix(&options(&work), mode);
+        let after = findings(&work);
+        let new: Vec<_> = after.difference(&before).collect();
+        assert!(new.is_empty(), "{top}: new after --fix: {new:?}");
+        let second = fix(&options(&work), mode);
+        assert!(
+            second.changed.is_empty(),
+            "{top}: a second --fix changed {:?}",
+            second.changed.keys().collect::<Vec<_>>()
+        );
+        eprintln!(
+            "{top}: {} fix(es) in {} file(s), {} pass(es); {} finding(s) before, {} after",
+            first.applied,
+            first.changed.len(),
+            first.passes,
+            before.len(),
+            after.len()
+        );
+    }
+    if tried == 0 {
+        eprintln!("../shared is absent: skipped");
+    }
+}

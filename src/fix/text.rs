@@ -205,6 +205,30 @@ pub fn insert_entries(parsed: &Parsed, map: NodeId, entries: &[(&str, Value)]) -
     ))
 }
 
+/// The edit removing the entry `key` from the block mapping `map`: every line from
+/// the key's to the value's last (a comment on them goes too). `None` in a flow
+/// mapping or JSON, when the key shares its line with something before it (`- key:`),
+/// or when `key` is absent.
+pub fn remove_entry(parsed: &Parsed, map: NodeId, key: &str) -> Option<Edit> {
+    let t = parsed.tree.as_ref()?;
+    let text = &*parsed.file.text;
+    if t.kind(map) != Kind::Map || text[t.span(map).start..].starts_with('{') {
+        return None;
+    }
+    let &(k, v) = t
+        .raw_entries(map)
+        .iter()
+        .find(|&&(k, _)| t.as_str(k) == Some(key))?;
+    let key_start = t.span(k).start;
+    let line_start = text[..key_start].rfind('\n').map_or(0, |i| i + 1);
+    if !text[line_start..key_start].chars().all(|c| c == ' ') {
+        return None;
+    }
+    let end = t.span(v).end.max(t.span(k).end);
+    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
+    Some((line_start..line_end, String::new()))
+}
+
 /// The mapping a policy finding at `pointer` belongs to: its `operations` entry
 /// (`/operations/<selector>`) or `defaults`; `None` elsewhere.
 pub fn policy_entry(parsed: &Parsed, pointer: &str) -> Option<NodeId> {
@@ -257,6 +281,25 @@ pub fn bounded_retry_after(
         out.push(("on_invalid", Value::String("backoff".into())));
     }
     out
+}
+
+/// `path` read through `texts` and parsed, with the tree of the document of its YAML
+/// stream (`---`) that holds byte `offset` (a Kubernetes manifest of several
+/// objects); `None` when it cannot be read.
+pub fn read_at(texts: &dyn super::Texts, path: &Path, offset: usize) -> Option<Parsed> {
+    let mut parsed = read(texts, path)?;
+    let several = parsed
+        .tree
+        .as_ref()
+        .is_some_and(|t| !t.later_documents().is_empty());
+    if several {
+        let trees = Tree::parse_stream(parsed.file.text.clone()).ok()?;
+        parsed.tree = trees
+            .into_iter()
+            .filter(|t| t.root().is_some_and(|r| t.span(r).start <= offset))
+            .last();
+    }
+    Some(parsed)
 }
 
 /// `path` read through `texts` and parsed; `None` when it cannot be read.

@@ -106,7 +106,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
 /// unprotected operations (unsafe: those requests are no longer retried once sent).
 pub const FIX: super::RuleFix = super::RuleFix {
     safety: crate::fix::Safety::Unsafe,
-    changes: "in a policy, a `methods` filter that leaves out the unprotected operations' methods (the idempotent methods that remain, or the written list without them)",
+    changes: "in a policy, a `methods` filter that leaves out the unprotected operations' methods (the idempotent methods that remain, or the written list without them); in an Istio `retryOn` or Envoy `retry_on`, only the conditions that prove the request was never processed (`connect-failure,refused-stream,reset-before-request` when none is written), removing the per-try timeout and the status-code and header lists they leave inert",
     apply: fix,
 };
 
@@ -122,10 +122,10 @@ pub fn fix(d: &Diagnostic, texts: &dyn crate::fix::Texts) -> Option<crate::fix::
     use crate::source::tree::Kind;
     use serde_json::Value;
     let path = &d.primary.location.file.path;
-    let parsed = text::read(texts, path)?;
+    let parsed = text::read_at(texts, path, d.primary.location.span.start)?;
     let t = parsed.tree.as_ref()?;
     if parsed.role() != Role::Policy {
-        return None;
+        return proxy_retry_on(d, &parsed);
     }
     let unprotected: Vec<String> = d
         .operations
@@ -198,4 +198,82 @@ pub fn fix(d: &Diagnostic, texts: &dyn crate::fix::Texts) -> Option<crate::fix::
         });
     }
     crate::fix::Fix::new(title, crate::fix::Safety::Unsafe, edits)
+}
+
+/// What Envoy and Istio retry on when a route must never resend a processed
+/// request: failures that prove it was never sent (retry-configs.md §3.2).
+const NEVER_PROCESSED: &str = "connect-failure,refused-stream,reset-before-request";
+
+/// An Istio `retryOn` or Envoy `retry_on` string at the finding, narrowed to its
+/// conditions that prove the request was never processed
+/// ([`crate::retry::RetryOnEntry::never_processed`]), or to [`NEVER_PROCESSED`] when
+/// it has none; its quoting kept.
+fn proxy_retry_on(d: &Diagnostic, parsed: &crate::fix::text::Parsed) -> Option<crate::fix::Fix> {
+    let t = parsed.tree.as_ref()?;
+    let node = parsed.at_pointer(&d.primary.location.pointer)?;
+    let key = t.key_of(node).and_then(|k| t.as_str(k))?;
+    if !matches!(key, "retryOn" | "retry_on") {
+        return None;
+    }
+    let value = t.as_str(node)?;
+    let tokens: Vec<&str> = value.split(',').map(str::trim).collect();
+    let kept: Vec<&str> = tokens
+        .iter()
+        .copied()
+        .filter(|tok| {
+            crate::import::envoy_retry_on::signals(tok)
+                .is_some_and(|s| !s.is_empty() && s.iter().all(|e| e.never_processed()))
+        })
+        .collect();
+    let narrowed = if kept.is_empty() {
+        NEVER_PROCESSED.to_string()
+    } else {
+        kept.join(",")
+    };
+    if narrowed == value {
+        return None;
+    }
+    let span = t.span(node);
+    let written = &parsed.file.text[span.clone()];
+    let quote = written
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '"' | '\''))
+        .map(String::from)
+        .unwrap_or_default();
+    let path = &d.primary.location.file.path;
+    let mut edits = vec![crate::fix::Edit {
+        path: path.clone(),
+        span,
+        text: format!("{quote}{narrowed}{quote}"),
+    }];
+    // Settings the narrowed conditions leave inert go with them (RL017, RL312):
+    // the status codes and headers lists, and a per-try timeout that would end an
+    // attempt no condition retries.
+    let map = t.parent(node)?;
+    let dropped = |token: &str| tokens.contains(&token) && !kept.contains(&token);
+    let mut inert: Vec<&str> = Vec::new();
+    if dropped("retriable-status-codes") {
+        inert.extend(["retriable_status_codes", "retriableStatusCodes"]);
+    }
+    if dropped("retriable-headers") {
+        inert.extend(["retriable_headers", "retriableHeaders"]);
+    }
+    inert.extend(["per_try_timeout", "perTryTimeout"]);
+    for key in inert {
+        if t.get(map, key).is_none() {
+            continue;
+        }
+        let (span, text) = crate::fix::text::remove_entry(parsed, map, key)?;
+        edits.push(crate::fix::Edit {
+            path: path.clone(),
+            span,
+            text,
+        });
+    }
+    crate::fix::Fix::new(
+        format!("Retry only on failures before the request was sent (`{key}: {narrowed}`)"),
+        crate::fix::Safety::Unsafe,
+        edits,
+    )
 }

@@ -196,8 +196,11 @@ pub fn insert_entries(parsed: &Parsed, map: NodeId, entries: &[(&str, Value)]) -
         return Some((line_start..line_start, lines(before.len())));
     }
     // The first key shares its line (`- rule: x`): add the entries after the last one.
-    let &(_, last) = existing.last()?;
-    let end = t.span(last).end;
+    // A block value's span may run to the next line: the entries go right after its
+    // last character.
+    let &(last_key, last) = existing.last()?;
+    let span = t.span(last);
+    let end = (span.start + text[span].trim_end().len()).max(t.span(last_key).end);
     let indent = key_start - line_start;
     Some((
         end..end,

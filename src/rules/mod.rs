@@ -338,7 +338,7 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         meta: &rl313_inner_layer_outlives_outer::META,
         check: Some(rl313_inner_layer_outlives_outer::check),
-        fix: None,
+        fix: Some(rl313_inner_layer_outlives_outer::FIX),
     },
     Rule {
         meta: &rl314_version_dependent_default::META,

@@ -317,3 +317,18 @@ fn the_shared_cases_and_real_configs_fix_cleanly() {
         eprintln!("../shared is absent: skipped");
     }
 }
+
+#[test]
+fn a_fixed_file_keeps_its_bom_and_crlf_line_ends() {
+    let src = repo().join("fixtures/fix/RL305-missing-jitter/trigger-bom-crlf");
+    let temp = tempfile::tempdir().unwrap();
+    copy_dir(&src, temp.path());
+    let (_, _, err) = common::retrylint_in(temp.path(), &["check", "--fix", "."]);
+    let fixed = std::fs::read_to_string(temp.path().join("retry-policy.yaml")).unwrap();
+    assert!(fixed.starts_with('\u{feff}'), "{err}");
+    assert!(
+        fixed.contains("      cap: 1s\r\n      jitter: full\r\n"),
+        "{fixed:?}"
+    );
+    assert_eq!(fixed.matches('\n').count(), fixed.matches("\r\n").count());
+}

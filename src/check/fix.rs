@@ -166,7 +166,7 @@ fn one_pass(diagnostics: &[Diagnostic], inputs: &HashSet<PathBuf>, mode: FixMode
         let Ok(before) = std::fs::read_to_string(&path) else {
             continue;
         };
-        let Some(after) = apply(&before, &file_edits) else {
+        let Some(after) = apply_to_file(&before, file_edits) else {
             continue;
         };
         if after == before || !parses(&path, &after) {
@@ -182,6 +182,22 @@ fn one_pass(diagnostics: &[Diagnostic], inputs: &HashSet<PathBuf>, mode: FixMode
         edits.insert(path, (display, before, after, taken));
     }
     Pass { edits, unsafe_left }
+}
+
+/// `edits` applied to a file's text as read from disk: their spans count from after
+/// a leading BOM (as every span does, [`crate::diagnostic::SourceFile`]), which stays;
+/// in a file whose lines end in CRLF the lines they add do too.
+fn apply_to_file(raw: &str, mut edits: Vec<(std::ops::Range<usize>, String)>) -> Option<String> {
+    let (bom, body) = match raw.strip_prefix('\u{feff}') {
+        Some(body) => ("\u{feff}", body),
+        None => ("", raw),
+    };
+    if body.contains("\r\n") {
+        for (_, text) in &mut edits {
+            *text = text.replace("\r\n", "\n").replace('\n', "\r\n");
+        }
+    }
+    Some(format!("{bom}{}", apply(body, &edits)?))
 }
 
 /// True when the fixed `text` of a YAML/JSON file `path` still parses (a fix never

@@ -146,16 +146,33 @@ fn block(key: &str, value: &Value, indent: usize) -> String {
     }
 }
 
-/// The edit adding `key: value` to the mapping `map` of `parsed`, in its style.
+/// The edit adding `key: value` to the mapping `map` of `parsed`, in its style
+/// ([`insert_entries`]).
 pub fn insert_entry(parsed: &Parsed, map: NodeId, key: &str, value: &Value) -> Option<Edit> {
     insert_entries(parsed, map, &[(key, value.clone())])
 }
 
+/// As [`insert_entry`], but in a block mapping before its first key (a suppression
+/// reads first in its operation).
+pub fn insert_entry_first(parsed: &Parsed, map: NodeId, key: &str, value: &Value) -> Option<Edit> {
+    insert_at(parsed, map, &[(key, value.clone())], true)
+}
+
 /// The one edit adding every `key: value` of `entries` (in order) to the mapping
 /// `map` of `parsed`, in its style: block YAML lines at the mapping's indentation
-/// before its first key, or flow/JSON items before its first item. `None` when
-/// `entries` is empty or `map` is not a mapping.
+/// after the line of its last value (so a comment above its first key stays with
+/// that key, and one after its last value stays on its line), or flow/JSON items
+/// before its first item. `None` when `entries` is empty or `map` is not a mapping.
 pub fn insert_entries(parsed: &Parsed, map: NodeId, entries: &[(&str, Value)]) -> Option<Edit> {
+    insert_at(parsed, map, entries, false)
+}
+
+fn insert_at(
+    parsed: &Parsed,
+    map: NodeId,
+    entries: &[(&str, Value)],
+    first_in_block: bool,
+) -> Option<Edit> {
     let t = parsed.tree.as_ref()?;
     let text = &*parsed.file.text;
     if t.kind(map) != Kind::Map || entries.is_empty() {
@@ -186,25 +203,33 @@ pub fn insert_entries(parsed: &Parsed, map: NodeId, entries: &[(&str, Value)]) -
     let key_start = t.span(first).start;
     let line_start = text[..key_start].rfind('\n').map_or(0, |i| i + 1);
     let before = &text[line_start..key_start];
-    let lines = |indent: usize| -> String {
-        entries
-            .iter()
-            .map(|(key, value)| block(key, value, indent))
-            .collect()
-    };
-    if before.chars().all(|c| c == ' ') {
-        return Some((line_start..line_start, lines(before.len())));
+    let indent = key_start - line_start;
+    let lines: String = entries
+        .iter()
+        .map(|(key, value)| block(key, value, indent))
+        .collect();
+    let own_line = before.chars().all(|c| c == ' ');
+    if first_in_block && own_line {
+        return Some((line_start..line_start, lines));
     }
-    // The first key shares its line (`- rule: x`): add the entries after the last one.
-    // A block value's span may run to the next line: the entries go right after its
-    // last character.
+    if !own_line && !before.chars().all(|c| c == ' ' || c == '-') {
+        return None;
+    }
+    // After the line of the last value's last character (a block value's span may
+    // run on to the next line; a comment may follow it on its line).
     let &(last_key, last) = existing.last()?;
     let span = t.span(last);
     let end = (span.start + text[span].trim_end().len()).max(t.span(last_key).end);
-    let indent = key_start - line_start;
+    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    // Before the `\r` of a CRLF line end.
+    let line_end = if line_end > end && text.as_bytes()[line_end - 1] == b'\r' {
+        line_end - 1
+    } else {
+        line_end
+    };
     Some((
-        end..end,
-        format!("\n{}", lines(indent).trim_end_matches('\n')),
+        line_end..line_end,
+        format!("\n{}", lines.trim_end_matches('\n')),
     ))
 }
 
@@ -360,7 +385,21 @@ mod tests {
         let p = parsed("x.yaml", text);
         let map = p.at_pointer("/a").unwrap();
         let e = insert_entry(&p, map, "jitter", &json!("full")).unwrap();
-        assert_eq!(apply(text, e), "a:\n  jitter: full\n  b: 1\n  c: 2\n");
+        assert_eq!(apply(text, e), "a:\n  b: 1\n  c: 2\n  jitter: full\n");
+        // After a trailing comment and a nested block; before the first key when asked.
+        let text = "a:\n  # the b\n  b: 1  # one\n  c:\n    d: 2\nz: 0\n";
+        let p = parsed("x.yaml", text);
+        let map = p.at_pointer("/a").unwrap();
+        let e = insert_entry(&p, map, "jitter", &json!("full")).unwrap();
+        assert_eq!(
+            apply(text, e),
+            "a:\n  # the b\n  b: 1  # one\n  c:\n    d: 2\n  jitter: full\nz: 0\n"
+        );
+        let e = insert_entry_first(&p, map, "jitter", &json!("full")).unwrap();
+        assert_eq!(
+            apply(text, e),
+            "a:\n  # the b\n  jitter: full\n  b: 1  # one\n  c:\n    d: 2\nz: 0\n"
+        );
     }
 
     #[test]
@@ -397,7 +436,7 @@ mod tests {
         let e = insert_entry(&p, p.at_pointer("/r").unwrap(), "headers", &value).unwrap();
         assert_eq!(
             apply(text, e),
-            "r:\n  headers:\n    Retry-After:\n      schema:\n        type: integer\n  description: x\n"
+            "r:\n  description: x\n  headers:\n    Retry-After:\n      schema:\n        type: integer\n"
         );
     }
 

@@ -9,7 +9,7 @@
 use super::position::{offset, range};
 use super::State;
 use crate::diagnostic::Diagnostic;
-use crate::fix::text::{insert_entry, insert_item, parse, Edit, Parsed, Role};
+use crate::fix::text::{insert_entry_first, insert_item, parse, Edit, Parsed, Role};
 use crate::source::tree::Kind;
 use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, TextEdit};
 use serde_json::Value;
@@ -159,6 +159,6 @@ fn suppression(parsed: &Parsed, pointer: &str, code: &str) -> Option<Edit> {
     let item = Value::Object(item);
     match t.get(owner, key) {
         Some(list) => insert_item(parsed, list, &item),
-        None => insert_entry(parsed, owner, key, &Value::Array(vec![item])),
+        None => insert_entry_first(parsed, owner, key, &Value::Array(vec![item])),
     }
 }

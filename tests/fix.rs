@@ -16,10 +16,11 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every fixture folder of `fixtures/rules/<rule>/<case>` and `fixtures/fix/<rule>/<case>`.
+/// Every fixture folder of `fixtures/rules/<rule>/<case>`, `fixtures/fix/<rule>/<case>`
+/// and `fixtures/import/<platform>/<case>` (the importers' end-to-end projects).
 fn fixture_dirs() -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for top in ["fixtures/rules", "fixtures/fix"] {
+    for top in ["fixtures/rules", "fixtures/fix", "fixtures/import"] {
         for entry in walkdir::WalkDir::new(repo().join(top))
             .min_depth(2)
             .max_depth(2)

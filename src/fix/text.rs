@@ -65,6 +65,21 @@ impl Parsed {
             .min_by_key(|&n| t.span(n).len())
     }
 
+    /// The node a finding points at: the one at its JSON Pointer, else (a dotted
+    /// key such as Spring's `resilience4j.retry:`, which the pointer splits) the
+    /// largest node whose span is exactly the finding's.
+    pub fn at_location(&self, location: &crate::diagnostic::Location) -> Option<NodeId> {
+        let t = self.tree.as_ref()?;
+        self.at_pointer(&location.pointer)
+            .filter(|&n| t.span(n).start == location.span.start)
+            .or_else(|| {
+                t.all_nodes()
+                    .filter(|&n| t.span(n) == location.span)
+                    .min_by_key(|&n| t.parent(n).is_some())
+            })
+            .or_else(|| self.at_pointer(&location.pointer))
+    }
+
     /// The node at JSON Pointer `pointer` (`""`: the root).
     pub fn at_pointer(&self, pointer: &str) -> Option<NodeId> {
         let t = self.tree.as_ref()?;

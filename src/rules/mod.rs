@@ -203,7 +203,7 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         meta: &rl017_ineffective_setting::META,
         check: None,
-        fix: None,
+        fix: Some(rl017_ineffective_setting::FIX),
     },
     Rule {
         meta: &rl018_unanswered_question::META,

@@ -106,7 +106,7 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
 /// unprotected operations (unsafe: those requests are no longer retried once sent).
 pub const FIX: super::RuleFix = super::RuleFix {
     safety: crate::fix::Safety::Unsafe,
-    changes: "in a policy, a `methods` filter that leaves out the unprotected operations' methods (the idempotent methods that remain, or the written list without them); in an Istio `retryOn` or Envoy `retry_on`, only the conditions that prove the request was never processed (`connect-failure,refused-stream,reset-before-request` when none is written), removing the per-try timeout and the status-code and header lists they leave inert",
+    changes: "in a policy, a `methods` filter that leaves out the unprotected operations' methods (the idempotent methods that remain, or the written list without them); in an Istio `retryOn` or Envoy `retry_on`, only the conditions that prove the request was never processed (`connect-failure,refused-stream,reset-before-request` when none is written), removing the per-try timeout and the status-code and header lists they leave inert; in NGINX, `non_idempotent` removed from `proxy_next_upstream`; in a Spring Cloud Gateway `Retry` filter, `methods` without them (when an idempotent method remains)",
     apply: fix,
 };
 
@@ -122,10 +122,13 @@ pub fn fix(d: &Diagnostic, texts: &dyn crate::fix::Texts) -> Option<crate::fix::
     use crate::source::tree::Kind;
     use serde_json::Value;
     let path = &d.primary.location.file.path;
+    if let Some(fix) = nginx_non_idempotent(d, texts) {
+        return Some(fix);
+    }
     let parsed = text::read_at(texts, path, d.primary.location.span.start)?;
     let t = parsed.tree.as_ref()?;
     if parsed.role() != Role::Policy {
-        return proxy_retry_on(d, &parsed);
+        return proxy_retry_on(d, &parsed).or_else(|| gateway_filter_methods(d, &parsed));
     }
     let unprotected: Vec<String> = d
         .operations
@@ -276,4 +279,104 @@ fn proxy_retry_on(d: &Diagnostic, parsed: &crate::fix::text::Parsed) -> Option<c
         crate::fix::Safety::Unsafe,
         edits,
     )
+}
+
+/// An NGINX `proxy_next_upstream` directive at the finding without its
+/// `non_idempotent` flag (NGINX then never passes a sent POST, PATCH or LOCK to the
+/// next server). Read as text: the directive runs from the finding to its `;`.
+fn nginx_non_idempotent(d: &Diagnostic, texts: &dyn crate::fix::Texts) -> Option<crate::fix::Fix> {
+    const DIRECTIVES: [&str; 2] = ["proxy_next_upstream", "grpc_next_upstream"];
+    let path = &d.primary.location.file.path;
+    let text = texts.text(path)?;
+    // Spans count from after a BOM, as the file's text is read.
+    let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let start = d.primary.location.span.start;
+    let rest = body.get(start..)?;
+    if !DIRECTIVES.iter().any(|name| {
+        rest.strip_prefix(name)
+            .is_some_and(|after| after.starts_with(char::is_whitespace))
+    }) {
+        return None;
+    }
+    let directive = &rest[..rest.find(';')?];
+    let mut at = 0;
+    for word in directive.split_whitespace() {
+        let offset = directive[at..].find(word)? + at;
+        at = offset + word.len();
+        if word != "non_idempotent" {
+            continue;
+        }
+        // The flag and the white space before it.
+        let from = directive[..offset].trim_end().len();
+        return Some(crate::fix::Fix::one(
+            "Remove `non_idempotent`: NGINX then never resends a sent non-idempotent request",
+            crate::fix::Safety::Unsafe,
+            path,
+            (start + from..start + at, String::new()),
+        ));
+    }
+    None
+}
+
+/// A Spring Cloud Gateway `Retry` filter's `args.methods` at the finding without the
+/// unprotected operations' methods: the idempotent rest of a comma list or flow
+/// list. No fix when nothing idempotent is left (`methods: GET` would then retry
+/// requests the filter never retried).
+fn gateway_filter_methods(
+    d: &Diagnostic,
+    parsed: &crate::fix::text::Parsed,
+) -> Option<crate::fix::Fix> {
+    use crate::source::tree::Kind;
+    let t = parsed.tree.as_ref()?;
+    let node = parsed.at_pointer(&d.primary.location.pointer)?;
+    let args = t.parent(node)?;
+    let in_args = t.key_of(args).and_then(|k| t.as_str(k)) == Some("args");
+    if t.key_of(node).and_then(|k| t.as_str(k)) != Some("methods") || !in_args {
+        return None;
+    }
+    let unprotected: Vec<String> = d
+        .operations
+        .iter()
+        .filter_map(|op| op.split_whitespace().next())
+        .map(str::to_ascii_uppercase)
+        .collect();
+    let keep = |m: &str| {
+        let m = m.trim().to_ascii_uppercase();
+        IDEMPOTENT.contains(&m.as_str()) && !unprotected.contains(&m)
+    };
+    let source = &*parsed.file.text;
+    let span = t.span(node);
+    let replacement = match t.kind(node) {
+        Kind::Seq if source[span.start..].starts_with('[') => {
+            let kept: Vec<&str> = t
+                .items(node)
+                .iter()
+                .filter_map(|&n| t.as_str(n))
+                .filter(|m| keep(m))
+                .collect();
+            if kept.is_empty() {
+                return None;
+            }
+            format!("[{}]", kept.join(", "))
+        }
+        Kind::Seq => return None,
+        _ => {
+            let value = t.as_str(node)?;
+            let kept: Vec<&str> = value
+                .split(',')
+                .map(str::trim)
+                .filter(|m| keep(m))
+                .collect();
+            if kept.is_empty() {
+                return None;
+            }
+            kept.join(",")
+        }
+    };
+    Some(crate::fix::Fix::one(
+        format!("Retry only `{replacement}` in this gateway filter"),
+        crate::fix::Safety::Unsafe,
+        &d.primary.location.file.path,
+        (span, replacement),
+    ))
 }

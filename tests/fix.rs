@@ -97,6 +97,17 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Every file under `dir` with its bytes.
+fn texts_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| (e.path().to_path_buf(), std::fs::read(e.path()).unwrap()))
+        .collect()
+}
+
 fn snapshot_name(dir: &Path) -> String {
     let case = dir.file_name().unwrap().to_string_lossy();
     let rule = dir.parent().unwrap().file_name().unwrap().to_string_lossy();
@@ -162,6 +173,7 @@ fn the_diff_of_every_fixable_fixture() {
         let mut settings = insta::Settings::clone_current();
         settings.set_snapshot_path(repo().join("tests/snapshots/fix"));
         settings.set_prepend_module_to_snapshot(false);
+        let files = texts_of(&dir);
         let (code, stdout, _) =
             common::retrylint_in(&dir, &["check", "--diff", "--unsafe-fixes", "."]);
         assert_eq!(
@@ -171,8 +183,7 @@ fn the_diff_of_every_fixable_fixture() {
             dir.display()
         );
         settings.bind(|| insta::assert_snapshot!(snapshot_name(&dir), stdout));
-        // Nothing was written.
-        assert!(fixable(&dir).iter().count() > 0);
+        assert_eq!(texts_of(&dir), files, "--diff wrote nothing");
     }
 }
 
@@ -305,17 +316,17 @@ fn the_shared_cases_and_real_configs_fix_cleanly() {
             "{top}: a second --fix changed {:?}",
             second.changed.keys().collect::<Vec<_>>()
         );
-        eprintln!(
+        retrylint::write::errln(format_args!(
             "{top}: {} fix(es) in {} file(s), {} pass(es); {} finding(s) before, {} after",
             first.applied,
             first.changed.len(),
             first.passes,
             before.len(),
             after.len()
-        );
+        ));
     }
     if tried == 0 {
-        eprintln!("../shared is absent: skipped");
+        retrylint::write::errln("../shared is absent: skipped");
     }
 }
 

@@ -108,6 +108,24 @@ impl<F: Fn(&Path) -> Option<Arc<str>>> Texts for F {
     }
 }
 
+/// A fix function: the edits that make one finding of its rule go away, computed
+/// from the finding and the current text of its files (`texts`); `None` when the rule
+/// cannot fix this finding (the file is not of a kind it edits, a value it needs is
+/// not written).
+pub type FixFn = fn(&crate::diagnostic::Diagnostic, &dyn Texts) -> Option<Fix>;
+
+/// What a rule's fix is (its entry in `rules::REGISTRY`): its class, one line on
+/// what it changes (the rule page's "Fix" line), and the function, in the rule's
+/// own file.
+pub struct RuleFix {
+    /// Safe or unsafe.
+    pub safety: Safety,
+    /// What it changes, e.g. "sets `jitter: full` in the policy's `backoff`".
+    pub changes: &'static str,
+    /// Computes the fix of one finding.
+    pub apply: FixFn,
+}
+
 /// `text` with `edits` applied (byte spans into `text`, none overlapping another;
 /// insertions at the same offset keep their order). `None` when an edit's span
 /// lies outside `text`, is not on character boundaries, or overlaps another.

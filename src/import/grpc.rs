@@ -67,7 +67,7 @@ use std::sync::Arc;
 
 /// gRPC's cap on `maxAttempts` (retry and hedging): larger values are treated as 5
 /// without a validation error (A6; changeable by channel arguments).
-pub const MAX_ATTEMPTS_CAP: i64 = 5;
+pub const MAX_ATTEMPTS_CAP: i64 = rl017_ineffective_setting::GRPC_MAX_ATTEMPTS_CAP;
 
 /// A6's jitter factor since grpc/proposal PR #452 (Aug 2024): each delay is drawn
 /// from [0.8 b, 1.2 b].

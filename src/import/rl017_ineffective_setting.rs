@@ -17,13 +17,17 @@ pub fn diagnostic(at: &At, message: String, label: &str, help: String) -> Diagno
     Diagnostic::new(&META, message, at.location(), label).with_help(help)
 }
 
+/// gRPC's cap on `maxAttempts` (gRFC A6: values above are treated as 5), which
+/// `import::grpc` reads by and this rule's fix writes.
+pub const GRPC_MAX_ATTEMPTS_CAP: i64 = 5;
+
 /// The primary label of the finding on a gRPC `maxAttempts` above the cap (the one
 /// finding of this rule that has a fix).
 pub const CAPPED_LABEL: &str = "capped at 5";
 
 /// The fix: a gRPC `maxAttempts` above 5 written as 5 (safe: gRPC already caps it, so
 /// no request changes).
-pub const FIX: crate::rules::RuleFix = crate::rules::RuleFix {
+pub const FIX: crate::fix::RuleFix = crate::fix::RuleFix {
     safety: crate::fix::Safety::Safe,
     changes: "writes a gRPC `maxAttempts` above 5 (retry or hedging) as 5, the value gRPC already runs; other ineffective settings have no fix",
     apply: fix,
@@ -40,7 +44,7 @@ pub fn fix(d: &Diagnostic, texts: &dyn crate::fix::Texts) -> Option<crate::fix::
     let t = parsed.tree.as_ref()?;
     let node = parsed.at_pointer(&d.primary.location.pointer)?;
     let key = t.key_of(node).and_then(|k| t.as_str(k))?;
-    let cap = crate::import::grpc::MAX_ATTEMPTS_CAP;
+    let cap = GRPC_MAX_ATTEMPTS_CAP;
     let written = &parsed.file.text[t.span(node)];
     if key != "maxAttempts" || written.parse::<i64>().ok()? <= cap {
         return None;

@@ -83,10 +83,7 @@ pub struct Context<'a> {
 /// A check: a pure function from the joined model to findings.
 pub type CheckFn = fn(&Context<'_>) -> Vec<Diagnostic>;
 
-/// A fix: the edits that make one finding of the rule go away, computed from the
-/// finding and the current text of its files; `None` when the rule cannot fix this
-/// finding (the file is not of a kind it edits, a value it needs is not written).
-pub type FixFn = fn(&Diagnostic, &dyn crate::fix::Texts) -> Option<crate::fix::Fix>;
+pub use crate::fix::{FixFn, RuleFix};
 
 /// A registered rule: its metadata, unless it is reported while loading (RL0xx) its
 /// check, and the fix of its findings if it has one.
@@ -98,17 +95,6 @@ pub struct Rule {
     /// The fix: its safety class and what it changes, and the function that
     /// computes it (in the rule's own file); `None` for a rule with no fix.
     pub fix: Option<RuleFix>,
-}
-
-/// What a rule's fix is: its class, one line on what it changes (the rule page's
-/// "Fix" line), and the function.
-pub struct RuleFix {
-    /// Safe or unsafe (see [`crate::fix::Safety`]).
-    pub safety: crate::fix::Safety,
-    /// What it changes, e.g. "adds `jitter: full` to the backoff".
-    pub changes: &'static str,
-    /// Computes the fix of one finding.
-    pub apply: FixFn,
 }
 
 /// The fix of finding `d` by its rule, reading files through `texts`; `None` when the

@@ -147,13 +147,9 @@ fn one_pass(diagnostics: &[Diagnostic], inputs: &HashSet<PathBuf>, mode: FixMode
             continue;
         };
         for (e, r) in fix.edits.iter_mut().zip(&paths) {
-            shown.entry(r.clone()).or_insert_with(|| {
-                if e.path == d.primary.location.file.path {
-                    d.primary.location.file.display.clone()
-                } else {
-                    e.path.display().to_string()
-                }
-            });
+            shown
+                .entry(r.clone())
+                .or_insert_with(|| shown_as(d, &e.path));
             e.path = r.clone();
         }
         let before = batch.titles.len();
@@ -198,6 +194,23 @@ fn apply_to_file(raw: &str, mut edits: Vec<(std::ops::Range<usize>, String)>) ->
         }
     }
     Some(format!("{bom}{}", apply(body, &edits)?))
+}
+
+/// How the run shows `path`: as a place of finding `d` names it (its primary
+/// location or a label), else relative to the current folder.
+fn shown_as(d: &Diagnostic, path: &Path) -> String {
+    std::iter::once(&d.primary.location)
+        .chain(d.labels.iter().map(|l| &l.location))
+        .find(|l| l.file.path == path)
+        .map(|l| l.file.display.clone())
+        .unwrap_or_else(|| {
+            let here = std::env::current_dir().ok();
+            here.as_deref()
+                .and_then(|h| path.strip_prefix(h).ok())
+                .unwrap_or(path)
+                .display()
+                .to_string()
+        })
 }
 
 /// True when the fixed `text` of a YAML/JSON file `path` still parses (a fix never

@@ -67,17 +67,14 @@ impl Parsed {
 
     /// The node a finding points at: the one at its JSON Pointer, else (a dotted
     /// key such as Spring's `resilience4j.retry:`, which the pointer splits) the
-    /// largest node whose span is exactly the finding's.
+    /// outermost node whose span is exactly the finding's (it may be a key).
     pub fn at_location(&self, location: &crate::diagnostic::Location) -> Option<NodeId> {
         let t = self.tree.as_ref()?;
-        self.at_pointer(&location.pointer)
-            .filter(|&n| t.span(n).start == location.span.start)
-            .or_else(|| {
-                t.all_nodes()
-                    .filter(|&n| t.span(n) == location.span)
-                    .min_by_key(|&n| t.parent(n).is_some())
-            })
-            .or_else(|| self.at_pointer(&location.pointer))
+        self.at_pointer(&location.pointer).or_else(|| {
+            t.all_nodes()
+                .filter(|&n| t.span(n) == location.span)
+                .min_by_key(|&n| t.parent(n).is_some())
+        })
     }
 
     /// The node at JSON Pointer `pointer` (`""`: the root).

@@ -224,7 +224,7 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         meta: &rl202_idempotency_key_not_in_spec::META,
         check: Some(rl202_idempotency_key_not_in_spec::check),
-        fix: None,
+        fix: Some(rl202_idempotency_key_not_in_spec::FIX),
     },
     Rule {
         meta: &rl203_idempotency_key_contract_incomplete::META,

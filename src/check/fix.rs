@@ -9,8 +9,10 @@
 //!
 //! Nothing is written when the run has an RL001 (a file that could not be read or
 //! parsed: its findings are not all known), a fix is dropped whose file would no
-//! longer parse, and only files the run read as input (inside the read boundary)
-//! are edited, at their real path (never written through a symbolic link), through
+//! longer parse, and only files the run read as input whose real path lies inside a
+//! project root are edited (a file named on the command line that links out of the
+//! project is read, never written), at their real path (never written through a
+//! symbolic link), through
 //! [`crate::write::replace_file`] (atomic, the file keeps its permissions).
 
 use super::{run, CheckOptions};
@@ -76,7 +78,25 @@ pub fn fix(options: &CheckOptions, mode: FixMode) -> FixOutcome {
             out.refused = out.passes == 1;
             break;
         }
-        let inputs: HashSet<PathBuf> = outcome.inputs.iter().cloned().collect();
+        // Files the run read, inside a project root: a file named on the command
+        // line may be a link out of the project, whose target is never written.
+        let boundary = crate::project::read_boundary(
+            &options.paths,
+            &options.policies,
+            options.root.as_deref(),
+        );
+        let inputs: HashSet<PathBuf> = outcome
+            .inputs
+            .iter()
+            .filter(|p| {
+                !boundary.is_bounded()
+                    || boundary
+                        .roots()
+                        .iter()
+                        .any(|r| crate::source::boundary::inside(r, p))
+            })
+            .cloned()
+            .collect();
         let pass = one_pass(&outcome.diagnostics, &inputs, mode);
         out.unsafe_left = pass.unsafe_left;
         if pass.edits.is_empty() {

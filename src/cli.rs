@@ -279,6 +279,20 @@ pub struct CheckArgs {
     /// FILE cannot be `-`: standard output carries the report.
     #[arg(long, value_name = "FILE", value_parser = parse_baseline_file)]
     pub write_baseline: Option<PathBuf>,
+    /// Apply the safe fixes to the files, then report what remains (the exit code is
+    /// that of the remaining findings). Nothing is written when a file could not be
+    /// read (RL001).
+    #[arg(long)]
+    pub fix: bool,
+    /// Apply unsafe fixes too (they change which requests are retried or the API);
+    /// implies --fix unless --diff is given.
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print the fixes as a unified diff on standard output and change nothing: exit 1
+    /// when a fix would change a file, 0 when none would, 2 when a file could not be
+    /// read.
+    #[arg(long, conflicts_with = "fix")]
+    pub diff: bool,
 }
 
 /// Arguments of `rules`.

@@ -20,6 +20,7 @@ pub mod config;
 pub mod deep_stack;
 pub mod diagnostic;
 pub mod diff;
+pub mod fix;
 pub mod import;
 pub mod lsp;
 pub mod openapi;

@@ -32,6 +32,7 @@ use std::path::PathBuf;
 const LAYERS: &[(&str, &[&str])] = &[
     ("foundation", &["diagnostic", "write", "timing", "deep_stack"]),
     ("source",     &["source"]),
+    ("edit",       &["fix"]),
     ("domain",     &["retry"]),
     ("model",      &["openapi", "policy", "config", "import"]),
     ("project",    &["project"]),

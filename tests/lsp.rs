@@ -875,3 +875,89 @@ fn the_end_of_input_ends_quietly_with_lsps_exit_codes() {
     let c = Client::start(&dir, json!({}));
     assert_eq!(c.close(), 1);
 }
+
+/// The one fix engine: for the same finding, the code action (other than the
+/// editor-only suppression) makes exactly the edits `check --diff` shows.
+#[test]
+fn code_actions_and_check_fix_make_the_same_edits() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cases = [
+        (
+            "fixtures/rules/RL305-missing-jitter/trigger-jitter-none",
+            "RL305",
+        ),
+        (
+            "fixtures/rules/RL305-missing-jitter/trigger-jitter-absent",
+            "RL305",
+        ),
+        (
+            "fixtures/rules/RL402-blind-resend/trigger-resend-with-key",
+            "RL402",
+        ),
+        (
+            "fixtures/rules/RL501-rate-limit-without-retry-after/trigger-shared-component",
+            "RL501",
+        ),
+        (
+            "fixtures/rules/RL502-unavailable-without-retry-after/trigger-swagger-2",
+            "RL502",
+        ),
+        (
+            "fixtures/rules/RL307-unbounded-retry-after/trigger-no-max-no-on-invalid",
+            "RL307",
+        ),
+        (
+            "fixtures/fix/RL306-retry-after-not-honored/trigger-block-with-comments",
+            "RL306",
+        ),
+        (
+            "fixtures/fix/RL301-missing-deadline/trigger-attempt-timeout",
+            "RL301",
+        ),
+    ];
+    for (n, (fixture, code)) in cases.iter().enumerate() {
+        let dir = copy_dir(&root.join(fixture), &format!("parity-{n}"));
+        let (exit, diff, err) = retrylint(&dir, &["check", "--diff", "--unsafe-fixes", "."]);
+        assert_eq!(exit, 1, "{fixture}: {err}");
+        let mut c = Client::start(&dir, json!({}));
+        c.settle();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "json"))
+            .collect();
+        files.sort();
+        let (file, d) = files
+            .iter()
+            .find_map(|f| {
+                let list = c.diagnostics_of(f);
+                list.iter()
+                    .find(|d| d["code"] == *code)
+                    .map(|d| (f.clone(), d.clone()))
+            })
+            .unwrap_or_else(|| panic!("{fixture}: no {code}"));
+        let acts = c.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri(&file)}, "range": d["range"], "context": {"diagnostics": [d]}}),
+        );
+        let acts = acts.as_array().cloned().unwrap_or_default();
+        let fix = acts
+            .iter()
+            .find(|a| !a["title"].as_str().unwrap().starts_with("Suppress"))
+            .unwrap_or_else(|| panic!("{fixture}: no fix among {acts:?}"));
+        let changes = fix["edit"]["changes"].as_object().unwrap();
+        let mut shown = String::new();
+        for f in &files {
+            let Some(edits) = changes.get(&uri(f)) else {
+                continue;
+            };
+            let before = std::fs::read_to_string(f).unwrap();
+            let after = apply_edits(&before, edits.as_array().unwrap());
+            let name = f.file_name().unwrap().to_string_lossy();
+            shown.push_str(&retrylint::fix::diff::unified(&name, &before, &after));
+        }
+        assert_eq!(changes.len(), 1, "{fixture}: {changes:?}");
+        assert_eq!(shown, diff, "{fixture}: the code action and --diff differ");
+        assert_eq!(c.shutdown(), 0);
+    }
+}

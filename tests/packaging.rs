@@ -81,6 +81,13 @@ fn both_pre_commit_hooks_run_the_same_check() {
         assert_eq!(wheel[key], rust[key], "the hooks differ in `{key}`");
     }
     assert_eq!(wheel["entry"].as_str(), Some("retrylint check"));
+    // The fixing hook: the same files, the same install, `check --fix`.
+    let fix = find("retrylint-fix");
+    assert_eq!(fix["language"], wheel["language"]);
+    for key in ["types_or", "pass_filenames", "require_serial"] {
+        assert_eq!(fix[key], wheel[key], "the fixing hook differs in `{key}`");
+    }
+    assert_eq!(fix["entry"].as_str(), Some("retrylint check --fix"));
 }
 
 #[test]

@@ -197,6 +197,26 @@ fn documented_examples_trigger_and_fixes_do_not() {
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
 
+/// Each page says whether and how its rule fixes, as the registry does: one
+/// `**Fix:**` line, the last of "What it does".
+#[test]
+fn every_rule_page_has_the_fix_line_of_the_registry() {
+    let mut failures = Vec::new();
+    for r in REGISTRY {
+        let doc = doc_for(r.meta.code).expect("doc exists");
+        let want = retrylint::rules::docs::fix_line(r);
+        let what = section(doc, "What it does").unwrap_or_default();
+        let lines: Vec<&str> = doc.lines().filter(|l| l.starts_with("**Fix:**")).collect();
+        if lines != [want.as_str()] || what.trim_end().lines().last() != Some(want.as_str()) {
+            failures.push(format!(
+                "{}: want the last line of `## What it does` to be\n{want}\nfound {lines:?}",
+                r.meta.code
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
 /// The site's rule index (`docs/rules.md`) holds `retrylint rules --markdown`, its
 /// links made relative to `docs/` (`../rules/…`).
 #[test]

@@ -3,6 +3,7 @@
 //! No printing here.
 
 pub mod answer;
+pub mod fix;
 
 use crate::analysis;
 use crate::diagnostic::{sort_and_dedup, Diagnostic};

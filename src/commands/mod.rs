@@ -94,6 +94,14 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
         platforms: config.platforms.clone(),
         ..CheckOptions::default()
     };
+    if args.diff {
+        return fix_diff(&options, args.unsafe_fixes);
+    }
+    if args.fix || args.unsafe_fixes {
+        if let Err(code) = fix_files(&options, args.unsafe_fixes) {
+            return code;
+        }
+    }
     let root = crate::check::report_root(&options);
     // `--baseline`, else the configuration's `baseline:` (not while recording one).
     let baseline_path = args.baseline.clone().or_else(|| {
@@ -320,6 +328,76 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
     exit_code(&outcome, args, &config)
 }
 
+/// `check --diff`: the fixes as a unified diff on standard output, nothing written;
+/// exit 1 when a file would change, 0 when none would, 2 when a file could not be
+/// read (RL001: no fix is computed then).
+fn fix_diff(options: &CheckOptions, unsafe_fixes: bool) -> u8 {
+    let mode = crate::check::fix::FixMode {
+        unsafe_fixes,
+        write: false,
+    };
+    let done = crate::check::fix::fix(options, mode);
+    if done.refused {
+        write::errln(
+            "retrylint: a file could not be read or parsed (RL001); no fix computed \
+             (run `retrylint check` to see it)",
+        );
+        return EXIT_ERROR;
+    }
+    for changed in done.changed.values() {
+        write::out(crate::fix::diff::unified(
+            &changed.display,
+            &changed.before,
+            &changed.after,
+        ));
+    }
+    write::errln(format_args!(
+        "retrylint: {} fix(es) would change {} file(s){}",
+        done.applied,
+        done.changed.len(),
+        unsafe_note(done.unsafe_left)
+    ));
+    u8::from(!done.changed.is_empty())
+}
+
+/// `check --fix`: applies the fixes and says what it did on standard error; the
+/// check that follows reports what remains. `Err(2)` when a file could not be
+/// written.
+fn fix_files(options: &CheckOptions, unsafe_fixes: bool) -> Result<(), u8> {
+    let mode = crate::check::fix::FixMode {
+        unsafe_fixes,
+        write: true,
+    };
+    let done = crate::check::fix::fix(options, mode);
+    if done.refused {
+        write::errln("retrylint: a file could not be read or parsed (RL001); no file was fixed");
+        return Ok(());
+    }
+    for e in &done.errors {
+        write::errln(format_args!("retrylint: cannot write the fixed file {e}"));
+    }
+    write::errln(format_args!(
+        "retrylint: applied {} fix(es) to {} file(s){}",
+        done.applied,
+        done.changed.len(),
+        unsafe_note(done.unsafe_left)
+    ));
+    if done.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(EXIT_ERROR)
+    }
+}
+
+/// `; N more with --unsafe-fixes` when unsafe fixes were left out.
+fn unsafe_note(left: usize) -> String {
+    if left == 0 {
+        String::new()
+    } else {
+        format!("; {left} unsafe fix(es) left out (apply them with --unsafe-fixes)")
+    }
+}
+
 /// The exit code of a `check` whose report is written: 2 when some file could not be
 /// linted, else 1 when a finding reaches the fail level (0 while recording a baseline).
 fn exit_code(
@@ -346,16 +424,18 @@ fn terminal_width() -> Option<usize> {
 
 /// The rule list as a Markdown table (the README's list is this, checked by a test).
 pub fn rules_markdown_table() -> String {
-    let mut out = String::from("| code | name | severity | question |\n|---|---|---|---|\n");
+    let mut out =
+        String::from("| code | name | severity | question | fix |\n|---|---|---|---|---|\n");
     for r in REGISTRY {
         out.push_str(&format!(
-            "| [{}](rules/{}-{}.md) | `{}` | {} | {} |\n",
+            "| [{}](rules/{}-{}.md) | `{}` | {} | {} | {} |\n",
             r.meta.code,
             r.meta.code,
             r.meta.name,
             r.meta.name,
             r.meta.severity.as_str(),
-            r.meta.question.as_str()
+            r.meta.question.as_str(),
+            fix_class(r)
         ));
     }
     out
@@ -377,6 +457,8 @@ pub fn rules(args: &RulesArgs) -> u8 {
                     "severity": r.meta.severity.as_str(),
                     "question": r.meta.question,
                     "summary": r.meta.summary,
+                    "fix": r.fix.as_ref().map(|f| f.safety.as_str()),
+                    "fix_changes": r.fix.as_ref().map(|f| f.changes),
                 })
             })
             .collect();
@@ -387,20 +469,27 @@ pub fn rules(args: &RulesArgs) -> u8 {
         return 0;
     }
     write::outln(format_args!(
-        "{:<7} {:<38} {:<8} {:<18} summary",
-        "code", "name", "severity", "question"
+        "{:<7} {:<38} {:<8} {:<18} {:<6} summary",
+        "code", "name", "severity", "question", "fix"
     ));
     for r in REGISTRY {
         write::outln(format_args!(
-            "{:<7} {:<38} {:<8} {:<18} {}",
+            "{:<7} {:<38} {:<8} {:<18} {:<6} {}",
             r.meta.code,
             r.meta.name,
             r.meta.severity.as_str(),
             r.meta.question.as_str(),
+            fix_class(r),
             r.meta.summary
         ));
     }
     0
+}
+
+/// A rule's fix class as `retrylint rules` shows it: `safe`, `unsafe`, or `-` (no
+/// fix).
+fn fix_class(rule: &crate::rules::Rule) -> &'static str {
+    rule.fix.as_ref().map_or("-", |f| f.safety.as_str())
 }
 
 /// `retrylint plan`: prints the decision; exit 0, or 2 on bad input.

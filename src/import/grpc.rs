@@ -67,7 +67,7 @@ use std::sync::Arc;
 
 /// gRPC's cap on `maxAttempts` (retry and hedging): larger values are treated as 5
 /// without a validation error (A6; changeable by channel arguments).
-pub const MAX_ATTEMPTS_CAP: i64 = 5;
+pub const MAX_ATTEMPTS_CAP: i64 = rl017_ineffective_setting::GRPC_MAX_ATTEMPTS_CAP;
 
 /// A6's jitter factor since grpc/proposal PR #452 (Aug 2024): each delay is drawn
 /// from [0.8 b, 1.2 b].
@@ -779,7 +779,7 @@ fn retry_policy(
                 diags.push(rl017_ineffective_setting::diagnostic(
                     &at(m),
                     format!("gRPC `maxAttempts: {n}` is capped at {MAX_ATTEMPTS_CAP}"),
-                    "capped at 5",
+                    rl017_ineffective_setting::CAPPED_LABEL,
                     format!("A6: values above {MAX_ATTEMPTS_CAP} are treated as {MAX_ATTEMPTS_CAP} without an error (the cap is a channel setting), so this policy makes at most {MAX_ATTEMPTS_CAP} tries; write the number that runs."),
                 ));
                 s.attempts = Some(Spanned {
@@ -970,7 +970,7 @@ fn hedging_policy(
                 diags.push(rl017_ineffective_setting::diagnostic(
                     &at(m),
                     format!("gRPC hedging `maxAttempts: {n}` is capped at {MAX_ATTEMPTS_CAP}"),
-                    "capped at 5",
+                    rl017_ineffective_setting::CAPPED_LABEL,
                     format!("A6: values above {MAX_ATTEMPTS_CAP} are treated as {MAX_ATTEMPTS_CAP}; at most {MAX_ATTEMPTS_CAP} copies are sent."),
                 ));
                 MAX_ATTEMPTS_CAP

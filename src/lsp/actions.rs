@@ -1,19 +1,18 @@
-//! Code actions: safe, mechanical fixes for findings, each a `WorkspaceEdit` the
-//! editor can preview before applying.
+//! Code actions: fixes for findings, each a `WorkspaceEdit` the editor can preview
+//! before applying.
 //!
-//! - RL501/RL502: add a `Retry-After` header to the 429/503 response (through a
-//!   `$ref`, the shared component is edited once, in its own file);
-//! - RL305: add `jitter: full` to the backoff;
-//! - `on_unknown_result: resend` where an idempotency key is declared: `replay-key`;
-//! - any finding in a spec or policy: a suppression with a `reason` placeholder.
+//! - the rule's own fix, from the one fix engine ([`crate::rules::fix_of`]), the
+//!   same edits `check --fix` makes (an unsafe one says so in its title);
+//! - any finding in a spec or policy: a suppression with a `reason` placeholder
+//!   (editor-only).
 
 use super::position::{offset, range};
-use super::text::{insert_entry, insert_item, parse, Edit, Parsed, Role};
 use super::State;
 use crate::diagnostic::Diagnostic;
+use crate::fix::text::{insert_entry_first, insert_item, parse, Edit, Parsed, Role};
 use crate::source::tree::Kind;
 use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, TextEdit};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -83,7 +82,9 @@ fn workspace_edit(state: &State, edits: Vec<(PathBuf, Edit)>) -> lsp_types::Work
     }
 }
 
-/// The fixes of one finding: titles and edits.
+/// The fixes of one finding: titles and edits. The rule's own fix
+/// ([`crate::rules::fix_of`], the one `check --fix` applies, read from the editor's
+/// buffers), then a suppression (editor-only).
 fn fixes(state: &State, d: &Diagnostic) -> Vec<(String, Vec<(PathBuf, Edit)>)> {
     let path = d.primary.location.file.path.clone();
     let Some(text) = state.text(&path) else {
@@ -92,139 +93,40 @@ fn fixes(state: &State, d: &Diagnostic) -> Vec<(String, Vec<(PathBuf, Edit)>)> {
     let parsed = parse(&path, text);
     let pointer = d.primary.location.pointer.as_str();
     let mut out = Vec::new();
-    let one = |e: Option<Edit>| e.map(|e| vec![(path.clone(), e)]);
-    match d.code {
-        "RL501" | "RL502" => {
-            if let Some(edits) = retry_after(state, &path, &parsed, pointer) {
-                out.push((
-                    "Add a `Retry-After` header to the response".to_string(),
-                    edits,
-                ));
-            }
-        }
-        "RL305" => {
-            if let Some(e) = one(jitter(&parsed, pointer)) {
-                out.push(("Add `jitter: full` to the backoff".to_string(), e));
-            }
-        }
-        _ => {}
+    if let Some(fix) = engine_fix(state, d) {
+        let title = match fix.safety {
+            crate::fix::Safety::Safe => fix.title,
+            crate::fix::Safety::Unsafe => format!("{} (unsafe: changes behaviour)", fix.title),
+        };
+        let edits = fix
+            .edits
+            .into_iter()
+            .map(|e| (e.path, (e.span, e.text)))
+            .collect();
+        out.push((title, edits));
     }
-    if let Some(e) = one(replay_key(&parsed, pointer)) {
-        out.push((
-            "Replace `resend` by `replay-key` (an idempotency key is declared)".to_string(),
-            e,
-        ));
-    }
-    if let Some(e) = one(suppression(&parsed, pointer, d.code)) {
+    if let Some(e) = suppression(&parsed, pointer, d.code) {
         out.push((
             format!("Suppress {} here (with a reason to fill in)", d.code),
-            e,
+            vec![(path.clone(), e)],
         ));
     }
     out
 }
 
-/// `headers: {Retry-After: ...}` on the response at `pointer`, following its `$ref`
-/// to the component it shares (in this file or another).
-fn retry_after(
-    state: &State,
-    path: &Path,
-    parsed: &Parsed,
-    pointer: &str,
-) -> Option<Vec<(PathBuf, Edit)>> {
-    let t = parsed.tree.as_ref()?;
-    let node = parsed.at_pointer(pointer)?;
-    let node = if t.kind(node) == Kind::Map {
-        node
-    } else {
-        t.parent(node)?
-    };
-    if let Some(reference) = t.get(node, "$ref").and_then(|r| t.as_str(r)) {
-        let target = crate::source::pointer::parse_ref(reference);
-        if target.remote {
-            return None;
-        }
-        let file = if target.file.is_empty() {
-            path.to_path_buf()
+/// The fix of finding `d` as `check --fix` computes it, over the editor's texts: the
+/// finding's own file as open, other files (a shared `$ref` component) only inside
+/// the read boundary ([`State::reached_text`]).
+pub fn engine_fix(state: &State, d: &Diagnostic) -> Option<crate::fix::Fix> {
+    let own = d.primary.location.file.path.clone();
+    let texts = |p: &Path| {
+        if p == own {
+            state.text(p)
         } else {
-            super::uri::canonical(&path.parent()?.join(&target.file))
-        };
-        let other = parse(&file, state.reached_text(&file)?);
-        let pointer = format!(
-            "/{}",
-            target
-                .tokens
-                .iter()
-                .map(|s| crate::source::pointer::escape(s))
-                .collect::<Vec<_>>()
-                .join("/")
-        );
-        return retry_after(state, &file, &other, &pointer);
-    }
-    let swagger2 = t.root().and_then(|r| t.get(r, "swagger")).is_some();
-    let header = if swagger2 {
-        json!({"type": "integer", "description": "Seconds to wait before retrying"})
-    } else {
-        json!({"description": "Seconds to wait before retrying", "schema": {"type": "integer"}})
+            state.reached_text(&super::uri::canonical(p))
+        }
     };
-    let edit = match t.get(node, "headers") {
-        Some(h) if t.kind(h) == Kind::Map => insert_entry(parsed, h, "Retry-After", &header)?,
-        Some(_) => return None,
-        None => insert_entry(parsed, node, "headers", &json!({ "Retry-After": header }))?,
-    };
-    Some(vec![(path.to_path_buf(), edit)])
-}
-
-/// `jitter: full` in the backoff at (or under) `pointer`.
-fn jitter(parsed: &Parsed, pointer: &str) -> Option<Edit> {
-    let t = parsed.tree.as_ref()?;
-    let node = parsed.at_pointer(pointer)?;
-    let full = json!("full");
-    if t.kind(node) != Kind::Map {
-        // `jitter: none`: the value itself.
-        let key = t.key_of(node).and_then(|k| t.as_str(k).map(str::to_string));
-        return (key.as_deref() == Some("jitter")).then(|| (t.span(node), "full".to_string()));
-    }
-    let last = pointer.rsplit('/').next().unwrap_or("");
-    if last == "backoff" {
-        return match t.get(node, "jitter") {
-            Some(j) => Some((t.span(j), "full".to_string())),
-            None => insert_entry(parsed, node, "jitter", &full),
-        };
-    }
-    match t.get(node, "backoff") {
-        Some(b) if t.kind(b) == Kind::Map => match t.get(b, "jitter") {
-            Some(j) => Some((t.span(j), "full".to_string())),
-            None => insert_entry(parsed, b, "jitter", &full),
-        },
-        Some(_) => None,
-        None => insert_entry(parsed, node, "backoff", &json!({ "jitter": "full" })),
-    }
-}
-
-/// `on_unknown_result: resend` -> `replay-key` when the entry holding it, or the
-/// policy's `defaults`, declares an `idempotency_key`.
-fn replay_key(parsed: &Parsed, pointer: &str) -> Option<Edit> {
-    let t = parsed.tree.as_ref()?;
-    if parsed.role() != Role::Policy {
-        return None;
-    }
-    let node = parsed.at_pointer(pointer)?;
-    let map = if t.kind(node) == Kind::Map {
-        node
-    } else {
-        t.parent(node)?
-    };
-    let value = t.get(map, "on_unknown_result")?;
-    if t.as_str(value) != Some("resend") {
-        return None;
-    }
-    let root = t.root()?;
-    let declared = t.get(map, "idempotency_key").is_some()
-        || t.get(root, "defaults")
-            .and_then(|d| t.get(d, "idempotency_key"))
-            .is_some();
-    declared.then(|| (t.span(value), "replay-key".to_string()))
+    crate::rules::fix_of(d, &texts)
 }
 
 /// A `{rule, reason}` suppression at the operation the finding is about (the
@@ -257,6 +159,6 @@ fn suppression(parsed: &Parsed, pointer: &str, code: &str) -> Option<Edit> {
     let item = Value::Object(item);
     match t.get(owner, key) {
         Some(list) => insert_item(parsed, list, &item),
-        None => insert_entry(parsed, owner, key, &Value::Array(vec![item])),
+        None => insert_entry_first(parsed, owner, key, &Value::Array(vec![item])),
     }
 }

@@ -3,9 +3,9 @@
 //! finding's location in a retry config) to the operations it binds.
 
 use super::position::{offset, range};
-use super::text::{parse, Role};
 use super::State;
 use crate::diagnostic::SourceFile;
+use crate::fix::text::{parse, Role};
 use lsp_types::{GotoDefinitionParams, GotoDefinitionResponse, Location};
 use std::path::Path;
 
@@ -31,7 +31,12 @@ fn location(state: &State, file: &SourceFile, span: std::ops::Range<usize>) -> L
 }
 
 /// The target of the `$ref` whose value is under `at`.
-fn reference(state: &State, path: &Path, parsed: &super::text::Parsed, at: usize) -> Vec<Location> {
+fn reference(
+    state: &State,
+    path: &Path,
+    parsed: &crate::fix::text::Parsed,
+    at: usize,
+) -> Vec<Location> {
     let Some(t) = parsed.tree.as_ref() else {
         return Vec::new();
     };
@@ -67,7 +72,7 @@ fn reference(state: &State, path: &Path, parsed: &super::text::Parsed, at: usize
 }
 
 /// The operations the selector key under `at` matches.
-fn selector(state: &State, parsed: &super::text::Parsed, at: usize) -> Vec<Location> {
+fn selector(state: &State, parsed: &crate::fix::text::Parsed, at: usize) -> Vec<Location> {
     let (Some(snapshot), Some(t)) = (&state.snapshot, parsed.tree.as_ref()) else {
         return Vec::new();
     };

@@ -3,8 +3,8 @@
 //! answers and layer stack.
 
 use super::position::offset;
-use super::text::{parse, Parsed, Role};
 use super::State;
+use crate::fix::text::{parse, Parsed, Role};
 use crate::source::tree::NodeId;
 use lsp_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
 use serde_json::Value;

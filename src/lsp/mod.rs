@@ -15,7 +15,6 @@ pub mod hover;
 pub mod lint;
 pub mod position;
 pub mod publish;
-pub mod text;
 pub mod transport;
 pub mod uri;
 pub mod worker;

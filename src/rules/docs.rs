@@ -124,3 +124,19 @@ pub fn doc(code: &str) -> Option<RuleDoc> {
             body: body(text),
         })
 }
+
+/// The "Fix" line a rule's page carries at the end of "What it does", from the
+/// registry: `**Fix:** none.`, or the class, the flag that applies it and what it
+/// changes (`**Fix:** safe (`check --fix`): sets `jitter: full` ...`).
+pub fn fix_line(rule: &super::Rule) -> String {
+    match &rule.fix {
+        None => "**Fix:** none.".to_string(),
+        Some(f) => {
+            let flag = match f.safety {
+                crate::fix::Safety::Safe => "`check --fix`",
+                crate::fix::Safety::Unsafe => "`check --unsafe-fixes`",
+            };
+            format!("**Fix:** {} ({flag}): {}.", f.safety.as_str(), f.changes)
+        }
+    }
+}

@@ -83,13 +83,25 @@ pub struct Context<'a> {
 /// A check: a pure function from the joined model to findings.
 pub type CheckFn = fn(&Context<'_>) -> Vec<Diagnostic>;
 
-/// A registered rule: its metadata and, unless it is reported while loading (RL0xx),
-/// its check.
+pub use crate::fix::{FixFn, RuleFix};
+
+/// A registered rule: its metadata, unless it is reported while loading (RL0xx) its
+/// check, and the fix of its findings if it has one.
 pub struct Rule {
     /// Code, name, severity, question.
     pub meta: &'static RuleMeta,
     /// The check; `None` for rules reported by the loading stages.
     pub check: Option<CheckFn>,
+    /// The fix: its safety class and what it changes, and the function that
+    /// computes it (in the rule's own file); `None` for a rule with no fix.
+    pub fix: Option<RuleFix>,
+}
+
+/// The fix of finding `d` by its rule, reading files through `texts`; `None` when the
+/// rule has no fix or none for this finding.
+pub fn fix_of(d: &Diagnostic, texts: &dyn crate::fix::Texts) -> Option<crate::fix::Fix> {
+    let rule = REGISTRY.iter().find(|r| r.meta.code == d.code)?;
+    (rule.fix.as_ref()?.apply)(d, texts)
 }
 
 /// Every rule, sorted by code. The one registry.
@@ -97,252 +109,314 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         meta: &rl001_invalid_syntax::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl002_duplicate_key::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl003_unresolved_ref::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl004_ref_cycle::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl005_invalid_policy::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl006_unknown_operation::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl007_unsupported_document::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl008_invalid_openapi_structure::META,
         check: Some(rl008_invalid_openapi_structure::check),
+        fix: None,
     },
     Rule {
         meta: &rl009_duplicate_parameter::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl010_unused_suppression::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl011_ref_siblings_ignored::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl012_invalid_status_key::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl013_suppression_without_reason::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl014_multiple_documents::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl015_equivalent_paths::META,
         check: Some(rl015_equivalent_paths::check),
+        fix: None,
     },
     Rule {
         meta: &rl016_unbound_config::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl017_ineffective_setting::META,
         check: None,
+        fix: Some(rl017_ineffective_setting::FIX),
     },
     Rule {
         meta: &rl018_unanswered_question::META,
         check: Some(rl018_unanswered_question::check),
+        fix: None,
     },
     Rule {
         meta: &rl019_unresolved_setting::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl101_undeclared_effect::META,
         check: Some(rl101_undeclared_effect::check),
+        fix: None,
     },
     Rule {
         meta: &rl102_unsafe_method_with_side_effects::META,
         check: Some(rl102_unsafe_method_with_side_effects::check),
+        fix: None,
     },
     Rule {
         meta: &rl103_conflicting_effect::META,
         check: Some(rl103_conflicting_effect::check),
+        fix: None,
     },
     Rule {
         meta: &rl201_unprotected_retry::META,
         check: Some(rl201_unprotected_retry::check),
+        fix: Some(rl201_unprotected_retry::FIX),
     },
     Rule {
         meta: &rl202_idempotency_key_not_in_spec::META,
         check: Some(rl202_idempotency_key_not_in_spec::check),
+        fix: Some(rl202_idempotency_key_not_in_spec::FIX),
     },
     Rule {
         meta: &rl203_idempotency_key_contract_incomplete::META,
         check: Some(rl203_idempotency_key_contract_incomplete::check),
+        fix: None,
     },
     Rule {
         meta: &rl204_idempotency_key_retention_too_short::META,
         check: Some(rl204_idempotency_key_retention_too_short::check),
+        fix: None,
     },
     Rule {
         meta: &rl205_invalid_status_endpoint::META,
         check: Some(rl205_invalid_status_endpoint::check),
+        fix: None,
     },
     Rule {
         meta: &rl206_request_id_as_idempotency_key::META,
         check: Some(rl206_request_id_as_idempotency_key::check),
+        fix: None,
     },
     Rule {
         meta: &rl207_unprotected_hedging::META,
         check: Some(rl207_unprotected_hedging::check),
+        fix: None,
     },
     Rule {
         meta: &rl208_idempotency_key_regenerated::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl209_route_may_resend_write::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl301_missing_deadline::META,
         check: Some(rl301_missing_deadline::check),
+        fix: Some(rl301_missing_deadline::FIX),
     },
     Rule {
         meta: &rl302_invalid_attempts::META,
         check: Some(rl302_invalid_attempts::check),
+        fix: None,
     },
     Rule {
         meta: &rl303_excessive_attempts::META,
         check: Some(rl303_excessive_attempts::check),
+        fix: None,
     },
     Rule {
         meta: &rl304_invalid_backoff::META,
         check: Some(rl304_invalid_backoff::check),
+        fix: None,
     },
     Rule {
         meta: &rl305_missing_jitter::META,
         check: Some(rl305_missing_jitter::check),
+        fix: Some(rl305_missing_jitter::FIX),
     },
     Rule {
         meta: &rl306_retry_after_not_honored::META,
         check: Some(rl306_retry_after_not_honored::check),
+        fix: Some(rl306_retry_after_not_honored::FIX),
     },
     Rule {
         meta: &rl307_unbounded_retry_after::META,
         check: Some(rl307_unbounded_retry_after::check),
+        fix: Some(rl307_unbounded_retry_after::FIX),
     },
     Rule {
         meta: &rl308_retry_on_client_error::META,
         check: Some(rl308_retry_on_client_error::check),
+        fix: None,
     },
     Rule {
         meta: &rl309_attempt_timeout_exceeds_budget::META,
         check: Some(rl309_attempt_timeout_exceeds_budget::check),
+        fix: None,
     },
     Rule {
         meta: &rl310_deadline_precludes_retry::META,
         check: Some(rl310_deadline_precludes_retry::check),
+        fix: None,
     },
     Rule {
         meta: &rl311_retry_amplification::META,
         check: Some(rl311_retry_amplification::check),
+        fix: None,
     },
     Rule {
         meta: &rl312_attempt_timeout_never_retried::META,
         check: Some(rl312_attempt_timeout_never_retried::check),
+        fix: None,
     },
     Rule {
         meta: &rl313_inner_layer_outlives_outer::META,
         check: Some(rl313_inner_layer_outlives_outer::check),
+        fix: Some(rl313_inner_layer_outlives_outer::FIX),
     },
     Rule {
         meta: &rl314_version_dependent_default::META,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &rl401_unknown_result_unhandled::META,
         check: Some(rl401_unknown_result_unhandled::check),
+        fix: None,
     },
     Rule {
         meta: &rl402_blind_resend::META,
         check: Some(rl402_blind_resend::check),
+        fix: Some(rl402_blind_resend::FIX),
     },
     Rule {
         meta: &rl403_unknown_result_strategy_unsupported::META,
         check: Some(rl403_unknown_result_strategy_unsupported::check),
+        fix: None,
     },
     Rule {
         meta: &rl501_rate_limit_without_retry_after::META,
         check: Some(rl501_rate_limit_without_retry_after::check),
+        fix: Some(rl501_rate_limit_without_retry_after::FIX),
     },
     Rule {
         meta: &rl502_unavailable_without_retry_after::META,
         check: Some(rl502_unavailable_without_retry_after::check),
+        fix: Some(rl502_unavailable_without_retry_after::FIX),
     },
     Rule {
         meta: &rl503_invalid_retry_after_schema::META,
         check: Some(rl503_invalid_retry_after_schema::check),
+        fix: None,
     },
     Rule {
         meta: &rl504_idempotency_key_errors_undocumented::META,
         check: Some(rl504_idempotency_key_errors_undocumented::check),
+        fix: None,
     },
     Rule {
         meta: &rl505_accepted_without_status_location::META,
         check: Some(rl505_accepted_without_status_location::check),
+        fix: None,
     },
     // Reported by `retrylint probe` over a journal (src/probe/judge.rs), never by
     // `check`: no check here.
     Rule {
         meta: &crate::diagnostic::catalog::OBSERVED_RETRY_BEFORE_RETRY_AFTER,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &crate::diagnostic::catalog::OBSERVED_SYNCHRONISED_RETRIES,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &crate::diagnostic::catalog::OBSERVED_DUPLICATE_WRITE,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &crate::diagnostic::catalog::OBSERVED_KEY_MISSING_OR_CHANGED,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &crate::diagnostic::catalog::OBSERVED_DEADLINE_OVERRUN,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &crate::diagnostic::catalog::OBSERVED_TOO_MANY_ATTEMPTS,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &crate::diagnostic::catalog::OBSERVED_RETRY_ON_CLIENT_ERROR,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &crate::diagnostic::catalog::OBSERVED_UNBOUNDED_RETRY_AFTER,
         check: None,
+        fix: None,
     },
     Rule {
         meta: &crate::diagnostic::catalog::OBSERVED_POLICY_DRIFT,
         check: None,
+        fix: None,
     },
 ];
 

@@ -103,3 +103,44 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     }
     out.finish(&META)
 }
+
+/// The fix: a bounded, stated `Retry-After` wait (safe: it shortens a wait, never
+/// adds a request).
+pub const FIX: super::RuleFix = super::RuleFix {
+    safety: crate::fix::Safety::Safe,
+    changes: "adds `retry_after.max` (the `deadline`) and `on_invalid: backoff` where missing; a `max` beyond the `deadline` becomes the `deadline`",
+    apply: fix,
+};
+
+/// A `max` longer than the deadline becomes the deadline; otherwise the missing
+/// `max` (the deadline) and `on_invalid: backoff` join `retry_after`.
+pub fn fix(d: &Diagnostic, texts: &dyn crate::fix::Texts) -> Option<crate::fix::Fix> {
+    use crate::fix::text::{self, Role};
+    use crate::source::tree::Kind;
+    let path = &d.primary.location.file.path;
+    let parsed = text::read(texts, path)?;
+    let t = parsed.tree.as_ref()?;
+    if parsed.role() != Role::Policy {
+        return None;
+    }
+    let pointer = d.primary.location.pointer.as_str();
+    let entry = text::policy_entry(&parsed, pointer)?;
+    let node = parsed.at_pointer(pointer)?;
+    let deadline = text::inherited(&parsed, entry, "deadline").and_then(|n| t.as_str(n));
+    let key = t.key_of(node).and_then(|k| t.as_str(k));
+    let edit = if key == Some("max") {
+        (t.span(node), deadline?.to_string())
+    } else {
+        let ra = t
+            .get(entry, "retry_after")
+            .filter(|&m| t.kind(m) == Kind::Map)?;
+        let missing = text::bounded_retry_after(&parsed, entry, Some(ra), false);
+        text::insert_entries(&parsed, ra, &missing)?
+    };
+    Some(crate::fix::Fix::one(
+        "Bound the `Retry-After` wait by the deadline",
+        crate::fix::Safety::Safe,
+        path,
+        edit,
+    ))
+}

@@ -118,3 +118,98 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
     }
     out.finish(&META)
 }
+
+/// The fix: bound the inner layer by the outer layer's bound (unsafe: it changes
+/// when the inner layer's attempts end).
+pub const FIX: super::RuleFix = super::RuleFix {
+    safety: crate::fix::Safety::Unsafe,
+    changes: "bounds the inner layer by the outer layer's bound: its policy entry's `deadline` (an entry without a fixed `attempt_timeout`), or the route `timeout` of an Istio `VirtualService` or Envoy route (set, or lowered to the bound)",
+    apply: fix,
+};
+
+/// The outer layer's bound named by the finding's label (its `attempt_timeout` or
+/// `deadline` node), in ms, read through `texts`.
+fn labelled_bound(d: &Diagnostic, texts: &dyn crate::fix::Texts) -> Option<f64> {
+    let label = d.labels.iter().find(|l| {
+        let p = &l.location.pointer;
+        p.ends_with("/attempt_timeout") || p.ends_with("/deadline")
+    })?;
+    let parsed =
+        crate::fix::text::read_at(texts, &label.location.file.path, label.location.span.start)?;
+    let t = parsed.tree.as_ref()?;
+    let node = parsed.at_pointer(&label.location.pointer)?;
+    crate::policy::duration::parse_duration(t.as_str(node)?).ok()
+}
+
+/// A duration as protobuf JSON and Kubernetes both read it: seconds, `s` suffixed
+/// (`0.5s`, `3s`).
+fn seconds(ms: f64) -> String {
+    let s = format!("{:.3}", ms / 1000.0);
+    format!("{}s", s.trim_end_matches('0').trim_end_matches('.'))
+}
+
+/// The inner layer bounded by the outer bound: in a policy, the entry's `deadline`;
+/// in an Istio `VirtualService` route or an Envoy route, its `timeout` (the retries
+/// map's parent). A bound already at or below the outer one is left (no fix).
+pub fn fix(d: &Diagnostic, texts: &dyn crate::fix::Texts) -> Option<crate::fix::Fix> {
+    use crate::fix::text::{self, Role};
+    use crate::source::tree::Kind;
+    let bound = labelled_bound(d, texts)?;
+    let path = &d.primary.location.file.path;
+    let parsed = text::read_at(texts, path, d.primary.location.span.start)?;
+    let t = parsed.tree.as_ref()?;
+    let pointer = d.primary.location.pointer.as_str();
+    let (map, key, value) = if parsed.role() == Role::Policy {
+        let entry = text::policy_entry(&parsed, pointer)?;
+        // Only an entry unbounded per attempt: a deadline below fixed attempt
+        // timeouts would preclude its attempts (RL309), one at or below its first
+        // backoff its retries (RL310); those want fewer attempts, a choice left to
+        // the author.
+        let fixed = text::inherited(&parsed, entry, "attempt_timeout")
+            .and_then(|n| t.as_str(n))
+            .is_some_and(|v| v != "remaining");
+        let base = text::inherited(&parsed, entry, "backoff")
+            .and_then(|b| t.get(b, "base"))
+            .and_then(|n| crate::policy::duration::parse_duration(t.as_str(n)?).ok());
+        if fixed || base.is_some_and(|b| b >= bound) {
+            return None;
+        }
+        let value = crate::policy::duration::format_millis(bound);
+        (entry, "deadline", value)
+    } else {
+        let node = parsed.at_pointer(pointer)?;
+        let retries = if t.kind(node) == Kind::Map {
+            node
+        } else {
+            t.parent(node)?
+        };
+        let name = t.key_of(retries).and_then(|k| t.as_str(k))?;
+        if !matches!(name, "retries" | "retry_policy" | "retryPolicy") {
+            return None;
+        }
+        (t.parent(retries)?, "timeout", seconds(bound))
+    };
+    let edit = match t.get(map, key) {
+        Some(existing) => {
+            let now = crate::policy::duration::parse_duration(t.as_str(existing)?).ok()?;
+            if now > 0.0 && now <= bound {
+                return None;
+            }
+            let written = &parsed.file.text[t.span(existing)];
+            let quote = written
+                .chars()
+                .next()
+                .filter(|c| matches!(c, '"' | '\''))
+                .map(String::from)
+                .unwrap_or_default();
+            (t.span(existing), format!("{quote}{value}{quote}"))
+        }
+        None => text::insert_entry(&parsed, map, key, &serde_json::Value::String(value.clone()))?,
+    };
+    Some(crate::fix::Fix::one(
+        format!("Bound this layer by the outer layer's bound (`{key}: {value}`)"),
+        crate::fix::Safety::Unsafe,
+        path,
+        edit,
+    ))
+}

@@ -91,3 +91,47 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         })
         .collect()
 }
+
+/// The fix: `replay-key` for `resend` where an idempotency key is declared (safe:
+/// the resend carries the key, so the server can answer it from its record).
+pub const FIX: super::RuleFix = super::RuleFix {
+    safety: crate::fix::Safety::Safe,
+    changes: "replaces `on_unknown_result: resend` by `replay-key` where the entry or `defaults` declares an `idempotency_key`",
+    apply: fix,
+};
+
+/// `on_unknown_result: resend` -> `replay-key` when the policy entry holding it, or
+/// the policy's `defaults`, declares an `idempotency_key`.
+pub fn fix(d: &Diagnostic, texts: &dyn crate::fix::Texts) -> Option<crate::fix::Fix> {
+    use crate::fix::text::{self, Role};
+    use crate::source::tree::Kind;
+    let path = &d.primary.location.file.path;
+    let parsed = text::read(texts, path)?;
+    let t = parsed.tree.as_ref()?;
+    if parsed.role() != Role::Policy {
+        return None;
+    }
+    let node = parsed.at_pointer(&d.primary.location.pointer)?;
+    let map = if t.kind(node) == Kind::Map {
+        node
+    } else {
+        t.parent(node)?
+    };
+    let value = t.get(map, "on_unknown_result")?;
+    if t.as_str(value) != Some("resend") {
+        return None;
+    }
+    let root = t.root()?;
+    let declared = t.get(map, "idempotency_key").is_some()
+        || t.get(root, "defaults")
+            .and_then(|d| t.get(d, "idempotency_key"))
+            .is_some();
+    declared.then(|| {
+        crate::fix::Fix::one(
+            "Replace `resend` by `replay-key` (an idempotency key is declared)",
+            crate::fix::Safety::Safe,
+            path,
+            (t.span(value), "replay-key".to_string()),
+        )
+    })
+}

@@ -20,3 +20,6 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         "Declare a `Retry-After` header (delay-seconds or HTTP-date) on the 429 response so clients know when to retry.",
     )
 }
+
+/// The fix ([`crate::rules::retry_after_header::fix`]).
+pub const FIX: crate::rules::RuleFix = crate::rules::retry_after_header::FIX;

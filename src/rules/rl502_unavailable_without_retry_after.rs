@@ -19,3 +19,6 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
         "Declare a `Retry-After` header (delay-seconds or HTTP-date) on the 503 response so clients know when the service expects to be back.",
     )
 }
+
+/// The fix ([`crate::rules::retry_after_header::fix`]).
+pub const FIX: crate::rules::RuleFix = crate::rules::retry_after_header::FIX;

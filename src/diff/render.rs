@@ -298,7 +298,7 @@ pub fn markdown(diff: &Diff, fails: bool) -> String {
                 c.at.line
             );
             if omitted > 0 || !fits(&mut out, &row, limit) {
-                omitted += 1;
+                omitted += group.len();
             }
         }
         if omitted > 0 {
@@ -466,10 +466,11 @@ mod tests {
             base: "3".into(),
             head: "5".into(),
             side: SideName::Head,
+            // Each at its own line: one change each, one row each.
             at: Pos {
                 file: "client.retry-policy.yaml".into(),
                 path: "client.retry-policy.yaml".into(),
-                line: 6,
+                line: 6 + i as u32,
                 column: 3,
                 excerpt: "  attempts: 5".into(),
             },

@@ -838,3 +838,96 @@ fn case91_envoy_rate_limited_above_max_retries_on_backoff() {
     let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON line");
     assert!(v["delayMs"].as_f64().is_some_and(|d| d >= 3000.0), "{v}");
 }
+
+/// Case 58 (kubernetes/ingress-nginx#4174, #1512): the controller ConfigMap's
+/// `retry-non-idempotent: "true"` is what lets nginx pass a POST to the next pod.
+/// RL201 for the POST at the Ingress's `proxy-next-upstream` (6:5) with the
+/// ConfigMap key (7:3 of its file) labelled; no RL201 for the GET.
+#[test]
+fn case58_ingress_nginx_configmap_origin() {
+    let o = check(&["58-ingress-nginx-configmap-origin"]);
+    let rl201: Vec<_> = o.diagnostics.iter().filter(|d| d.code == "RL201").collect();
+    assert_eq!(rl201.len(), 1, "{:#?}", summary(&o));
+    let d = rl201[0];
+    assert_eq!(
+        d.operations,
+        vec!["POST /3gpp-nidd/v1/deliveries".to_string()]
+    );
+    assert_eq!(
+        d.primary.location.file.display,
+        "58-ingress-nginx-configmap-origin/k8s/ingress.yaml"
+    );
+    assert_eq!(line_col(d), "6:5");
+    let cm = d
+        .labels
+        .iter()
+        .find(|l| {
+            l.location
+                .file
+                .display
+                .ends_with("k8s/ingress-nginx-controller-configmap.yaml")
+        })
+        .unwrap_or_else(|| panic!("the ConfigMap key is labelled: {:#?}", d.labels));
+    assert_eq!(cm.location.file.line_col(cm.location.span.start).line, 7);
+    assert!(cm.message.contains("`POST`"), "{}", cm.message);
+    let dir = repo().join("fixtures/cases/58-ingress-nginx-configmap-origin");
+    let (code, out, err) = common::retrylint_in(&dir, &["check", "."]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("retry-non-idempotent"), "{out}");
+}
+
+/// Case 51 (digitalocean/netbox-ip-controller#14): a go-retryablehttp client built
+/// into a local (`c := retryablehttp.NewClient(); c.RetryMax = 3`) and stored in a
+/// struct field (`return &Client{http: c}`) is followed to the methods' calls
+/// (`c.http.Do(req)`, `c.http.Get(..)`): RL201 for the POST at the client (16:7)
+/// with the call site labelled (line 28), RL305, and no RL201 for the GET.
+#[test]
+fn case51_go_client_in_struct_field() {
+    let o = check(&["51-go-client-in-struct-field"]);
+    let rl201: Vec<_> = o.diagnostics.iter().filter(|d| d.code == "RL201").collect();
+    assert_eq!(rl201.len(), 1, "{:#?}", summary(&o));
+    let d = rl201[0];
+    assert_eq!(
+        d.operations,
+        vec!["POST /api/ipam/ip-addresses".to_string()]
+    );
+    assert_eq!(
+        d.primary.location.file.display,
+        "51-go-client-in-struct-field/internal/netbox/client.go"
+    );
+    assert!(["16", "17"].contains(&line_col(d).split(':').next().unwrap_or("")));
+    assert!(
+        d.labels
+            .iter()
+            .any(|l| l.location.file.line_col(l.location.span.start).line == 28),
+        "{:#?}",
+        d.labels
+    );
+    let rl305 = of_code(&o, "RL305");
+    assert_eq!(rl305.len(), 1, "{:#?}", summary(&o));
+    assert!(rl305[0]
+        .0
+        .contains(&"POST /api/ipam/ip-addresses".to_string()));
+    assert_eq!(of_code(&o, "RL016"), vec![], "{:#?}", summary(&o));
+
+    // The same client stored by an assignment (`s.http = c`) is followed too.
+    let case = repo().join("fixtures/cases/51-go-client-in-struct-field");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    std::fs::create_dir_all(dir.path().join("api")).expect("mkdir");
+    std::fs::copy(
+        case.join("api/openapi.yaml"),
+        dir.path().join("api/openapi.yaml"),
+    )
+    .expect("copy");
+    let go = std::fs::read_to_string(case.join("internal/netbox/client.go")).expect("read");
+    let go = go.replace(
+        "\treturn &Client{http: c}",
+        "\ts := &Client{}\n\ts.http = c\n\treturn s",
+    );
+    assert!(go.contains("s.http = c"));
+    std::fs::write(dir.path().join("client.go"), go).expect("write");
+    let (code, out, err) = common::retrylint_in(dir.path(), &["check", "--root", ".", "."]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("RL201"), "{out}");
+    assert!(!out.contains("RL016"), "{out}");
+}

@@ -931,3 +931,48 @@ fn case51_go_client_in_struct_field() {
     assert!(out.contains("RL201"), "{out}");
     assert!(!out.contains("RL016"), "{out}");
 }
+
+/// Case 76 (spring-petclinic-microservices api-gateway): a `CircuitBreaker` filter
+/// listed before `Retry` in `default-filters` runs the retry loop inside the
+/// Resilience4j TimeLimiter of instance `defaultCircuitBreaker` (the filter's
+/// `name`): its `timeoutDuration: 3s` (line 28) is the deadline, so no RL301. With no
+/// TimeLimiter configured, Resilience4j's default 1 s is, at the filter, with a note.
+#[test]
+fn case76_scg_circuit_breaker_time_limiter() {
+    let o = check(&["76-scg-circuitbreaker-time-limiter"]);
+    assert_eq!(of_code(&o, "RL301"), vec![], "{:#?}", summary(&o));
+    let case = repo().join("fixtures/cases/76-scg-circuitbreaker-time-limiter");
+    let (code, out, err) =
+        common::retrylint_in(&case, &["import", "application.yml", "openapi.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    let deadline = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("deadline:"))
+        .unwrap_or_else(|| panic!("a deadline: {out}"));
+    assert!(
+        deadline.contains("3s") && deadline.contains("application.yml:28:"),
+        "{deadline}"
+    );
+    assert!(out.contains("defaultCircuitBreaker"), "{out}");
+
+    // Without `resilience4j.timelimiter`: the 1 s default, at the filter (7:15).
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let yml = std::fs::read_to_string(case.join("application.yml")).expect("read");
+    let cut = yml.find("resilience4j:").expect("the TimeLimiter block");
+    std::fs::write(dir.path().join("application.yml"), &yml[..cut]).expect("write");
+    std::fs::copy(case.join("openapi.yaml"), dir.path().join("openapi.yaml")).expect("copy");
+    let (code, out, err) =
+        common::retrylint_in(dir.path(), &["import", "application.yml", "openapi.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    let deadline = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("deadline:"))
+        .unwrap_or_else(|| panic!("a deadline: {out}"));
+    assert!(
+        deadline.contains("1s") && deadline.contains("application.yml:7:15"),
+        "{deadline}"
+    );
+    assert!(out.contains("the default 1 s"), "{out}");
+    let (_, out, err) = common::retrylint_in(dir.path(), &["check", "--root", ".", "."]);
+    assert!(!out.contains("RL301"), "{out}{err}");
+}

@@ -10,6 +10,7 @@ pub mod origin;
 pub mod plan;
 pub mod policy_mode;
 pub mod simulate;
+pub mod stdin;
 
 use crate::check::{run, CheckOptions};
 use crate::cli::{
@@ -77,8 +78,19 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
     if let Err(e) = crate::config::apply_cli(&mut rule_levels, &args.select, &args.ignore) {
         return fail(e);
     }
+    // `-`: rendered manifests on standard input, checked with the current folder.
+    let (paths, overlay) = if stdin::asks_for_stdin(&args.paths) {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        match stdin::read(&args.paths, &cwd, args.max_file_size) {
+            Ok(r) => (r.paths, Some(r.overlay)),
+            Err(e) => return fail(e),
+        }
+    } else {
+        (args.paths.clone(), None)
+    };
     let options = CheckOptions {
-        paths: args.paths.clone(),
+        paths,
+        overlay,
         policies: args.policies.clone(),
         root: args.root.clone(),
         limits: Limits {

@@ -62,7 +62,7 @@ pub fn from_text(paths: &[PathBuf], cwd: &Path, text: &str) -> Rendered {
     );
     let mut overlay = Overlay::new();
     for f in &files {
-        let rel = PathBuf::from(&f.name);
+        let rel = on_disk(cwd, &f.name);
         let text: Arc<str> = Arc::from(f.text.as_str());
         // The workspace keys a file by its real path when it exists (a template of
         // the chart in this folder), else by its absolute path.
@@ -78,4 +78,43 @@ pub fn from_text(paths: &[PathBuf], cwd: &Path, text: &str) -> Rendered {
         overlay: Arc::new(overlay),
         files: files.len(),
     }
+}
+
+/// The path a rendered file is reported at: Helm names a template
+/// `<chart name>/templates/x.yaml`; run in the chart's folder (`helm template .`),
+/// that is `templates/x.yaml` here, so the chart-name segment is dropped when the
+/// file exists without it and not with it (subcharts: `charts/sub/templates/..`).
+fn on_disk(cwd: &Path, name: &str) -> PathBuf {
+    let as_written = PathBuf::from(name);
+    if cwd.join(&as_written).is_file() {
+        return as_written;
+    }
+    match name.split_once('/') {
+        Some((_, rest)) if cwd.join(rest).is_file() => PathBuf::from(rest),
+        _ => as_written,
+    }
+}
+
+/// True when the skipped file `display` (a path relative to the current folder, as
+/// the run lists it) is a Helm template of a chart: a YAML file under a
+/// `templates` folder whose text holds `{{ }}`. Only such names are opened, so a
+/// run that skipped many files stays cheap.
+pub fn is_helm_template(display: &str) -> bool {
+    let path = Path::new(display);
+    let yaml = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"));
+    let in_templates = path
+        .parent()
+        .is_some_and(|p| p.components().any(|c| c.as_os_str() == "templates"));
+    yaml && in_templates && is_template(display)
+}
+
+/// True when the skipped file `display` holds `{{ }}` (a template of any tool),
+/// reading at most 1 MiB of it (the walk already admitted it; never a device).
+pub fn is_template(display: &str) -> bool {
+    crate::source::loader::read_regular_file(Path::new(display), 1 << 20)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .is_some_and(|t| t.contains("{{") && t.contains("}}"))
 }

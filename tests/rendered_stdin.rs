@@ -83,10 +83,9 @@ fn helm_template_output_maps_findings_to_the_templates() {
         serde_json::json!(["POST /3gpp-nidd/v1/deliveries"])
     );
     assert!(
-        rl201["labels"]
-            .as_array()
-            .is_some_and(|l| l.iter().any(|l| l["path"] == "templates/configmap.yaml"
-                && l["line"] == 7)),
+        rl201["labels"].as_array().is_some_and(|l| l
+            .iter()
+            .any(|l| l["path"] == "templates/configmap.yaml" && l["line"] == 7)),
         "{rl201}"
     );
 }

@@ -220,7 +220,9 @@ pub enum Color {
 /// Arguments of `check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Files or directories to lint [default: the current directory].
+    /// Files or directories to lint [default: the current directory]; `-` reads
+    /// rendered manifests from standard input (`helm template . | retrylint check -`)
+    /// with the current folder.
     pub paths: Vec<PathBuf>,
     /// A retry-policy file, whatever its name (repeatable).
     #[arg(long = "policy", value_name = "FILE")]

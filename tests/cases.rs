@@ -1041,3 +1041,141 @@ fn case75_dotnet_client_defaults_reach() {
     let (code, out, err) = common::retrylint_in(&dir, &["check", "."]);
     assert_eq!(code, 0, "{out}{err}");
 }
+
+/// Case 58 (kubernetes/ingress-nginx#4174, #1512): the controller ConfigMap's
+/// `retry-non-idempotent: "true"` is what lets nginx pass a POST to the next pod.
+/// RL201 for the POST at the Ingress's `proxy-next-upstream` (6:5) with the
+/// ConfigMap key (7:3 of its file) labelled; no RL201 for the GET.
+#[test]
+fn case58_ingress_nginx_configmap_origin() {
+    let o = check(&["58-ingress-nginx-configmap-origin"]);
+    let rl201: Vec<_> = o.diagnostics.iter().filter(|d| d.code == "RL201").collect();
+    assert_eq!(rl201.len(), 1, "{:#?}", summary(&o));
+    let d = rl201[0];
+    assert_eq!(
+        d.operations,
+        vec!["POST /3gpp-nidd/v1/deliveries".to_string()]
+    );
+    assert_eq!(
+        d.primary.location.file.display,
+        "58-ingress-nginx-configmap-origin/k8s/ingress.yaml"
+    );
+    assert_eq!(line_col(d), "6:5");
+    let cm = d
+        .labels
+        .iter()
+        .find(|l| {
+            l.location
+                .file
+                .display
+                .ends_with("k8s/ingress-nginx-controller-configmap.yaml")
+        })
+        .unwrap_or_else(|| panic!("the ConfigMap key is labelled: {:#?}", d.labels));
+    assert_eq!(cm.location.file.line_col(cm.location.span.start).line, 7);
+    assert!(cm.message.contains("`POST`"), "{}", cm.message);
+    let dir = repo().join("fixtures/cases/58-ingress-nginx-configmap-origin");
+    let (code, out, err) = common::retrylint_in(&dir, &["check", "."]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("retry-non-idempotent"), "{out}");
+}
+
+/// Case 51 (digitalocean/netbox-ip-controller#14): a go-retryablehttp client built
+/// into a local (`c := retryablehttp.NewClient(); c.RetryMax = 3`) and stored in a
+/// struct field (`return &Client{http: c}`) is followed to the methods' calls
+/// (`c.http.Do(req)`, `c.http.Get(..)`): RL201 for the POST at the client (16:7)
+/// with the call site labelled (line 28), RL305, and no RL201 for the GET.
+#[test]
+fn case51_go_client_in_struct_field() {
+    let o = check(&["51-go-client-in-struct-field"]);
+    let rl201: Vec<_> = o.diagnostics.iter().filter(|d| d.code == "RL201").collect();
+    assert_eq!(rl201.len(), 1, "{:#?}", summary(&o));
+    let d = rl201[0];
+    assert_eq!(
+        d.operations,
+        vec!["POST /api/ipam/ip-addresses".to_string()]
+    );
+    assert_eq!(
+        d.primary.location.file.display,
+        "51-go-client-in-struct-field/internal/netbox/client.go"
+    );
+    assert!(["16", "17"].contains(&line_col(d).split(':').next().unwrap_or("")));
+    assert!(
+        d.labels
+            .iter()
+            .any(|l| l.location.file.line_col(l.location.span.start).line == 28),
+        "{:#?}",
+        d.labels
+    );
+    let rl305 = of_code(&o, "RL305");
+    assert_eq!(rl305.len(), 1, "{:#?}", summary(&o));
+    assert!(rl305[0]
+        .0
+        .contains(&"POST /api/ipam/ip-addresses".to_string()));
+    assert_eq!(of_code(&o, "RL016"), vec![], "{:#?}", summary(&o));
+
+    // The same client stored by an assignment (`s.http = c`) is followed too.
+    let case = repo().join("fixtures/cases/51-go-client-in-struct-field");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    std::fs::create_dir_all(dir.path().join("api")).expect("mkdir");
+    std::fs::copy(
+        case.join("api/openapi.yaml"),
+        dir.path().join("api/openapi.yaml"),
+    )
+    .expect("copy");
+    let go = std::fs::read_to_string(case.join("internal/netbox/client.go")).expect("read");
+    let go = go.replace(
+        "\treturn &Client{http: c}",
+        "\ts := &Client{}\n\ts.http = c\n\treturn s",
+    );
+    assert!(go.contains("s.http = c"));
+    std::fs::write(dir.path().join("client.go"), go).expect("write");
+    let (code, out, err) = common::retrylint_in(dir.path(), &["check", "--root", ".", "."]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("RL201"), "{out}");
+    assert!(!out.contains("RL016"), "{out}");
+}
+
+/// Case 76 (spring-petclinic-microservices api-gateway): a `CircuitBreaker` filter
+/// listed before `Retry` in `default-filters` runs the retry loop inside the
+/// Resilience4j TimeLimiter of instance `defaultCircuitBreaker` (the filter's
+/// `name`): its `timeoutDuration: 3s` (line 28) is the deadline, so no RL301. With no
+/// TimeLimiter configured, Resilience4j's default 1 s is, at the filter, with a note.
+#[test]
+fn case76_scg_circuit_breaker_time_limiter() {
+    let o = check(&["76-scg-circuitbreaker-time-limiter"]);
+    assert_eq!(of_code(&o, "RL301"), vec![], "{:#?}", summary(&o));
+    let case = repo().join("fixtures/cases/76-scg-circuitbreaker-time-limiter");
+    let (code, out, err) =
+        common::retrylint_in(&case, &["import", "application.yml", "openapi.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    let deadline = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("deadline:"))
+        .unwrap_or_else(|| panic!("a deadline: {out}"));
+    assert!(
+        deadline.contains("3s") && deadline.contains("application.yml:28:"),
+        "{deadline}"
+    );
+    assert!(out.contains("defaultCircuitBreaker"), "{out}");
+
+    // Without `resilience4j.timelimiter`: the 1 s default, at the filter (7:15).
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let yml = std::fs::read_to_string(case.join("application.yml")).expect("read");
+    let cut = yml.find("resilience4j:").expect("the TimeLimiter block");
+    std::fs::write(dir.path().join("application.yml"), &yml[..cut]).expect("write");
+    std::fs::copy(case.join("openapi.yaml"), dir.path().join("openapi.yaml")).expect("copy");
+    let (code, out, err) =
+        common::retrylint_in(dir.path(), &["import", "application.yml", "openapi.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    let deadline = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("deadline:"))
+        .unwrap_or_else(|| panic!("a deadline: {out}"));
+    assert!(
+        deadline.contains("1s") && deadline.contains("application.yml:7:15"),
+        "{deadline}"
+    );
+    assert!(out.contains("the default 1 s"), "{out}");
+    let (_, out, err) = common::retrylint_in(dir.path(), &["check", "--root", ".", "."]);
+    assert!(!out.contains("RL301"), "{out}{err}");
+}

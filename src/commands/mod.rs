@@ -11,6 +11,7 @@ pub mod plan;
 pub mod policy_mode;
 pub mod probe;
 pub mod simulate;
+pub mod stdin;
 
 use crate::check::{run, CheckOptions};
 use crate::cli::{
@@ -78,8 +79,19 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
     if let Err(e) = crate::config::apply_cli(&mut rule_levels, &args.select, &args.ignore) {
         return fail(e);
     }
+    // `-`: rendered manifests on standard input, checked with the current folder.
+    let (paths, overlay) = if stdin::asks_for_stdin(&args.paths) {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        match stdin::read(&args.paths, &cwd, args.max_file_size) {
+            Ok(r) => (r.paths, Some(r.overlay)),
+            Err(e) => return fail(e),
+        }
+    } else {
+        (args.paths.clone(), None)
+    };
     let options = CheckOptions {
-        paths: args.paths.clone(),
+        paths,
+        overlay,
         policies: args.policies.clone(),
         root: args.root.clone(),
         limits: Limits {
@@ -124,6 +136,19 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
         ..options
     };
     let mut outcome = crate::timing::phase("check", || run(&options));
+    // Helm templates of a chart are no YAML until rendered: said once, on standard
+    // error (the report stays what the format promises), unless they were piped in.
+    let templates = outcome
+        .skipped
+        .iter()
+        .filter(|s| stdin::is_helm_template(s))
+        .count();
+    if templates > 0 && !stdin::asks_for_stdin(&args.paths) {
+        write::errln(format_args!(
+            "retrylint: note: {templates} Helm template{} not read (`{{{{ }}}}` is no YAML until rendered): render them and pipe the output: helm template . | retrylint check -",
+            if templates == 1 { "" } else { "s" }
+        ));
+    }
     // Before `inputs` is taken below (the files a report must not overwrite).
     let read_nothing = outcome.inputs.is_empty();
     let mut inputs = with_config_file(std::mem::take(&mut outcome.inputs), &config);
@@ -282,8 +307,7 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
             if args.verbose {
                 for skipped in &outcome.skipped {
                     // A template (Helm's `{{ }}`) is no config until it is rendered.
-                    let template = std::fs::read_to_string(skipped)
-                        .is_ok_and(|t| t.contains("{{") && t.contains("}}"));
+                    let template = stdin::is_template(skipped);
                     let source =
                         crate::source::language::Language::of_path(std::path::Path::new(skipped))
                             .is_some();

@@ -87,6 +87,14 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                 hit = hit.label_at(Some(on), "retry turned on here");
             }
         }
+        // A methods filter read from another file that admits the method (the
+        // ingress-nginx controller ConfigMap's `retry-non-idempotent: "true"`, case
+        // 58) is what lets the method through: the finding names it.
+        if let Some(m_at) = eff.methods.as_ref().and_then(|m| m.at.as_ref()) {
+            if m_at.location().file.path != primary.location().file.path {
+                hit = hit.label_at(Some(m_at), format!("lets `{}` be re-sent", eff.method));
+            }
+        }
         if eff.effect.source != Source::BuiltIn {
             hit = hit.label_at(
                 eff.effect.at.as_ref(),

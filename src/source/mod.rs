@@ -15,6 +15,7 @@ pub mod language;
 pub mod loader;
 pub mod pointer;
 pub mod refs;
+pub mod rendered;
 pub mod rl001_invalid_syntax;
 pub mod rl002_duplicate_key;
 pub mod rl003_unresolved_ref;

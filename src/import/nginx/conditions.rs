@@ -114,6 +114,20 @@ pub fn methods_filter(at: &At) -> Spanned<Vec<Spanned<String>>> {
     }
 }
 
+/// The methods nginx passes on with `non_idempotent`: every method, the
+/// non-idempotent ones ([`SENT_METHODS`] and POST, LOCK, PATCH, and QUERY) included,
+/// each at `at` (what turned `non_idempotent` on, so a finding can name it).
+pub fn all_methods(at: &At) -> Spanned<Vec<Spanned<String>>> {
+    let mut all = methods_filter(at);
+    for m in ["POST", "PATCH", "LOCK", "QUERY"] {
+        all.value.push(Spanned {
+            value: m.to_string(),
+            at: at.clone(),
+        });
+    }
+    all
+}
+
 /// An nginx time (`75s`, `1m30s`, `500ms`, `1h`, `2d`, `1w`; a bare number is
 /// seconds) in ms; `None` when it is not one.
 pub fn nginx_time(text: &str) -> Option<f64> {

@@ -236,10 +236,14 @@ fn ingress(
         .map(|t| (t.to_string(), on_at.clone()))
         .collect();
     let conds = conditions::read(&tokens, "`proxy-next-upstream`");
-    let non_idempotent = conds.non_idempotent.is_some()
-        || controller
-            .get("retry-non-idempotent")
-            .is_some_and(|v| v.text == "true");
+    // The controller ConfigMap's `retry-non-idempotent: "true"` turns `non_idempotent`
+    // on for every Ingress of the controller (ingress-nginx `template.go`
+    // `buildNextUpstream`; kubernetes/ingress-nginx#1512, #4174): it is what lets a
+    // POST through, so it is the origin of the methods this layer re-sends.
+    let global_non_idempotent = controller
+        .get("retry-non-idempotent")
+        .filter(|v| v.text == "true" && conds.non_idempotent.is_none());
+    let non_idempotent = conds.non_idempotent.is_some() || global_non_idempotent.is_some();
     diagnostics.extend(conds.diagnostics.iter().cloned());
     if conds.off.is_some() || conds.signals.is_empty() {
         settings.retry = Some(Spanned {
@@ -267,6 +271,10 @@ fn ingress(
                 });
                 note(&on_at, format!("no `proxy-next-upstream-tries`: ingress-nginx's default is 3 tries in total ({SOURCE})"));
             }
+        }
+        if let Some(v) = &global_non_idempotent {
+            settings.methods = Some(conditions::all_methods(&v.at));
+            note(&v.at, format!("the controller ConfigMap's `retry-non-idempotent: \"true\"` adds `non_idempotent` to every Ingress's `proxy-next-upstream`: nginx passes a POST, LOCK or PATCH to the next endpoint too ({SOURCE})"));
         }
         if !non_idempotent {
             settings.methods = Some(conditions::methods_filter(&on_at));

@@ -191,7 +191,10 @@ pub fn name_of(ctx: &Ctx<'_>, node: Node<'_>) -> Option<(String, Span)> {
 
 /// When the client at `node` is stored in a local variable that its function
 /// returns (`c := resty.New(); ...; return c`), the function's name names it
-/// too, so `var client = newClient()` elsewhere reaches it.
+/// too, so `var client = newClient()` elsewhere reaches it. A struct field the
+/// local is stored in within that function (`return &Client{http: c}`,
+/// `s.http = c`) names it as well, so the methods' `c.http.Post(..)` reach it
+/// (case 51, the usual Go shape of an API client).
 pub fn add_return_names(ctx: &Ctx<'_>, c: &mut CodeClient, node: Node<'_>) {
     let Some((local, _)) = c.names.first().cloned() else {
         return;
@@ -212,6 +215,7 @@ pub fn add_return_names(ctx: &Ctx<'_>, c: &mut CodeClient, node: Node<'_>) {
     let Some(body) = func.child_by_field_name("body") else {
         return;
     };
+    add_field_names(ctx, c, body, &local);
     let mut stack = vec![body];
     while let Some(n) = stack.pop() {
         if n.kind() == "func_literal" {
@@ -233,6 +237,53 @@ pub fn add_return_names(ctx: &Ctx<'_>, c: &mut CodeClient, node: Node<'_>) {
                 }
                 return;
             }
+        }
+        let mut cur = n.walk();
+        stack.extend(n.named_children(&mut cur));
+    }
+}
+
+/// Adds to `c` the struct fields that `local` is stored in within `body`: the key
+/// of a keyed literal element whose value is `local` (`Client{http: c}`) and the
+/// selector a plain assignment stores `local` in (`s.http = c`). Nested function
+/// literals are not entered (their `local` may be another variable).
+fn add_field_names(ctx: &Ctx<'_>, c: &mut CodeClient, body: Node<'_>, local: &str) {
+    let push = |c: &mut CodeClient, target: Node<'_>| {
+        let name = ctx.text(target).to_string();
+        if !c.names.iter().any(|(x, _)| *x == name) {
+            c.names.push((name, target.byte_range()));
+        }
+    };
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "func_literal" => continue,
+            "keyed_element" => {
+                if let (Some(key), Some(value)) =
+                    (n.child_by_field_name("key"), n.child_by_field_name("value"))
+                {
+                    if ctx.text(value) == local && key.kind() == "literal_element" {
+                        push(c, key);
+                    }
+                }
+            }
+            "assignment_statement" => {
+                let (Some(left), Some(right)) = (
+                    n.child_by_field_name("left"),
+                    n.child_by_field_name("right"),
+                ) else {
+                    continue;
+                };
+                if left.named_child_count() == 1 && ctx.text(right) == local {
+                    if let Some(target) = left
+                        .named_child(0)
+                        .filter(|t| t.kind() == "selector_expression")
+                    {
+                        push(c, target);
+                    }
+                }
+            }
+            _ => {}
         }
         let mut cur = n.walk();
         stack.extend(n.named_children(&mut cur));

@@ -37,9 +37,11 @@
 pub mod defs;
 pub mod retry;
 pub mod routing;
+pub mod time_limiter;
 
 use self::defs::{relaxed, Definition};
 use self::retry::RetryFilter;
+use self::time_limiter::TimeLimiter;
 use super::source::{self, SpringDoc};
 use crate::diagnostic::Diagnostic;
 use crate::import::rl017_ineffective_setting;
@@ -146,6 +148,7 @@ pub fn import_document(doc: &Arc<Loaded>, root: NodeId, profile: Option<&str>, o
         let ctx = DocContext {
             doc,
             tree,
+            root,
             profile,
             webmvc,
             defaults: &defaults,
@@ -171,6 +174,8 @@ pub fn import_document(doc: &Arc<Loaded>, root: NodeId, profile: Option<&str>, o
 struct DocContext<'a> {
     doc: &'a Arc<Loaded>,
     tree: &'a Tree,
+    /// The document's root (where `resilience4j.timelimiter` is looked up).
+    root: NodeId,
     profile: Option<&'a str>,
     webmvc: bool,
     defaults: &'a [Definition],
@@ -340,6 +345,17 @@ fn route_object(
         }
     }
 
+    // A `CircuitBreaker` filter before the first `Retry` wraps the whole retry loop:
+    // its TimeLimiter is the deadline (case 76). The tightest one when several do.
+    let first_retry = chain.iter().position(|(_, _, d)| d.name == "Retry");
+    let limiter: Option<TimeLimiter> = first_retry.and_then(|end| {
+        chain[..end]
+            .iter()
+            .filter(|(_, _, d)| time_limiter::is_circuit_breaker(d))
+            .map(|(_, _, d)| time_limiter::read(tree, ctx.root, d, &id))
+            .min_by(|a, b| a.timeout_ms.total_cmp(&b.timeout_ms))
+    });
+
     // The per-try timeout: the route's metadata, else the gateway's http client.
     let attempt_timeout = get(tree, r, "metadata")
         .and_then(|m| get(tree, m, "response-timeout"))
@@ -453,7 +469,7 @@ fn route_object(
         for (admitting, methods) in &groups {
             let filters: Vec<&(bool, RetryFilter)> =
                 admitting.iter().map(|&i| &retries[i]).collect();
-            let (s, notes) = retried_settings(ctx, &filters, attempt_timeout);
+            let (s, notes) = retried_settings(ctx, &filters, attempt_timeout, limiter.as_ref());
             push_routes(Some(methods.clone()), &s, &notes);
         }
         // Every other method: not retried at all (the filter's `methods` gates every
@@ -499,10 +515,13 @@ fn route_object(
 
 /// The settings of a method group retried by `filters` (in chain order; the last
 /// is the innermost and gives backoff, jitter and timeout), with notes on defaults.
+/// `limiter`: the TimeLimiter of a `CircuitBreaker` filter around the retry loop,
+/// a deadline for it.
 fn retried_settings(
     ctx: &DocContext<'_>,
     filters: &[&(bool, RetryFilter)],
     attempt_timeout: Option<(f64, NodeId)>,
+    limiter: Option<&TimeLimiter>,
 ) -> (Settings, Vec<OriginNote>) {
     let doc = ctx.doc;
     let at = |n: NodeId| At::new(doc, n);
@@ -600,6 +619,26 @@ fn retried_settings(
             at: at(t.node.unwrap_or(primary.node)),
         });
     }
+    let mut limiter_note = None;
+    if let Some(l) = limiter.filter(|l| s.deadline.as_ref().is_none_or(|d| l.timeout_ms < d.value))
+    {
+        let l_at = at(l.node.unwrap_or(l.filter));
+        s.deadline = Some(Spanned {
+            value: l.timeout_ms,
+            at: l_at.clone(),
+        });
+        let text = match l.node {
+            Some(_) => format!(
+                "the `CircuitBreaker` filter listed before `Retry` runs the whole retry loop inside circuit breaker `{}`, whose Resilience4j TimeLimiter (`resilience4j.timelimiter.{}.timeoutDuration`) cancels it: the deadline ({})",
+                l.instance, l.from, time_limiter::SOURCE
+            ),
+            None => format!(
+                "the `CircuitBreaker` filter listed before `Retry` runs the whole retry loop inside circuit breaker `{}`, whose Resilience4j TimeLimiter cancels it after `timeoutDuration`; no `resilience4j.timelimiter.instances.{}` nor `configs.default` sets it, so the default 1 s is the deadline (unless Java code configures it, e.g. `ReactiveResilience4JCircuitBreakerFactory.configureDefault`) ({})",
+                l.instance, l.instance, time_limiter::SOURCE
+            ),
+        };
+        limiter_note = Some(OriginNote { at: l_at, text });
+    }
     if let Some((ms, node)) = attempt_timeout {
         s.attempt_timeout = Some(Spanned {
             value: AttemptTimeout::Fixed(ms),
@@ -639,10 +678,10 @@ fn retried_settings(
     if primary.jitter.is_none() {
         defaults.push("no jitter".to_string());
     }
-    if primary.timeout.is_none() {
+    if primary.timeout.is_none() && limiter_note.is_none() {
         defaults.push("no timeout (deadline)".to_string());
     }
-    let mut notes = Vec::new();
+    let mut notes: Vec<OriginNote> = limiter_note.into_iter().collect();
     if !defaults.is_empty() {
         notes.push(OriginNote {
             at: filter_at.clone(),

@@ -362,3 +362,24 @@ fn a_fixed_file_keeps_its_bom_and_crlf_line_ends() {
     );
     assert_eq!(fixed.matches('\n').count(), fixed.matches("\r\n").count());
 }
+
+/// A run over named files (pre-commit on the staged files) writes only those files,
+/// as ruff does: the policy of a named spec is not edited behind the user's back;
+/// naming the policy fixes it.
+#[test]
+fn fix_over_named_files_writes_only_those_files() {
+    let src = repo().join("fixtures/rules/RL305-missing-jitter/trigger-jitter-none");
+    let temp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(temp.path().join(".git")).unwrap();
+    copy_dir(&src, temp.path());
+    let before = texts_of(temp.path());
+    let (_, _, err) = common::retrylint_in(temp.path(), &["check", "--fix", "openapi.yaml"]);
+    assert_eq!(texts_of(temp.path()), before, "{err}");
+    let (_, _, err) = common::retrylint_in(temp.path(), &["check", "--fix", "retry-policy.yaml"]);
+    assert_ne!(texts_of(temp.path()), before, "{err}");
+    assert!(
+        std::fs::read_to_string(temp.path().join("retry-policy.yaml"))
+            .unwrap()
+            .contains("jitter: full")
+    );
+}

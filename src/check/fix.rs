@@ -85,6 +85,11 @@ pub fn fix(options: &CheckOptions, mode: FixMode) -> FixOutcome {
             &options.policies,
             options.root.as_deref(),
         );
+        // A run asked about named files or folders (pre-commit on the staged files, an
+        // editor) writes only those, as ruff does: a fix elsewhere (the policy of a
+        // named spec) is shown by `--diff` of that file, never written behind the
+        // user's back.
+        let scope = super::answer_scope(options);
         let inputs: HashSet<PathBuf> = outcome
             .inputs
             .iter()
@@ -95,6 +100,7 @@ pub fn fix(options: &CheckOptions, mode: FixMode) -> FixOutcome {
                         .iter()
                         .any(|r| crate::source::boundary::inside(r, p))
             })
+            .filter(|p| scope.as_ref().is_none_or(|s| s.contains(p)))
             .cloned()
             .collect();
         let pass = one_pass(&outcome.diagnostics, &inputs, mode);

@@ -310,6 +310,13 @@ pub struct JoinedOperation {
     /// layer's [`EffectivePolicy::effect`] is the least safe of these (see
     /// [`endpoint_effect`]); RL103 reports when they differ.
     pub declared_effects: Vec<(Layer, Field<Effect>)>,
+    /// The variants this path of the operation takes, one per group (`layers.md`
+    /// "Variants and entry paths"): a request passes only the layers of one caller,
+    /// one Spring profile, one Istio entry path. Empty when no layer is a variant.
+    pub path: Vec<Variant>,
+    /// How many paths the operation has (1 when no two layers are alternatives):
+    /// each is a [`JoinedOperation`] of its own, in a row, judged on its own.
+    pub paths: usize,
 }
 
 /// What protects the repeats one layer makes of a non-idempotent request (layers.md
@@ -729,6 +736,34 @@ fn find_op(sel: &Selector, documents: &[Document], order: &[usize]) -> Option<Op
     })
 }
 
+/// The paths through the variants of one operation's layers: one variant of each
+/// group, every combination, groups and variants in first-seen order (one empty path
+/// when there is no variant).
+pub fn paths_of<'v>(variants: impl Iterator<Item = &'v Variant>) -> Vec<Vec<Variant>> {
+    let mut groups: Vec<Vec<&Variant>> = Vec::new();
+    for v in variants {
+        match groups.iter_mut().find(|g| g[0].group == v.group) {
+            Some(g) if !g.contains(&v) => g.push(v),
+            Some(_) => {}
+            None => groups.push(vec![v]),
+        }
+    }
+    let mut out: Vec<Vec<Variant>> = vec![Vec::new()];
+    for g in groups {
+        out = out
+            .iter()
+            .flat_map(|prefix| {
+                g.iter().map(move |v| {
+                    let mut p = prefix.clone();
+                    p.push((*v).clone());
+                    p
+                })
+            })
+            .collect();
+    }
+    out
+}
+
 fn x_retry_layer(s: &Settings) -> Layer {
     s.layer.as_ref().map_or(Layer::Client, |l| l.value)
 }
@@ -1043,13 +1078,31 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                     l.effect = effect.clone();
                 }
             }
-            operations.push(JoinedOperation {
-                document: d,
-                operation: o,
-                x_retry: op_x,
-                layers,
-                declared_effects,
-            });
+            // Alternatives never multiply: one joined operation per path, each with
+            // the layers one request passes (layers.md item 6).
+            let variant_of = |l: &EffectivePolicy| -> Option<&Variant> {
+                l.policy
+                    .and_then(|p| policies[p].imported.as_ref())
+                    .and_then(|i| i.variant.as_ref())
+            };
+            let paths = paths_of(layers.iter().filter_map(variant_of));
+            let count = paths.len();
+            for path in paths {
+                let on_path: Vec<EffectivePolicy> = layers
+                    .iter()
+                    .filter(|l| variant_of(l).is_none_or(|v| path.contains(v)))
+                    .cloned()
+                    .collect();
+                operations.push(JoinedOperation {
+                    document: d,
+                    operation: o,
+                    x_retry: op_x.clone(),
+                    layers: on_path,
+                    declared_effects: declared_effects.clone(),
+                    path,
+                    paths: count,
+                });
+            }
         }
     }
 

@@ -8,7 +8,7 @@ use super::{rl016_unbound_config, rl209_route_may_resend_write, ConfigObject, Or
 use crate::config::ServiceBinding;
 use crate::diagnostic::Diagnostic;
 use crate::openapi::model::{Document, Operation};
-use crate::policy::model::{ImportedFrom, OperationEntry, PolicyFile, Spanned};
+use crate::policy::model::{ImportedFrom, OperationEntry, PolicyFile, Spanned, Variant};
 use crate::policy::selector::Selector;
 use crate::source::refs::normalize;
 use crate::source::tree::Kind;
@@ -374,8 +374,19 @@ pub fn bind(
     // goes through two clients (a decorator around a call of a retrying session)
     // makes both stack, each its own layer.
     let stacked = stacked_code_clients(objects);
-    let mut alternatives_taken: std::collections::HashSet<(usize, usize)> = Default::default();
-    type Key = (std::ffi::OsString, u8, super::Platform, usize);
+    let variants = variants_of(objects, &stacked);
+    // Operations a retrying client in code calls by path: a call whose URL is
+    // unknown, or one that is not retried, takes only the others.
+    let mut called_by_path: std::collections::HashSet<(usize, usize)> = Default::default();
+    let mut vague_taken: std::collections::HashSet<(usize, usize)> = Default::default();
+    type Key = (
+        std::ffi::OsString,
+        u8,
+        super::Platform,
+        usize,
+        Option<usize>,
+        Option<Variant>,
+    );
     type Hits = (usize, Vec<(usize, usize, usize)>);
     // Hits of calls whose URL is unknown, as (key, object, route, operation).
     let mut vague: Vec<(Key, usize, usize, usize)> = Vec::new();
@@ -447,7 +458,7 @@ pub fn bind(
                         route_bound[i][r] = true;
                     }
                     out.operations[i].push((documents[*d].doc.file.clone(), op.display()));
-                    let key = (source_key(o), o.layer.depth(), o.platform, *d);
+                    let key = key_of(o, i, *d, &variants[i], stacked[i]);
                     if o.platform.is_code() && !stacked[i] {
                         // A call whose URL is unknown may reach any operation, and a
                         // call that is not retried is the safe alternative: either
@@ -464,9 +475,7 @@ pub fn bind(
                             vague.push((key, i, r, k));
                             continue;
                         }
-                        if !alternatives_taken.insert((*d, k)) {
-                            continue;
-                        }
+                        called_by_path.insert((*d, k));
                     }
                     let entry = grouped.entry(key).or_insert((i, Vec::new()));
                     if !entry.1.iter().any(|(_, _, kk)| *kk == k) {
@@ -488,14 +497,15 @@ pub fn bind(
         }
     }
     for (key, i, r, k) in vague {
-        if alternatives_taken.insert((key.3, k)) {
+        if !called_by_path.contains(&(key.3, k)) && vague_taken.insert((key.3, k)) {
             let entry = grouped.entry(key).or_insert((i, Vec::new()));
             if !entry.1.iter().any(|(_, _, kk)| *kk == k) {
                 entry.1.push((i, r, k));
             }
         }
     }
-    for ((_, _, _, d), (first, hits)) in grouped {
+    profile_fallback(&mut grouped);
+    for ((_, _, _, d, _, variant), (first, hits)) in grouped {
         let head = &objects[first];
         let mut used_routes: Vec<(usize, usize)> = Vec::new();
         let operations: Vec<OperationEntry> = hits
@@ -558,6 +568,7 @@ pub fn bind(
                 },
                 governs: vec![documents[d].doc.file.path.clone()],
                 grpc: head.grpc(),
+                variant,
             }),
         });
     }
@@ -674,6 +685,7 @@ fn mesh_services(
                     ),
                     governs: vec![doc.doc.file.path.clone()],
                     grpc: false,
+                    variant: None,
                 }),
             });
         }
@@ -704,6 +716,116 @@ fn source_key(o: &ConfigObject) -> std::ffi::OsString {
         | P::AwsSdk => o.at.doc.file.path.as_os_str().to_owned(),
         // A client built in code: one layer per file that builds it.
         _ => o.at.doc.file.path.as_os_str().to_owned(),
+    }
+}
+
+/// The group of the retry clients in code: every caller of an API is an
+/// alternative to the others (`layers.md` item 6).
+pub const CLIENT_GROUP: &str = "client";
+
+/// The label of a Spring application's base variant (no profile active).
+pub const DEFAULT_PROFILE: &str = "default profile";
+
+/// The variant each object is, if any: the importer's (a Spring profile, an Istio
+/// entry path), else, for a retry client in code whose calls go through no other
+/// client, ``client `FILE` `` (with the client's name when its file holds several).
+fn variants_of(objects: &[ConfigObject], stacked: &[bool]) -> Vec<Option<Variant>> {
+    let mut per_file: std::collections::HashMap<&std::path::Path, usize> = Default::default();
+    for (o, _) in objects
+        .iter()
+        .zip(stacked)
+        .filter(|(o, s)| o.platform.is_code() && !**s)
+    {
+        *per_file.entry(o.at.doc.file.path.as_path()).or_default() += 1;
+    }
+    objects
+        .iter()
+        .zip(stacked)
+        .map(|(o, &s)| {
+            if o.variant.is_some() || !o.platform.is_code() || s {
+                return o.variant.clone();
+            }
+            let file = &o.at.doc.file.display;
+            let label = if per_file.get(o.at.doc.file.path.as_path()).copied() > Some(1) {
+                format!("client `{file}` ({} {})", o.kind, o.name)
+            } else {
+                format!("client `{file}`")
+            };
+            Some(Variant {
+                group: CLIENT_GROUP.to_string(),
+                label,
+            })
+        })
+        .collect()
+}
+
+/// The synthetic policy an object's hits go to: per layer source (see
+/// [`source_key`]), depth, platform and document, and per variant; a retry client
+/// in code that is a variant is a policy of its own (two clients of one file are two
+/// callers), and the profiles of one Spring application share the keys of their
+/// group, whatever file holds them.
+#[allow(clippy::type_complexity)]
+fn key_of(
+    o: &ConfigObject,
+    i: usize,
+    d: usize,
+    variant: &Option<Variant>,
+    stacked: bool,
+) -> (
+    std::ffi::OsString,
+    u8,
+    super::Platform,
+    usize,
+    Option<usize>,
+    Option<Variant>,
+) {
+    let own = (o.platform.is_code() && !stacked).then_some(i);
+    let source = match variant {
+        Some(v) if o.platform == super::Platform::Resilience4j => v.group.clone().into(),
+        _ => source_key(o),
+    };
+    (source, o.layer.depth(), o.platform, d, own, variant.clone())
+}
+
+/// A Spring profile merges over the application's base documents: an operation the
+/// profile's own tables do not match takes the base table that matches it (first
+/// match), so each profile variant is the whole application under that profile.
+#[allow(clippy::type_complexity)]
+fn profile_fallback(
+    grouped: &mut BTreeMap<
+        (
+            std::ffi::OsString,
+            u8,
+            super::Platform,
+            usize,
+            Option<usize>,
+            Option<Variant>,
+        ),
+        (usize, Vec<(usize, usize, usize)>),
+    >,
+) {
+    let bases: Vec<_> = grouped
+        .iter()
+        .filter(|(k, _)| {
+            k.2 == super::Platform::Resilience4j
+                && k.5.as_ref().is_some_and(|v| v.label == DEFAULT_PROFILE)
+        })
+        .map(|(k, (_, hits))| (k.clone(), hits.clone()))
+        .collect();
+    for (base, base_hits) in bases {
+        for (k, (_, hits)) in grouped.iter_mut() {
+            let same_group = (&k.0, k.1, k.2, k.3, k.4)
+                == (&base.0, base.1, base.2, base.3, base.4)
+                && k.5.as_ref().map(|v| &v.group) == base.5.as_ref().map(|v| &v.group);
+            if !same_group || *k == base {
+                continue;
+            }
+            for &hit in &base_hits {
+                if !hits.iter().any(|(_, _, kk)| *kk == hit.2) {
+                    hits.push(hit);
+                }
+            }
+        }
     }
 }
 

@@ -326,11 +326,41 @@ pub fn run_checks(ctx: &Context<'_>) -> Vec<Diagnostic> {
 /// with new ones.
 pub fn run_checks_split(ctx: &Context<'_>, split: Option<&grouping::Split>) -> Vec<Diagnostic> {
     use rayon::prelude::*;
-    REGISTRY
+    let found: Vec<Diagnostic> = REGISTRY
         .par_iter()
         .filter_map(|r| Some((r.meta.code, r.check?)))
         .flat_map_iter(|(code, check)| {
             crate::timing::detail(code, || grouping::Split::run(split, code, || check(ctx)))
+        })
+        .collect();
+    once_per_path(found)
+}
+
+/// The findings with each one kept once: a layer on several paths of one operation
+/// (a mesh behind two callers, `layers.md` "Variants and entry paths") is judged on
+/// each path, and gives the same finding each time.
+fn once_per_path(found: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    type Seen = (
+        &'static str,
+        std::path::PathBuf,
+        usize,
+        usize,
+        String,
+        Vec<String>,
+    );
+    let mut seen: std::collections::HashSet<Seen> = std::collections::HashSet::new();
+    found
+        .into_iter()
+        .filter(|d| {
+            let l = &d.primary.location;
+            seen.insert((
+                d.code,
+                l.file.path.clone(),
+                l.span.start,
+                l.span.end,
+                d.message.clone(),
+                d.operations.clone(),
+            ))
         })
         .collect()
 }

@@ -798,6 +798,7 @@ fn object(
     }];
     Some(ConfigObject {
         method_scoped: Vec::new(),
+        variant: None,
         url_prefixes: Vec::new(),
         platform: Platform::Resilience4j,
         kind,

@@ -486,6 +486,7 @@ fn route_object(
     }
     ConfigObject {
         method_scoped: Vec::new(),
+        variant: None,
         url_prefixes: Vec::new(),
         platform: Platform::SpringCloudGateway,
         kind: "route".to_string(),

@@ -291,6 +291,46 @@ impl EffectivePolicy {
     pub fn retry_origin(&self) -> Option<&At> {
         self.retry.at.as_ref()
     }
+
+    /// Where a layer's values were read (file, span), each the primary location a rule
+    /// may report at.
+    pub fn origins(&self) -> Vec<(&Path, usize, usize)> {
+        let l = self;
+        let mut at: Vec<Option<&At>> = vec![
+            l.retry.at.as_ref(),
+            l.effect.at.as_ref(),
+            l.attempt_timeout.at.as_ref(),
+            l.backoff.at.as_ref(),
+            l.backoff.multiplier.at.as_ref(),
+            l.retry_after.at.as_ref(),
+            l.idempotency_key.at.as_ref(),
+            l.deadline_off.as_ref(),
+        ];
+        at.push(l.attempts.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.deadline.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.retry_on.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.methods.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.budget.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.hedging.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.on_unknown_result.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.status_endpoint.as_ref().and_then(|f| f.at.as_ref()));
+        for f in [&l.backoff.base, &l.backoff.cap] {
+            at.push(f.as_ref().and_then(|f| f.at.as_ref()));
+        }
+        at.push(l.backoff.jitter.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.retry_after.honor.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.retry_after.max.as_ref().and_then(|f| f.at.as_ref()));
+        if let Some(r) = &l.retry_on {
+            at.extend(r.value.iter().map(|s| Some(&s.at)));
+        }
+        at.into_iter()
+            .flatten()
+            .map(|a| {
+                let loc = a.location();
+                (a.doc.file.path.as_path(), loc.span.start, loc.span.end)
+            })
+            .collect()
+    }
 }
 
 /// One operation with its effective settings per layer.
@@ -368,6 +408,18 @@ impl JoinedOperation {
             document: self.document,
             operation: self.operation,
         }
+    }
+
+    /// The path's name when the operation has several (`client `a.py`, entry path:
+    /// mesh`): its variants' labels, joined; `None` for an operation with one path.
+    pub fn path_label(&self) -> Option<String> {
+        (self.paths > 1).then(|| {
+            self.path
+                .iter()
+                .map(|v| v.label.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
     }
 
     /// The effective policy of `layer`, if any applies.

@@ -18,7 +18,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::openapi::model::{Document, Operation};
 use crate::policy::model::{AttemptTimeout, Effect};
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 /// The JSON format version of `readiness --format json`.
@@ -85,6 +85,12 @@ pub struct Row {
     pub path: String,
     /// `operationId`.
     pub operation_id: Option<String>,
+    /// The path this row judges when the operation has several (alternative callers,
+    /// Spring profiles, Istio entry paths; `layers.md` "Variants and entry paths"):
+    /// its variants' labels (``client `a.py` ``, ``entry path: mesh``); absent for an
+    /// operation with one path. Each path is a row of its own, with its own product.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// The document (display path).
     pub file: String,
     /// Q1: `safe`, `idempotent` or `non-idempotent`.
@@ -318,7 +324,31 @@ fn row(
     {
         safety.push("never-processed".to_string());
     }
-    let concern = concerning.of(op, &display);
+    let mut concern = concerning.of(op, &display);
+    if j.paths > 1 {
+        // A finding about another path's own layer (another caller, profile or entry
+        // path) is not this path's.
+        let mine: HashSet<(&Path, usize, usize)> =
+            j.layers.iter().flat_map(EffectivePolicy::origins).collect();
+        let others: HashSet<(&Path, usize, usize)> = analysis
+            .operations
+            .iter()
+            .filter(|o| o.op_ref() == j.op_ref() && o.path != j.path)
+            .flat_map(|o| o.layers.iter())
+            .filter(|l| {
+                l.policy
+                    .and_then(|p| analysis.policies.get(p))
+                    .and_then(|p| p.imported.as_ref())
+                    .is_some_and(|i| i.variant.is_some())
+            })
+            .flat_map(EffectivePolicy::origins)
+            .filter(|k| !mine.contains(k))
+            .collect();
+        concern.retain(|d| {
+            let l = &d.primary.location;
+            !others.contains(&(l.file.path.as_path(), l.span.start, l.span.end))
+        });
+    }
     let findings: BTreeSet<String> = concern.iter().map(|d| d.code.to_string()).collect();
     let serious = concern.iter().any(|d| d.severity >= Severity::Warning);
     let layers: Vec<LayerRow> = j.layers.iter().map(layer_row).collect();
@@ -359,6 +389,7 @@ fn row(
         method: op.method.to_ascii_uppercase(),
         path: op.path.clone(),
         operation_id: op.operation_id.clone(),
+        variant: j.path_label(),
         file: documents[j.document].doc.file.display.clone(),
         effect: kebab(&effect),
         effect_declared,

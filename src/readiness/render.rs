@@ -19,17 +19,35 @@ fn ms(v: Option<f64>) -> String {
 /// rows (operations of two documents) would otherwise read the same.
 fn operation_names(m: &Matrix) -> Vec<String> {
     let name = |r: &Row| format!("{} {}", r.method, r.path);
+    // One row per path of an operation with several: named after its variants.
+    let shown = |r: &Row, n: String| match &r.variant {
+        Some(v) => format!("{n} [{v}]"),
+        None => n,
+    };
     let mut counts = std::collections::HashMap::new();
     for r in &m.operations {
         *counts.entry(name(r)).or_insert(0usize) += 1;
     }
     m.operations
         .iter()
-        .map(|r| match counts[&name(r)] {
-            1 => name(r),
-            _ => format!("{}#{}", r.file, name(r)),
+        .map(|r| {
+            let n = match counts[&name(r)] {
+                1 => name(r),
+                _ if same_file(m, r) => name(r),
+                _ => format!("{}#{}", r.file, name(r)),
+            };
+            shown(r, n)
         })
         .collect()
+}
+
+/// True when every row of `r`'s operation name is in `r`'s document (the rows are
+/// its paths, not operations of several documents).
+fn same_file(m: &Matrix, r: &Row) -> bool {
+    m.operations
+        .iter()
+        .filter(|o| o.method == r.method && o.path == r.path)
+        .all(|o| o.file == r.file && o.variant.is_some())
 }
 
 /// The cells of one row, in column order (`operation`: its name as shown).

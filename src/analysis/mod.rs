@@ -1137,14 +1137,38 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                     .and_then(|p| policies[p].imported.as_ref())
                     .and_then(|i| i.variant.as_ref())
             };
-            let paths = paths_of(layers.iter().filter_map(variant_of));
-            let count = paths.len();
-            for path in paths {
+            // Two variants that reach the operation through the same values (a
+            // profile that does not change what the base sets for it) are one path,
+            // named after both.
+            let mut distinct: Vec<(Vec<Variant>, Vec<EffectivePolicy>)> = Vec::new();
+            let mut seen: Vec<Vec<(Layer, Vec<(&Path, usize, usize)>)>> = Vec::new();
+            for path in paths_of(layers.iter().filter_map(variant_of)) {
                 let on_path: Vec<EffectivePolicy> = layers
                     .iter()
                     .filter(|l| variant_of(l).is_none_or(|v| path.contains(v)))
                     .cloned()
                     .collect();
+                let key: Vec<(Layer, Vec<(&Path, usize, usize)>)> = layers
+                    .iter()
+                    .filter(|l| variant_of(l).is_none_or(|v| path.contains(v)))
+                    .map(|l| (l.layer, l.origins()))
+                    .collect();
+                match seen.iter().position(|k| *k == key) {
+                    Some(i) => {
+                        for (mine, v) in distinct[i].0.iter_mut().zip(&path) {
+                            if mine.label != v.label {
+                                mine.label = format!("{}, {}", mine.label, v.label);
+                            }
+                        }
+                    }
+                    None => {
+                        seen.push(key);
+                        distinct.push((path, on_path));
+                    }
+                }
+            }
+            let count = distinct.len();
+            for (path, on_path) in distinct {
                 operations.push(JoinedOperation {
                     document: d,
                     operation: o,

@@ -1167,8 +1167,30 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                     }
                 }
             }
+            // A path is named after the groups that offer an alternative here (the
+            // only mesh VirtualService behind two callers names no entry path).
+            let alternatives = |group: &str| {
+                let mut labels: Vec<&str> = distinct
+                    .iter()
+                    .flat_map(|(p, _)| p.iter())
+                    .filter(|v| v.group == group)
+                    .map(|v| v.label.as_str())
+                    .collect();
+                labels.sort_unstable();
+                labels.dedup();
+                labels.len() > 1
+            };
+            let named: Vec<Vec<Variant>> = distinct
+                .iter()
+                .map(|(p, _)| {
+                    p.iter()
+                        .filter(|v| alternatives(&v.group))
+                        .cloned()
+                        .collect()
+                })
+                .collect();
             let count = distinct.len();
-            for (path, on_path) in distinct {
+            for ((_, on_path), path) in distinct.into_iter().zip(named) {
                 operations.push(JoinedOperation {
                     document: d,
                     operation: o,

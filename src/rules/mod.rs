@@ -349,11 +349,14 @@ fn name_paths(ctx: &Context<'_>, mut found: Vec<Diagnostic>) -> Vec<Diagnostic> 
     let mut by_origin: HashMap<(&std::path::Path, usize, usize), BTreeSet<&str>> = HashMap::new();
     for j in a.operations.iter().filter(|j| j.paths > 1) {
         for l in &j.layers {
+            // The path's own name for the layer's group (merged when two variants
+            // are one path here); a group with no alternative here names nothing.
             let Some(v) = l
                 .policy
                 .and_then(|p| a.policies.get(p))
                 .and_then(|p| p.imported.as_ref())
                 .and_then(|i| i.variant.as_ref())
+                .and_then(|v| j.path.iter().find(|n| n.group == v.group))
             else {
                 continue;
             };

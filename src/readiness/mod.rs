@@ -266,6 +266,7 @@ fn row(
     analysis: &crate::analysis::Analysis,
     documents: &[Document],
     concerning: &Concerning<'_>,
+    variant_origins: &VariantOrigins<'_>,
 ) -> Row {
     let op = j.resolve(documents);
     let display = op.display();
@@ -325,28 +326,15 @@ fn row(
         safety.push("never-processed".to_string());
     }
     let mut concern = concerning.of(op, &display);
-    if j.paths > 1 {
+    if let Some(all) = variant_origins.get(&j.op_ref()) {
         // A finding about another path's own layer (another caller, profile or entry
         // path) is not this path's.
         let mine: HashSet<(&Path, usize, usize)> =
             j.layers.iter().flat_map(EffectivePolicy::origins).collect();
-        let others: HashSet<(&Path, usize, usize)> = analysis
-            .operations
-            .iter()
-            .filter(|o| o.op_ref() == j.op_ref() && o.path != j.path)
-            .flat_map(|o| o.layers.iter())
-            .filter(|l| {
-                l.policy
-                    .and_then(|p| analysis.policies.get(p))
-                    .and_then(|p| p.imported.as_ref())
-                    .is_some_and(|i| i.variant.is_some())
-            })
-            .flat_map(EffectivePolicy::origins)
-            .filter(|k| !mine.contains(k))
-            .collect();
         concern.retain(|d| {
             let l = &d.primary.location;
-            !others.contains(&(l.file.path.as_path(), l.span.start, l.span.end))
+            let k = (l.file.path.as_path(), l.span.start, l.span.end);
+            mine.contains(&k) || !all.contains(&k)
         });
     }
     let findings: BTreeSet<String> = concern.iter().map(|d| d.code.to_string()).collect();
@@ -412,16 +400,45 @@ fn row(
     }
 }
 
+/// For each operation with several paths: where the values of its variant layers
+/// (callers, profiles, entry paths) were read, over every path.
+type VariantOrigins<'a> = HashMap<crate::analysis::OpRef, HashSet<(&'a Path, usize, usize)>>;
+
+fn variant_origins(analysis: &crate::analysis::Analysis) -> VariantOrigins<'_> {
+    let mut out: VariantOrigins<'_> = HashMap::new();
+    for j in analysis.operations.iter().filter(|j| j.paths > 1) {
+        let set = out.entry(j.op_ref()).or_default();
+        for l in j.layers.iter().filter(|l| {
+            l.policy
+                .and_then(|p| analysis.policies.get(p))
+                .and_then(|p| p.imported.as_ref())
+                .is_some_and(|i| i.variant.is_some())
+        }) {
+            set.extend(l.origins());
+        }
+    }
+    out
+}
+
 /// Builds the matrix from the analysed run and its (rule) findings.
 pub fn matrix(analyzed: &Analyzed, diagnostics: &[Diagnostic]) -> Matrix {
     let concerning = Concerning::new(diagnostics);
+    let variant_origins = variant_origins(&analyzed.analysis);
     Matrix {
         version: VERSION,
         operations: analyzed
             .analysis
             .operations
             .iter()
-            .map(|j| row(j, &analyzed.analysis, &analyzed.documents, &concerning))
+            .map(|j| {
+                row(
+                    j,
+                    &analyzed.analysis,
+                    &analyzed.documents,
+                    &concerning,
+                    &variant_origins,
+                )
+            })
             .collect(),
     }
 }

@@ -133,6 +133,21 @@ fn summary(m: &Matrix) -> String {
     let (ready, not_ready, not_retried) = m.verdict_counts();
     let n = m.operations.len();
     let noun = if n == 1 { "operation" } else { "operations" };
+    if m.operations.iter().any(|r| r.variant.is_some()) {
+        // Rows are paths: an operation with alternatives has a row per path.
+        let mut ops: Vec<(&str, &str, &str)> = m
+            .operations
+            .iter()
+            .map(|r| (r.file.as_str(), r.method.as_str(), r.path.as_str()))
+            .collect();
+        ops.sort_unstable();
+        ops.dedup();
+        let o = ops.len();
+        let noun = if o == 1 { "operation" } else { "operations" };
+        return format!(
+            "{ready} ready, {not_ready} not ready, {not_retried} not retried ({n} rows for {o} {noun}: one per path of an operation with alternatives)"
+        );
+    }
     format!("{ready} ready, {not_ready} not ready, {not_retried} not retried ({n} {noun})")
 }
 

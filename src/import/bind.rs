@@ -781,10 +781,18 @@ fn key_of(
 ) {
     let own = (o.platform.is_code() && !stacked).then_some(i);
     let source = match variant {
-        Some(v) if o.platform == super::Platform::Resilience4j => v.group.clone().into(),
+        Some(v) if is_spring(o.platform) => v.group.clone().into(),
         _ => source_key(o),
     };
     (source, o.layer.depth(), o.platform, d, own, variant.clone())
+}
+
+/// Platforms read from Spring property files, whose profiles are variants.
+fn is_spring(p: super::Platform) -> bool {
+    matches!(
+        p,
+        super::Platform::Resilience4j | super::Platform::SpringCloudGateway
+    )
 }
 
 /// A Spring profile merges over the application's base documents: an operation the
@@ -806,10 +814,7 @@ fn profile_fallback(
 ) {
     let bases: Vec<_> = grouped
         .iter()
-        .filter(|(k, _)| {
-            k.2 == super::Platform::Resilience4j
-                && k.5.as_ref().is_some_and(|v| v.label == DEFAULT_PROFILE)
-        })
+        .filter(|(k, _)| is_spring(k.2) && k.5.as_ref().is_some_and(|v| v.label == DEFAULT_PROFILE))
         .map(|(k, (_, hits))| (k.clone(), hits.clone()))
         .collect();
     for (base, base_hits) in bases {

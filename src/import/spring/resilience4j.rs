@@ -798,7 +798,7 @@ fn object(
     }];
     Some(ConfigObject {
         method_scoped: Vec::new(),
-        variant: Some(variant(doc, profile)),
+        variant: Some(super::profile_variant(doc, profile)),
         url_prefixes: Vec::new(),
         platform: Platform::Resilience4j,
         kind,
@@ -815,26 +815,6 @@ fn object(
             notes,
         }],
     })
-}
-
-/// The variant a table of `doc` belongs to: its application (the folder of its
-/// `application*.yml` and `.properties` files, which Spring merges) and its profile,
-/// `profile `prod`` or the default profile. The profiles of one application are
-/// alternatives: each deployment runs one (`layers.md` "Variants and entry paths").
-fn variant(doc: &Loaded, profile: Option<&str>) -> crate::policy::model::Variant {
-    let dir = doc
-        .file
-        .display
-        .rsplit_once('/')
-        .map_or("", |(d, _)| d)
-        .to_string();
-    crate::policy::model::Variant {
-        group: format!("spring profiles {dir}"),
-        label: match profile {
-            Some(p) => format!("profile `{p}`"),
-            None => crate::import::bind::DEFAULT_PROFILE.to_string(),
-        },
-    }
 }
 
 /// The signals of the chain's exception lists: (signals, the node holding them,

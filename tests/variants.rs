@@ -172,3 +172,56 @@ fn paths_combine_one_variant_per_group() {
         ]
     );
 }
+
+/// Copies `from` (a folder of `fixtures/`) into `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// `diff` pairs the paths of an operation by their variants: a copy against itself
+/// is no change; removing one caller removes its path (not "70 attempts, was 3"); a
+/// profile that starts retrying is a regression named after the profile.
+#[test]
+fn diff_pairs_paths_by_variant() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cases");
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    copy_dir(&cases.join("79-second-client-dropped"), &a);
+    copy_dir(&cases.join("79-second-client-dropped"), &b);
+    let (code, out, err) = common::retrylint_in(tmp.path(), &["diff", "a", "b"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("0 regressions, 0 improvements; findings: 0 new, 0 fixed"),
+        "{out}"
+    );
+    std::fs::remove_file(b.join("a.py")).unwrap();
+    let (_, out, err) = common::retrylint_in(tmp.path(), &["diff", "a", "b"]);
+    assert!(
+        out.contains("operations removed: POST /api/pay [client `a/a.py`]"),
+        "{out}{err}"
+    );
+    assert!(!out.contains("attempts-raised"), "{out}");
+
+    let (c, d) = (tmp.path().join("c"), tmp.path().join("d"));
+    copy_dir(&dir("spring-profiles"), &c);
+    copy_dir(&dir("spring-profiles"), &d);
+    let yml = std::fs::read_to_string(d.join("application.yml")).unwrap();
+    std::fs::write(
+        d.join("application.yml"),
+        yml.replace("max-attempts: 1", "max-attempts: 4"),
+    )
+    .unwrap();
+    let (code, out, err) = common::retrylint_in(tmp.path(), &["diff", "c", "d"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("regression starts-retrying-non-idempotent: POST /orders [profile `prod`]"),
+        "{out}"
+    );
+    assert!(!out.contains("[default profile]"), "{out}");
+}

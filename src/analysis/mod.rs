@@ -788,6 +788,10 @@ fn find_op(sel: &Selector, documents: &[Document], order: &[usize]) -> Option<Op
     })
 }
 
+/// What a path of an operation reaches it through: each layer with where its values
+/// were read (two paths with the same key are one).
+type PathKey<'a> = Vec<(Layer, Vec<(&'a Path, usize, usize)>)>;
+
 /// The paths through the variants of one operation's layers: one variant of each
 /// group, every combination, groups and variants in first-seen order (one empty path
 /// when there is no variant).
@@ -1141,14 +1145,14 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
             // profile that does not change what the base sets for it) are one path,
             // named after both.
             let mut distinct: Vec<(Vec<Variant>, Vec<EffectivePolicy>)> = Vec::new();
-            let mut seen: Vec<Vec<(Layer, Vec<(&Path, usize, usize)>)>> = Vec::new();
+            let mut seen: Vec<PathKey<'_>> = Vec::new();
             for path in paths_of(layers.iter().filter_map(variant_of)) {
                 let on_path: Vec<EffectivePolicy> = layers
                     .iter()
                     .filter(|l| variant_of(l).is_none_or(|v| path.contains(v)))
                     .cloned()
                     .collect();
-                let key: Vec<(Layer, Vec<(&Path, usize, usize)>)> = layers
+                let key: PathKey<'_> = layers
                     .iter()
                     .filter(|l| variant_of(l).is_none_or(|v| path.contains(v)))
                     .map(|l| (l.layer, l.origins()))

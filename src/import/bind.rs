@@ -379,15 +379,7 @@ pub fn bind(
     // unknown, or one that is not retried, takes only the others.
     let mut called_by_path: std::collections::HashSet<(usize, usize)> = Default::default();
     let mut vague_taken: std::collections::HashSet<(usize, usize)> = Default::default();
-    type Key = (
-        std::ffi::OsString,
-        u8,
-        super::Platform,
-        usize,
-        Option<usize>,
-        Option<Variant>,
-    );
-    type Hits = (usize, Vec<(usize, usize, usize)>);
+    type Key = PolicyKey;
     // Hits of calls whose URL is unknown, as (key, object, route, operation).
     let mut vague: Vec<(Key, usize, usize, usize)> = Vec::new();
     let mut grouped: BTreeMap<Key, Hits> = BTreeMap::new();
@@ -719,6 +711,21 @@ fn source_key(o: &ConfigObject) -> std::ffi::OsString {
     }
 }
 
+/// Which synthetic policy a hit goes to: (layer source, layer depth, platform,
+/// document, the object for a caller in code, the variant).
+type PolicyKey = (
+    std::ffi::OsString,
+    u8,
+    super::Platform,
+    usize,
+    Option<usize>,
+    Option<Variant>,
+);
+
+/// The hits of one synthetic policy: its first object, and (object, route,
+/// operation) per operation.
+type Hits = (usize, Vec<(usize, usize, usize)>);
+
 /// The group of the retry clients in code: every caller of an API is an
 /// alternative to the others (`layers.md` item 6).
 pub const CLIENT_GROUP: &str = "client";
@@ -764,21 +771,13 @@ fn variants_of(objects: &[ConfigObject], stacked: &[bool]) -> Vec<Option<Variant
 /// in code that is a variant is a policy of its own (two clients of one file are two
 /// callers), and the profiles of one Spring application share the keys of their
 /// group, whatever file holds them.
-#[allow(clippy::type_complexity)]
 fn key_of(
     o: &ConfigObject,
     i: usize,
     d: usize,
     variant: &Option<Variant>,
     stacked: bool,
-) -> (
-    std::ffi::OsString,
-    u8,
-    super::Platform,
-    usize,
-    Option<usize>,
-    Option<Variant>,
-) {
+) -> PolicyKey {
     let own = (o.platform.is_code() && !stacked).then_some(i);
     let source = match variant {
         Some(v) if is_spring(o.platform) => v.group.clone().into(),
@@ -798,20 +797,7 @@ fn is_spring(p: super::Platform) -> bool {
 /// A Spring profile merges over the application's base documents: an operation the
 /// profile's own tables do not match takes the base table that matches it (first
 /// match), so each profile variant is the whole application under that profile.
-#[allow(clippy::type_complexity)]
-fn profile_fallback(
-    grouped: &mut BTreeMap<
-        (
-            std::ffi::OsString,
-            u8,
-            super::Platform,
-            usize,
-            Option<usize>,
-            Option<Variant>,
-        ),
-        (usize, Vec<(usize, usize, usize)>),
-    >,
-) {
+fn profile_fallback(grouped: &mut BTreeMap<PolicyKey, Hits>) {
     let bases: Vec<_> = grouped
         .iter()
         .filter(|(k, _)| is_spring(k.2) && k.5.as_ref().is_some_and(|v| v.label == DEFAULT_PROFILE))

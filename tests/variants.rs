@@ -225,3 +225,23 @@ fn diff_pairs_paths_by_variant() {
     );
     assert!(!out.contains("[default profile]"), "{out}");
 }
+
+/// A call that goes through two clients (a tenacity decorator around a call of a
+/// retrying session) is one caller whose clients stack (RL311, 3 x 3); another
+/// service's client of the same operation is another caller, never multiplied with
+/// them (no 3 x 3 x 2).
+#[test]
+fn stacked_clients_are_one_caller() {
+    let (_, out, err) = common::retrylint_in(
+        &dir("stacked-and-another-caller"),
+        &["check", ".", "--format", "json"],
+    );
+    assert!(
+        out.contains("client 3 x client 3 = 9 attempts"),
+        "{out}{err}"
+    );
+    assert!(!out.contains("18 attempts"), "{out}");
+    let rows = readiness("stacked-and-another-caller");
+    let amplification: Vec<i64> = rows.iter().map(|r| r.2).collect();
+    assert_eq!(amplification, vec![9, 2], "{rows:?}");
+}

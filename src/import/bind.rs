@@ -734,8 +734,9 @@ pub const CLIENT_GROUP: &str = "client";
 pub const DEFAULT_PROFILE: &str = "default profile";
 
 /// The variant each object is, if any: the importer's (a Spring profile, an Istio
-/// entry path), else, for a retry client in code whose calls go through no other
-/// client, ``client `FILE` `` (with the client's name when its file holds several).
+/// entry path), else, for a retry client in code, ``client `FILE` `` (with the
+/// client's name when its file holds several; the clients of a file that one call
+/// goes through together share one variant, so they stack on its path).
 fn variants_of(objects: &[ConfigObject], stacked: &[bool]) -> Vec<Option<Variant>> {
     let mut per_file: std::collections::HashMap<&std::path::Path, usize> = Default::default();
     for (o, _) in objects
@@ -749,11 +750,15 @@ fn variants_of(objects: &[ConfigObject], stacked: &[bool]) -> Vec<Option<Variant
         .iter()
         .zip(stacked)
         .map(|(o, &s)| {
-            if o.variant.is_some() || !o.platform.is_code() || s {
+            if o.variant.is_some() || !o.platform.is_code() {
                 return o.variant.clone();
             }
             let file = &o.at.doc.file.display;
-            let label = if per_file.get(o.at.doc.file.path.as_path()).copied() > Some(1) {
+            let label = if s {
+                // Clients one call goes through together (a decorator around a call
+                // of a retrying session) are one caller: one variant, stacked layers.
+                format!("client `{file}` (calls through several clients)")
+            } else if per_file.get(o.at.doc.file.path.as_path()).copied() > Some(1) {
                 format!("client `{file}` ({} {})", o.kind, o.name)
             } else {
                 format!("client `{file}`")

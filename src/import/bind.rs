@@ -374,7 +374,7 @@ pub fn bind(
     // goes through two clients (a decorator around a call of a retrying session)
     // makes both stack, each its own layer.
     let stacked = stacked_code_clients(objects);
-    let variants = variants_of(objects, &stacked);
+    let variants = variants_of(objects, &stacked_callers(objects));
     // Operations a retrying client in code calls by path: a call whose URL is
     // unknown, or one that is not retried, takes only the others.
     let mut called_by_path: std::collections::HashSet<(usize, usize)> = Default::default();
@@ -737,27 +737,28 @@ pub const DEFAULT_PROFILE: &str = "default profile";
 /// entry path), else, for a retry client in code, ``client `FILE` `` (with the
 /// client's name when its file holds several; the clients of a file that one call
 /// goes through together share one variant, so they stack on its path).
-fn variants_of(objects: &[ConfigObject], stacked: &[bool]) -> Vec<Option<Variant>> {
+fn variants_of(objects: &[ConfigObject], stacked: &[Option<String>]) -> Vec<Option<Variant>> {
     let mut per_file: std::collections::HashMap<&std::path::Path, usize> = Default::default();
     for (o, _) in objects
         .iter()
         .zip(stacked)
-        .filter(|(o, s)| o.platform.is_code() && !**s)
+        .filter(|(o, s)| o.platform.is_code() && s.is_none())
     {
         *per_file.entry(o.at.doc.file.path.as_path()).or_default() += 1;
     }
     objects
         .iter()
         .zip(stacked)
-        .map(|(o, &s)| {
+        .map(|(o, s)| {
             if o.variant.is_some() || !o.platform.is_code() {
                 return o.variant.clone();
             }
             let file = &o.at.doc.file.display;
-            let label = if s {
+            let label = if let Some(call) = s {
                 // Clients one call goes through together (a decorator around a call
-                // of a retrying session) are one caller: one variant, stacked layers.
-                format!("client `{file}` (calls through several clients)")
+                // of a retrying session) are one caller, named by the call's file:
+                // one variant, stacked layers.
+                format!("client `{call}` (calls through several clients)")
             } else if per_file.get(o.at.doc.file.path.as_path()).copied() > Some(1) {
                 format!("client `{file}` ({} {})", o.kind, o.name)
             } else {
@@ -829,6 +830,39 @@ fn profile_fallback(grouped: &mut BTreeMap<PolicyKey, Hits>) {
 /// also a call of another client in code (the call goes through both: they stack
 /// as layers).
 fn stacked_code_clients(objects: &[ConfigObject]) -> Vec<bool> {
+    stacked_callers(objects)
+        .iter()
+        .map(Option::is_some)
+        .collect()
+}
+
+/// For each retry client in code that stacks with another on a call: the file of the
+/// first such call (in file and position order), which names the caller they form
+/// together, wherever each client is built.
+fn stacked_at(
+    objects: &[ConfigObject],
+    by_call: &std::collections::HashMap<(std::path::PathBuf, usize, usize), Vec<usize>>,
+) -> Vec<Option<String>> {
+    let mut shared: Vec<(&(std::path::PathBuf, usize, usize), &Vec<usize>)> =
+        by_call.iter().filter(|(_, u)| u.len() > 1).collect();
+    shared.sort_by(|a, b| a.0.cmp(b.0));
+    let mut out: Vec<Option<String>> = vec![None; objects.len()];
+    for ((path, _, _), users) in shared {
+        let file = users
+            .iter()
+            .flat_map(|&i| objects[i].routes.iter())
+            .map(|r| &r.at.doc.file)
+            .find(|f| &f.path == path)
+            .map_or_else(|| path.display().to_string(), |f| f.display.clone());
+        for &i in users {
+            out[i].get_or_insert_with(|| file.clone());
+        }
+    }
+    out
+}
+
+/// [`stacked_at`] of every object.
+fn stacked_callers(objects: &[ConfigObject]) -> Vec<Option<String>> {
     let mut by_call: std::collections::HashMap<(std::path::PathBuf, usize, usize), Vec<usize>> =
         std::collections::HashMap::new();
     for (i, o) in objects
@@ -846,13 +880,7 @@ fn stacked_code_clients(objects: &[ConfigObject]) -> Vec<bool> {
             }
         }
     }
-    let mut out = vec![false; objects.len()];
-    for users in by_call.values().filter(|u| u.len() > 1) {
-        for &i in users {
-            out[i] = true;
-        }
-    }
-    out
+    stacked_at(objects, &by_call)
 }
 
 /// True when every route of `o` names operations (operationId, tag) rather than

@@ -841,9 +841,9 @@ fn stacked_code_clients(objects: &[ConfigObject]) -> Vec<bool> {
 /// together, wherever each client is built.
 fn stacked_at(
     objects: &[ConfigObject],
-    by_call: &std::collections::HashMap<(std::path::PathBuf, usize, usize), Vec<usize>>,
+    by_call: &std::collections::HashMap<Call, Vec<usize>>,
 ) -> Vec<Option<String>> {
-    let mut shared: Vec<(&(std::path::PathBuf, usize, usize), &Vec<usize>)> =
+    let mut shared: Vec<(&Call, &Vec<usize>)> =
         by_call.iter().filter(|(_, u)| u.len() > 1).collect();
     shared.sort_by(|a, b| a.0.cmp(b.0));
     let mut out: Vec<Option<String>> = vec![None; objects.len()];
@@ -861,10 +861,12 @@ fn stacked_at(
     out
 }
 
+/// A call in code: its file and span.
+type Call = (std::path::PathBuf, usize, usize);
+
 /// [`stacked_at`] of every object.
 fn stacked_callers(objects: &[ConfigObject]) -> Vec<Option<String>> {
-    let mut by_call: std::collections::HashMap<(std::path::PathBuf, usize, usize), Vec<usize>> =
-        std::collections::HashMap::new();
+    let mut by_call: std::collections::HashMap<Call, Vec<usize>> = std::collections::HashMap::new();
     for (i, o) in objects
         .iter()
         .enumerate()

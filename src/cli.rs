@@ -69,6 +69,95 @@ pub enum Command {
     Lsp,
     /// Print a shell completion script: `retrylint completions bash > ...`.
     Completions(CompletionsArgs),
+    /// Run a real client against a loopback fault server and judge what it does on
+    /// the wire (Retry-After, herd spread, duplicate writes, keys, deadlines):
+    /// `retrylint probe fixtures/examples/shop --operation 'POST /orders' -- ./client.sh`.
+    Probe(Box<ProbeArgs>),
+}
+
+/// Output formats of `probe`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProbeFormat {
+    /// A timeline per scenario, its findings (expected vs observed), the observed
+    /// policy.
+    Human,
+    /// The whole run: journals, findings, observed policy (stable field names).
+    Json,
+    /// JUnit XML: a test case per finding, one per clean scenario.
+    Junit,
+}
+
+/// Arguments of `probe`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "The client gets the base URL of the fault server as `{base_url}` in its arguments \
+and in RETRYLINT_BASE_URL. Each scenario gets its own loopback port per client copy and runs \
+concurrently with the others; every run is bounded by --time-limit.\n\n\
+Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 the command line, the files or \
+the client could not be used (a client that never connected: did it read RETRYLINT_BASE_URL?).\n\n\
+Example:\n  retrylint probe fixtures/examples/shop --operation 'POST /orders' --scenario post-503 \\\n    -- curl -sS --retry 3 -X POST -d '{}' -o out.json '{base_url}/orders'"
+)]
+pub struct ProbeArgs {
+    /// Files or directories: specs, policies, retry configs (the same loading as
+    /// `check`). None: no policy, the safety checks alone.
+    pub paths: Vec<PathBuf>,
+    /// A retry-policy file, whatever its name (repeatable).
+    #[arg(long = "policy", value_name = "FILE")]
+    pub policies: Vec<PathBuf>,
+    /// The operation: an operationId or `METHOD /path` (`'POST /orders'`).
+    #[arg(long, value_name = "SELECTOR")]
+    pub operation: String,
+    /// Run this scenario (repeatable): a built-in or one from --scenarios.
+    #[arg(long = "scenario", value_name = "NAME", conflicts_with = "all")]
+    pub scenario: Vec<String>,
+    /// Run every scenario (the default when no --scenario is given).
+    #[arg(long)]
+    pub all: bool,
+    /// A YAML scenario file (`scenarios: [...]`); its scenarios join the built-ins.
+    #[arg(long = "scenarios", value_name = "FILE")]
+    pub scenario_file: Option<PathBuf>,
+    /// Copies of the client in the herd scenario (storm-503) [default: 8].
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub herd: Option<u16>,
+    /// The deadline when the policy has none (`10s`); without either, the deadline
+    /// check is skipped and the report says so.
+    #[arg(long, value_name = "DURATION")]
+    pub deadline: Option<String>,
+    /// The longest wait for one Retry-After worth waiting when the policy sets no
+    /// `retry_after.max` and no deadline [default: 5s].
+    #[arg(long, value_name = "DURATION")]
+    pub wait_bound: Option<String>,
+    /// Time allowed past a bound before it counts as overrun [default: 1s].
+    #[arg(long, value_name = "DURATION")]
+    pub grace: Option<String>,
+    /// Tolerance of each timing comparison [default: 50ms].
+    #[arg(long, value_name = "DURATION")]
+    pub epsilon: Option<String>,
+    /// Hard limit of one scenario [default: 60s].
+    #[arg(long, value_name = "DURATION")]
+    pub time_limit: Option<String>,
+    /// Bind the fault server to this address instead of 127.0.0.1 (explicit only).
+    #[arg(long, value_name = "IP")]
+    pub bind: Option<std::net::IpAddr>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ProbeFormat::Human)]
+    pub format: ProbeFormat,
+    /// Lowest severity that fails the run (exit 1) [default: the configuration's
+    /// `fail_on`, else error].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// Write the observed policy (v1 YAML) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub observed_policy: Option<PathBuf>,
+    /// Project root that bounds `$ref`s.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Configuration file [default: `.retrylint.yaml` found as `check` finds it].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The client command and its arguments (after `--`); `{base_url}` is replaced.
+    #[arg(last = true, required = true, value_name = "CLIENT")]
+    pub client: Vec<String>,
 }
 
 /// Arguments of `completions`.
@@ -187,7 +276,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// Record the current findings as a baseline in FILE (the report is still printed).
-    #[arg(long, value_name = "FILE")]
+    /// FILE cannot be `-`: standard output carries the report.
+    #[arg(long, value_name = "FILE", value_parser = parse_baseline_file)]
     pub write_baseline: Option<PathBuf>,
 }
 
@@ -628,12 +718,25 @@ pub fn unit_interval(text: &str) -> Result<f64, String> {
     }
 }
 
+/// `--write-baseline`: a file, never `-` (standard output carries the report; a
+/// baseline mixed into it could be read back by nobody).
+fn parse_baseline_file(s: &str) -> Result<PathBuf, String> {
+    if s == "-" {
+        Err("the baseline is written to a file; `-` (standard output) carries the report".into())
+    } else {
+        Ok(PathBuf::from(s))
+    }
+}
+
 /// `--jobs`: 1 to 1024 threads. 0 used to mean one thread, and a huge count spent
 /// minutes starting threads (each reserves a deep stack, `crate::deep_stack`).
 fn parse_jobs(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
-        Ok(n @ 1..=1024) => Ok(n),
-        Ok(_) => Err("must be from 1 to 1024".to_string()),
+        Ok(n @ 1..=crate::deep_stack::MAX_THREADS) => Ok(n),
+        Ok(_) => Err(format!(
+            "must be from 1 to {}",
+            crate::deep_stack::MAX_THREADS
+        )),
         Err(e) => Err(e.to_string()),
     }
 }

@@ -415,7 +415,7 @@ pub fn may_read_found(path: &Path) -> bool {
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    crate::source::boundary::ReadBoundary::new(&[crate::source::boundary::work_tree_or(&dir)], &[])
+    crate::source::boundary::ReadBoundary::new(&[crate::source::boundary::work_tree_or(&dir)])
         .admits(path)
 }
 

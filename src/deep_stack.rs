@@ -26,24 +26,35 @@ use std::sync::OnceLock;
 /// Stack of each thread of the pool (bytes).
 pub const STACK_BYTES: usize = 256 * 1024 * 1024;
 
-/// Threads of the pool: set by [`set_threads`] (`--jobs`), else `RAYON_NUM_THREADS`,
-/// else the available cores. Not rayon's `current_num_threads`: asked from outside
+/// The most threads the pool starts, whether asked by `--jobs` or `RAYON_NUM_THREADS`:
+/// each reserves a [`STACK_BYTES`] stack, and a huge count spent minutes starting
+/// threads that a 2-to-128-core machine cannot use.
+pub const MAX_THREADS: usize = 1024;
+
+/// Threads of the pool: set by [`set_threads`] (`--jobs`), else `RAYON_NUM_THREADS`
+/// (at most the available cores), else the available cores. Not rayon's `current_num_threads`: asked from outside
 /// any pool, that starts rayon's global pool (two more threads for nothing).
 static THREADS: OnceLock<usize> = OnceLock::new();
 
 /// Sets the pool's threads (at least 1); only before the pool is first used.
 pub fn set_threads(n: usize) {
-    let _ = THREADS.set(n.max(1));
+    let _ = THREADS.set(n.clamp(1, MAX_THREADS));
 }
 
 fn threads() -> usize {
     *THREADS.get_or_init(|| {
-        std::env::var("RAYON_NUM_THREADS")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|&n| n > 0)
-            .unwrap_or_else(cores)
+        threads_from_env(std::env::var("RAYON_NUM_THREADS").ok().as_deref(), cores())
     })
+}
+
+/// The pool's threads for a `RAYON_NUM_THREADS` value: a positive count, at most the
+/// `cores` (as `--jobs` is capped: more threads than cores gain nothing and each
+/// reserves a deep stack); unset, empty, 0 or not a number: the `cores`.
+fn threads_from_env(value: Option<&str>, cores: usize) -> usize {
+    value
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .map_or(cores, |n| n.min(cores).min(MAX_THREADS))
 }
 
 /// The cores this process may run on (at least 1).
@@ -102,4 +113,19 @@ pub fn run_on_this_thread<T: Send>(work: impl FnOnce() -> T + Send) -> T {
             Err(_) => run(work),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::threads_from_env;
+
+    #[test]
+    fn rayon_num_threads_is_capped_at_the_cores() {
+        assert_eq!(threads_from_env(None, 4), 4);
+        assert_eq!(threads_from_env(Some("2"), 4), 2);
+        assert_eq!(threads_from_env(Some("100000"), 4), 4);
+        assert_eq!(threads_from_env(Some("0"), 4), 4);
+        assert_eq!(threads_from_env(Some("many"), 4), 4);
+        assert_eq!(threads_from_env(Some("4096"), 2048), super::MAX_THREADS);
+    }
 }

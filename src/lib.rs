@@ -25,6 +25,7 @@ pub mod lsp;
 pub mod openapi;
 pub mod policy;
 pub mod policy_view;
+pub mod probe;
 pub mod project;
 pub mod readiness;
 pub mod report;

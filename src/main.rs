@@ -36,6 +36,7 @@ fn run(command: Command) -> u8 {
         Command::Schema => retrylint::commands::schema(),
         Command::Lsp => retrylint::lsp::run(),
         Command::Completions(args) => retrylint::commands::completions(&args),
+        Command::Probe(args) => retrylint::commands::probe::run(&args),
     }
 }
 

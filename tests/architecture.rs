@@ -40,6 +40,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("suppress",   &["suppress"]),
     ("pipeline",   &["check"]),
     ("report",     &["report", "baseline", "readiness", "policy_view", "diff"]),
+    ("probe",      &["probe"]),
     ("commands",   &["cli", "commands", "lsp"]),
 ];
 

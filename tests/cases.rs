@@ -839,6 +839,209 @@ fn case91_envoy_rate_limited_above_max_retries_on_backoff() {
     assert!(v["delayMs"].as_f64().is_some_and(|d| d >= 3000.0), "{v}");
 }
 
+/// `(code, file, line)` of every finding, sorted.
+fn where_found(o: &CheckOutcome) -> Vec<(String, String, u32)> {
+    let mut v: Vec<_> = o
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let lc = d
+                .primary
+                .location
+                .file
+                .line_col(d.primary.location.span.start);
+            (
+                d.code.to_string(),
+                d.primary.location.file.display.clone(),
+                lc.line,
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The labels of a finding as `file:line message`.
+fn label_lines(d: &retrylint::diagnostic::Diagnostic) -> Vec<String> {
+    d.labels
+        .iter()
+        .map(|l| {
+            let lc = l.location.file.line_col(l.location.span.start);
+            format!("{}:{} {}", l.location.file.display, lc.line, l.message)
+        })
+        .collect()
+}
+
+/// Case 78 (Istio Bookinfo): Swagger 2.0 `basePath: /api/v1` is the server path the
+/// VirtualService `bookinfo` routes under (`prefix: /api/v1/products`), so it binds:
+/// RL201 and RL306 at its `retries` (line 14) for `POST /products/{id}/reviews`. The
+/// egress VirtualService for `www.googleapis.com` is no reason to bind the lone spec:
+/// RL016 at that host naming it, and no finding of it on the Bookinfo operations.
+#[test]
+fn case78_swagger_base_path_and_lone_spec() {
+    let o = check(&["78-swagger-base-path-and-lone-spec"]);
+    let at = where_found(&o);
+    let gateway = "78-swagger-base-path-and-lone-spec/bookinfo-gateway.yaml";
+    let egress = "78-swagger-base-path-and-lone-spec/egress-googleapis.yaml";
+    for code in ["RL201", "RL306"] {
+        assert!(
+            at.contains(&(code.to_string(), gateway.to_string(), 14)),
+            "{code}: {at:?}"
+        );
+    }
+    let rl201 = o.diagnostics.iter().find(|d| d.code == "RL201").unwrap();
+    assert_eq!(
+        rl201.operations,
+        vec!["POST /products/{id}/reviews".to_string()]
+    );
+    // From the egress VirtualService: RL016 only, at its host, naming it.
+    let from_egress: Vec<_> = o
+        .diagnostics
+        .iter()
+        .filter(|d| d.primary.location.file.display == egress)
+        .collect();
+    assert_eq!(from_egress.len(), 1, "{at:?}");
+    assert_eq!(from_egress[0].code, "RL016");
+    assert_eq!(line_col(from_egress[0]), "6:11");
+    assert!(
+        from_egress[0].message.contains("`www.googleapis.com`"),
+        "{}",
+        from_egress[0].message
+    );
+    assert!(!at.iter().any(|(c, _, _)| c == "RL301" || c == "RL311"));
+    assert!(!at.iter().any(|(c, f, _)| c == "RL016" && f == gateway));
+}
+
+/// Case 72 (spring-petclinic api-gateway): the route `vets-service` (`uri:
+/// lb://vets-service`) names another service than the spec's server
+/// (`customers-service`), so the run's only spec is no reason to bind it: RL016 at
+/// its `uri` naming both hosts, and `POST /owners` is reached only by the route
+/// `customers-service`, which does not retry: no error.
+#[test]
+fn case72_route_host_names_another_service() {
+    let o = check(&["72-route-host-names-another-service"]);
+    let at = where_found(&o);
+    assert!(
+        !o.diagnostics.iter().any(|d| d.severity.as_str() == "error"),
+        "{at:?}"
+    );
+    assert!(!at.iter().any(|(c, _, _)| c == "RL201" || c == "RL301"));
+    let rl016: Vec<_> = o.diagnostics.iter().filter(|d| d.code == "RL016").collect();
+    assert_eq!(rl016.len(), 1, "{at:?}");
+    assert_eq!(line_col(rl016[0]), "8:15");
+    assert!(
+        rl016[0].message.contains("`vets-service`"),
+        "{}",
+        rl016[0].message
+    );
+    assert!(
+        rl016[0].message.contains("`customers-service`"),
+        "{}",
+        rl016[0].message
+    );
+    let dir = repo().join("fixtures/cases/72-route-host-names-another-service");
+    let (code, out, err) = common::retrylint_in(&dir, &["layers", "createOwner", "."]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("gateway layer: Spring Cloud Gateway route customers-service"),
+        "{out}"
+    );
+    assert!(!out.contains("vets-service"), "{out}");
+}
+
+/// Case 63 (netbox-ip-controller): the spec's path and the call's URL both end in
+/// `/`, and a trailing slash is kept on both sides: urllib3 `Retry(allowed_methods=
+/// None)` retries `POST /api/ipam/ip-addresses/` on 502/503/504 and read errors with
+/// no key: RL201 at the `Retry` (line 6), the call labelled (line 13). The GET is
+/// retried too, with no RL201. (`/x` against `/x/` binds nothing: the unit test
+/// `a_trailing_slash_is_significant` in `import::route`.)
+#[test]
+fn case63_trailing_slash_paths() {
+    let o = check(&["63-trailing-slash-paths"]);
+    let rl201: Vec<_> = o.diagnostics.iter().filter(|d| d.code == "RL201").collect();
+    assert_eq!(rl201.len(), 1, "{:?}", where_found(&o));
+    let d = rl201[0];
+    assert_eq!(
+        d.primary.location.file.display,
+        "63-trailing-slash-paths/ipcontroller/netbox.py"
+    );
+    assert_eq!(
+        d.primary
+            .location
+            .file
+            .line_col(d.primary.location.span.start)
+            .line,
+        6
+    );
+    assert_eq!(
+        d.operations,
+        vec!["POST /api/ipam/ip-addresses/".to_string()]
+    );
+    let labels = label_lines(d);
+    assert!(
+        labels
+            .iter()
+            .any(|l| l.starts_with("63-trailing-slash-paths/ipcontroller/netbox.py:13 ")),
+        "{labels:?}"
+    );
+    // The GET is bound (retried, without a deadline) too.
+    assert!(o.diagnostics.iter().any(|d| d.code == "RL301"
+        && d.operations
+            .contains(&"GET /api/ipam/ip-addresses/".to_string())));
+    assert!(!o.diagnostics.iter().any(|d| d.code == "RL016"));
+}
+
+/// Case 74 (dotnet/eShop, Aspire): the typed client's `BaseAddress`
+/// (`https+http://ordering-api`) names the host of `api/openapi.yaml`'s server, so
+/// `ConfigureHttpClientDefaults(... AddStandardResilienceHandler())` binds the call
+/// `POST /api/orders` of `OrderingService` though the run holds two specs: RL201
+/// at the handler, the call labelled; no RL016.
+#[test]
+fn case74_dotnet_typed_client_base_address() {
+    let o = check(&["74-dotnet-typed-client-base-address"]);
+    let at = where_found(&o);
+    let rl201: Vec<_> = o.diagnostics.iter().filter(|d| d.code == "RL201").collect();
+    assert_eq!(rl201.len(), 1, "{at:?}");
+    let d = rl201[0];
+    assert_eq!(d.operations, vec!["POST /api/orders".to_string()]);
+    assert_eq!(
+        d.primary.location.file.display,
+        "74-dotnet-typed-client-base-address/src/Extensions.cs"
+    );
+    assert_eq!(line_col(d), "7:18");
+    let labels = label_lines(d);
+    assert!(
+        labels.iter().any(|l| l.starts_with(
+            "74-dotnet-typed-client-base-address/src/OrderingService.cs:8 "
+        )),
+        "{labels:?}"
+    );
+    assert!(!at.iter().any(|(c, _, _)| c == "RL016" || c == "RL209"));
+    // Nothing of the other spec's operations.
+    assert!(!o
+        .diagnostics
+        .iter()
+        .any(|d| d.operations.iter().any(|op| op.contains("catalog"))));
+}
+
+/// Case 75 (dotnet/eShop): `ConfigureHttpClientDefaults` reaches only clients
+/// `IHttpClientFactory` makes: the `new HttpClient()` of `MobileRequestProvider` and
+/// the test-server client of `tests/CatalogApiTests.cs` are not retried by it, so
+/// nothing but RL016 (the handler's calls are not seen) and exit 0.
+#[test]
+fn case75_dotnet_client_defaults_reach() {
+    let o = check(&["75-dotnet-client-defaults-reach"]);
+    let at = where_found(&o);
+    assert!(at.iter().all(|(c, _, _)| c == "RL016"), "{at:?}");
+    assert!(o.diagnostics.iter().all(|d| d.labels.is_empty()
+        || !label_lines(d)
+            .iter()
+            .any(|l| l.contains("tests/") || l.contains("MobileRequestProvider"))));
+    let dir = repo().join("fixtures/cases/75-dotnet-client-defaults-reach");
+    let (code, out, err) = common::retrylint_in(&dir, &["check", "."]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
 /// `(code, "file:line:col")` of every finding, for the variant cases.
 fn at_file(o: &CheckOutcome) -> Vec<(String, String)> {
     o.diagnostics

@@ -1123,3 +1123,14 @@ fn a_run_that_finds_nothing_to_check_says_so() {
     assert!(!err.contains("nothing was checked"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--write-baseline -` is refused (exit 2): standard output carries the report, and a
+/// file named `-` is what it used to write.
+#[test]
+fn write_baseline_to_standard_output_is_refused() {
+    let (code, out, err) = retrylint(&["check", "fixtures/examples/shop", "--write-baseline", "-"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--write-baseline"), "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(!std::path::Path::new("-").exists());
+}

@@ -190,3 +190,30 @@ fn import_and_layers_of_a_real_envoy_gateway_config() {
     );
     insta::assert_snapshot!("layers_envoy_gateway_btp", out);
 }
+
+/// Issue 36, config-only repositories: `import` of a config that binds no operation
+/// prints its routes anyway, keyed by their match, with the RL016 reason on top, as a
+/// display that cannot be read back as a policy (no `version:`, `routes:` not
+/// `operations:`).
+#[test]
+fn import_of_an_unbound_config_shows_its_routes_keyed_by_match() {
+    let (code, out, err) = run(&[
+        "import",
+        "fixtures/cases/88-config-only-repository/virtual-service.yaml",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("binds to no operation"), "{out}");
+    assert!(out.contains("NOT A POLICY FILE"), "{out}");
+    assert!(!out.contains("version:"), "{out}");
+    assert!(!out.contains("\noperations:"), "{out}");
+    assert!(
+        out.contains("\"api: prefix /api/, every method\":"),
+        "{out}"
+    );
+    assert!(
+        out.contains("retry_on: [502, 503, 504, reset, timeout, connect-failure, refused-stream]"),
+        "{out}"
+    );
+    assert!(out.contains("\"health: exact /healthz, GET\":"), "{out}");
+    insta::assert_snapshot!(out);
+}

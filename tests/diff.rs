@@ -657,3 +657,29 @@ fn an_unchanged_work_tree_diffed_against_its_revision_changes_nothing() {
         "{stdout}"
     );
 }
+
+/// One change at one place (a policy's `defaults`) that regresses several operations
+/// is one Markdown row with a count (issue 36: a `defaults` change was one row per
+/// operation, 738 rows); JSON still lists each.
+#[test]
+fn markdown_groups_one_change_of_defaults_into_one_row() {
+    let (base, head) = pair("jitter-dropped");
+    let (_, json, _) = diff(&[&base, &head, "--format", "json"]);
+    let v = json_of(&json);
+    let jitter = v["regressions"]
+        .as_array()
+        .expect("regressions")
+        .iter()
+        .filter(|r| r["kind"] == "jitter-dropped")
+        .count();
+    assert_eq!(jitter, 3, "{json}");
+    let (_, text, _) = diff(&[&base, &head, "--format", "markdown"]);
+    let (_, _, rows, _) = markdown_parts(&text);
+    let grouped: Vec<&Vec<String>> = rows
+        .iter()
+        .filter(|r| r[1].starts_with("jitter-dropped"))
+        .collect();
+    assert_eq!(grouped.len(), 1, "{text}");
+    assert!(grouped[0][0].contains("(3 operations)"), "{text}");
+    assert!(grouped[0][1].contains("lost its jitter"), "{text}");
+}

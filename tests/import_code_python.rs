@@ -423,3 +423,40 @@ fn case98_urllib3_mount_prefix_limits_the_servers() {
         o.diagnostics
     );
 }
+
+/// Service identity from Docker Compose: two specs without `servers`, each in the
+/// `build` context of a Compose service (`orders`; `payments` with `hostname:
+/// payments-api`). The client's call to `http://payments-api:8080/payments` binds to
+/// the payments spec by that hostname, though the run holds two specs: RL201 for
+/// `POST /payments`, nothing on `POST /orders`, no RL016.
+#[test]
+fn compose_service_names_bind_a_call_to_the_spec_built_there() {
+    let (code, out, _) = common::retrylint_in(
+        &dir("fixtures/code/python/compose-identity"),
+        &["check", "--format", "json", "."],
+    );
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let found: Vec<(String, String)> = v["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap_or("").to_string(),
+                d["operations"].to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        found
+            .iter()
+            .any(|(c, ops)| c == "RL201" && ops.contains("POST /payments")),
+        "{found:?}"
+    );
+    assert!(!found.iter().any(|(c, _)| c == "RL016"), "{found:?}");
+    assert!(
+        !found.iter().any(|(_, ops)| ops.contains("/orders")),
+        "{found:?}"
+    );
+}

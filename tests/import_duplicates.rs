@@ -179,6 +179,28 @@ fn clean_traefik_toml() {
     insta::assert_snapshot!(out);
 }
 
+/// Traefik YAML: Traefik matches field names without regard to case, so
+/// `Attempts` after `attempts` in one mapping is RL002 with both positions.
+#[test]
+fn trigger_traefik_yaml_case() {
+    let out = check("trigger-traefik-yaml-case");
+    assert_eq!(
+        rl002(&out),
+        pairs(&[("dynamic.yml:14:9", "dynamic.yml:12:9")]),
+        "{out}"
+    );
+    insta::assert_snapshot!(out);
+}
+
+/// Keys that differ in case in maps of names (two routers `orders` and `Orders`)
+/// are no repeats.
+#[test]
+fn clean_traefik_yaml_case() {
+    let out = check("clean-traefik-yaml-case");
+    assert!(rl002(&out).is_empty(), "{out}");
+    insta::assert_snapshot!(out);
+}
+
 /// nginx refuses a second `proxy_next_upstream_tries` in one block.
 #[test]
 fn trigger_nginx() {

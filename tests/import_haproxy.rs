@@ -33,3 +33,16 @@ fn clean_disable_l7_retry_for_post() {
     assert!(!out.contains("RL201"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+/// A time over HAProxy's 2147483647 ms (a signed 32-bit timer) stops the config from
+/// loading: RL017 at the value, and it is not read as an attempt timeout (issue 43:
+/// out-of-range values are findings, never values).
+#[test]
+fn a_timer_overflow_is_rl017_not_a_value() {
+    let out = check("fixtures/import/haproxy/timer-overflow");
+    assert!(
+        out.contains("`99999999999999999999999h` is not a time HAProxy can load"),
+        "{out}"
+    );
+    assert!(out.contains("haproxy.cfg:4:18"), "{out}");
+}

@@ -221,6 +221,15 @@ fn trigger_invalid_values() {
         text.contains("8:5 RL017 `randomizedWaitFactor: 1.5`"),
         "{text}"
     );
+    // Beyond what Java holds: an `int` of attempts, a `Duration` of seconds.
+    assert!(
+        text.contains("11:5 RL017 `maxAttempts: 4294967296`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("12:5 RL017 `waitDuration: 99999999999999999999999h`"),
+        "{text}"
+    );
     insta::assert_snapshot!(text);
 }
 

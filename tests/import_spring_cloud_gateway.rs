@@ -136,3 +136,50 @@ fn layers_names_the_governing_route() {
     assert_eq!(code, 0, "stderr: {stderr}");
     assert!(stdout.contains("retry_post_test"), "{stdout}");
 }
+
+/// Service identity from the repository's own names: two specs that write no server
+/// host, each in a Spring Boot service whose `spring.application.name` is
+/// `customers-service` and `vets-service` (the latter as `${APP_NAME:vets-service}`
+/// in a `.properties` file). The gateway's routes `lb://vets-service` and
+/// `lb://customers-service` bind to the spec of the service they name, not to
+/// nothing (two specs) and not to each other's: RL201 for `POST /vets` from the
+/// retrying route `vets`, nothing on `POST /owners` (its route does not retry), no
+/// RL016.
+#[test]
+fn lb_names_bind_to_the_spec_of_the_application_so_named() {
+    let (code, stdout, stderr) = common::retrylint_in(
+        &dir("fixtures/import/spring/identity-application-name"),
+        &["check", "--format", "json", "."],
+    );
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let diags = v["diagnostics"].as_array().expect("diagnostics");
+    let codes: Vec<(&str, String)> = diags
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap_or(""),
+                d["operations"].to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        codes
+            .iter()
+            .any(|(c, ops)| *c == "RL201" && ops.contains("POST /vets")),
+        "{codes:?}"
+    );
+    assert!(!codes.iter().any(|(c, _)| *c == "RL016"), "{codes:?}");
+    assert!(
+        !codes.iter().any(|(_, ops)| ops.contains("/owners")),
+        "{codes:?}"
+    );
+    let (_, layers, _) = common::retrylint_in(
+        &dir("fixtures/import/spring/identity-application-name"),
+        &["layers", "createOwner", "."],
+    );
+    assert!(
+        layers.contains("gateway layer: Spring Cloud Gateway route customers "),
+        "{layers}"
+    );
+}

@@ -74,6 +74,18 @@ fn runs() -> Vec<(Vec<&'static str>, Vec<u8>)> {
         plain(&["schema"]),
         (vec!["lsp"], lsp_session()),
         plain(&["completions", "bash"]),
+        // A client from Python's standard library: one POST, answered 400, not retried.
+        plain(&[
+            "probe",
+            "--operation",
+            "POST /orders",
+            "--scenario",
+            "client-error",
+            "--",
+            "python3",
+            "-c",
+            "import os, urllib.request as r\ntry: r.urlopen(os.environ['RETRYLINT_BASE_URL'] + '/orders', data=b'{}')\nexcept Exception: pass",
+        ]),
         plain(&["help"]),
         plain(&["--help"]),
         plain(&["--version"]),

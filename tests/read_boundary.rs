@@ -1,14 +1,15 @@
 //! One read boundary for every read (issue 43, hostile input): a path whose real
-//! path leaves the project root is never opened, whoever asks for it, unless it was
-//! named on the command line. A project is built at test time in a fresh temporary
+//! path leaves the project root is never opened, whoever asks for it, even when it
+//! was named on the command line. A project is built at test time in a fresh temporary
 //! folder, with a canary string in each file outside the root, reached by every kind
 //! of read: walked links to files of every reader (a Spring `application.yml`, an
 //! nginx config, an Istio `VirtualService`, an OpenAPI document, a Go sibling), a
 //! linked folder, `$ref`s, a policy's `spec:`, an nginx `include`, a Spring property
 //! file above the root, `.retrylint.yaml` paths (a `services:` spec, the file itself
 //! as a link). `check` runs in every `--format`; no canary may reach standard output
-//! or standard error, and `--verbose` lists what was left out. A named link is read
-//! (the control that shows the canaries would be seen).
+//! or standard error, and `--verbose` lists what was left out. A named link leading
+//! out of the project around its name is refused too; with `--root` covering its
+//! target it is read (the control that shows the canaries would be seen).
 #![cfg(unix)]
 
 use std::os::unix::fs::symlink;
@@ -421,22 +422,37 @@ fn a_configuration_that_links_out_of_its_project_is_not_read() {
     let _ = std::fs::remove_dir_all(&t);
 }
 
-/// The control: the canaries are seen when their file is read. A link named on the
-/// command line is read through, in every format.
+/// A link named on the command line is judged by the project around its name: one
+/// leading out of it is not read either (a pull request may turn a path a CI step
+/// names into a link to `~/.netrc`): RL001 "outside the project root" for each named
+/// link, exit 2, no canary. The control: with `--root` covering the targets they are
+/// read, and the canaries are seen (so the first half can fail).
 #[test]
-fn a_link_named_on_the_command_line_is_read() {
+fn a_link_named_on_the_command_line_is_read_only_inside_its_root() {
     let t = hostile_project();
+    let named = ["proj/app/application.yml", "proj/deploy/vs.yaml"];
     for format in formats() {
-        let out = run(
-            &t,
-            &[
-                "check",
-                "proj/app/application.yml",
-                "proj/deploy/vs.yaml",
-                "--format",
-                &format,
-            ],
-        );
+        let mut args = vec!["check"];
+        args.extend(named);
+        args.extend(["--format", &format]);
+        let out = run(&t, &args);
+        let what = format!("check {} --format {format}", named.join(" "));
+        assert_no_canary(&what, &out);
+        assert_eq!(out.code, 2, "{what}: {}", out.stderr);
+        if format == "json" {
+            for n in named {
+                assert!(
+                    out.stdout.contains("RL001") && out.stdout.contains(n),
+                    "{what}: {}",
+                    out.stdout
+                );
+            }
+            assert!(out.stdout.contains("outside the project root"), "{what}");
+        }
+        let mut args = vec!["check"];
+        args.extend(named);
+        args.extend(["--root", ".", "--format", &format]);
+        let out = run(&t, &args);
         assert_eq!(out.code, 2, "{format}: {}", out.stderr);
         let all = format!("{}{}", out.stdout, out.stderr);
         // Each format shows a value of the files in a message or an excerpt.
@@ -444,7 +460,7 @@ fn a_link_named_on_the_command_line_is_read() {
             ["CANARY_WALK_PASSWORD", "CANARY_WALK_VIRTUALSERVICE"]
                 .iter()
                 .any(|c| shows(&all, c)),
-            "{format}: {all}"
+            "{format} with --root: {all}"
         );
     }
     let _ = std::fs::remove_dir_all(&t);

@@ -160,3 +160,40 @@ fn a_methods_filter_that_leaves_post_out_makes_it_never_processed() {
     assert!(unfiltered.safety.is_empty(), "{:?}", unfiltered.safety);
     assert!(unfiltered.findings.contains(&"RL201".to_string()));
 }
+
+/// One answer (issue 36): `readiness FILE` shows the operations FILE declares or
+/// reaches, not every operation of its project (the project here is
+/// `fixtures/cases`, which holds many specs).
+#[test]
+fn a_named_file_shows_only_the_operations_it_declares_or_reaches() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_retrylint"))
+            .arg("readiness")
+            .args(args)
+            .args(["--format", "json"])
+            .current_dir(repo())
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let rows = |v: &serde_json::Value| -> Vec<String> {
+        v["operations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| format!("{} {} {}", o["file"], o["method"], o["path"]))
+            .collect()
+    };
+    let spec = json(&["fixtures/cases/29-retry-after-past-date.yaml"]);
+    assert_eq!(
+        rows(&spec),
+        vec!["\"fixtures/cases/29-retry-after-past-date.yaml\" \"GET\" \"/reports\""]
+    );
+    // Its policy reaches the same operation.
+    let policy = json(&["fixtures/cases/29-retry-after-past-date.retry-policy.yaml"]);
+    assert_eq!(rows(&policy), rows(&spec));
+    // The whole project has more.
+    let whole = json(&["fixtures/cases"]);
+    assert!(rows(&whole).len() > 10, "{:?}", rows(&whole));
+    assert!(rows(&whole).contains(&rows(&spec)[0]));
+}

@@ -296,7 +296,9 @@ fn readme_is_a_landing_page() {
     }
 }
 
-/// README's count of rules is the number of rule pages (one page per rule).
+/// README's count of rules is the number of rule pages (one page per rule) of the
+/// six groups `check` reports; the observed-behaviour rules of `retrylint probe`
+/// (RL6xx) are a group of their own, never reported by `check`.
 #[test]
 fn readme_counts_the_rules_there_are() {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
@@ -305,7 +307,7 @@ fn readme_counts_the_rules_there_are() {
         .filter(|e| {
             let name = e.as_ref().unwrap().file_name();
             let name = name.to_string_lossy();
-            name.starts_with("RL") && name.ends_with(".md")
+            name.starts_with("RL") && !name.starts_with("RL6") && name.ends_with(".md")
         })
         .count();
     let claim = format!("{pages} rules in six groups");

@@ -41,6 +41,7 @@ fn a_code_names_its_question() {
             "3" => Question::Budget,
             "4" => Question::UnknownResult,
             "5" => Question::ServerContract,
+            "6" => Question::Observed,
             other => panic!("{}: no question for the digit {other}", m.code),
         };
         assert_eq!(m.question, expected, "{}", m.code);
@@ -169,6 +170,11 @@ fn documented_examples_trigger_and_fixes_do_not() {
     for r in REGISTRY {
         let code = r.meta.code;
         let doc = doc_for(code).expect("doc exists");
+        // A `probe` rule's example is a client on the wire, not files for `check`:
+        // `probe_rules_are_never_checked_and_each_has_judge_tests` covers them.
+        if r.meta.question == retrylint::diagnostic::Question::Observed {
+            continue;
+        }
         let example = example_files(section(doc, "Example").unwrap_or(""));
         let fixed = example_files(section(doc, "Use instead").unwrap_or(""));
         if example.is_empty() || fixed.is_empty() {
@@ -210,4 +216,40 @@ fn the_rule_index_lists_every_rule() {
         expected.trim(),
         "docs/rules.md's rule list is stale: paste `retrylint rules --markdown | sed 's|](rules/|](../rules/|'` between the markers"
     );
+}
+
+/// The rules of `retrylint probe` (RL6xx, question `observed`) are listed by the
+/// registry but never run by `check` (no check function), their pages show a probe
+/// run, and each has a tier-1 test in `tests/probe_judge.rs` (a journal that
+/// triggers it and one that does not: `rl6nn_...`).
+#[test]
+fn probe_rules_are_never_checked_and_each_has_judge_tests() {
+    use retrylint::diagnostic::Question;
+    let judge_tests = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/probe_judge.rs"),
+    )
+    .unwrap();
+    let observed: Vec<_> = REGISTRY
+        .iter()
+        .filter(|r| r.meta.question == Question::Observed)
+        .collect();
+    assert_eq!(observed.len(), 9);
+    for r in observed {
+        let code = r.meta.code;
+        assert!(code.starts_with("RL6"), "{code}");
+        assert!(r.check.is_none(), "{code} must not run in `check`");
+        let doc = doc_for(code).expect("doc exists");
+        assert!(
+            section(doc, "Example").is_some_and(|e| e.contains(&format!("[{code}]"))),
+            "{code}: the Example shows the finding in probe output"
+        );
+        assert!(
+            judge_tests.contains(&format!("fn {}_", code.to_lowercase())),
+            "{code}: no `fn {}_...` test in tests/probe_judge.rs",
+            code.to_lowercase()
+        );
+    }
+    for r in REGISTRY.iter().filter(|r| r.meta.code.starts_with("RL6")) {
+        assert_eq!(r.meta.question, Question::Observed, "{}", r.meta.code);
+    }
 }

@@ -90,7 +90,12 @@ fn every_rule_fixture_triggers_or_stays_clean() {
 fn every_registered_rule_has_trigger_and_clean_fixtures() {
     let all = cases();
     let mut missing = Vec::new();
-    for rule in REGISTRY {
+    // `probe` rules (RL6xx) judge journals, not files: their trigger and clean cases
+    // are in tests/probe_judge.rs (tests/rule_docs.rs holds that).
+    for rule in REGISTRY
+        .iter()
+        .filter(|r| r.meta.question != retrylint::diagnostic::Question::Observed)
+    {
         let dir = format!("{}-{}", rule.meta.code, rule.meta.name);
         let has = |prefix: &str| {
             all.iter().any(|(r, d)| {

@@ -162,6 +162,26 @@ impl<'a> Reached<'a> {
     }
 }
 
+/// For each operation of `analysis.operations`, whether `scope` declares or reaches
+/// it: the rows `readiness`, `report` and the other views of a named run show.
+pub fn asked_operations(scope: &Scope, documents: &[Document], analysis: &Analysis) -> Vec<bool> {
+    let reached = Reached::of(scope, documents, analysis);
+    analysis
+        .operations
+        .iter()
+        .map(|j| {
+            documents
+                .get(j.document)
+                .and_then(|d| Some((d, d.operations.get(j.operation)?)))
+                .is_some_and(|(d, op)| {
+                    reached
+                        .operations
+                        .contains(&(d.doc.file.path.clone(), op.display()))
+                })
+        })
+        .collect()
+}
+
 /// Keeps the findings (and the suppressed findings) that concern `scope`.
 pub fn restrict(
     scope: &Scope,

@@ -138,6 +138,11 @@ pub struct Analyzed {
     /// OpenAPI documents checked one by one as they loaded ([`run`] only): counted
     /// here, not in [`Analyzed::documents`]; their findings are in the run's.
     pub streamed_documents: usize,
+    /// A run asked about named files or folders ([`run_full`]): for each operation of
+    /// `analysis.operations`, whether the asked files declare or reach it
+    /// ([`answer::asked_operations`]); the views (`readiness`, `report`) show those
+    /// rows only. `None`: the whole project was asked, every row is shown.
+    pub asked_operations: Option<Vec<bool>>,
 }
 
 /// Runs the whole pipeline. A run with nothing that binds across documents (no
@@ -213,6 +218,11 @@ fn run_with(options: &CheckOptions, stream: bool) -> (Analyzed, Vec<Diagnostic>)
     // concerns them (`answer`), before rule levels, so an RL001 turned off still
     // decides the exit code.
     if let Some(scope) = answer_scope(options) {
+        analyzed.asked_operations = Some(answer::asked_operations(
+            &scope,
+            &analyzed.documents,
+            &analyzed.analysis,
+        ));
         answer::restrict(
             &scope,
             &analyzed.documents,
@@ -426,7 +436,28 @@ fn analyze_pass(
             return Err(imported);
         }
         let bound = crate::timing::phase("import/bind", || {
-            crate::import::bind::bind(&imported.objects, &documents, &options.services, &ctx)
+            // The service names the repository gives each spec (its Spring
+            // application name), read only when there is something to bind.
+            let identities: Vec<Vec<String>> = if imported.objects.is_empty() {
+                Vec::new()
+            } else {
+                let load =
+                    |p: &std::path::Path| inputs.ws.boundary().admits(p).then(|| inputs.ws.load(p));
+                crate::timing::phase("import/identities", || {
+                    let mut finder = crate::import::identity::Identities::new(&load);
+                    documents
+                        .iter()
+                        .map(|d| finder.of(&d.doc.file.path))
+                        .collect()
+                })
+            };
+            crate::import::bind::bind(
+                &imported.objects,
+                &documents,
+                &options.services,
+                &identities,
+                &ctx,
+            )
         });
         let own = crate::import::drop_version_findings_of_unbound(
             imported.diagnostics,
@@ -436,10 +467,21 @@ fn analyze_pass(
         // What of this concerns the files asked about is decided once, after the
         // rules (`answer`): a config read only because a named file relates to it
         // keeps its findings on the operations that file reaches.
-        diags.extend(crate::import::label_bound_operations(
-            own,
-            &imported.objects,
-            &bound.operations,
+        let recorded = options.split.as_ref().map(|split| {
+            move |at: &crate::diagnostic::Location, doc: &crate::source::SourceFile, op: &str| {
+                split.0.is_known(
+                    crate::import::rl314_version_dependent_default::META.code,
+                    at,
+                    doc,
+                    op,
+                )
+            }
+        });
+        diags.extend(crate::import::group_version_findings(
+            crate::import::label_bound_operations(own, &imported.objects, &bound.operations),
+            recorded
+                .as_ref()
+                .map(|f| f as &crate::import::RecordedAt<'_>),
         ));
         diags.extend(bound.diagnostics);
         let mut files: Vec<&std::path::Path> = imported
@@ -484,6 +526,7 @@ fn analyze_pass(
         could_not_lint: lost,
         inputs: inputs.read_paths(),
         streamed_documents: streamed.paths.len(),
+        asked_operations: None,
     }
 }
 

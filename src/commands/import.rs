@@ -12,6 +12,7 @@
 //! beside its config. Objects that bind nothing are written as comments with the
 //! reason and the `services:` entry to add (RL016's message and help).
 
+pub use super::origin::{notes_at, position};
 use super::{fail, load_config, EXIT_ERROR};
 use crate::check::{analyze, CheckOptions};
 use crate::cli::ImportArgs;
@@ -95,8 +96,30 @@ pub fn run(args: &ImportArgs) -> u8 {
     for p in &imported {
         out.push_str(&document(p, &analyzed.notes));
     }
-    for d in &unbound {
-        out.push_str(&unbound_comment(d));
+    // An object that binds nothing: RL016's reason, then its routes as read (a
+    // display keyed by each route's match, not a policy); as comments alone when it
+    // has no route to show.
+    let protos = crate::import::proto::ProtoIndex::empty();
+    let ctx = crate::import::ImportContext {
+        platforms: &config.platforms,
+        protos: &protos,
+    };
+    let ws_named = Workspace::new(cwd_now(), Limits::default());
+    for (given, path) in args.files.iter().zip(&named) {
+        let here: Vec<&Diagnostic> = unbound
+            .iter()
+            .copied()
+            .filter(|d| d.primary.location.file.path == *path)
+            .collect();
+        if here.is_empty() {
+            continue;
+        }
+        let shown = super::import_routes::unbound_routes(&ws_named.load(given), &here, &ctx);
+        if shown.is_empty() {
+            here.iter().for_each(|d| out.push_str(&unbound_comment(d)));
+        } else {
+            out.push_str(&shown);
+        }
     }
     write::out(&out);
     // Findings about the configs themselves (ineffective settings, version-dependent
@@ -161,6 +184,10 @@ pub fn run(args: &ImportArgs) -> u8 {
         code = EXIT_NOTHING;
     }
     code
+}
+
+fn cwd_now() -> PathBuf {
+    std::env::current_dir().unwrap_or_default()
 }
 
 /// A format as the message about an empty file names it.
@@ -237,29 +264,6 @@ fn settings_ats(s: &Settings) -> impl Iterator<Item = &At> {
         v.extend(list.value.iter().map(|x| &x.at));
     }
     v.into_iter()
-}
-
-/// `file:line:col` of the key (or value) a node stands for, the path as the run
-/// displays it (relative to the current directory).
-pub fn position(at: &At) -> String {
-    let l = at.location();
-    let lc = l.file.line_col(l.span.start);
-    format!("{}:{}:{}", l.file.display, lc.line, lc.column)
-}
-
-/// The notes at the node `at` stands for (same file, same span).
-pub fn notes_at<'n>(at: &At, notes: &'n [OriginNote]) -> Vec<&'n OriginNote> {
-    // Compared by file and span only: a location's JSON Pointer is costly, and this
-    // runs for every value of every layer (240 callers of one operation in `layers`).
-    let span = |a: &At| match a.tree() {
-        Some(t) => t.label_span(a.node),
-        None => a.location().span,
-    };
-    let l = span(at);
-    notes
-        .iter()
-        .filter(|n| n.at.doc.file.path == at.doc.file.path && span(&n.at) == l)
-        .collect()
 }
 
 /// One synthetic policy as a YAML document: `---`, the header, the settings.

@@ -3,10 +3,13 @@
 pub mod diff;
 pub mod html_report;
 pub mod import;
+pub mod import_routes;
 pub mod init;
 pub mod layers;
+pub mod origin;
 pub mod plan;
 pub mod policy_mode;
+pub mod probe;
 pub mod simulate;
 
 use crate::check::{run, CheckOptions};

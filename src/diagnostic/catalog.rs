@@ -488,6 +488,87 @@ pub const ACCEPTED_WITHOUT_STATUS_LOCATION: RuleMeta = RuleMeta {
     summary: "a 202 response declares no `Location` or `Operation-Location` header and no link",
 };
 
+/// RL601 `observed-retry-before-retry-after` (reported by `retrylint probe` only, never by `check`).
+pub const OBSERVED_RETRY_BEFORE_RETRY_AFTER: RuleMeta = RuleMeta {
+    code: "RL601",
+    name: "observed-retry-before-retry-after",
+    severity: Severity::Error,
+    question: Question::Observed,
+    summary: "`probe`: an attempt started before the Retry-After the server sent (seconds or HTTP-date, judged absolutely); counterpart RL306",
+};
+
+/// RL602 `observed-synchronised-retries` (reported by `retrylint probe` only, never by `check`).
+pub const OBSERVED_SYNCHRONISED_RETRIES: RuleMeta = RuleMeta {
+    code: "RL602",
+    name: "observed-synchronised-retries",
+    severity: Severity::Warning,
+    question: Question::Observed,
+    summary: "`probe`: a herd of clients retried within max(25 ms, 5 % of the median delay) of each other; counterpart RL305",
+};
+
+/// RL603 `observed-duplicate-write` (reported by `retrylint probe` only, never by `check`).
+pub const OBSERVED_DUPLICATE_WRITE: RuleMeta = RuleMeta {
+    code: "RL603",
+    name: "observed-duplicate-write",
+    severity: Severity::Error,
+    question: Question::Observed,
+    summary: "`probe`: a non-idempotent request with an unknown outcome was sent again without protection and the fault server recorded a second effect; counterpart RL201/RL402",
+};
+
+/// RL604 `observed-key-missing-or-changed` (reported by `retrylint probe` only, never by `check`).
+pub const OBSERVED_KEY_MISSING_OR_CHANGED: RuleMeta = RuleMeta {
+    code: "RL604",
+    name: "observed-key-missing-or-changed",
+    severity: Severity::Error,
+    question: Question::Observed,
+    summary: "`probe`: the declared idempotency-key header is missing, or its value changed between attempts of one operation; counterpart RL202/RL206/RL208",
+};
+
+/// RL605 `observed-deadline-overrun` (reported by `retrylint probe` only, never by `check`).
+pub const OBSERVED_DEADLINE_OVERRUN: RuleMeta = RuleMeta {
+    code: "RL605",
+    name: "observed-deadline-overrun",
+    severity: Severity::Error,
+    question: Question::Observed,
+    summary: "`probe`: an attempt started after the deadline, or the client ran past deadline + grace; counterpart RL301/RL309",
+};
+
+/// RL606 `observed-too-many-attempts` (reported by `retrylint probe` only, never by `check`).
+pub const OBSERVED_TOO_MANY_ATTEMPTS: RuleMeta = RuleMeta {
+    code: "RL606",
+    name: "observed-too-many-attempts",
+    severity: Severity::Error,
+    question: Question::Observed,
+    summary: "`probe`: more attempts than the effective policy allows; counterpart RL302/RL303",
+};
+
+/// RL607 `observed-retry-on-client-error` (reported by `retrylint probe` only, never by `check`).
+pub const OBSERVED_RETRY_ON_CLIENT_ERROR: RuleMeta = RuleMeta {
+    code: "RL607",
+    name: "observed-retry-on-client-error",
+    severity: Severity::Warning,
+    question: Question::Observed,
+    summary: "`probe`: a 400/401/403/422 was retried unchanged; counterpart RL308",
+};
+
+/// RL608 `observed-unbounded-retry-after` (reported by `retrylint probe` only, never by `check`).
+pub const OBSERVED_UNBOUNDED_RETRY_AFTER: RuleMeta = RuleMeta {
+    code: "RL608",
+    name: "observed-unbounded-retry-after",
+    severity: Severity::Warning,
+    question: Question::Observed,
+    summary: "`probe`: the client waited a huge or invalid Retry-After past its own bound; counterpart RL307",
+};
+
+/// RL609 `observed-policy-drift` (reported by `retrylint probe` only, never by `check`).
+pub const OBSERVED_POLICY_DRIFT: RuleMeta = RuleMeta {
+    code: "RL609",
+    name: "observed-policy-drift",
+    severity: Severity::Warning,
+    question: Question::Observed,
+    summary: "`probe`: the observed policy (attempts, delays, jitter class, Retry-After forms, methods) differs from the declared or imported one",
+};
+
 /// Every rule, sorted by code.
 pub static ALL: &[&RuleMeta] = &[
     &INVALID_SYNTAX,
@@ -543,6 +624,15 @@ pub static ALL: &[&RuleMeta] = &[
     &INVALID_RETRY_AFTER_SCHEMA,
     &IDEMPOTENCY_KEY_ERRORS_UNDOCUMENTED,
     &ACCEPTED_WITHOUT_STATUS_LOCATION,
+    &OBSERVED_RETRY_BEFORE_RETRY_AFTER,
+    &OBSERVED_SYNCHRONISED_RETRIES,
+    &OBSERVED_DUPLICATE_WRITE,
+    &OBSERVED_KEY_MISSING_OR_CHANGED,
+    &OBSERVED_DEADLINE_OVERRUN,
+    &OBSERVED_TOO_MANY_ATTEMPTS,
+    &OBSERVED_RETRY_ON_CLIENT_ERROR,
+    &OBSERVED_UNBOUNDED_RETRY_AFTER,
+    &OBSERVED_POLICY_DRIFT,
 ];
 
 /// Looks a rule up by code (`RL201`, any case) or name (`unprotected-retry`).

@@ -21,6 +21,9 @@ pub enum Question {
     UnknownResult,
     /// RL5xx: the server contract in the OpenAPI document.
     ServerContract,
+    /// RL6xx: behaviour observed on the wire by `retrylint probe` (never reported by
+    /// `check`: the registry lists these rules without a check).
+    Observed,
 }
 
 impl Question {
@@ -33,6 +36,7 @@ impl Question {
             Question::Budget => "Q3 budget",
             Question::UnknownResult => "Q4 unknown result",
             Question::ServerContract => "server contract",
+            Question::Observed => "observed (probe)",
         }
     }
 }

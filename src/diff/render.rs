@@ -39,6 +39,32 @@ fn operation_name(c: &Change) -> String {
     }
 }
 
+/// The regressions grouped by one change at one place: same kind, layer, values and
+/// position; groups in order of first appearance, each in order.
+fn same_change(changes: &[Change]) -> Vec<Vec<&Change>> {
+    let keys: Vec<String> = changes
+        .iter()
+        .map(|c| {
+            format!(
+                "{}\u{0}{:?}\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}",
+                c.kind, c.layer, c.base, c.head, c.at.file, c.at.line, c.at.column
+            )
+        })
+        .collect();
+    crate::import::grouped::by_first_appearance(&keys, String::as_str)
+        .into_iter()
+        .map(|g| g.into_iter().map(|i| &changes[i]).collect())
+        .collect()
+}
+
+/// What a kind of change means ([`super::compare::REGRESSIONS`]), for a grouped row.
+fn meaning(kind: &str) -> &'static str {
+    super::compare::REGRESSIONS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map_or("", |(_, m)| m)
+}
+
 fn layer_part(c: &Change) -> String {
     c.layer
         .as_ref()
@@ -237,13 +263,35 @@ pub fn markdown(diff: &Diff, fails: bool) -> String {
     let mut omitted = 0;
     if !regressions.is_empty() {
         out.push_str("| Operation | Regression | Base | Head | Where |\n|---|---|---|---|---|\n");
-        for c in regressions {
+        // One change at one place (a policy's `defaults`, a shared route) that
+        // regresses many operations is one row with a count, not a row each.
+        for group in same_change(regressions) {
+            let c = group[0];
+            let operations = match group.len() {
+                1 => operation_name(c),
+                n => {
+                    let shown: Vec<String> =
+                        group.iter().take(3).map(|c| operation_name(c)).collect();
+                    let rest = n - shown.len();
+                    let more = if rest > 0 {
+                        format!(" and {rest} more")
+                    } else {
+                        String::new()
+                    };
+                    format!("{}{more} ({n} operations)", shown.join(", "))
+                }
+            };
+            let message = if group.len() == 1 {
+                c.message.clone()
+            } else {
+                meaning(c.kind).to_string()
+            };
             let row = format!(
                 "| {}{} | **{}**: {} | {} | {} | {}:{} |\n",
-                md(&operation_name(c)),
+                md(&operations),
                 md(&layer_part(c)),
                 c.kind,
-                md(&c.message),
+                md(&message),
                 md(&c.base),
                 md(&c.head),
                 md(&c.at.file),

@@ -86,15 +86,15 @@ fn servers(doc: &Document) -> Vec<Server> {
             }
         }
     }
-    if let Some(host) = tree.get(root, "host").and_then(|h| tree.as_str(h)) {
-        let path = tree
-            .get(root, "basePath")
-            .and_then(|b| tree.as_str(b))
-            .unwrap_or("")
-            .to_string();
+    // Swagger 2.0: `host` and `basePath` are one server, either alone as a relative
+    // or host-only URL would be (`basePath: /api/v1` with no `host` is the server
+    // `/api/v1`; `basePath: /` is no prefix).
+    let host = tree.get(root, "host").and_then(|h| tree.as_str(h));
+    let base = tree.get(root, "basePath").and_then(|b| tree.as_str(b));
+    if host.is_some() || base.is_some() {
         out.push(Server {
-            host: strip_port(host).to_ascii_lowercase(),
-            path,
+            host: host.map_or(String::new(), |h| strip_port(h).to_ascii_lowercase()),
+            path: base.unwrap_or("").trim_end_matches('/').to_string(),
             url: None,
         });
     }
@@ -164,17 +164,39 @@ fn names_host(name: &str, host: &str) -> bool {
 
 /// Binds `objects` to the operations of `documents` (see the module docs); the
 /// `services` of `.retrylint.yaml` come first.
+///
+/// `identities` holds, per document (same order; shorter: none), the service names
+/// the repository gives it ([`super::identity`]): each counts as a server host of
+/// that document, with the path of its first server.
 pub fn bind(
     objects: &[ConfigObject],
     documents: &[Document],
     services: &[ServiceBinding],
+    identities: &[Vec<String>],
     ctx: &super::ImportContext<'_>,
 ) -> Bound {
     let mut out = Bound {
         operations: vec![Vec::new(); objects.len()],
         ..Bound::default()
     };
-    let doc_servers: Vec<Vec<Server>> = documents.iter().map(servers).collect();
+    let doc_servers: Vec<Vec<Server>> = documents
+        .iter()
+        .enumerate()
+        .map(|(d, doc)| {
+            let mut list = servers(doc);
+            let path = list.first().map(|s| s.path.clone()).unwrap_or_default();
+            for name in identities.get(d).into_iter().flatten() {
+                if !list.iter().any(|s| s.host == *name) {
+                    list.push(Server {
+                        host: name.clone(),
+                        path: path.clone(),
+                        url: None,
+                    });
+                }
+            }
+            list
+        })
+        .collect();
     let canonical_specs: Vec<(usize, PathBuf)> = services
         .iter()
         .enumerate()
@@ -303,6 +325,8 @@ pub fn bind(
     // 3. The run holds exactly one spec: an object with no binding takes it, unless
     // its names are hosts and another object of its file bound by host (then it
     // serves another API: case README Q1).
+    // Per object: the host it names that kept it from the lone spec (RL016 names it).
+    let mut lone_skipped: Vec<Option<String>> = vec![None; objects.len()];
     if documents.len() == 1 {
         for (i, o) in objects.iter().enumerate() {
             if !bindings[i].is_empty() {
@@ -333,6 +357,12 @@ pub fn bind(
                 }
             });
             if sibling_bound_by_host && has_real_hosts {
+                continue;
+            }
+            // Exact binding: a route or client that names a host explicitly reaches
+            // that host; being alone with one spec does not make it this API's.
+            if let Some(other) = names_another_host(o, &doc_servers[0]) {
+                lone_skipped[i] = Some(other);
                 continue;
             }
             let base = doc_servers[0]
@@ -394,7 +424,10 @@ pub fn bind(
     for (i, o) in objects.iter().enumerate() {
         if bindings[i].is_empty() {
             if retries_or_hedges(o) && !outside_prefixes[i] {
-                out.diagnostics.push(unbound(o, documents, &doc_servers));
+                out.diagnostics.push(match &lone_skipped[i] {
+                    Some(host) => names_other_host(o, host, &documents[0], &doc_servers[0]),
+                    None => unbound(o, documents, &doc_servers),
+                });
             }
             continue;
         }
@@ -1034,6 +1067,79 @@ fn unmatched(o: &ConfigObject, specs: &[&Document], bases: &[(usize, String)]) -
         });
     let help = format!(
         "compare its route matches (paths, methods, rewrites) with the spec's paths; if the proxy sees a prefix the spec does not write, give it in `.retrylint.yaml`:\n  services:\n    - spec: {spec}\n      base_path: /prefix\nor exclude the file with `exclude:` if these routes serve another API"
+    );
+    rl016_unbound_config::diagnostic(at, &what, &why, help)
+}
+
+/// The host `o` names explicitly that keeps it from the run's only spec, with
+/// `servers` that spec's: when the spec has hosts, a named host that is none of
+/// them (step 2 would have bound it otherwise); when it has none, for a proxy route
+/// whose hosts are all outside any cluster, the first (`www.googleapis.com` is not
+/// the service a spec without a host describes). `None`: the fallback applies.
+fn names_another_host(o: &ConfigObject, servers: &[Server]) -> Option<String> {
+    let named = super::named_hosts::named_hosts(o);
+    let first = named.first()?;
+    let spec_hosts: Vec<&str> = servers
+        .iter()
+        .map(|s| s.host.as_str())
+        .filter(|h| !h.is_empty())
+        .collect();
+    if !spec_hosts.is_empty() {
+        // A bare service name (`lb://orders`, a Kubernetes short name) reaches a
+        // server host whose first label it is (`orders.example.com`): the same
+        // service by its discovery name and its public one.
+        let same_service = |name: &str, host: &str| {
+            let name = strip_port(name.trim()).to_ascii_lowercase();
+            names_host(&name, host)
+                || !name.contains('.') && host.split('.').next() == Some(name.as_str())
+        };
+        let reaches = named
+            .iter()
+            .any(|n| spec_hosts.iter().any(|h| same_service(&n.value, h)));
+        return (!reaches).then(|| first.value.clone());
+    }
+    // A spec with no host: a proxy route for an address outside the cluster (an
+    // egress VirtualService for `www.googleapis.com`) serves a third party, not the
+    // service the spec describes; a client in code calling a public domain may well
+    // be calling that API (specs often leave `servers` out), so it keeps the fallback.
+    (!o.platform.is_code()
+        && named
+            .iter()
+            .all(|n| super::named_hosts::is_external(strip_port(&n.value))))
+    .then(|| first.value.clone())
+}
+
+/// RL016 for an object kept from the run's only spec because it names another host.
+fn names_other_host(
+    o: &ConfigObject,
+    host: &str,
+    doc: &Document,
+    servers: &[Server],
+) -> Diagnostic {
+    let named = super::named_hosts::named_hosts(o);
+    let at = named
+        .iter()
+        .find(|n| n.value == host)
+        .map_or_else(|| o.names.first().map_or(&o.at, |n| &n.at), |n| &n.at);
+    let what = format!("{} {} `{}`", o.platform.display_name(), o.kind, o.name);
+    let mut hosts: Vec<String> = servers
+        .iter()
+        .filter(|s| !s.host.is_empty())
+        .map(|s| format!("`{}`", s.host))
+        .collect();
+    hosts.dedup();
+    let spec = &doc.doc.file.display;
+    let why = format!(
+        "it names the host `{host}`, and the only spec of the run, `{spec}`, {}: being the only spec is no reason to bind a route or client that names another host",
+        if hosts.is_empty() {
+            "names no host, and an address outside the cluster is not the service it describes".to_string()
+        } else {
+            format!("serves {}", at_most_five(hosts).join(", "))
+        }
+    );
+    let (field, name) = binding_name(o);
+    let help = format!(
+        "if `{host}` does serve this API, bind it in `.retrylint.yaml`:\n  services:\n    - spec: {spec}\n      {field}: [{name}]\nor exclude the file with `exclude:` if it serves another API"
     );
     rl016_unbound_config::diagnostic(at, &what, &why, help)
 }

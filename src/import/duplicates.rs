@@ -49,7 +49,69 @@ pub fn check(doc: &Arc<Loaded>, format: Format) -> Vec<Diagnostic> {
         | Format::AwsConfig
         | Format::Code(_) => return Vec::new(),
     };
-    in_documents(&stream::documents(doc).unwrap_or_default(), effect)
+    let docs = stream::documents(doc).unwrap_or_default();
+    let mut out = in_documents(&docs, effect);
+    if format == Format::TraefikYaml {
+        out.extend(docs.iter().flat_map(case_variants));
+    }
+    out
+}
+
+/// What Traefik does with two keys of one mapping that differ only in case.
+pub const TRAEFIK_CASE: &str = "Traefik matches the keys of its dynamic configuration without regard to case, so both name one field and one value is thrown away; retrylint reads the last.";
+
+/// RL002 for keys of one mapping that are equal ignoring ASCII case but written
+/// differently (`attempts`, then `Attempts`): Traefik's file provider reads them as
+/// one field (paerser matches field names case-insensitively). Keys repeated exactly
+/// are the tree's own duplicates, reported by [`in_documents`]. Maps of names
+/// (routers, middlewares, services, transports, header names) are left alone.
+fn case_variants(doc: &Arc<Loaded>) -> Vec<Diagnostic> {
+    use crate::source::tree::Kind;
+    let Ok(tree) = &doc.tree else {
+        return Vec::new();
+    };
+    // Maps whose keys are names, not fields (routers, middlewares, services and
+    // transports by name; header names): their keys are not matched to fields.
+    let names_map = |map| {
+        tree.key_of(map)
+            .and_then(|k| tree.scalar(k))
+            .map(str::to_ascii_lowercase)
+            .is_some_and(|k| {
+                matches!(
+                    k.as_str(),
+                    "routers" | "middlewares" | "services" | "serverstransports"
+                ) || k.contains("headers")
+            })
+    };
+    let mut out = Vec::new();
+    for map in tree
+        .all_nodes()
+        .filter(|&n| tree.kind(n) == Kind::Map && !names_map(n))
+    {
+        let mut seen: std::collections::HashMap<String, crate::source::tree::NodeId> =
+            std::collections::HashMap::new();
+        for &(key, _) in tree.raw_entries(map) {
+            let Some(text) = tree.scalar(key) else {
+                continue;
+            };
+            match seen.get(&text.to_ascii_lowercase()) {
+                Some(&first) if tree.scalar(first) != Some(text) => {
+                    out.push(rl002_duplicate_key::repeated(
+                        &doc.file,
+                        text,
+                        tree.span(first),
+                        tree.span(key),
+                        TRAEFIK_CASE,
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(text.to_ascii_lowercase(), key);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// RL002 for every repeated key of each of `docs` (the documents of one stream),

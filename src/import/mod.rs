@@ -32,10 +32,12 @@ pub mod gateway_api;
 pub mod grouped;
 pub mod grpc;
 pub mod haproxy;
+pub mod identity;
 pub mod istio;
 pub mod keys;
 pub mod kong;
 pub mod linkerd;
+pub mod named_hosts;
 pub mod nginx;
 pub mod proto;
 pub mod recognize;
@@ -325,37 +327,51 @@ pub fn import_all_with_sources(
     boundary: &crate::source::boundary::ReadBoundary,
     ctx: &ImportContext<'_>,
 ) -> Imported {
+    use rayon::prelude::*;
+    // Each file on its own core (issue 40: the import read files one after another);
+    // the results are joined in file order, so the output does not depend on which
+    // finished first. Kubernetes streams are only split here and read together below.
+    let per_file: Vec<(Imported, Vec<Arc<Loaded>>)> = files
+        .par_iter()
+        .map(|(doc, format)| {
+            let mut out = Imported::default();
+            let mut kube_docs = Vec::new();
+            out.diagnostics.extend(crate::timing::detail(
+                format_args!("import/duplicates {}", doc.file.display),
+                || duplicates::check(doc, *format),
+            ));
+            match format {
+                Format::Kubernetes | Format::IstioMeshConfig => match stream::documents(doc) {
+                    Ok(docs) => {
+                        let effect = match format {
+                            Format::Kubernetes => duplicates::KUBERNETES,
+                            _ => duplicates::OTHER,
+                        };
+                        out.diagnostics
+                            .extend(duplicates::in_documents(&docs, effect));
+                        kube_docs.extend(docs)
+                    }
+                    Err(d) => out.diagnostics.push(*d),
+                },
+                Format::Envoy => out.extend(envoy::import(doc, ctx)),
+                Format::Kong => out.extend(kong::import(doc, ctx)),
+                Format::TraefikYaml | Format::TraefikToml => out.extend(traefik::import(doc, ctx)),
+                Format::Nginx => out.extend(nginx::import(doc, ctx)),
+                Format::Haproxy => out.extend(haproxy::import(doc, ctx)),
+                Format::GrpcServiceConfig => out.extend(grpc::import(doc, ctx)),
+                Format::Spring => out.extend(spring::import(doc, ctx)),
+                Format::AwsConfig => out.extend(aws::import(doc, ctx)),
+                // Read together below: calls in one file use clients of another.
+                Format::Code(_) => {}
+            }
+            (out, kube_docs)
+        })
+        .collect();
     let mut out = Imported::default();
     let mut kube_docs = Vec::new();
-    for (doc, format) in files {
-        out.diagnostics.extend(crate::timing::detail(
-            format_args!("import/duplicates {}", doc.file.display),
-            || duplicates::check(doc, *format),
-        ));
-        match format {
-            Format::Kubernetes | Format::IstioMeshConfig => match stream::documents(doc) {
-                Ok(docs) => {
-                    let effect = match format {
-                        Format::Kubernetes => duplicates::KUBERNETES,
-                        _ => duplicates::OTHER,
-                    };
-                    out.diagnostics
-                        .extend(duplicates::in_documents(&docs, effect));
-                    kube_docs.extend(docs)
-                }
-                Err(d) => out.diagnostics.push(*d),
-            },
-            Format::Envoy => out.extend(envoy::import(doc, ctx)),
-            Format::Kong => out.extend(kong::import(doc, ctx)),
-            Format::TraefikYaml | Format::TraefikToml => out.extend(traefik::import(doc, ctx)),
-            Format::Nginx => out.extend(nginx::import(doc, ctx)),
-            Format::Haproxy => out.extend(haproxy::import(doc, ctx)),
-            Format::GrpcServiceConfig => out.extend(grpc::import(doc, ctx)),
-            Format::Spring => out.extend(spring::import(doc, ctx)),
-            Format::AwsConfig => out.extend(aws::import(doc, ctx)),
-            // Read together below: calls in one file use clients of another.
-            Format::Code(_) => {}
-        }
+    for (imported, docs) in per_file {
+        out.extend(imported);
+        kube_docs.extend(docs);
     }
     if !kube_docs.is_empty() {
         let objects = stream::kube_objects(&kube_docs);
@@ -490,6 +506,137 @@ impl<'a> ObjectIndex<'a> {
         }
         best
     }
+}
+
+/// Whether a baseline records an RL314 at a location (the finding's primary) about
+/// an operation (`METHOD /path`) of a document.
+pub type RecordedAt<'a> =
+    dyn Fn(&crate::diagnostic::Location, &crate::source::SourceFile, &str) -> bool + 'a;
+
+/// One RL314 per distinct reading: the findings of a version-dependent default with
+/// the same message (each route without `retries:` of one platform says the same) are
+/// one finding at the first route, labelling every other route and naming every
+/// operation they bind. Why: a repository of 42 VirtualServices gave 42 identical
+/// warnings for one missing `platforms:` entry, which one edit settles (issue 42).
+/// Other findings pass unchanged, in order; the merged one takes the first's place.
+///
+/// Under a baseline (`recorded`: whether it records an RL314 at a location about an
+/// operation of a document), the routes whose operations it records at the group's
+/// first route and the others are two findings, so the one that survives the
+/// baseline names only the new operations (as the rules' grouped findings do).
+pub fn group_version_findings(
+    diagnostics: Vec<Diagnostic>,
+    recorded: Option<&RecordedAt<'_>>,
+) -> Vec<Diagnostic> {
+    let code = rl314_version_dependent_default::META.code;
+    let groups = grouped::by_first_appearance(&diagnostics, |d| {
+        if d.code == code {
+            d.message.as_str()
+        } else {
+            // Not RL314: a group of its own (a key no RL314 message can be).
+            ""
+        }
+    });
+    let mut slots: Vec<Option<Diagnostic>> = diagnostics.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(slots.len());
+    for group in groups {
+        let first_is_rl314 = slots[group[0]].as_ref().is_some_and(|d| d.code == code);
+        if !first_is_rl314 || group.len() == 1 {
+            out.extend(group.iter().filter_map(|&i| slots[i].take()));
+            continue;
+        }
+        let mut members: Vec<Diagnostic> = group.iter().filter_map(|&i| slots[i].take()).collect();
+        members.sort_by(|a, b| {
+            let (la, lb) = (&a.primary.location, &b.primary.location);
+            (&la.file.path, la.span.start).cmp(&(&lb.file.path, lb.span.start))
+        });
+        let Some(recorded) = recorded else {
+            out.push(merge_routes(members));
+            continue;
+        };
+        // Split each route's operations: those recorded at the group's first route,
+        // and the new ones (a route binding both is in both findings).
+        let first = members[0].primary.location.clone();
+        let (mut known, mut new): (Vec<Diagnostic>, Vec<Diagnostic>) = (Vec::new(), Vec::new());
+        for d in members {
+            let is_known: Vec<bool> = (0..d.operations.len())
+                .map(|i| {
+                    d.operation_documents
+                        .get(i)
+                        .and_then(Option::as_ref)
+                        .is_some_and(|doc| recorded(&first, doc, &d.operations[i]))
+                })
+                .collect();
+            if is_known.iter().all(|&k| k) {
+                known.push(d);
+            } else if !is_known.iter().any(|&k| k) {
+                new.push(d);
+            } else {
+                let part = |keep: bool| {
+                    let mut p = d.clone();
+                    let pairs = d
+                        .operations
+                        .iter()
+                        .zip(&d.operation_documents)
+                        .zip(&is_known);
+                    (p.operations, p.operation_documents) = pairs
+                        .filter(|(_, &k)| k == keep)
+                        .map(|((op, doc), _)| (op.clone(), doc.clone()))
+                        .unzip();
+                    p
+                };
+                known.push(part(true));
+                new.push(part(false));
+            }
+        }
+        out.extend(
+            [known, new]
+                .into_iter()
+                .filter(|g| !g.is_empty())
+                .map(merge_routes),
+        );
+    }
+    out
+}
+
+/// One finding of RL314 findings with one message (sorted by position): the first,
+/// labelling the others' routes and naming their operations too.
+fn merge_routes(mut members: Vec<Diagnostic>) -> Diagnostic {
+    let mut rest = members.split_off(1);
+    let mut merged = members.pop().expect("a group has a first member");
+    {
+        let more = rest.len();
+        if more == 0 {
+            return merged;
+        }
+        merged.message = format!(
+            "{} ({more} more route{} with the same default {} labelled)",
+            merged.message,
+            if more == 1 { "" } else { "s" },
+            if more == 1 { "is" } else { "are" },
+        );
+        for d in rest.drain(..) {
+            merged.labels.push(crate::diagnostic::Label {
+                location: d.primary.location.clone(),
+                message: format!("also: {}", d.primary.message),
+            });
+            for (i, op) in d.operations.iter().enumerate() {
+                let doc = d.operation_documents.get(i).cloned().flatten();
+                let known = merged
+                    .operations
+                    .iter()
+                    .zip(&merged.operation_documents)
+                    .any(|(o, f)| {
+                        o == op && f.as_ref().map(|f| &f.path) == doc.as_ref().map(|f| &f.path)
+                    });
+                if !known {
+                    merged.operations.push(op.clone());
+                    merged.operation_documents.push(doc);
+                }
+            }
+        }
+    }
+    merged
 }
 
 /// Names the operations an object bound on the findings located inside it that name

@@ -276,35 +276,16 @@ pub fn request_path(path: &str) -> PathMatch {
     let mut pattern = String::new();
     for seg in path.trim_start_matches('/').split('/') {
         pattern.push('/');
+        // An empty segment (a trailing `/`) is only itself, never a parameter.
+        if seg.is_empty() {
+            continue;
+        }
         let samples: Vec<String> = SAMPLES.iter().map(|s| regex::escape(s)).collect();
         pattern.push_str(&format!("(?:{}|{})", regex::escape(seg), samples.join("|")));
     }
     match full_match_regex(&pattern) {
         Ok(re) => PathMatch::Regex(re),
         Err(_) => PathMatch::Exact(path.to_string()),
-    }
-}
-
-impl PathMatch {
-    /// The same match, also matching the path with one trailing slash more or
-    /// less (for a regular expression of [`request_path`]; other matches are
-    /// returned as they are).
-    pub fn with_optional_trailing_slash(self) -> PathMatch {
-        match self {
-            PathMatch::Regex(re) => {
-                // `re` is `^(?:P)$`: match `P` with an optional trailing `/`.
-                let inner = re
-                    .as_str()
-                    .strip_prefix("^(?:")
-                    .and_then(|r| r.strip_suffix(")$"))
-                    .map(|p| format!("{p}/?"));
-                match inner.map(|p| full_match_regex(&p)) {
-                    Some(Ok(re)) => PathMatch::Regex(re),
-                    _ => PathMatch::Regex(re),
-                }
-            }
-            other => other,
-        }
     }
 }
 
@@ -453,6 +434,25 @@ impl RequestMatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_trailing_slash_is_significant() {
+        let seen = |t: &str| proxy_paths(t, "", None);
+        let slash = request_path("/api/ipam/ip-addresses/");
+        assert!(seen("/api/ipam/ip-addresses/")
+            .iter()
+            .any(|p| slash.matches(p)));
+        assert!(!seen("/api/ipam/ip-addresses")
+            .iter()
+            .any(|p| slash.matches(p)));
+        // `/orders/` is not `/orders/{id}` with an empty id.
+        assert!(!seen("/orders/{id}").iter().any(|p| slash.matches(p)));
+        let bare = request_path("/api/ipam/ip-addresses");
+        assert!(!seen("/api/ipam/ip-addresses/")
+            .iter()
+            .any(|p| bare.matches(p)));
+        assert!(request_path("/").matches("/"));
+    }
 
     #[test]
     fn a_request_path_reaches_the_templates_that_produce_it() {

@@ -78,7 +78,7 @@ impl State {
         if self.open.contains_key(path) {
             return self.text(path);
         }
-        crate::source::boundary::ReadBoundary::new(std::slice::from_ref(&self.root), &[])
+        crate::source::boundary::ReadBoundary::new(std::slice::from_ref(&self.root))
             .admits(path)
             .then(|| self.text(path))
             .flatten()

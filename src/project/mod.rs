@@ -54,6 +54,13 @@ pub fn answer_root(given: &Path, root_override: Option<&Path>) -> PathBuf {
     } else {
         abs.parent().map(Path::to_path_buf).unwrap_or_default()
     };
+    answer_root_from(&start)
+}
+
+/// [`answer_root`] from the folder `start`, taken as it is (not resolved: the read
+/// boundary asks it of where a name stands, not of where a link leads).
+fn answer_root_from(start: &Path) -> PathBuf {
+    let start = start.to_path_buf();
     for dir in start.ancestors() {
         let config = dir.join(crate::config::FILE_NAME);
         if config.is_file() {
@@ -94,21 +101,34 @@ pub fn read_boundary(
     } else {
         paths.iter().chain(policies).cloned().collect()
     };
-    // A named file's roots are those of the folder naming it: a named link brings
-    // its own target, not the folders around that target.
+    // A named path's roots are found from where its name stands, lexically: a named
+    // link (a file, or a folder such as `deploy -> /etc`) is judged by the project
+    // around its name, so one leading out of that project is not read, as a walked
+    // one is not (a pull request may turn `api/openapi.yaml` into a link to
+    // `~/.netrc`, and a CI step names that path). `--root` covering the target
+    // admits it.
     let folder = |p: &PathBuf| -> PathBuf {
-        match p.parent() {
+        let f = match p.parent() {
             _ if p.is_dir() => p.clone(),
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
-        }
+        };
+        normalize(&std::path::absolute(&f).unwrap_or(f))
     };
-    let roots: Vec<PathBuf> = given
-        .iter()
-        .map(folder)
-        .flat_map(|p| [project_root(&p, root), answer_root(&p, root)])
-        .collect();
-    crate::source::boundary::ReadBoundary::new(&roots, &given)
+    let roots: Vec<PathBuf> = match root {
+        Some(r) => vec![project_root(r, Some(r))],
+        None => given
+            .iter()
+            .map(folder)
+            .flat_map(|f| {
+                [
+                    crate::source::boundary::work_tree_or(&f),
+                    answer_root_from(&f),
+                ]
+            })
+            .collect(),
+    };
+    crate::source::boundary::ReadBoundary::new(&roots)
 }
 
 /// What a run reads: the command line's paths and the settings that choose files.
@@ -256,11 +276,21 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
     // The one read boundary: a walked link (to a file, or into a linked folder named
     // by a related file) whose real path leaves the project is not read at all; the
     // boundary lists it as left out.
-    candidates.retain(|c| boundary.admits(&c.path));
+    // A path named on the command line and refused is a file the run was asked to
+    // read and could not: RL001 (exit 2), not a silent skip.
+    let mut refused_named: Vec<Diagnostic> = Vec::new();
+    candidates.retain(|c| {
+        let admitted = boundary.admits(&c.path);
+        if !admitted && c.explicit {
+            refused_named.extend(rl001_invalid_syntax::diagnostic(&ws.load(&c.path)));
+        }
+        admitted
+    });
     let mut diags: Vec<Diagnostic> = walk_problems
         .iter()
         .map(|p| rl001_invalid_syntax::walk_problem(&ws, &p.path, &p.message))
         .collect();
+    diags.append(&mut refused_named);
 
     // Source files are loaded only when their text mentions a retry library (the
     // cheap pre-check of `crate::import::code`); the others are kept by path, for

@@ -426,11 +426,19 @@ pub fn matrix(analyzed: &Analyzed, diagnostics: &[Diagnostic]) -> Matrix {
     let variant_origins = variant_origins(&analyzed.analysis);
     Matrix {
         version: VERSION,
+        // A run asked about named files shows the operations they declare or reach.
         operations: analyzed
             .analysis
             .operations
             .iter()
-            .map(|j| {
+            .enumerate()
+            .filter(|(i, _)| {
+                analyzed
+                    .asked_operations
+                    .as_ref()
+                    .is_none_or(|asked| asked.get(*i).copied().unwrap_or(false))
+            })
+            .map(|(_, j)| {
                 row(
                     j,
                     &analyzed.analysis,

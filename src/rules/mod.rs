@@ -306,6 +306,44 @@ pub static REGISTRY: &[Rule] = &[
         meta: &rl505_accepted_without_status_location::META,
         check: Some(rl505_accepted_without_status_location::check),
     },
+    // Reported by `retrylint probe` over a journal (src/probe/judge.rs), never by
+    // `check`: no check here.
+    Rule {
+        meta: &crate::diagnostic::catalog::OBSERVED_RETRY_BEFORE_RETRY_AFTER,
+        check: None,
+    },
+    Rule {
+        meta: &crate::diagnostic::catalog::OBSERVED_SYNCHRONISED_RETRIES,
+        check: None,
+    },
+    Rule {
+        meta: &crate::diagnostic::catalog::OBSERVED_DUPLICATE_WRITE,
+        check: None,
+    },
+    Rule {
+        meta: &crate::diagnostic::catalog::OBSERVED_KEY_MISSING_OR_CHANGED,
+        check: None,
+    },
+    Rule {
+        meta: &crate::diagnostic::catalog::OBSERVED_DEADLINE_OVERRUN,
+        check: None,
+    },
+    Rule {
+        meta: &crate::diagnostic::catalog::OBSERVED_TOO_MANY_ATTEMPTS,
+        check: None,
+    },
+    Rule {
+        meta: &crate::diagnostic::catalog::OBSERVED_RETRY_ON_CLIENT_ERROR,
+        check: None,
+    },
+    Rule {
+        meta: &crate::diagnostic::catalog::OBSERVED_UNBOUNDED_RETRY_AFTER,
+        check: None,
+    },
+    Rule {
+        meta: &crate::diagnostic::catalog::OBSERVED_POLICY_DRIFT,
+        check: None,
+    },
 ];
 
 /// Looks a rule up by code (`RL201`) or name (`unprotected-retry`).

@@ -1,8 +1,10 @@
 //! The read boundary: the one place that decides whether a run may open a path.
 //!
 //! A path may be read when its real path (every symbolic link resolved) lies inside
-//! one of the run's project roots, or when it was named on the command line (a named
-//! file is read even through a link). Every reader of a run asks here first: the
+//! one of the run's project roots. A path named on the command line is no exception:
+//! its roots are found from where its name stands (`project::read_boundary`), so a
+//! named link leading out of the project is refused like a walked one (RL001 for the
+//! named path; `--root` covering the target admits it). Every reader of a run asks here first: the
 //! directory walk and the loading of what it found, named files, `$ref` targets, a
 //! policy's `spec:`, `.retrylint.yaml` `services:` specs, the Spring property files
 //! of `${...}` placeholders, the Go files beside a Go file and its `go.mod`. A path
@@ -13,7 +15,7 @@
 //! `application.yml -> ~/.netrc`; reading its target would print lines of it in
 //! excerpts and values in messages.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -22,8 +24,6 @@ use std::sync::Mutex;
 pub enum Verdict {
     /// Its real path lies inside a project root (or no boundary is in force).
     Inside,
-    /// Named on the command line: read even though it (or its link) leaves the root.
-    Named,
     /// Its real path (given here) lies outside every project root: not read.
     Outside(PathBuf),
     /// It does not exist (or a link dangles): reading it fails on its own, with no
@@ -59,8 +59,6 @@ pub fn work_tree_or(dir: &Path) -> PathBuf {
 pub struct ReadBoundary {
     /// Canonical project roots; empty: no boundary (every path may be read).
     roots: Vec<PathBuf>,
-    /// Canonical paths of the files named on the command line.
-    named: HashSet<PathBuf>,
     /// Paths refused, as met (made absolute, not resolved): each name once.
     left_out: Mutex<BTreeSet<PathBuf>>,
 }
@@ -72,19 +70,14 @@ impl ReadBoundary {
         ReadBoundary::default()
     }
 
-    /// A boundary of the folders `roots` and the files `named` (both canonicalised
-    /// here; a named path that does not exist is ignored).
-    pub fn new(roots: &[PathBuf], named: &[PathBuf]) -> ReadBoundary {
+    /// A boundary of the folders `roots` (canonicalised here).
+    pub fn new(roots: &[PathBuf]) -> ReadBoundary {
         let real = |p: &PathBuf| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
         let mut roots: Vec<PathBuf> = roots.iter().map(real).collect();
         roots.sort();
         roots.dedup();
         ReadBoundary {
             roots,
-            named: named
-                .iter()
-                .filter_map(|p| std::fs::canonicalize(p).ok())
-                .collect(),
             left_out: Mutex::new(BTreeSet::new()),
         }
     }
@@ -108,9 +101,6 @@ impl ReadBoundary {
         let Ok(real) = std::fs::canonicalize(path) else {
             return Verdict::Missing;
         };
-        if self.named.contains(&real) {
-            return Verdict::Named;
-        }
         if self.roots.iter().any(|r| inside(r, &real)) {
             Verdict::Inside
         } else {
@@ -167,7 +157,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_link_out_of_the_root_is_refused_unless_named() {
+    fn a_link_out_of_the_root_is_refused() {
         let dir = std::env::temp_dir().join(format!("rl-boundary-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("proj/sub")).unwrap();
@@ -177,7 +167,7 @@ mod tests {
         std::os::unix::fs::symlink("../secret/s.yaml", dir.join("proj/out.yaml")).unwrap();
         std::os::unix::fs::symlink("../../secret", dir.join("proj/sub/linked")).unwrap();
         std::os::unix::fs::symlink("in.yaml", dir.join("proj/again.yaml")).unwrap();
-        let b = ReadBoundary::new(&[dir.join("proj")], &[]);
+        let b = ReadBoundary::new(&[dir.join("proj")]);
         assert!(b.is_bounded());
         assert!(b.admits(&dir.join("proj/in.yaml")));
         assert!(b.admits(&dir.join("proj/again.yaml")));
@@ -195,10 +185,10 @@ mod tests {
                 dir.join("secret/s.yaml"),
             ]
         );
-        let named = ReadBoundary::new(&[dir.join("proj")], &[dir.join("proj/out.yaml")]);
-        assert_eq!(named.verdict(&dir.join("proj/out.yaml")), Verdict::Named);
-        assert!(named.admits(&dir.join("secret/s.yaml")));
-        assert!(named.left_out().is_empty());
+        // A root covering the target (`--root`) admits the link.
+        let wide = ReadBoundary::new(std::slice::from_ref(&dir));
+        assert_eq!(wide.verdict(&dir.join("proj/out.yaml")), Verdict::Inside);
+        assert!(wide.left_out().is_empty());
         assert!(ReadBoundary::unbounded().admits(&dir.join("secret/s.yaml")));
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -70,7 +70,7 @@ pub fn from_error(loaded: &Loaded, error: &LoadError) -> Diagnostic {
             at(0),
             "outside the project root",
         )
-        .with_help("Name the file on the command line, or move it into the project, if it is meant to be read."),
+        .with_help("Name the real file (not a link to it) inside the project, pass `--root` covering it, or move it into the project, if it is meant to be read."),
         LoadError::TooLarge { size, limit } => Diagnostic::new(
             &META,
             format!("`{name}` is {size} bytes, larger than the limit of {limit} bytes."),

@@ -23,6 +23,44 @@ pub fn last_segment(name: &str) -> &str {
         .trim_start_matches('&')
 }
 
+/// Resolves the relative URL of every call made through a client that some file
+/// gives a base URL ([`CodeFacts::base_urls`], the receiver compared exactly), so
+/// that the call names the host it reaches. A client given several bases (one per
+/// environment) keeps its calls relative: which one runs is not known.
+pub fn apply_base_urls(files: &mut [CodeFacts]) {
+    let mut bases: HashMap<String, Vec<String>> = HashMap::new();
+    for f in files.iter() {
+        for (receiver, url) in &f.base_urls {
+            let list = bases.entry(receiver.clone()).or_default();
+            if !list.contains(url) {
+                list.push(url.clone());
+            }
+        }
+    }
+    if bases.is_empty() {
+        return;
+    }
+    let resolve = |call: &mut CallSite| {
+        let Some([base]) = bases.get(&call.receiver).map(Vec::as_slice) else {
+            return;
+        };
+        match &mut call.url {
+            super::model::Url::Literal(u) | super::model::Url::Template(u)
+                if !u.contains("://") && !u.starts_with('{') =>
+            {
+                *u = super::csharp::reach::resolve(base, u);
+            }
+            _ => {}
+        }
+    };
+    for f in files.iter_mut() {
+        f.calls.iter_mut().for_each(&resolve);
+        for c in &mut f.clients {
+            c.calls.iter_mut().for_each(&resolve);
+        }
+    }
+}
+
 /// Links the unattached calls of every file to clients by name.
 pub fn link(files: &[CodeFacts]) -> Linked {
     let mut out: Linked = files

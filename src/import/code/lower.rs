@@ -504,14 +504,9 @@ fn path_match(url: &str) -> Option<PathMatch> {
     out.push_str(rest);
     Some(if n == 0 && !url.contains("{}") {
         // A concrete path (`/orders/7`) reaches the template `/orders/{id}`; a
-        // trailing slash is not significant either way (`/signals/` reaches the
-        // spec's `/signals/` and `/signals`).
-        crate::import::route::request_path(if out.len() > 1 {
-            out.trim_end_matches('/')
-        } else {
-            &out
-        })
-        .with_optional_trailing_slash()
+        // trailing slash is significant (`/signals/` reaches the spec's `/signals/`,
+        // not `/signals`: they are two routes on the server, case 63).
+        crate::import::route::request_path(&out)
     } else {
         PathMatch::Template(out)
     })
@@ -535,8 +530,9 @@ mod tests {
         );
         assert!(reaches(path_match("orders"), "/orders"));
         assert!(reaches(path_match("/signals/"), "/signals/"));
-        assert!(reaches(path_match("/signals/"), "/signals"));
-        assert!(reaches(path_match("/signals"), "/signals/"));
+        // A trailing slash is significant (case 63): two paths.
+        assert!(!reaches(path_match("/signals/"), "/signals"));
+        assert!(!reaches(path_match("/signals"), "/signals/"));
         assert!(!reaches(path_match("/signals"), "/signals/x"));
         assert!(path_match("").is_none());
         assert_eq!(

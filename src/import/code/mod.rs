@@ -212,7 +212,7 @@ pub fn import_all(
                         let mut f = read_file(&doc, *language, boundary).ok()?;
                         // Only its calls matter: its clients were not pre-checked as such.
                         f.clients.clear();
-                        (!f.calls.is_empty()).then_some((doc, f))
+                        (!f.calls.is_empty() || !f.base_urls.is_empty()).then_some((doc, f))
                     })
                     .collect()
             });
@@ -224,6 +224,7 @@ pub fn import_all(
     for f in &mut facts {
         out.notes.append(&mut f.notes);
     }
+    link::apply_base_urls(&mut facts);
     let linked = link::link(&facts);
     // Each file's located tree, over the spans its clients and calls use.
     let mut spans: Vec<BTreeSet<(usize, usize)>> = vec![BTreeSet::new(); facts.len()];

@@ -257,4 +257,10 @@ pub struct CodeFacts {
     pub calls: Vec<CallSite>,
     /// Facts the extractor could not read (shown by `--verbose`, never a finding).
     pub notes: Vec<String>,
+    /// Base URLs that client registrations give the calls made through a client, as
+    /// (receiver, absolute URL): `AddHttpClient<OrderingService>(o => o.BaseAddress
+    /// = new("https+http://ordering-api"))` gives the calls with receiver
+    /// `HttpClient:OrderingService` the base `https://ordering-api`, in any file.
+    /// Their relative URLs resolve against it before binding, so its host binds them.
+    pub base_urls: Vec<(String, String)>,
 }

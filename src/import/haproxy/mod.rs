@@ -92,7 +92,13 @@ pub fn signals(keyword: &str) -> Option<Vec<Signal>> {
     })
 }
 
-/// An HAProxy time (`5s`, `100ms`, `1m`; a bare number is ms) in ms.
+/// The longest time HAProxy accepts, ms: a timer is a signed 32-bit count of ms
+/// (`parse_time_err`: "timer overflow ... maximum value is 2147483647 ms or ~24.8
+/// days"), and a longer one stops the configuration from loading.
+pub const MAX_TIME_MS: f64 = 2_147_483_647.0;
+
+/// An HAProxy time (`5s`, `100ms`, `1m`; a bare number is ms) in ms; `None` for
+/// anything else and for a time over [`MAX_TIME_MS`].
 pub fn time(text: &str) -> Option<f64> {
     let s = text.trim();
     let digits = s.bytes().take_while(|b| b.is_ascii_digit()).count();
@@ -109,7 +115,7 @@ pub fn time(text: &str) -> Option<f64> {
         "d" => 86_400_000.0,
         _ => return None,
     };
-    Some(n * factor)
+    Some(n * factor).filter(|&ms| ms <= MAX_TIME_MS)
 }
 
 /// A proxy section and the `defaults` section it inherits from.
@@ -402,6 +408,23 @@ fn validate(config: &Config, out: &mut Imported) {
                                 help,
                             ));
                         }
+                    }
+                }
+                // `timeout <name> <time>` (and the legacy `contimeout <time>` forms):
+                // a time HAProxy cannot read stops the configuration from loading.
+                "timeout" | "contimeout" | "srvtimeout" | "clitimeout" => {
+                    let value = if l.keyword.text == "timeout" {
+                        l.args.get(1)
+                    } else {
+                        l.args.first()
+                    };
+                    if let Some(a) = value.filter(|a| time(&a.text).is_none()) {
+                        out.diagnostics.push(rl017_ineffective_setting::diagnostic(
+                            &config.word_at(a),
+                            format!("`{}` is not a time HAProxy can load", a.text),
+                            "not a time",
+                            format!("write a time such as `5s` or `100ms` (a bare number is ms) of at most {} ms (~24.8 days): HAProxy refuses this line (timer overflow or bad unit), and retrylint does not read it", MAX_TIME_MS),
+                        ));
                     }
                 }
                 "retries" if l.args.len() != 1 || l.args[0].text.parse::<u32>().is_err() => {

@@ -55,6 +55,9 @@ fn times_and_signals() {
     assert_eq!(time("5s"), Some(5000.0));
     assert_eq!(time("100"), Some(100.0));
     assert_eq!(time("x"), None);
+    assert_eq!(time("2147483647"), Some(2_147_483_647.0));
+    assert_eq!(time("25d"), None);
+    assert_eq!(time("99999999999999999999999h"), None);
     assert_eq!(signals("junk-response"), Some(vec![Signal::Reset]));
     assert_eq!(signals("0rtt-rejected"), Some(vec![Signal::RefusedStream]));
     assert_eq!(signals("599"), None);

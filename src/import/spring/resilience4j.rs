@@ -453,8 +453,9 @@ fn object(
     let mut retried = true;
     match first(tree, chain, "maxAttempts", 0) {
         Some(f) => match val(tree, f.node) {
+            // A Java `int`: 2147483648 and above do not bind.
             Val::Text(t) => match t.parse::<i64>() {
-                Ok(n) if n >= 1 => {
+                Ok(n) if (1..=i64::from(i32::MAX)).contains(&n) => {
                     retried = n > 1;
                     settings.attempts = Some(Spanned {
                         value: n,
@@ -467,7 +468,7 @@ fn object(
                         f.node,
                         "maxAttempts",
                         &t,
-                        "an integer of at least 1 (total attempts, including the first)",
+                        "an integer from 1 to 2147483647 (a Java `int`: total attempts, including the first)",
                     ));
                     misspell(&mut settings, "attempts", f.node);
                 }

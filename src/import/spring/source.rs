@@ -218,8 +218,14 @@ pub fn scalar(tree: &Tree, node: NodeId) -> Option<Resolved> {
 /// a bare integer is milliseconds (the default `@DurationUnit`), the simple form an
 /// integer with a unit `ns`, `us`, `ms`, `s`, `m`, `h`, `d` (any case: `100ms`,
 /// `2s`), or ISO-8601 (`PT0.5S`, `PT1M30S`, `P1D`). `None` for anything else or a
-/// negative duration (Spring fails to bind it).
+/// negative duration (Spring fails to bind it), and for one `java.time.Duration`
+/// cannot hold: a number beyond a Java `long`, or more than `Long.MAX_VALUE` seconds
+/// (`Duration.of` throws `ArithmeticException`, and the application does not start).
 pub fn duration(text: &str, bare_unit_ms: f64) -> Option<f64> {
+    duration_unbounded(text, bare_unit_ms).filter(|ms| ms / 1000.0 <= i64::MAX as f64)
+}
+
+fn duration_unbounded(text: &str, bare_unit_ms: f64) -> Option<f64> {
     let s = text.trim();
     if s.is_empty() {
         return None;
@@ -239,7 +245,8 @@ pub fn duration(text: &str, bare_unit_ms: f64) -> Option<f64> {
     if number.is_empty() {
         return None;
     }
-    let n: f64 = number.parse().ok()?;
+    // `Long.parseLong`: a number beyond a Java `long` does not bind.
+    let n = number.parse::<i64>().ok()? as f64;
     let factor = match unit.to_ascii_lowercase().as_str() {
         "" => bare_unit_ms,
         "ns" => 0.000_001,
@@ -1410,6 +1417,14 @@ mod tests {
         assert_eq!(duration("-1s", 1.0), None);
         assert_eq!(duration("PT", 1.0), None);
         assert_eq!(duration("5x", 1.0), None);
+        // Beyond a Java `long`, or more seconds than `Duration` holds: no binding.
+        assert_eq!(duration("99999999999999999999999h", 1.0), None);
+        assert_eq!(duration("9223372036854775807h", 1.0), None);
+        assert_eq!(
+            duration("9223372036854775807ms", 1.0),
+            Some(9.223372036854776e18)
+        );
+        assert_eq!(duration("PT99999999999999999999999H", 1.0), None);
         assert_eq!(boolean("TRUE"), Some(true));
         assert_eq!(boolean("off"), Some(false));
         assert_eq!(boolean("maybe"), None);

@@ -129,6 +129,9 @@ fn owner(file: &CodeFile<'_>, consts: &Consts<'_>, call: Node<'_>, recv: Node<'_
     }
     let recv_text = file.text_of(recv);
     if let Some(v) = consts.var(recv_text) {
+        if super::reach::is_plain_client(file, v) {
+            return super::reach::PLAIN.to_string();
+        }
         let t = file.text_of(v);
         if let Some(i) = t.find("CreateClient(") {
             let rest = &t[i + "CreateClient(".len()..];

@@ -18,6 +18,7 @@ pub mod calls;
 pub mod eval;
 pub mod options;
 pub mod polly;
+pub mod reach;
 pub mod resilience;
 pub mod syntax;
 
@@ -33,6 +34,8 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
     let mut attachments: Vec<(String, Vec<(String, super::model::Span)>)> = Vec::new();
     // Keys made inside a retried lambda: (the pipeline it is retried by, the value).
     let mut regenerated: Vec<(String, super::model::Span)> = Vec::new();
+    // Calls in test code: evidence only when the file builds a retry client itself.
+    let mut test_calls: Vec<super::model::CallSite> = Vec::new();
     let mut stack = vec![file.tree.root_node()];
     while let Some(node) = stack.pop() {
         match node.kind() {
@@ -68,12 +71,21 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
                             out.clients.push(c);
                         }
                     }
+                    "AddHttpClient" => {
+                        if let Some(base) = reach::base_address(file, node) {
+                            out.base_urls.push(base);
+                        }
+                    }
                     _ => {
                         if let Some(call) = calls::http_call(file, &consts, node) {
                             if let Some(span) = calls::regenerated_key(file, node) {
                                 regenerated.push((call.receiver.clone(), span));
                             }
-                            out.calls.push(call);
+                            if reach::is_test_code(file, node) {
+                                test_calls.push(call);
+                            } else {
+                                out.calls.push(call);
+                            }
                         }
                     }
                 }
@@ -84,6 +96,17 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
         let mut cursor = node.walk();
         let children: Vec<_> = node.children(&mut cursor).collect();
         stack.extend(children.into_iter().rev());
+    }
+    if out.clients.is_empty() {
+        if !test_calls.is_empty() {
+            out.notes.push(format!(
+                "{}: {} HTTP call(s) in test code not read as production calls (a test project or folder, or a class with test attributes)",
+                file.doc.file.display,
+                test_calls.len()
+            ));
+        }
+    } else {
+        out.calls.extend(test_calls);
     }
     for (receiver, span) in regenerated {
         let last = super::link::last_segment(&receiver);
@@ -129,6 +152,43 @@ mod tests {
     use crate::source::language::Language;
 
     /// Parses `src` as C# and extracts it.
+    #[test]
+    fn test_classes_plain_clients_and_base_addresses() {
+        let call =
+            r#"class Api { Task A(HttpClient http) => http.PostAsJsonAsync("/api/items", 1); }"#;
+        assert_eq!(facts(call).calls.len(), 1);
+        // The same call in an xUnit class is test code: not read as production.
+        let test = r#"public class ApiTests { [Fact] public Task A() { var client = _f.CreateDefaultClient(); return client.PostAsJsonAsync("/api/items", 1); } }"#;
+        let f = facts(test);
+        assert!(f.calls.is_empty(), "{:?}", f.calls);
+        assert!(
+            f.notes.iter().any(|n| n.contains("test code")),
+            "{:?}",
+            f.notes
+        );
+        // `new HttpClient()` is no factory client: its receiver is not `HttpClient:`.
+        let plain = r#"class P { Task A() { var httpClient = new HttpClient(); return httpClient.PostAsJsonAsync("/api/items", 1); } }"#;
+        let f = facts(plain);
+        assert_eq!(f.calls.len(), 1);
+        assert_eq!(f.calls[0].receiver, reach::PLAIN);
+        // A typed client's literal BaseAddress, Aspire's scheme read as https.
+        let reg = r#"class E { void M(IServiceCollection s) { s.AddHttpClient<OrderingService>(o => o.BaseAddress = new("https+http://ordering-api")); s.AddHttpClient("github", c => { c.BaseAddress = new Uri("https://api.github.com/"); }); } }"#;
+        let f = facts(reg);
+        assert_eq!(
+            f.base_urls,
+            vec![
+                (
+                    "HttpClient:OrderingService".to_string(),
+                    "https://ordering-api".to_string()
+                ),
+                (
+                    "HttpClient:github".to_string(),
+                    "https://api.github.com/".to_string()
+                ),
+            ]
+        );
+    }
+
     fn facts(src: &str) -> CodeFacts {
         let ws = crate::source::loader::Workspace::new(
             std::path::PathBuf::from("/tmp"),

@@ -1179,3 +1179,184 @@ fn case76_scg_circuit_breaker_time_limiter() {
     let (_, out, err) = common::retrylint_in(dir.path(), &["check", "--root", ".", "."]);
     assert!(!out.contains("RL301"), "{out}{err}");
 }
+
+/// `(code, "file:line:col")` of every finding, for the variant cases.
+fn at_file(o: &CheckOutcome) -> Vec<(String, String)> {
+    o.diagnostics
+        .iter()
+        .map(|d| {
+            let file = d
+                .primary
+                .location
+                .file
+                .display
+                .rsplit('/')
+                .next()
+                .unwrap_or("");
+            (d.code.to_string(), format!("{file}:{}", line_col(d)))
+        })
+        .collect()
+}
+
+/// Case 79: two retry clients in two files call `POST /api/pay`. They are two
+/// callers, so two variants of the client layer, each judged on its own: RL201 at
+/// both, RL303 at b.py's 70 attempts whatever the file names, no RL311 between them
+/// (layers.md item 6); each finding names the client it comes from; `layers` shows
+/// both paths and `import b.py` prints b.py's translation.
+#[test]
+fn case79_second_client_is_judged_too() {
+    let o = check(&["79-second-client-dropped"]);
+    let f = at_file(&o);
+    for want in [
+        ("RL201", "a.py:3:2"),
+        ("RL201", "b.py:3:2"),
+        ("RL303", "b.py:3:32"),
+    ] {
+        assert!(
+            f.contains(&(want.0.to_string(), want.1.to_string())),
+            "{want:?}: {f:?}"
+        );
+    }
+    assert!(!f.iter().any(|(c, _)| c == "RL311"), "{f:?}");
+    assert!(!f
+        .iter()
+        .any(|(c, at)| c == "RL303" && at.starts_with("a.py")));
+    let rl303 = o.diagnostics.iter().find(|d| d.code == "RL303").unwrap();
+    assert!(
+        rl303
+            .help
+            .as_deref()
+            .is_some_and(|h| h.contains("path: client `79-second-client-dropped/b.py`")),
+        "{:?}",
+        rl303.help
+    );
+
+    // File names decide nothing: the 70-attempt client is judged under any name.
+    let tmp = tempfile::tempdir().unwrap();
+    let src = repo().join("fixtures/cases/79-second-client-dropped");
+    for (from, to) in [
+        ("a.py", "z.py"),
+        ("b.py", "a.py"),
+        ("openapi.yaml", "openapi.yaml"),
+    ] {
+        std::fs::copy(src.join(from), tmp.path().join(to)).unwrap();
+    }
+    let (code, out, err) = common::retrylint_in(tmp.path(), &["check", ".", "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let found: Vec<(String, String, u64)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["path"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        found.contains(&("RL303".into(), "a.py".into(), 3)),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&("RL201".into(), "z.py".into(), 3)),
+        "{found:?}"
+    );
+    assert!(!found.iter().any(|(c, _, _)| c == "RL311"), "{found:?}");
+
+    let (code, out, err) = common::retrylint_in(&src, &["layers", "POST /api/pay", "."]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("path 1 of 2: client `a.py`"), "{out}");
+    assert!(out.contains("path 2 of 2: client `b.py`"), "{out}");
+    let (code, out, err) = common::retrylint_in(&src, &["import", "b.py"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("attempts: 70"), "{out}");
+}
+
+/// Case 79b: two tenacity-decorated functions of one file call `POST /api/pay`: two
+/// variants, each judged (RL303 for `pay2`'s 70 attempts), no RL311; `layers` and
+/// `readiness` list both.
+#[test]
+fn case79b_second_client_in_the_same_file() {
+    let o = check(&["79b-second-client-same-file"]);
+    let f = at_file(&o);
+    for want in [
+        ("RL201", "one.py:3:2"),
+        ("RL201", "one.py:5:2"),
+        ("RL303", "one.py:5:32"),
+    ] {
+        assert!(
+            f.contains(&(want.0.to_string(), want.1.to_string())),
+            "{want:?}: {f:?}"
+        );
+    }
+    assert!(!f.iter().any(|(c, _)| c == "RL311"), "{f:?}");
+    assert_eq!(f.iter().filter(|(c, _)| c == "RL303").count(), 1, "{f:?}");
+    let dir = repo().join("fixtures/cases/79b-second-client-same-file");
+    let (code, out, err) = common::retrylint_in(&dir, &["layers", "POST /api/pay", "."]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("tenacity @retry pay (one.py)"), "{out}");
+    assert!(out.contains("tenacity @retry pay2 (one.py)"), "{out}");
+    assert_eq!(out.matches("  path ").count(), 2, "{out}");
+    let (_, out, err) = common::retrylint_in(&dir, &["readiness", ".", "--format", "json"]);
+    let json: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let rows: Vec<(i64, String)> = json["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["path"] == "/api/pay")
+        .map(|r| {
+            (
+                r["amplification"].as_i64().unwrap(),
+                r["variant"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(
+        rows.iter().any(|(a, v)| *a == 3 && v.contains("pay")),
+        "{rows:?}"
+    );
+    assert!(
+        rows.iter().any(|(a, v)| *a == 70 && v.contains("pay2")),
+        "{rows:?}"
+    );
+}
+
+/// Case 73: a VirtualService bound to an ingress `Gateway` and the mesh
+/// VirtualService of the same host are two entry paths, not a stack: no RL311,
+/// readiness "3 x" per path, and `layers` shows each path.
+#[test]
+fn case73_istio_ingress_and_mesh_are_entry_paths() {
+    let o = check(&["73-istio-ingress-and-mesh-entry-paths"]);
+    assert!(
+        !o.diagnostics.iter().any(|d| d.code == "RL311"),
+        "{:?}",
+        at_file(&o)
+    );
+    let dir = repo().join("fixtures/cases/73-istio-ingress-and-mesh-entry-paths");
+    let (code, out, err) = common::retrylint_in(&dir, &["readiness", "."]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("GET /product/{id} [entry path: ingress gateway `frontend-gateway`]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("GET /product/{id} [entry path: mesh]"),
+        "{out}"
+    );
+    assert!(out.contains("gateway 3 x, 5s"), "{out}");
+    assert!(out.contains("mesh 3 x, 5s"), "{out}");
+    assert!(!out.contains("9 x"), "{out}");
+    let (code, out, err) = common::retrylint_in(&dir, &["layers", "product", "."]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("path 1 of 2: entry path: ingress gateway `frontend-gateway`"),
+        "{out}"
+    );
+    assert!(out.contains("path 2 of 2: entry path: mesh"), "{out}");
+    assert!(!out.contains("= 9"), "{out}");
+}

@@ -1,5 +1,6 @@
 //! Retry clients in code as layers: clients that call the same operation from
-//! different services are alternatives (one layer, no multiplication), while a
+//! different services are alternatives (variants: each judged on its own, never
+//! multiplied with each other), while a
 //! decorator around a call made through a retrying session stacks on it (two
 //! layers, RL311, attempts multiply).
 
@@ -22,15 +23,27 @@ fn codes(stdout: &str) -> Vec<String> {
 }
 
 #[test]
-fn clients_of_two_services_are_alternatives_not_layers() {
+fn clients_of_two_services_are_variants_not_layers() {
     let root = dir("fixtures/code/layers/alternatives");
     let (code, out, err) = common::retrylint_in(&root, &["check", "."]);
     assert_eq!(code, 1, "{err}");
     let got = codes(&out);
-    assert!(got.contains(&"RL201".to_string()), "{out}");
     assert!(!got.contains(&"RL311".to_string()), "{out}");
+    // Each caller is judged: an RL201 at each client, not only the first one found.
+    assert_eq!(got.iter().filter(|c| *c == "RL201").count(), 2, "{out}");
+    assert!(out.contains("svc_a/client.py:6:51"), "{out}");
+    assert!(out.contains("svc_b/client.ts:3:16"), "{out}");
     let (code, out, err) = common::retrylint_in(&root, &["layers", "POST /orders"]);
     assert_eq!(code, 0, "{err}");
+    // One path per caller, each with its one client layer.
+    assert!(
+        out.contains("path 1 of 2: client `svc_a/client.py`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("path 2 of 2: client `svc_b/client.ts`"),
+        "{out}"
+    );
     assert!(out.contains("1. client layer"), "{out}");
     assert!(!out.contains("2. client layer"), "{out}");
 }

@@ -291,6 +291,46 @@ impl EffectivePolicy {
     pub fn retry_origin(&self) -> Option<&At> {
         self.retry.at.as_ref()
     }
+
+    /// Where a layer's values were read (file, span), each the primary location a rule
+    /// may report at.
+    pub fn origins(&self) -> Vec<(&Path, usize, usize)> {
+        let l = self;
+        let mut at: Vec<Option<&At>> = vec![
+            l.retry.at.as_ref(),
+            l.effect.at.as_ref(),
+            l.attempt_timeout.at.as_ref(),
+            l.backoff.at.as_ref(),
+            l.backoff.multiplier.at.as_ref(),
+            l.retry_after.at.as_ref(),
+            l.idempotency_key.at.as_ref(),
+            l.deadline_off.as_ref(),
+        ];
+        at.push(l.attempts.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.deadline.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.retry_on.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.methods.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.budget.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.hedging.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.on_unknown_result.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.status_endpoint.as_ref().and_then(|f| f.at.as_ref()));
+        for f in [&l.backoff.base, &l.backoff.cap] {
+            at.push(f.as_ref().and_then(|f| f.at.as_ref()));
+        }
+        at.push(l.backoff.jitter.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.retry_after.honor.as_ref().and_then(|f| f.at.as_ref()));
+        at.push(l.retry_after.max.as_ref().and_then(|f| f.at.as_ref()));
+        if let Some(r) = &l.retry_on {
+            at.extend(r.value.iter().map(|s| Some(&s.at)));
+        }
+        at.into_iter()
+            .flatten()
+            .map(|a| {
+                let loc = a.location();
+                (a.doc.file.path.as_path(), loc.span.start, loc.span.end)
+            })
+            .collect()
+    }
 }
 
 /// One operation with its effective settings per layer.
@@ -310,6 +350,13 @@ pub struct JoinedOperation {
     /// layer's [`EffectivePolicy::effect`] is the least safe of these (see
     /// [`endpoint_effect`]); RL103 reports when they differ.
     pub declared_effects: Vec<(Layer, Field<Effect>)>,
+    /// The variants this path of the operation takes, one per group (`layers.md`
+    /// "Variants and entry paths"): a request passes only the layers of one caller,
+    /// one Spring profile, one Istio entry path. Empty when no layer is a variant.
+    pub path: Vec<Variant>,
+    /// How many paths the operation has (1 when no two layers are alternatives):
+    /// each is a [`JoinedOperation`] of its own, in a row, judged on its own.
+    pub paths: usize,
 }
 
 /// What protects the repeats one layer makes of a non-idempotent request (layers.md
@@ -361,6 +408,18 @@ impl JoinedOperation {
             document: self.document,
             operation: self.operation,
         }
+    }
+
+    /// The path's name when the operation has several (`client `a.py`, entry path:
+    /// mesh`): its variants' labels, joined; `None` for an operation with one path.
+    pub fn path_label(&self) -> Option<String> {
+        (self.paths > 1).then(|| {
+            self.path
+                .iter()
+                .map(|v| v.label.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
     }
 
     /// The effective policy of `layer`, if any applies.
@@ -729,6 +788,38 @@ fn find_op(sel: &Selector, documents: &[Document], order: &[usize]) -> Option<Op
     })
 }
 
+/// What a path of an operation reaches it through: each layer with where its values
+/// were read (two paths with the same key are one).
+type PathKey<'a> = Vec<(Layer, Vec<(&'a Path, usize, usize)>)>;
+
+/// The paths through the variants of one operation's layers: one variant of each
+/// group, every combination, groups and variants in first-seen order (one empty path
+/// when there is no variant).
+pub fn paths_of<'v>(variants: impl Iterator<Item = &'v Variant>) -> Vec<Vec<Variant>> {
+    let mut groups: Vec<Vec<&Variant>> = Vec::new();
+    for v in variants {
+        match groups.iter_mut().find(|g| g[0].group == v.group) {
+            Some(g) if !g.contains(&v) => g.push(v),
+            Some(_) => {}
+            None => groups.push(vec![v]),
+        }
+    }
+    let mut out: Vec<Vec<Variant>> = vec![Vec::new()];
+    for g in groups {
+        out = out
+            .iter()
+            .flat_map(|prefix| {
+                g.iter().map(move |v| {
+                    let mut p = prefix.clone();
+                    p.push((*v).clone());
+                    p
+                })
+            })
+            .collect();
+    }
+    out
+}
+
 fn x_retry_layer(s: &Settings) -> Layer {
     s.layer.as_ref().map_or(Layer::Client, |l| l.value)
 }
@@ -1043,13 +1134,77 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                     l.effect = effect.clone();
                 }
             }
-            operations.push(JoinedOperation {
-                document: d,
-                operation: o,
-                x_retry: op_x,
-                layers,
-                declared_effects,
-            });
+            // Alternatives never multiply: one joined operation per path, each with
+            // the layers one request passes (layers.md item 6).
+            let variant_of = |l: &EffectivePolicy| -> Option<&Variant> {
+                l.policy
+                    .and_then(|p| policies[p].imported.as_ref())
+                    .and_then(|i| i.variant.as_ref())
+            };
+            // Two variants that reach the operation through the same values (a
+            // profile that does not change what the base sets for it) are one path,
+            // named after both.
+            let mut distinct: Vec<(Vec<Variant>, Vec<EffectivePolicy>)> = Vec::new();
+            let mut seen: Vec<PathKey<'_>> = Vec::new();
+            for path in paths_of(layers.iter().filter_map(variant_of)) {
+                let on_path: Vec<EffectivePolicy> = layers
+                    .iter()
+                    .filter(|l| variant_of(l).is_none_or(|v| path.contains(v)))
+                    .cloned()
+                    .collect();
+                let key: PathKey<'_> = layers
+                    .iter()
+                    .filter(|l| variant_of(l).is_none_or(|v| path.contains(v)))
+                    .map(|l| (l.layer, l.origins()))
+                    .collect();
+                match seen.iter().position(|k| *k == key) {
+                    Some(i) => {
+                        for (mine, v) in distinct[i].0.iter_mut().zip(&path) {
+                            if mine.label != v.label {
+                                mine.label = format!("{}, {}", mine.label, v.label);
+                            }
+                        }
+                    }
+                    None => {
+                        seen.push(key);
+                        distinct.push((path, on_path));
+                    }
+                }
+            }
+            // A path is named after the groups that offer an alternative here (the
+            // only mesh VirtualService behind two callers names no entry path).
+            let alternatives = |group: &str| {
+                let mut labels: Vec<&str> = distinct
+                    .iter()
+                    .flat_map(|(p, _)| p.iter())
+                    .filter(|v| v.group == group)
+                    .map(|v| v.label.as_str())
+                    .collect();
+                labels.sort_unstable();
+                labels.dedup();
+                labels.len() > 1
+            };
+            let named: Vec<Vec<Variant>> = distinct
+                .iter()
+                .map(|(p, _)| {
+                    p.iter()
+                        .filter(|v| alternatives(&v.group))
+                        .cloned()
+                        .collect()
+                })
+                .collect();
+            let count = distinct.len();
+            for ((_, on_path), path) in distinct.into_iter().zip(named) {
+                operations.push(JoinedOperation {
+                    document: d,
+                    operation: o,
+                    x_retry: op_x.clone(),
+                    layers: on_path,
+                    declared_effects: declared_effects.clone(),
+                    path,
+                    paths: count,
+                });
+            }
         }
     }
 

@@ -454,6 +454,7 @@ mod tests {
                 source: "Istio VirtualService payments".into(),
                 governs: vec![dir.join("api/openapi.yaml")],
                 grpc: false,
+                variant: None,
             }),
         };
         let notes = vec![OriginNote {

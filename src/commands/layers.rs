@@ -106,6 +106,14 @@ pub struct OperationView {
     pub operation_id: Option<String>,
     /// The OpenAPI document (display path).
     pub document: String,
+    /// The path these layers form, when the operation has several (alternative
+    /// callers, Spring profiles, Istio entry paths; `layers.md` "Variants and entry
+    /// paths"): the labels of its variants (``client `a.py` ``, ``profile `prod` ``,
+    /// ``entry path: mesh``); empty when the operation has one path.
+    pub path: Vec<String>,
+    /// How many paths the operation has (1 when no two layers are alternatives);
+    /// each is shown on its own, with its own composed worst case.
+    pub paths: usize,
     /// The layers, outermost first.
     pub layers: Vec<LayerView>,
     /// The composed worst case.
@@ -255,6 +263,12 @@ pub fn view(analyzed: &Analyzed, j: &JoinedOperation) -> OperationView {
         operation: op.display(),
         operation_id: op.operation_id.clone(),
         document,
+        path: if j.paths > 1 {
+            j.path.iter().map(|v| v.label.clone()).collect()
+        } else {
+            Vec::new()
+        },
+        paths: j.paths,
         layers,
         composed: ComposedView {
             attempts_product: total.product,
@@ -475,7 +489,15 @@ fn time(ms: Option<f64>) -> String {
     ms.map_or_else(|| "unbounded".to_string(), format_millis)
 }
 
-/// The human text: a block per operation.
+/// The position of `views[n]` among the paths of its operation (1-based): the paths
+/// of one operation come in a row.
+fn path_number(views: &[OperationView], n: usize) -> usize {
+    let same =
+        |v: &OperationView| v.operation == views[n].operation && v.document == views[n].document;
+    1 + views[..n].iter().rev().take_while(|v| same(v)).count()
+}
+
+/// The human text: a block per operation (per path of an operation that has several).
 pub fn human(views: &[OperationView]) -> String {
     let mut out = String::new();
     for (n, v) in views.iter().enumerate() {
@@ -488,6 +510,16 @@ pub fn human(views: &[OperationView]) -> String {
             .map(|i| format!(" ({i})"))
             .unwrap_or_default();
         out.push_str(&format!("{}{id} in {}\n", v.operation, v.document));
+        if !v.path.is_empty() {
+            // One of several paths a request may take: never multiplied with the
+            // others.
+            out.push_str(&format!(
+                "  path {} of {}: {}\n",
+                path_number(views, n),
+                v.paths,
+                v.path.join(", ")
+            ));
+        }
         if v.layers.is_empty() {
             out.push_str(
                 "  no layer applies: no policy, inline x-retry or retry config retries it\n",

@@ -14,12 +14,15 @@ pub fn position(at: &At) -> String {
 
 /// The notes at the node `at` stands for (same file, same span).
 pub fn notes_at<'n>(at: &At, notes: &'n [OriginNote]) -> Vec<&'n OriginNote> {
-    let l = at.location();
+    // Compared by file and span only: a location's JSON Pointer is costly, and this
+    // runs for every value of every layer (240 callers of one operation in `layers`).
+    let span = |a: &At| match a.tree() {
+        Some(t) => t.label_span(a.node),
+        None => a.location().span,
+    };
+    let l = span(at);
     notes
         .iter()
-        .filter(|n| {
-            let m = n.at.location();
-            m.file.path == l.file.path && m.span == l.span
-        })
+        .filter(|n| n.at.doc.file.path == at.doc.file.path && span(&n.at) == l)
         .collect()
 }

@@ -105,31 +105,43 @@ pub fn pair(base: &[OpFacts], head: &[OpFacts]) -> Vec<(usize, usize)> {
     let mut used_base = HashSet::new();
     let mut used_head = HashSet::new();
     let mut pairs = Vec::new();
-    for (hi, h) in head.iter().enumerate() {
-        let Some(id) = &h.operation_id else { continue };
-        if let Some(bi) = base.iter().enumerate().position(|(bi, b)| {
-            !used_base.contains(&bi) && b.operation_id.as_ref() == Some(id) && same_doc(b, h)
-        }) {
-            used_base.insert(bi);
-            used_head.insert(hi);
-            pairs.push((bi, hi));
+    // The paths of one operation (callers, profiles, entry paths) pair with the same
+    // path first, then with what is left.
+    for same_path in [true, false] {
+        let path_ok = |b: &OpFacts, h: &OpFacts| !same_path || b.variant == h.variant;
+        for (hi, h) in head.iter().enumerate() {
+            let Some(id) = &h.operation_id else { continue };
+            if used_head.contains(&hi) {
+                continue;
+            }
+            if let Some(bi) = base.iter().enumerate().position(|(bi, b)| {
+                !used_base.contains(&bi)
+                    && b.operation_id.as_ref() == Some(id)
+                    && same_doc(b, h)
+                    && path_ok(b, h)
+            }) {
+                used_base.insert(bi);
+                used_head.insert(hi);
+                pairs.push((bi, hi));
+            }
         }
-    }
-    for (hi, h) in head.iter().enumerate() {
-        if used_head.contains(&hi) {
-            continue;
-        }
-        if let Some(bi) = base.iter().enumerate().position(|(bi, b)| {
-            !used_base.contains(&bi)
-                && b.method == h.method
-                && b.shape == h.shape
-                && same_doc(b, h)
-                // Two operationIds that differ name two operations.
-                && (b.operation_id.is_none() || h.operation_id.is_none())
-        }) {
-            used_base.insert(bi);
-            used_head.insert(hi);
-            pairs.push((bi, hi));
+        for (hi, h) in head.iter().enumerate() {
+            if used_head.contains(&hi) {
+                continue;
+            }
+            if let Some(bi) = base.iter().enumerate().position(|(bi, b)| {
+                !used_base.contains(&bi)
+                    && b.method == h.method
+                    && b.shape == h.shape
+                    && same_doc(b, h)
+                    && path_ok(b, h)
+                    // Two operationIds that differ name two operations.
+                    && (b.operation_id.is_none() || h.operation_id.is_none())
+            }) {
+                used_base.insert(bi);
+                used_head.insert(hi);
+                pairs.push((bi, hi));
+            }
         }
     }
     pairs.sort_by_key(|&(_, h)| h);

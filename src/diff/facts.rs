@@ -145,8 +145,13 @@ pub struct LayerFacts {
 pub struct OpFacts {
     /// Its OpenAPI document relative to the side's root.
     pub document: String,
-    /// `POST /orders`.
+    /// `POST /orders`, with the path's name when the operation has several
+    /// (`POST /orders [profile `prod`]`, `layers.md` "Variants and entry paths").
     pub display: String,
+    /// The variants on this path (callers, profiles, entry paths), its files
+    /// relative to the side's root: the paths of one operation pair with the same
+    /// path on the other side first.
+    pub variant: Option<String>,
     /// `operationId`.
     pub operation_id: Option<String>,
     /// Upper-case method.
@@ -327,9 +332,34 @@ pub fn of(analyzed: &Analyzed, matrix: &Matrix, naming: &Naming) -> Vec<OpFacts>
                 .layers
                 .iter()
                 .find_map(|p| p.effect.at.as_ref().map(|a| naming.at(a)));
+            // Every variant on the path, named or not (an operation whose one caller
+            // is `b.py` pairs with the path of `b.py` on a side with two), with files
+            // as placed in the side: names show them from where the run started.
+            let labels: Vec<&str> = j
+                .layers
+                .iter()
+                .filter_map(|l| {
+                    let p = analyzed.analysis.policies.get(l.policy?)?;
+                    Some(p.imported.as_ref()?.variant.as_ref()?.label.as_str())
+                })
+                .collect();
+            let variant = (!labels.is_empty()).then(|| {
+                let v = labels.join(", ");
+                let shown = &documents[j.document].doc.file.display;
+                let prefix = shown.strip_suffix(document.as_str()).unwrap_or("");
+                if prefix.is_empty() {
+                    v
+                } else {
+                    v.replace(&format!("`{prefix}"), "`")
+                }
+            });
             OpFacts {
                 document,
-                display: op.display(),
+                display: match &row.variant {
+                    Some(v) => format!("{} [{v}]", op.display()),
+                    None => op.display(),
+                },
+                variant,
                 operation_id: op.operation_id.clone(),
                 method: op.method.to_ascii_uppercase(),
                 shape: path_shape(&op.path),

@@ -486,6 +486,7 @@ fn profile(
     }
     Some(ConfigObject {
         method_scoped: Vec::new(),
+        variant: None,
         url_prefixes: Vec::new(),
         platform: Platform::AwsSdk,
         kind: "profile".into(),

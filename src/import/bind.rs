@@ -8,7 +8,7 @@ use super::{rl016_unbound_config, rl209_route_may_resend_write, ConfigObject, Or
 use crate::config::ServiceBinding;
 use crate::diagnostic::Diagnostic;
 use crate::openapi::model::{Document, Operation};
-use crate::policy::model::{ImportedFrom, OperationEntry, PolicyFile, Spanned};
+use crate::policy::model::{ImportedFrom, OperationEntry, PolicyFile, Spanned, Variant};
 use crate::policy::selector::Selector;
 use crate::source::refs::normalize;
 use crate::source::tree::Kind;
@@ -404,9 +404,12 @@ pub fn bind(
     // goes through two clients (a decorator around a call of a retrying session)
     // makes both stack, each its own layer.
     let stacked = stacked_code_clients(objects);
-    let mut alternatives_taken: std::collections::HashSet<(usize, usize)> = Default::default();
-    type Key = (std::ffi::OsString, u8, super::Platform, usize);
-    type Hits = (usize, Vec<(usize, usize, usize)>);
+    let variants = variants_of(objects, &stacked_callers(objects));
+    // Operations a retrying client in code calls by path: a call whose URL is
+    // unknown, or one that is not retried, takes only the others.
+    let mut called_by_path: std::collections::HashSet<(usize, usize)> = Default::default();
+    let mut vague_taken: std::collections::HashSet<(usize, usize)> = Default::default();
+    type Key = PolicyKey;
     // Hits of calls whose URL is unknown, as (key, object, route, operation).
     let mut vague: Vec<(Key, usize, usize, usize)> = Vec::new();
     let mut grouped: BTreeMap<Key, Hits> = BTreeMap::new();
@@ -480,7 +483,7 @@ pub fn bind(
                         route_bound[i][r] = true;
                     }
                     out.operations[i].push((documents[*d].doc.file.clone(), op.display()));
-                    let key = (source_key(o), o.layer.depth(), o.platform, *d);
+                    let key = key_of(o, i, *d, &variants[i], stacked[i]);
                     if o.platform.is_code() && !stacked[i] {
                         // A call whose URL is unknown may reach any operation, and a
                         // call that is not retried is the safe alternative: either
@@ -497,9 +500,7 @@ pub fn bind(
                             vague.push((key, i, r, k));
                             continue;
                         }
-                        if !alternatives_taken.insert((*d, k)) {
-                            continue;
-                        }
+                        called_by_path.insert((*d, k));
                     }
                     let entry = grouped.entry(key).or_insert((i, Vec::new()));
                     if !entry.1.iter().any(|(_, _, kk)| *kk == k) {
@@ -521,14 +522,15 @@ pub fn bind(
         }
     }
     for (key, i, r, k) in vague {
-        if alternatives_taken.insert((key.3, k)) {
+        if !called_by_path.contains(&(key.3, k)) && vague_taken.insert((key.3, k)) {
             let entry = grouped.entry(key).or_insert((i, Vec::new()));
             if !entry.1.iter().any(|(_, _, kk)| *kk == k) {
                 entry.1.push((i, r, k));
             }
         }
     }
-    for ((_, _, _, d), (first, hits)) in grouped {
+    profile_fallback(&mut grouped);
+    for ((_, _, _, d, _, variant), (first, hits)) in grouped {
         let head = &objects[first];
         let mut used_routes: Vec<(usize, usize)> = Vec::new();
         let operations: Vec<OperationEntry> = hits
@@ -591,6 +593,7 @@ pub fn bind(
                 },
                 governs: vec![documents[d].doc.file.path.clone()],
                 grpc: head.grpc(),
+                variant,
             }),
         });
     }
@@ -707,6 +710,7 @@ fn mesh_services(
                     ),
                     governs: vec![doc.doc.file.path.clone()],
                     grpc: false,
+                    variant: None,
                 }),
             });
         }
@@ -740,12 +744,162 @@ fn source_key(o: &ConfigObject) -> std::ffi::OsString {
     }
 }
 
+/// Which synthetic policy a hit goes to: (layer source, layer depth, platform,
+/// document, the object for a caller in code, the variant).
+type PolicyKey = (
+    std::ffi::OsString,
+    u8,
+    super::Platform,
+    usize,
+    Option<usize>,
+    Option<Variant>,
+);
+
+/// The hits of one synthetic policy: its first object, and (object, route,
+/// operation) per operation.
+type Hits = (usize, Vec<(usize, usize, usize)>);
+
+/// The group of the retry clients in code: every caller of an API is an
+/// alternative to the others (`layers.md` item 6).
+pub const CLIENT_GROUP: &str = "client";
+
+/// The label of a Spring application's base variant (no profile active).
+pub const DEFAULT_PROFILE: &str = "default profile";
+
+/// The variant each object is, if any: the importer's (a Spring profile, an Istio
+/// entry path), else, for a retry client in code, ``client `FILE` `` (with the
+/// client's name when its file holds several; the clients of a file that one call
+/// goes through together share one variant, so they stack on its path).
+fn variants_of(objects: &[ConfigObject], stacked: &[Option<String>]) -> Vec<Option<Variant>> {
+    let mut per_file: std::collections::HashMap<&std::path::Path, usize> = Default::default();
+    for (o, _) in objects
+        .iter()
+        .zip(stacked)
+        .filter(|(o, s)| o.platform.is_code() && s.is_none())
+    {
+        *per_file.entry(o.at.doc.file.path.as_path()).or_default() += 1;
+    }
+    objects
+        .iter()
+        .zip(stacked)
+        .map(|(o, s)| {
+            if o.variant.is_some() || !o.platform.is_code() {
+                return o.variant.clone();
+            }
+            let file = &o.at.doc.file.display;
+            let label = if let Some(call) = s {
+                // Clients one call goes through together (a decorator around a call
+                // of a retrying session) are one caller, named by the call's file:
+                // one variant, stacked layers.
+                format!("client `{call}` (calls through several clients)")
+            } else if per_file.get(o.at.doc.file.path.as_path()).copied() > Some(1) {
+                format!("client `{file}` ({} {})", o.kind, o.name)
+            } else {
+                format!("client `{file}`")
+            };
+            Some(Variant {
+                group: CLIENT_GROUP.to_string(),
+                label,
+            })
+        })
+        .collect()
+}
+
+/// The synthetic policy an object's hits go to: per layer source (see
+/// [`source_key`]), depth, platform and document, and per variant; a retry client
+/// in code that is a variant is a policy of its own (two clients of one file are two
+/// callers), and the profiles of one Spring application share the keys of their
+/// group, whatever file holds them.
+fn key_of(
+    o: &ConfigObject,
+    i: usize,
+    d: usize,
+    variant: &Option<Variant>,
+    stacked: bool,
+) -> PolicyKey {
+    let own = (o.platform.is_code() && !stacked).then_some(i);
+    let source = match variant {
+        Some(v) if is_spring(o.platform) => v.group.clone().into(),
+        _ => source_key(o),
+    };
+    (source, o.layer.depth(), o.platform, d, own, variant.clone())
+}
+
+/// Platforms read from Spring property files, whose profiles are variants.
+fn is_spring(p: super::Platform) -> bool {
+    matches!(
+        p,
+        super::Platform::Resilience4j | super::Platform::SpringCloudGateway
+    )
+}
+
+/// A Spring profile merges over the application's base documents: an operation the
+/// profile's own tables do not match takes the base table that matches it (first
+/// match), so each profile variant is the whole application under that profile.
+fn profile_fallback(grouped: &mut BTreeMap<PolicyKey, Hits>) {
+    let bases: Vec<_> = grouped
+        .iter()
+        .filter(|(k, _)| is_spring(k.2) && k.5.as_ref().is_some_and(|v| v.label == DEFAULT_PROFILE))
+        .map(|(k, (_, hits))| (k.clone(), hits.clone()))
+        .collect();
+    for (base, base_hits) in bases {
+        for (k, (_, hits)) in grouped.iter_mut() {
+            let same_group = (&k.0, k.1, k.2, k.3, k.4)
+                == (&base.0, base.1, base.2, base.3, base.4)
+                && k.5.as_ref().map(|v| &v.group) == base.5.as_ref().map(|v| &v.group);
+            if !same_group || *k == base {
+                continue;
+            }
+            for &hit in &base_hits {
+                if !hits.iter().any(|(_, _, kk)| *kk == hit.2) {
+                    hits.push(hit);
+                }
+            }
+        }
+    }
+}
+
 /// For each object: true when it is a retry client in code one of whose calls is
 /// also a call of another client in code (the call goes through both: they stack
 /// as layers).
 fn stacked_code_clients(objects: &[ConfigObject]) -> Vec<bool> {
-    let mut by_call: std::collections::HashMap<(std::path::PathBuf, usize, usize), Vec<usize>> =
-        std::collections::HashMap::new();
+    stacked_callers(objects)
+        .iter()
+        .map(Option::is_some)
+        .collect()
+}
+
+/// For each retry client in code that stacks with another on a call: the file of the
+/// first such call (in file and position order), which names the caller they form
+/// together, wherever each client is built.
+fn stacked_at(
+    objects: &[ConfigObject],
+    by_call: &std::collections::HashMap<Call, Vec<usize>>,
+) -> Vec<Option<String>> {
+    let mut shared: Vec<(&Call, &Vec<usize>)> =
+        by_call.iter().filter(|(_, u)| u.len() > 1).collect();
+    shared.sort_by(|a, b| a.0.cmp(b.0));
+    let mut out: Vec<Option<String>> = vec![None; objects.len()];
+    for ((path, _, _), users) in shared {
+        let file = users
+            .iter()
+            .flat_map(|&i| objects[i].routes.iter())
+            .map(|r| &r.at.doc.file)
+            .find(|f| &f.path == path)
+            .map_or_else(|| path.display().to_string(), |f| f.display.clone());
+        for &i in users {
+            out[i].get_or_insert_with(|| file.clone());
+        }
+    }
+    out
+}
+
+/// A call in code: its file and span.
+type Call = (std::path::PathBuf, usize, usize);
+
+/// [`stacked_at`] of every object.
+fn stacked_callers(objects: &[ConfigObject]) -> Vec<Option<String>> {
+    let mut by_call: std::collections::HashMap<Call, Vec<usize>> = std::collections::HashMap::new();
     for (i, o) in objects
         .iter()
         .enumerate()
@@ -761,13 +915,7 @@ fn stacked_code_clients(objects: &[ConfigObject]) -> Vec<bool> {
             }
         }
     }
-    let mut out = vec![false; objects.len()];
-    for users in by_call.values().filter(|u| u.len() > 1) {
-        for &i in users {
-            out[i] = true;
-        }
-    }
-    out
+    stacked_at(objects, &by_call)
 }
 
 /// True when every route of `o` names operations (operationId, tag) rather than

@@ -544,6 +544,7 @@ fn read_vhost(
     let _ = side;
     out.objects.push(ConfigObject {
         method_scoped: Vec::new(),
+        variant: None,
         url_prefixes: Vec::new(),
         platform: Platform::Envoy,
         kind: "virtual host".to_string(),

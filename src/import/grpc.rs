@@ -487,6 +487,7 @@ fn service_config(
         .unwrap_or_else(|| doc.file.display.clone());
     let obj = ConfigObject {
         method_scoped: Vec::new(),
+        variant: None,
         url_prefixes: Vec::new(),
         platform: Platform::Grpc,
         kind: "service config".to_string(),

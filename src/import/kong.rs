@@ -381,6 +381,7 @@ fn service(
     routes.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
     Some(ConfigObject {
         method_scoped: Vec::new(),
+        variant: None,
         url_prefixes: Vec::new(),
         platform: Platform::Kong,
         kind: "service".to_string(),

@@ -276,6 +276,11 @@ pub struct ConfigObject {
     /// and 429 on GET, HEAD, OPTIONS, PUT, DELETE only. An operation with another
     /// method is retried on the rest. Empty for every other platform.
     pub method_scoped: Vec<(Vec<crate::policy::model::Signal>, Vec<String>)>,
+    /// Set by an importer whose objects are alternatives for the same requests (a
+    /// Spring profile, an Istio entry path): `layers.md` "Variants and entry paths".
+    /// Retry clients in code are made variants by [`bind`] (it knows which calls go
+    /// through two clients and stack instead).
+    pub variant: Option<crate::policy::model::Variant>,
 }
 
 impl ConfigObject {

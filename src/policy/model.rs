@@ -430,6 +430,25 @@ pub struct ImportedFrom {
     /// The config calls the bound operations as gRPC (a gRPC service config), so
     /// gRPC status signals can fire on them (`layers.md` "What the model gains").
     pub grpc: bool,
+    /// Set when the config is one of several alternatives for the same requests (a
+    /// retry client in code among other callers, a Spring profile, an Istio entry
+    /// path): `layers.md` "Variants and entry paths". Layers multiply only within
+    /// one variant of each group; `None`: the layer is on every path.
+    pub variant: Option<Variant>,
+}
+
+/// One alternative among others: a path a request may take, judged on its own
+/// (`layers.md` item 6). Layers of the same `group` with different `label`s are never
+/// on one path; layers of different groups combine.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Variant {
+    /// What the alternatives are alternatives of: `client` (callers in code), `spring
+    /// profiles <dir>` (the profiles of one application), `istio entry` (ingress
+    /// gateway or mesh).
+    pub group: String,
+    /// How findings and `layers` name it: ``client `a.py` ``, ``profile `prod` ``,
+    /// ``entry path: ingress gateway `public-gateway` ``.
+    pub label: String,
 }
 
 impl PolicyFile {

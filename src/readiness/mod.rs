@@ -18,7 +18,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::openapi::model::{Document, Operation};
 use crate::policy::model::{AttemptTimeout, Effect};
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 /// The JSON format version of `readiness --format json`.
@@ -85,6 +85,12 @@ pub struct Row {
     pub path: String,
     /// `operationId`.
     pub operation_id: Option<String>,
+    /// The path this row judges when the operation has several (alternative callers,
+    /// Spring profiles, Istio entry paths; `layers.md` "Variants and entry paths"):
+    /// its variants' labels (``client `a.py` ``, ``entry path: mesh``); absent for an
+    /// operation with one path. Each path is a row of its own, with its own product.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// The document (display path).
     pub file: String,
     /// Q1: `safe`, `idempotent` or `non-idempotent`.
@@ -260,6 +266,7 @@ fn row(
     analysis: &crate::analysis::Analysis,
     documents: &[Document],
     concerning: &Concerning<'_>,
+    variant_origins: &VariantOrigins<'_>,
 ) -> Row {
     let op = j.resolve(documents);
     let display = op.display();
@@ -318,7 +325,18 @@ fn row(
     {
         safety.push("never-processed".to_string());
     }
-    let concern = concerning.of(op, &display);
+    let mut concern = concerning.of(op, &display);
+    if let Some(all) = variant_origins.get(&j.op_ref()) {
+        // A finding about another path's own layer (another caller, profile or entry
+        // path) is not this path's.
+        let mine: HashSet<(&Path, usize, usize)> =
+            j.layers.iter().flat_map(EffectivePolicy::origins).collect();
+        concern.retain(|d| {
+            let l = &d.primary.location;
+            let k = (l.file.path.as_path(), l.span.start, l.span.end);
+            mine.contains(&k) || !all.contains(&k)
+        });
+    }
     let findings: BTreeSet<String> = concern.iter().map(|d| d.code.to_string()).collect();
     let serious = concern.iter().any(|d| d.severity >= Severity::Warning);
     let layers: Vec<LayerRow> = j.layers.iter().map(layer_row).collect();
@@ -359,6 +377,7 @@ fn row(
         method: op.method.to_ascii_uppercase(),
         path: op.path.clone(),
         operation_id: op.operation_id.clone(),
+        variant: j.path_label(),
         file: documents[j.document].doc.file.display.clone(),
         effect: kebab(&effect),
         effect_declared,
@@ -381,9 +400,30 @@ fn row(
     }
 }
 
+/// For each operation with several paths: where the values of its variant layers
+/// (callers, profiles, entry paths) were read, over every path.
+type VariantOrigins<'a> = HashMap<crate::analysis::OpRef, HashSet<(&'a Path, usize, usize)>>;
+
+fn variant_origins(analysis: &crate::analysis::Analysis) -> VariantOrigins<'_> {
+    let mut out: VariantOrigins<'_> = HashMap::new();
+    for j in analysis.operations.iter().filter(|j| j.paths > 1) {
+        let set = out.entry(j.op_ref()).or_default();
+        for l in j.layers.iter().filter(|l| {
+            l.policy
+                .and_then(|p| analysis.policies.get(p))
+                .and_then(|p| p.imported.as_ref())
+                .is_some_and(|i| i.variant.is_some())
+        }) {
+            set.extend(l.origins());
+        }
+    }
+    out
+}
+
 /// Builds the matrix from the analysed run and its (rule) findings.
 pub fn matrix(analyzed: &Analyzed, diagnostics: &[Diagnostic]) -> Matrix {
     let concerning = Concerning::new(diagnostics);
+    let variant_origins = variant_origins(&analyzed.analysis);
     Matrix {
         version: VERSION,
         // A run asked about named files shows the operations they declare or reach.
@@ -398,7 +438,15 @@ pub fn matrix(analyzed: &Analyzed, diagnostics: &[Diagnostic]) -> Matrix {
                     .as_ref()
                     .is_none_or(|asked| asked.get(*i).copied().unwrap_or(false))
             })
-            .map(|(_, j)| row(j, &analyzed.analysis, &analyzed.documents, &concerning))
+            .map(|(_, j)| {
+                row(
+                    j,
+                    &analyzed.analysis,
+                    &analyzed.documents,
+                    &concerning,
+                    &variant_origins,
+                )
+            })
             .collect(),
     }
 }

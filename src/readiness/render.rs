@@ -19,17 +19,35 @@ fn ms(v: Option<f64>) -> String {
 /// rows (operations of two documents) would otherwise read the same.
 fn operation_names(m: &Matrix) -> Vec<String> {
     let name = |r: &Row| format!("{} {}", r.method, r.path);
+    // One row per path of an operation with several: named after its variants.
+    let shown = |r: &Row, n: String| match &r.variant {
+        Some(v) => format!("{n} [{v}]"),
+        None => n,
+    };
     let mut counts = std::collections::HashMap::new();
     for r in &m.operations {
         *counts.entry(name(r)).or_insert(0usize) += 1;
     }
     m.operations
         .iter()
-        .map(|r| match counts[&name(r)] {
-            1 => name(r),
-            _ => format!("{}#{}", r.file, name(r)),
+        .map(|r| {
+            let n = match counts[&name(r)] {
+                1 => name(r),
+                _ if same_file(m, r) => name(r),
+                _ => format!("{}#{}", r.file, name(r)),
+            };
+            shown(r, n)
         })
         .collect()
+}
+
+/// True when every row of `r`'s operation name is in `r`'s document (the rows are
+/// its paths, not operations of several documents).
+fn same_file(m: &Matrix, r: &Row) -> bool {
+    m.operations
+        .iter()
+        .filter(|o| o.method == r.method && o.path == r.path)
+        .all(|o| o.file == r.file && o.variant.is_some())
 }
 
 /// The cells of one row, in column order (`operation`: its name as shown).
@@ -115,6 +133,21 @@ fn summary(m: &Matrix) -> String {
     let (ready, not_ready, not_retried) = m.verdict_counts();
     let n = m.operations.len();
     let noun = if n == 1 { "operation" } else { "operations" };
+    if m.operations.iter().any(|r| r.variant.is_some()) {
+        // Rows are paths: an operation with alternatives has a row per path.
+        let mut ops: Vec<(&str, &str, &str)> = m
+            .operations
+            .iter()
+            .map(|r| (r.file.as_str(), r.method.as_str(), r.path.as_str()))
+            .collect();
+        ops.sort_unstable();
+        ops.dedup();
+        let o = ops.len();
+        let noun = if o == 1 { "operation" } else { "operations" };
+        return format!(
+            "{ready} ready, {not_ready} not ready, {not_retried} not retried ({n} rows for {o} {noun}: one per path of an operation with alternatives)"
+        );
+    }
     format!("{ready} ready, {not_ready} not ready, {not_retried} not retried ({n} {noun})")
 }
 

@@ -438,11 +438,90 @@ pub fn run_checks(ctx: &Context<'_>) -> Vec<Diagnostic> {
 /// with new ones.
 pub fn run_checks_split(ctx: &Context<'_>, split: Option<&grouping::Split>) -> Vec<Diagnostic> {
     use rayon::prelude::*;
-    REGISTRY
+    let found: Vec<Diagnostic> = REGISTRY
         .par_iter()
         .filter_map(|r| Some((r.meta.code, r.check?)))
         .flat_map_iter(|(code, check)| {
             crate::timing::detail(code, || grouping::Split::run(split, code, || check(ctx)))
+        })
+        .collect();
+    name_paths(ctx, once_per_path(found))
+}
+
+/// Says which path a finding comes from when its operation has several
+/// (`layers.md` "Variants and entry paths"): a finding located at a value of a
+/// variant's own layer gets `note: path: client `b.py`` (every variant whose layer
+/// reads that value, when a profile inherits it from the base).
+fn name_paths(ctx: &Context<'_>, mut found: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    use std::collections::{BTreeSet, HashMap};
+    let a = ctx.analysis;
+    if !a.operations.iter().any(|j| j.paths > 1) {
+        return found;
+    }
+    let mut by_origin: HashMap<(&std::path::Path, usize, usize), BTreeSet<&str>> = HashMap::new();
+    for j in a.operations.iter().filter(|j| j.paths > 1) {
+        for l in &j.layers {
+            // The path's own name for the layer's group (merged when two variants
+            // are one path here); a group with no alternative here names nothing.
+            let Some(v) = l
+                .policy
+                .and_then(|p| a.policies.get(p))
+                .and_then(|p| p.imported.as_ref())
+                .and_then(|i| i.variant.as_ref())
+                .and_then(|v| j.path.iter().find(|n| n.group == v.group))
+            else {
+                continue;
+            };
+            for k in l.origins() {
+                by_origin.entry(k).or_default().insert(v.label.as_str());
+            }
+        }
+    }
+    for d in &mut found {
+        let l = &d.primary.location;
+        let Some(labels) = by_origin.get(&(l.file.path.as_path(), l.span.start, l.span.end)) else {
+            continue;
+        };
+        let labels: Vec<&str> = labels.iter().copied().collect();
+        let mut help = d.help.take().unwrap_or_default();
+        if !help.is_empty() {
+            help.push('\n');
+        }
+        help.push_str(&format!(
+            "note: {} {} (one of the alternatives a request may take, judged on its own)",
+            if labels.len() == 1 { "path:" } else { "paths:" },
+            labels.join("; ")
+        ));
+        d.help = Some(help);
+    }
+    found
+}
+
+/// The findings with each one kept once: a layer on several paths of one operation
+/// (a mesh behind two callers, `layers.md` "Variants and entry paths") is judged on
+/// each path, and gives the same finding each time.
+fn once_per_path(found: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    type Seen = (
+        &'static str,
+        std::path::PathBuf,
+        usize,
+        usize,
+        String,
+        Vec<String>,
+    );
+    let mut seen: std::collections::HashSet<Seen> = std::collections::HashSet::new();
+    found
+        .into_iter()
+        .filter(|d| {
+            let l = &d.primary.location;
+            seen.insert((
+                d.code,
+                l.file.path.clone(),
+                l.span.start,
+                l.span.end,
+                d.message.clone(),
+                d.operations.clone(),
+            ))
         })
         .collect()
 }

@@ -318,6 +318,7 @@ pub fn lower(
     Lowered {
         object: ConfigObject {
             method_scoped: c.method_scoped.clone(),
+            variant: None,
             url_prefixes: c
                 .url_prefixes
                 .iter()

@@ -374,6 +374,7 @@ pub fn untargeted_table(p: &Policy) -> Option<ConfigObject> {
     p.default_deadline(&s.at.clone(), &mut s, &mut notes);
     Some(ConfigObject {
         method_scoped: Vec::new(),
+        variant: None,
         url_prefixes: Vec::new(),
         platform: Platform::EnvoyGateway,
         kind: p.obj.kind.clone(),

@@ -187,6 +187,7 @@ fn route_table(
     };
     Some(ConfigObject {
         method_scoped: Vec::new(),
+        variant: None,
         url_prefixes: Vec::new(),
         platform: if via_btp || choice.imp == Implementation::EnvoyGateway {
             Platform::EnvoyGateway

@@ -323,6 +323,7 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
 fn object(config: &Config, p: &Proxy<'_>, name: String) -> ConfigObject {
     ConfigObject {
         method_scoped: Vec::new(),
+        variant: None,
         url_prefixes: Vec::new(),
         platform: Platform::Haproxy,
         kind: p.section.kind().to_string(),

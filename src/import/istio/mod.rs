@@ -34,6 +34,13 @@ use retry::{HttpRetry, Policy, Src};
 use std::collections::HashSet;
 use std::sync::Arc;
 
+/// The variant group of Istio's entry paths: a VirtualService bound to ingress
+/// gateways, or the mesh VirtualService of the same host.
+pub const ENTRY_GROUP: &str = "istio entry";
+
+/// The label of the entry path through the sidecars of in-mesh callers.
+pub const MESH_ENTRY: &str = "entry path: mesh";
+
 /// The API versions of `networking.istio.io` that define VirtualService and
 /// DestinationRule.
 const VERSIONS: &[&str] = &["v1", "v1beta1", "v1alpha3"];
@@ -194,8 +201,19 @@ fn virtual_service(
             diags,
         ));
     }
+    // An ingress gateway's Envoy sends the request straight to the workload; a mesh
+    // VirtualService is applied by the sidecars of in-mesh callers: no request passes
+    // both, so they are alternative entry paths (layers.md item 6).
+    let variant = Some(crate::policy::model::Variant {
+        group: ENTRY_GROUP.to_string(),
+        label: match layer {
+            Layer::Gateway => format!("entry path: ingress gateway `{}`", gateways.join("`, `")),
+            _ => MESH_ENTRY.to_string(),
+        },
+    });
     Some(ConfigObject {
         method_scoped: Vec::new(),
+        variant,
         url_prefixes: Vec::new(),
         platform: Platform::Istio,
         kind: o.kind.clone(),

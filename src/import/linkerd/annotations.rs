@@ -201,6 +201,7 @@ pub fn import(objects: &[KubeObject]) -> Imported {
             .collect();
         out.objects.push(ConfigObject {
             method_scoped: Vec::new(),
+            variant: None,
             url_prefixes: Vec::new(),
             platform: Platform::Linkerd,
             kind: obj.kind.clone(),
@@ -237,6 +238,7 @@ pub fn import(objects: &[KubeObject]) -> Imported {
         let (settings, notes) = settings(svc, retry_src, own.get(REQUEST), &mut out.diagnostics);
         out.objects.push(ConfigObject {
             method_scoped: Vec::new(),
+            variant: None,
             url_prefixes: Vec::new(),
             platform: Platform::Linkerd,
             kind: "Service".into(),

@@ -137,6 +137,7 @@ pub fn read(documents: &[Document], bound: &[PolicyFile]) -> Extensions {
                 ),
                 governs: vec![path.clone()],
                 grpc: false,
+                variant: None,
             }),
         });
     }

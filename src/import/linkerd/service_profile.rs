@@ -173,6 +173,7 @@ fn profile(obj: &KubeObject, diags: &mut Vec<Diagnostic>) -> Option<ConfigObject
     }
     Some(ConfigObject {
         method_scoped: Vec::new(),
+        variant: None,
         url_prefixes: Vec::new(),
         platform: Platform::Linkerd,
         kind: obj.kind.clone(),

@@ -350,6 +350,7 @@ fn ingress(
         .collect();
     Some(ConfigObject {
         method_scoped: Vec::new(),
+        variant: None,
         url_prefixes: Vec::new(),
         platform: Platform::IngressNginx,
         kind: "Ingress".into(),

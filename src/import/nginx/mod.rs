@@ -399,6 +399,7 @@ fn server_object(
         .unwrap_or_else(|| "server".into());
     Some(ConfigObject {
         method_scoped: Vec::new(),
+        variant: None,
         url_prefixes: Vec::new(),
         platform: Platform::Nginx,
         kind: "server".into(),

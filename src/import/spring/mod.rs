@@ -30,3 +30,23 @@ pub fn import(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> Imported {
     out.extend(gateway::import(&read.variants, &read.documents));
     out
 }
+
+/// The variant a Resilience4j table or Spring Cloud Gateway route of `doc` belongs to: its application (the folder of its
+/// `application*.yml` and `.properties` files, which Spring merges) and its profile,
+/// `profile `prod`` or the default profile. The profiles of one application are
+/// alternatives: each deployment runs one (`layers.md` "Variants and entry paths").
+pub fn profile_variant(doc: &Loaded, profile: Option<&str>) -> crate::policy::model::Variant {
+    let dir = doc
+        .file
+        .display
+        .rsplit_once('/')
+        .map_or("", |(d, _)| d)
+        .to_string();
+    crate::policy::model::Variant {
+        group: format!("spring profiles {dir}"),
+        label: match profile {
+            Some(p) => format!("profile `{p}`"),
+            None => crate::import::bind::DEFAULT_PROFILE.to_string(),
+        },
+    }
+}

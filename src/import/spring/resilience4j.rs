@@ -799,6 +799,7 @@ fn object(
     }];
     Some(ConfigObject {
         method_scoped: Vec::new(),
+        variant: Some(super::profile_variant(doc, profile)),
         url_prefixes: Vec::new(),
         platform: Platform::Resilience4j,
         kind,

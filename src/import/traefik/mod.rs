@@ -304,6 +304,7 @@ fn import_tree(doc: &Arc<Loaded>) -> Imported {
         }
         out.objects.push(ConfigObject {
             method_scoped: Vec::new(),
+            variant: None,
             url_prefixes: Vec::new(),
             platform: Platform::Traefik,
             kind: "service".to_string(),

@@ -163,7 +163,9 @@ pub fn import_document(doc: &Arc<Loaded>, root: NodeId, profile: Option<&str>, o
             let order = get(tree, r, "order")
                 .and_then(|n| tree.as_i64(n))
                 .unwrap_or(0);
-            objects.push((order, k, route_object(&ctx, r, k, &mut out.diagnostics)));
+            let mut o = route_object(&ctx, r, k, &mut out.diagnostics);
+            o.variant = Some(super::profile_variant(doc, ctx.profile));
+            objects.push((order, k, o));
         }
         objects.sort_by_key(|(order, k, _)| (*order, *k));
         out.objects.extend(objects.into_iter().map(|(_, _, o)| o));
@@ -502,6 +504,7 @@ fn route_object(
     }
     ConfigObject {
         method_scoped: Vec::new(),
+        variant: None,
         url_prefixes: Vec::new(),
         platform: Platform::SpringCloudGateway,
         kind: "route".to_string(),

@@ -98,6 +98,7 @@ fn document(loaded: Arc<Loaded>) -> Document {
         operations,
         webhooks: Vec::new(),
         structure_check: None,
+        server_code: None,
     }
 }
 

@@ -44,6 +44,7 @@ pub mod rl017_ineffective_setting;
 pub mod rl209_route_may_resend_write;
 pub mod rl314_version_dependent_default;
 pub mod route;
+pub mod server;
 pub mod spring;
 pub mod stream;
 pub mod summary;

@@ -138,6 +138,7 @@ pub fn build_document(
         webhooks,
         x_retry: child(&root_at, "x-retry"),
         structure_check: None,
+        server_code: None,
     };
     (Some(document), b.diags)
 }

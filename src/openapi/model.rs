@@ -34,6 +34,10 @@ pub struct Document {
     /// the pipeline, beside the ref scan: [`crate::openapi::lint_document_beside`]); `None` when
     /// not yet computed.
     pub structure_check: Option<Option<crate::diagnostic::Diagnostic>>,
+    /// The service whose server code this document was read from (routes declared
+    /// in code, `crate::import::server`) when no OpenAPI document describes it;
+    /// `None` for a written OpenAPI document.
+    pub server_code: Option<String>,
 }
 
 /// One operation: a method under a path item.

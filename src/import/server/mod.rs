@@ -175,3 +175,26 @@ pub fn note_read_operations(diagnostics: &mut Vec<Diagnostic>, documents: &[Docu
         d.help = Some(help);
     }
 }
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Parses a small source text and reads its routes, for the readers' tests.
+    use super::*;
+    use crate::source::loader::Limits;
+
+    /// The routes of `src` read as a file `name` of `language`.
+    pub fn routes_of(language: Language, name: &str, src: &str) -> Vec<ServerRoute> {
+        let ws = Workspace::new(PathBuf::from("/"), Limits::default());
+        let doc = ws.load_text(&Path::new("/t").join(name), src);
+        let parse::Parsed::Tree(tree) = parse::parse(language, src) else {
+            panic!("parses");
+        };
+        routes(&CodeFile {
+            doc: &doc,
+            text: src,
+            language,
+            tree: &tree,
+            boundary: &crate::source::boundary::ReadBoundary::unbounded(),
+        })
+    }
+}

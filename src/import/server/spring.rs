@@ -144,3 +144,91 @@ fn required_headers(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::routes_of;
+    use crate::import::code::Language;
+
+    fn read(src: &str) -> Vec<(String, String, Vec<String>)> {
+        routes_of(Language::Java, "R.java", src)
+            .into_iter()
+            .map(|r| {
+                (
+                    r.method,
+                    r.path,
+                    r.required_headers.into_iter().map(|h| h.0).collect(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn class_prefix_and_method_mappings() {
+        let got = read(
+            r#"
+@RestController
+@RequestMapping({"/owners", "/v2/owners"})
+class OwnerResource {
+    @PostMapping
+    Owner create(@RequestBody Owner o) { return o; }
+    @GetMapping(value = "/{ownerId:\\d+}")
+    Owner one(@PathVariable int ownerId) { return null; }
+    @RequestMapping(path = "{id}/pets", method = {RequestMethod.PUT, RequestMethod.PATCH})
+    void pets() {}
+    @RequestMapping("/any")
+    void every() {}
+    void helper() {}
+}
+"#,
+        );
+        let pairs: Vec<(&str, &str)> = got
+            .iter()
+            .map(|(m, p, _)| (m.as_str(), p.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("post", "/owners"),
+                ("post", "/v2/owners"),
+                ("get", "/owners/{ownerId}"),
+                ("get", "/v2/owners/{ownerId}"),
+                ("put", "/owners/{id}/pets"),
+                ("patch", "/owners/{id}/pets"),
+                ("put", "/v2/owners/{id}/pets"),
+                ("patch", "/v2/owners/{id}/pets"),
+            ]
+        );
+    }
+
+    #[test]
+    fn required_request_headers_are_key_headers() {
+        let got = read(
+            r#"
+@RestController
+class Orders {
+    @PostMapping("orders")
+    void create(@RequestHeader("Idempotency-Key") String key,
+                @RequestHeader(value = "X-Trace", required = false) String t,
+                @RequestHeader(name = "X-Tenant", defaultValue = "a") String tenant) {}
+}
+"#,
+        );
+        assert_eq!(
+            got,
+            [(
+                "post".to_string(),
+                "/orders".to_string(),
+                vec!["Idempotency-Key".to_string()]
+            )]
+        );
+    }
+
+    #[test]
+    fn classes_that_are_not_controllers_declare_nothing() {
+        assert!(read(
+            "@FeignClient(\"x\") interface C { @PostMapping(\"/a\") void a(); }\n@Service class S { @PostMapping(\"/b\") void b() {} }\nclass Broken {"
+        )
+        .is_empty());
+    }
+}

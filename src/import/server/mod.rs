@@ -18,9 +18,11 @@
 //! What is not read is listed on the docs page `docs/languages/server-routes.md`.
 
 pub mod document;
+pub mod go_http;
 pub mod route;
 pub mod service;
 pub mod spring;
+pub mod syntax;
 
 pub use route::ServerRoute;
 
@@ -38,6 +40,7 @@ use std::sync::Arc;
 fn markers(language: Language) -> &'static [&'static str] {
     match language {
         Language::Java => spring::MARKERS,
+        Language::Go => go_http::MARKERS,
         _ => &[],
     }
 }
@@ -46,6 +49,7 @@ fn markers(language: Language) -> &'static [&'static str] {
 fn routes(file: &CodeFile<'_>) -> Vec<ServerRoute> {
     match file.language {
         Language::Java => spring::routes(file),
+        Language::Go => go_http::routes(file),
         _ => Vec::new(),
     }
 }

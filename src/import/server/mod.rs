@@ -18,6 +18,8 @@
 //! What is not read is listed on the docs page `docs/languages/server-routes.md`.
 
 pub mod document;
+pub mod express;
+pub mod fastapi;
 pub mod go_http;
 pub mod route;
 pub mod service;
@@ -41,6 +43,8 @@ fn markers(language: Language) -> &'static [&'static str] {
     match language {
         Language::Java => spring::MARKERS,
         Language::Go => go_http::MARKERS,
+        Language::Python => fastapi::MARKERS,
+        Language::JavaScript | Language::TypeScript | Language::Tsx => express::MARKERS,
         _ => &[],
     }
 }
@@ -50,6 +54,8 @@ fn routes(file: &CodeFile<'_>) -> Vec<ServerRoute> {
     match file.language {
         Language::Java => spring::routes(file),
         Language::Go => go_http::routes(file),
+        Language::Python => fastapi::routes(file),
+        Language::JavaScript | Language::TypeScript | Language::Tsx => express::routes(file),
         _ => Vec::new(),
     }
 }
@@ -80,7 +86,7 @@ pub fn documents(
             }
             let doc = ws.load(path);
             let text: &str = &doc.file.text;
-            if !markers(*language).iter().all(|m| text.contains(m)) {
+            if !markers(*language).iter().any(|m| text.contains(m)) {
                 return None;
             }
             let parse::Parsed::Tree(tree) = parse::parse(*language, text) else {

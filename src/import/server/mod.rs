@@ -17,6 +17,7 @@
 //!
 //! What is not read is listed on the docs page `docs/languages/server-routes.md`.
 
+pub mod aspnet;
 pub mod document;
 pub mod express;
 pub mod fastapi;
@@ -43,6 +44,7 @@ fn markers(language: Language) -> &'static [&'static str] {
     match language {
         Language::Java => spring::MARKERS,
         Language::Go => go_http::MARKERS,
+        Language::CSharp => aspnet::MARKERS,
         Language::Python => fastapi::MARKERS,
         Language::JavaScript | Language::TypeScript | Language::Tsx => express::MARKERS,
         _ => &[],
@@ -54,6 +56,7 @@ fn routes(file: &CodeFile<'_>) -> Vec<ServerRoute> {
     match file.language {
         Language::Java => spring::routes(file),
         Language::Go => go_http::routes(file),
+        Language::CSharp => aspnet::routes(file),
         Language::Python => fastapi::routes(file),
         Language::JavaScript | Language::TypeScript | Language::Tsx => express::routes(file),
         _ => Vec::new(),

@@ -135,3 +135,21 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// `fixtures/server/go-frontend` (after microservices-demo's frontend): an Istio
+/// VirtualService retrying host `frontend` on `5xx`, and gorilla/mux routes in
+/// `src/frontend` (a `go.mod` folder: the service is named after it).
+#[test]
+fn a_mesh_route_binds_to_go_routes_by_the_module_folder() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/server/go-frontend");
+    let (code, diags) = findings(&dir);
+    assert_eq!(code, 1);
+    let rl201: Vec<&serde_json::Value> = diags.iter().filter(|d| d["code"] == "RL201").collect();
+    assert_eq!(rl201.len(), 1, "{diags:#?}");
+    assert_eq!(operations(rl201[0]), ["POST /cart", "POST /cart/checkout"]);
+    let text = serde_json::to_string(rl201[0]).unwrap();
+    assert!(text.contains("read from `main.go:14`"), "{text}");
+    // The route with no method (every method) is not an operation.
+    assert!(!text.contains("_healthz"), "{text}");
+    assert!(diags.iter().all(|d| d["code"] != "RL016"), "{diags:#?}");
+}

@@ -153,3 +153,27 @@ fn a_mesh_route_binds_to_go_routes_by_the_module_folder() {
     assert!(!text.contains("_healthz"), "{text}");
     assert!(diags.iter().all(|d| d["code"] != "RL016"), "{diags:#?}");
 }
+
+/// `fixtures/server/eshop-ordering` (after dotnet/eShop's Ordering API): a mesh
+/// retrying host `ordering-api` on `5xx`; minimal APIs in the folder of
+/// `Ordering.API.csproj`. `POST /api/orders` requires `x-requestid` (the handler
+/// de-duplicates on it): protected by that key, so RL203 (state its contract), not
+/// RL201; `POST /api/webhooks` has no key: RL201.
+#[test]
+fn a_request_id_the_handler_requires_is_the_key() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/server/eshop-ordering");
+    let (code, diags) = findings(&dir);
+    assert_eq!(code, 1);
+    let of = |code: &str| -> Vec<String> {
+        diags
+            .iter()
+            .filter(|d| d["code"] == code)
+            .flat_map(operations)
+            .collect()
+    };
+    assert_eq!(of("RL201"), ["POST /api/webhooks"]);
+    assert_eq!(of("RL203"), ["POST /api/orders"]);
+    assert!(of("RL206").is_empty(), "{diags:#?}");
+    let rl203 = diags.iter().find(|d| d["code"] == "RL203").unwrap();
+    assert_eq!(rl203["path"], "ordering-api/Apis/OrdersApi.cs");
+}

@@ -445,6 +445,7 @@ impl Builder<'_, '_> {
                 required,
                 at,
                 listed_at,
+                handler_key: false,
             });
         }
         out

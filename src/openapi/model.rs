@@ -106,6 +106,11 @@ pub struct Parameter {
     pub at: At,
     /// Where it is listed (the sequence item, possibly a `$ref`).
     pub listed_at: At,
+    /// True for a header that a server's handler requires and de-duplicates on by
+    /// its name (an idempotency key or a request id, `[FromHeader(Name =
+    /// "x-requestid")]`), read from server code (`crate::import::server`): it is the
+    /// operation's key whatever its name. Always false in a written document.
+    pub handler_key: bool,
 }
 
 /// A response key read as a status.

@@ -99,7 +99,41 @@ pub fn document(
     document.map(|mut d| {
         // Not a written document: RL008's structural check has nothing to say.
         d.structure_check = Some(None);
+        for p in d.operations.iter_mut().flat_map(|o| o.params.iter_mut()) {
+            p.handler_key = p.location == "header" && reads_like_a_key(&p.name);
+        }
         d.server_code = Some(service.to_string());
         d
     })
+}
+
+/// True for a header name a handler requiring it de-duplicates on: an idempotency
+/// key (`Idempotency-Key`) or a request id (`x-requestid`, `X-Request-ID`). A
+/// handler that rejects a request without its request id keeps it to recognise a
+/// repeat (eShop's Ordering API); a required `X-Tenant` is no key.
+pub fn reads_like_a_key(name: &str) -> bool {
+    let n: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    crate::retry::is_key_header(name)
+        || n.contains("idempot")
+        || n.contains("requestid")
+        || n.contains("dedup")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reads_like_a_key;
+
+    #[test]
+    fn keys_and_request_ids_read_like_keys() {
+        for k in ["Idempotency-Key", "x-requestid", "X-Request-ID", "Dedup-Id"] {
+            assert!(reads_like_a_key(k), "{k}");
+        }
+        for k in ["X-Tenant", "Authorization", "traceparent"] {
+            assert!(!reads_like_a_key(k), "{k}");
+        }
+    }
 }

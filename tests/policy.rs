@@ -47,6 +47,7 @@ fn params(loaded: &Arc<Loaded>, tree: &Tree, item: NodeId) -> Vec<Parameter> {
                 .unwrap_or("")
                 .into(),
             required: tree.get(p, "required").and_then(|n| tree.as_bool(n)) == Some(true),
+            handler_key: false,
             at: At::new(loaded, p),
             listed_at: At::new(loaded, p),
         })
@@ -98,6 +99,7 @@ fn document(loaded: Arc<Loaded>) -> Document {
         operations,
         webhooks: Vec::new(),
         structure_check: None,
+        server_code: None,
     }
 }
 

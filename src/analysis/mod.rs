@@ -443,8 +443,9 @@ impl JoinedOperation {
         op.params.iter().find(|p| {
             p.location == "header"
                 && p.required
-                && !crate::retry::is_correlation_header(&p.name)
-                && (crate::retry::is_key_header(&p.name)
+                && (p.handler_key || !crate::retry::is_correlation_header(&p.name))
+                && (p.handler_key
+                    || crate::retry::is_key_header(&p.name)
                     || self.layers.iter().any(|l| {
                         l.key_header()
                             .is_some_and(|h| h.value.eq_ignore_ascii_case(&p.name))

@@ -239,6 +239,7 @@ fn run_with(options: &CheckOptions, stream: bool) -> (Analyzed, Vec<Diagnostic>)
     let mut diagnostics = options.rule_levels.apply(applied.diagnostics);
     sort_and_dedup(&mut diagnostics);
     attach_notes(&mut diagnostics, &analyzed.notes);
+    crate::import::server::note_read_operations(&mut diagnostics, &analyzed.documents);
     analyzed.suppressed = applied
         .suppressed
         .into_iter()
@@ -435,6 +436,30 @@ fn analyze_pass(
         // streamed documents are needed whole, so the run is done again without.
         if !streamed.paths.is_empty() && !imported.objects.is_empty() {
             return Err(imported);
+        }
+        // With something to bind, the services no document describes are read
+        // from their server code (issue 41).
+        if !imported.objects.is_empty() {
+            let sources: Vec<(PathBuf, crate::import::code::Language)> = inputs
+                .configs
+                .iter()
+                .filter_map(|(doc, format)| match format {
+                    crate::import::Format::Code(language) => {
+                        Some((doc.file.path.clone(), *language))
+                    }
+                    _ => None,
+                })
+                .chain(inputs.sources_rest.iter().cloned())
+                .collect();
+            let read = crate::timing::phase("import/server", || {
+                crate::import::server::documents(
+                    &sources,
+                    &inputs.ws,
+                    &report_root(options),
+                    &documents,
+                )
+            });
+            documents.extend(read);
         }
         let bound = crate::timing::phase("import/bind", || {
             // The service names the repository gives each spec (its Spring

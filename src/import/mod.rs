@@ -3,7 +3,7 @@
 //! each read into the same policy model as a layer with its origin (file and node of
 //! every value); `layers.md` is the design, `retry-configs.md` the facts.
 //!
-//! The stage runs in three steps, top to bottom:
+//! The stage runs in four steps, top to bottom:
 //! 1. [`recognize`]: is this loaded file a retry config, and of which format
 //!    (by content: `apiVersion` + `kind`, Envoy's `static_resources`, Kong's
 //!    `_format_version`; by name for nginx, HAProxy and Traefik TOML);
@@ -11,7 +11,9 @@
 //!    file into [`ConfigObject`]s: route tables whose routes carry v1 policy
 //!    [`Settings`] (every value with the node that set it, or, for a platform
 //!    default, the node that would have) and [`OriginNote`]s naming each default;
-//! 3. [`bind::bind`]: routes meet the OpenAPI operations they may match (hosts,
+//! 3. [`server`]: with a config to bind, the routes declared in the code of services
+//!    that no OpenAPI document describes become documents of the run;
+//! 4. [`bind::bind`]: routes meet the OpenAPI operations they may match (hosts,
 //!    paths, methods, rewrites, first match), and each bound file becomes a
 //!    synthetic [`PolicyFile`] the join reads like a written policy; a config that
 //!    binds nothing is RL016.
@@ -46,6 +48,7 @@ pub mod rl017_ineffective_setting;
 pub mod rl209_route_may_resend_write;
 pub mod rl314_version_dependent_default;
 pub mod route;
+pub mod server;
 pub mod spring;
 pub mod stream;
 pub mod summary;

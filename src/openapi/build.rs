@@ -138,6 +138,7 @@ pub fn build_document(
         webhooks,
         x_retry: child(&root_at, "x-retry"),
         structure_check: None,
+        server_code: None,
     };
     (Some(document), b.diags)
 }
@@ -444,6 +445,7 @@ impl Builder<'_, '_> {
                 required,
                 at,
                 listed_at,
+                handler_key: false,
             });
         }
         out

@@ -34,6 +34,10 @@ pub struct Document {
     /// the pipeline, beside the ref scan: [`crate::openapi::lint_document_beside`]); `None` when
     /// not yet computed.
     pub structure_check: Option<Option<crate::diagnostic::Diagnostic>>,
+    /// The service whose server code this document was read from (routes declared
+    /// in code, `crate::import::server`) when no OpenAPI document describes it;
+    /// `None` for a written OpenAPI document.
+    pub server_code: Option<String>,
 }
 
 /// One operation: a method under a path item.
@@ -102,6 +106,11 @@ pub struct Parameter {
     pub at: At,
     /// Where it is listed (the sequence item, possibly a `$ref`).
     pub listed_at: At,
+    /// True for a header that a server's handler requires and de-duplicates on by
+    /// its name (an idempotency key or a request id, `[FromHeader(Name =
+    /// "x-requestid")]`), read from server code (`crate::import::server`): it is the
+    /// operation's key whatever its name. Always false in a written document.
+    pub handler_key: bool,
 }
 
 /// A response key read as a status.

@@ -1,0 +1,179 @@
+//! The API read from the server's own code (`fixtures/server/petclinic`, a trimmed
+//! spring-petclinic-microservices: the api-gateway's default `Retry` filter on POST
+//! in front of `lb://customers-service` and `lb://visits-service`, whose Spring
+//! controllers are the only description of their API). `check .` judges the POSTs
+//! the gateway retries as it would a spec's, at the handler's annotation; a spec
+//! serving the same service wins over the code.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/server/petclinic")
+}
+
+fn run(dir: &Path, args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_retrylint"))
+        .current_dir(dir)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+fn findings(dir: &Path) -> (i32, Vec<serde_json::Value>) {
+    let (code, out) = run(dir, &["check", "--format", "json", "."]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    (
+        code,
+        v["diagnostics"].as_array().expect("diagnostics").clone(),
+    )
+}
+
+fn operations(d: &serde_json::Value) -> Vec<String> {
+    let mut ops: Vec<String> = d["operations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|o| o.as_str().map(str::to_string))
+        .collect();
+    if ops.is_empty() {
+        ops.extend(d["operation"].as_str().map(str::to_string));
+    }
+    ops.sort();
+    ops
+}
+
+#[test]
+fn the_gateway_retries_of_posts_read_from_controllers_are_rl201() {
+    let (code, diags) = findings(&fixture());
+    assert_eq!(code, 1);
+    let rl201: Vec<&serde_json::Value> = diags.iter().filter(|d| d["code"] == "RL201").collect();
+    assert_eq!(rl201.len(), 1, "{rl201:#?}");
+    // The visits POST requires `Idempotency-Key`: protected, so not RL201.
+    assert_eq!(
+        operations(rl201[0]),
+        ["POST /owners", "POST /owners/{ownerId}/pets"]
+    );
+    assert_eq!(
+        rl201[0]["path"],
+        "api-gateway/src/main/resources/application.yml"
+    );
+    let text = serde_json::to_string(rl201[0]).unwrap();
+    // Labelled at the handlers' annotations, and saying where the operations come from.
+    assert!(text.contains("OwnerResource.java"), "{text}");
+    assert!(text.contains("PetResource.java"), "{text}");
+    assert!(
+        text.contains(
+            "operation `POST /owners` read from `OwnerResource.java:22`; no OpenAPI document describes it"
+        ),
+        "{text}"
+    );
+    // Nothing about a GET: the filter retries POST only.
+    for d in &diags {
+        assert!(
+            operations(d).iter().all(|o| !o.starts_with("GET ")),
+            "{d:#?}"
+        );
+    }
+    // The code declares no responses: no spec-documentation finding on it.
+    assert!(
+        diags
+            .iter()
+            .all(|d| !d["code"].as_str().unwrap().starts_with("RL5")),
+        "{diags:#?}"
+    );
+    // Routes to services with no code in the fixture stay unbound.
+    let unbound = diags.iter().filter(|d| d["code"] == "RL016").count();
+    assert_eq!(unbound, 2);
+}
+
+#[test]
+fn readiness_lists_the_operations_read_from_code() {
+    let (_, out) = run(&fixture(), &["readiness", "."]);
+    for op in [
+        "POST /owners ",
+        "GET /owners/{ownerId} ",
+        "PUT /owners/{ownerId} ",
+        "GET /petTypes ",
+        "POST /owners/*/pets/{petId}/visits ",
+    ] {
+        assert!(out.contains(op), "{op} missing:\n{out}");
+    }
+    assert!(out.contains("(9 operations)"), "{out}");
+}
+
+#[test]
+fn a_spec_serving_the_service_wins_over_its_code() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&fixture(), tmp.path());
+    std::fs::write(
+        tmp.path().join("customers-service/openapi.yaml"),
+        "openapi: 3.0.3\ninfo: {title: customers, version: '1'}\nservers: [{url: 'http://customers-service'}]\npaths:\n  /owners/{ownerId}/visits:\n    post:\n      responses: {'201': {description: created}}\n",
+    )
+    .unwrap();
+    let (_, diags) = findings(tmp.path());
+    let rl201: Vec<&serde_json::Value> = diags.iter().filter(|d| d["code"] == "RL201").collect();
+    assert_eq!(rl201.len(), 1, "{rl201:#?}");
+    assert_eq!(operations(rl201[0]), ["POST /owners/{ownerId}/visits"]);
+    let text = serde_json::to_string(rl201[0]).unwrap();
+    assert!(!text.contains("OwnerResource.java"), "{text}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// `fixtures/server/go-frontend` (after microservices-demo's frontend): an Istio
+/// VirtualService retrying host `frontend` on `5xx`, and gorilla/mux routes in
+/// `src/frontend` (a `go.mod` folder: the service is named after it).
+#[test]
+fn a_mesh_route_binds_to_go_routes_by_the_module_folder() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/server/go-frontend");
+    let (code, diags) = findings(&dir);
+    assert_eq!(code, 1);
+    let rl201: Vec<&serde_json::Value> = diags.iter().filter(|d| d["code"] == "RL201").collect();
+    assert_eq!(rl201.len(), 1, "{diags:#?}");
+    assert_eq!(operations(rl201[0]), ["POST /cart", "POST /cart/checkout"]);
+    let text = serde_json::to_string(rl201[0]).unwrap();
+    assert!(text.contains("read from `main.go:14`"), "{text}");
+    // The route with no method (every method) is not an operation.
+    assert!(!text.contains("_healthz"), "{text}");
+    assert!(diags.iter().all(|d| d["code"] != "RL016"), "{diags:#?}");
+}
+
+/// `fixtures/server/eshop-ordering` (after dotnet/eShop's Ordering API): a mesh
+/// retrying host `ordering-api` on `5xx`; minimal APIs in the folder of
+/// `Ordering.API.csproj`. `POST /api/orders` requires `x-requestid` (the handler
+/// de-duplicates on it): protected by that key, so RL203 (state its contract), not
+/// RL201; `POST /api/webhooks` has no key: RL201.
+#[test]
+fn a_request_id_the_handler_requires_is_the_key() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/server/eshop-ordering");
+    let (code, diags) = findings(&dir);
+    assert_eq!(code, 1);
+    let of = |code: &str| -> Vec<String> {
+        diags
+            .iter()
+            .filter(|d| d["code"] == code)
+            .flat_map(operations)
+            .collect()
+    };
+    assert_eq!(of("RL201"), ["POST /api/webhooks"]);
+    assert_eq!(of("RL203"), ["POST /api/orders"]);
+    assert!(of("RL206").is_empty(), "{diags:#?}");
+    let rl203 = diags.iter().find(|d| d["code"] == "RL203").unwrap();
+    assert_eq!(rl203["path"], "ordering-api/Apis/OrdersApi.cs");
+}

@@ -826,7 +826,13 @@ fn retry_policy(
                     }
                     None => other_codes.push(code_name(code).to_string()),
                 },
-                Err(written) => diags.push(bad_code(&at(item), &written)),
+                // grpc-go (`codes.Code` JSON) and grpc-java (`Status.Code.valueOf`)
+                // fail to parse the whole service config on an unknown name: it
+                // is rejected, not read as the other codes (issue 42).
+                Err(written) => {
+                    diags.push(bad_code(&at(item), &written));
+                    rejected.get_or_insert(format!("`{written}` is not a gRPC status code"));
+                }
             }
         }
     }

@@ -103,6 +103,11 @@ const REJECTED: &[Rejected] = &[
         dir: "grpc-rejected",
         names: "SOMETHING_NEW",
     },
+    // The same for a hedging policy's `nonFatalStatusCodes`: nothing is hedged.
+    Rejected {
+        dir: "grpc-hedging-rejected",
+        names: "SOMETHING_NEW",
+    },
 ];
 
 fn root() -> PathBuf {
@@ -187,7 +192,7 @@ fn a_config_the_platform_rejects_retries_nothing() {
         let (_, diags) = run(case.dir);
         let retried = diags
             .iter()
-            .any(|(c, _)| matches!(c.as_str(), "RL201" | "RL301" | "RL401"));
+            .any(|(c, _)| matches!(c.as_str(), "RL201" | "RL207" | "RL301" | "RL401"));
         let rl017 = diags
             .iter()
             .any(|(c, m)| c == "RL017" && m.contains(case.names));

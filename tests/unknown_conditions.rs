@@ -75,6 +75,18 @@ const CASES: &[Case] = &[
         retried_on: &["`reset`", "`timeout`", "`429`", "`5xx`"],
     },
     Case {
+        dir: "aiohttp-retry",
+        names: "response_ok",
+        assumed: "may retry anything",
+        retried_on: &["`reset`", "`timeout`", "`429`", "`5xx`"],
+    },
+    Case {
+        dir: "resty",
+        names: "policy.ShouldRetry",
+        assumed: "may retry anything",
+        retried_on: &["`reset`", "`timeout`", "`429`", "`5xx`"],
+    },
+    Case {
         dir: "envoy",
         names: "x-upstream-retry",
         assumed: "every 5xx",

@@ -722,7 +722,9 @@ fn method_settings(
         }
     }
     if let Some(h) = hedge.filter(|&h| tree.kind(h) == Kind::Map) {
-        hedging_policy(doc, tree, h, &mut s, diags);
+        if let Some(why) = hedging_policy(doc, tree, h, &mut s, diags) {
+            rejected.get_or_insert((at(h), why));
+        }
     }
     if s.retry.as_ref().is_some_and(|r| r.value) || s.hedging.is_some() {
         if s.deadline.is_none() {
@@ -826,7 +828,13 @@ fn retry_policy(
                     }
                     None => other_codes.push(code_name(code).to_string()),
                 },
-                Err(written) => diags.push(bad_code(&at(item), &written)),
+                // grpc-go (`codes.Code` JSON) and grpc-java (`Status.Code.valueOf`)
+                // fail to parse the whole service config on an unknown name: it
+                // is rejected, not read as the other codes (issue 42).
+                Err(written) => {
+                    diags.push(bad_code(&at(item), &written));
+                    rejected.get_or_insert(format!("`{written}` is not a gRPC status code"));
+                }
             }
         }
     }
@@ -947,8 +955,10 @@ fn hedging_policy(
     h: NodeId,
     s: &mut Settings,
     diags: &mut Vec<Diagnostic>,
-) {
+) -> Option<String> {
     let at = |n: NodeId| At::new(doc, n);
+    // Why gRPC rejects the service config for this policy, when it does.
+    let mut rejected: Option<String> = None;
     diags.extend(unknown(
         doc,
         tree,
@@ -964,7 +974,7 @@ fn hedging_policy(
                 "no maxAttempts",
                 "A6: `maxAttempts` is required and above 1; gRPC rejects the service config, so no copy is sent. Write `\"maxAttempts\": 2` or more (at most 5).".to_string(),
             ));
-            return;
+            return Some("the `hedgingPolicy` has no `maxAttempts`".to_string());
         }
         Some(m) => match int(tree, m) {
             Some(n) if n > MAX_ATTEMPTS_CAP => {
@@ -984,7 +994,7 @@ fn hedging_policy(
                     "invalid maxAttempts",
                     "A6: `maxAttempts` counts every copy including the first and must be above 1; gRPC rejects the service config.".to_string(),
                 ));
-                return;
+                return Some("hedging `maxAttempts` is not an integer above 1".to_string());
             }
         },
     };
@@ -996,6 +1006,7 @@ fn hedging_policy(
         for &item in tree.items(c) {
             if let Err(written) = status_code(tree, item) {
                 diags.push(bad_code(&at(item), &written));
+                rejected.get_or_insert(format!("`{written}` is not a gRPC status code"));
             }
         }
     }
@@ -1006,6 +1017,7 @@ fn hedging_policy(
         },
         at: at(h),
     });
+    rejected
 }
 
 fn throttling(

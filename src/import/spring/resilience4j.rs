@@ -26,11 +26,13 @@
 //!   "did you mean"; `maxRetryAttempts` was removed in 2.0). Values Spring cannot
 //!   bind, and a `baseConfig` naming no config, stop the application (RL017). A
 //!   `${VAR}` without default leaves the value unknown: RL017 says so, nothing is
-//!   guessed.
+//!   guessed. A `retryExceptionPredicate` is code retrylint cannot evaluate: read
+//!   as true (every exception retried), with RL019 saying so (issue 42).
 
 use super::exceptions::{self, Mapped};
 use super::source::{self, Resolved, SpringDoc};
 use crate::diagnostic::Diagnostic;
+use crate::import::code::rl019_unresolved_setting;
 use crate::import::rl017_ineffective_setting;
 use crate::import::route::{PathMatch, RequestMatch};
 use crate::import::{ConfigObject, Imported, OriginNote, Platform, Route};
@@ -510,6 +512,16 @@ fn object(
 
     // retryExceptions / ignoreExceptions / predicates.
     if retried {
+        if let Some(p) = first(tree, chain, "retryExceptionPredicate", 0) {
+            out.diagnostics.push(rl019_unresolved_setting::raw(
+                &At::new(doc, p.node),
+                format!(
+                    "resilience4j: `retryExceptionPredicate: {}` is code, not known statically; assumed to retry any exception (the reading that retries)",
+                    tree.scalar(p.node).unwrap_or("?")
+                ),
+                "not known statically",
+            ));
+        }
         let (signals, node, note) = signals(doc, tree, chain, &obj_at);
         if let Some(n) = note {
             notes.push(n);
@@ -864,6 +876,19 @@ fn signals(
         }
     };
     let mut note_parts: Vec<String> = Vec::new();
+    // Resilience4j ORs `retryExceptionPredicate` with `retryExceptions`
+    // (`RetryConfig.Builder::createRetryOnExceptionPredicate`). retrylint cannot
+    // evaluate the predicate, so it reads it as true: every exception is retried
+    // (the reading that retries; issue 42), and the caller reports RL019.
+    if let (Some(p), Some(_)) = (&predicate, &retry) {
+        note_parts.push(format!(
+            "`retryExceptionPredicate: {}` is code retrylint cannot read; assumed to retry any exception besides `retryExceptions`",
+            tree.scalar(p.node).unwrap_or("?")
+        ));
+        for s in exceptions::any_exception() {
+            push(&mut out, s, &at(p.node));
+        }
+    }
     let node = match &retry {
         Some((node, items)) => {
             for (i, class) in items {

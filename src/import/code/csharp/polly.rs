@@ -64,7 +64,7 @@ pub fn retry(file: &CodeFile<'_>, consts: &Consts<'_>, call: Node<'_>) -> Option
             None => Setting::assumed(
                 MAY_RETRY_ANYTHING.to_vec(),
                 recv.byte_range(),
-                recv_text,
+                condition_text(recv_text),
                 "a custom condition: may retry anything",
             ),
         }
@@ -277,4 +277,55 @@ fn sleep_list(file: &CodeFile<'_>, consts: &Consts<'_>, node: Node<'_>, c: &mut 
         _ => 1.0,
     };
     c.backoff.multiplier = Some(Setting::literal(mult, span));
+}
+
+/// The condition of a Polly chain as RL019 names it: the first lambda of the
+/// chain (`r => Rules.ShouldRetry(r)`), else the chain on one line. The chain
+/// usually starts on a line of its own (`Policy`), which alone would name nothing.
+fn condition_text(chain: &str) -> String {
+    let one = chain
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace(" .", ".");
+    let Some(arrow) = one.find("=>") else {
+        return one;
+    };
+    let Some(open) = one[..arrow].rfind('(') else {
+        return one;
+    };
+    let mut depth = 0usize;
+    for (i, ch) in one[open..].char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return one[open + 1..open + i].to_string();
+                }
+            }
+            _ => {}
+        }
+    }
+    one
+}
+
+#[cfg(test)]
+mod condition_text_tests {
+    use super::condition_text;
+
+    #[test]
+    fn names_the_lambda_of_a_multi_line_chain() {
+        let chain =
+            "Policy\n    .HandleResult<HttpResponseMessage>(r => Rules.ShouldRetry(r))\n    ";
+        assert_eq!(condition_text(chain), "r => Rules.ShouldRetry(r)");
+    }
+
+    #[test]
+    fn without_a_lambda_the_chain_on_one_line() {
+        assert_eq!(
+            condition_text("Policy\n  .Handle<MyError>()"),
+            "Policy.Handle<MyError>()"
+        );
+    }
 }

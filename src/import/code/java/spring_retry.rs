@@ -141,14 +141,20 @@ fn spring_retry(file: &CodeFile<'_>, idx: &FileIndex, a: Node<'_>, flavour: Flav
         SR_SRC,
         "`retryFor` = {}",
     ));
+    // Spring Retry evaluates `exceptionExpression` after the exception lists
+    // matched: it can only narrow them. retrylint cannot evaluate SpEL, so it reads
+    // the expression as true (the reading that retries; issue 42) and says so.
     if let Some(e) = ast::arg(&args, &["exceptionExpression"]) {
-        c.notes.push((
-            e.byte_range(),
-            format!(
-                "`exceptionExpression` {} narrows what is retried at run time; not read",
+        c.findings.push(super::super::model::Finding {
+            code: "RL019",
+            span: e.byte_range(),
+            message: format!(
+                "spring-retry: `exceptionExpression` {} is evaluated at run time, not known statically; assumed true, so every exception `@Retryable` lists is retried",
                 file.text_of(e)
             ),
-        ));
+            label: "not known statically".into(),
+            help: String::new(),
+        });
     }
     // @Backoff (default `@Backoff()`: 1000 ms fixed).
     let backoff = ast::arg(&args, &["backoff"]).filter(|b| b.kind() == "annotation");

@@ -95,6 +95,12 @@ pub fn exponential<'t>(cx: &Ctx<'_, 't>, call: Node<'t>) -> CodeClient {
             }
         }
     }
+    // `evaluate_response_callback` is code: aiohttp-retry retries every response
+    // it returns False for, so it may retry anything (issue 42: the reading that
+    // retries, RL019).
+    if let Some(v) = cx.arg(call, "evaluate_response_callback", None) {
+        assumed.get_or_insert(cx.expr(v));
+    }
     c.retry_on = Some(match assumed {
         Some(expr) => Setting::assumed(
             crate::import::code::lower::MAY_RETRY_ANYTHING.to_vec(),

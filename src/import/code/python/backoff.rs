@@ -76,11 +76,21 @@ pub fn client<'t>(cx: &Ctx<'_, 't>, call: Node<'t>, kind: &str) -> CodeClient {
     });
     // What is retried.
     c.retry_on = Some(if kind.contains("on_predicate") {
-        Setting::default(
-            MAY_RETRY_ANYTHING.to_vec(),
-            span.clone(),
-            "backoff `on_predicate`: retries on the function's result, assumed to retry anything",
-        )
+        // A predicate of the user's is code retrylint does not evaluate: the
+        // reading that retries, said as RL019 (issue 42), never "no retry".
+        match pos.get(1).copied().or_else(|| get("predicate")) {
+            Some(p) => Setting::assumed(
+                MAY_RETRY_ANYTHING.to_vec(),
+                p.byte_range(),
+                cx.expr(p),
+                "a custom predicate that may retry anything",
+            ),
+            None => Setting::default(
+                MAY_RETRY_ANYTHING.to_vec(),
+                span.clone(),
+                "backoff `on_predicate`: retries on the function's result, assumed to retry anything",
+            ),
+        }
     } else {
         match pos.get(1).copied() {
             None => Setting::assumed(

@@ -1,0 +1,276 @@
+//! Help in the platform's own words: a finding located on an imported config or a
+//! retry client in code names the setting of that platform to change, never a
+//! retrylint policy key (`deadline: 3s`, `backoff.jitter: full`), which nobody can
+//! write in an Istio `VirtualService` or a .NET handler. Policy keys stay for
+//! policy files.
+//!
+//! One table, [`words`]: (platform, [`Setting`]) to the platform's spelling of that
+//! setting; [`Setting::of_rule`] says which setting each rule's finding is about.
+//! [`apply`] rewrites the help of the run's findings from it; a platform with no
+//! spelling for the setting keeps the rule's own help.
+
+use super::Context;
+use crate::diagnostic::Diagnostic;
+use crate::policy::model::{ImportedFrom, PolicyFile};
+use crate::policy::platform::Platform;
+
+/// What a finding asks to change, independent of how a platform spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting {
+    /// Which requests are retried after they were sent (RL201): the methods or the
+    /// conditions that may resend a processed request.
+    Methods,
+    /// A bound on the whole operation, every attempt and wait (RL301).
+    Deadline,
+    /// Randomised waits between attempts (RL305).
+    Jitter,
+    /// Waiting at least what `Retry-After` asks (RL306).
+    HonorRetryAfter,
+    /// A cap on the `Retry-After` wait (RL307).
+    CapRetryAfter,
+    /// How long one attempt may take, within the whole bound (RL309, RL313).
+    AttemptTimeout,
+}
+
+impl Setting {
+    /// The setting a finding of rule `code` asks to change; `None` for a rule whose
+    /// help names no retry setting.
+    pub fn of_rule(code: &str) -> Option<Setting> {
+        Some(match code {
+            "RL201" => Setting::Methods,
+            "RL301" => Setting::Deadline,
+            "RL305" => Setting::Jitter,
+            "RL306" => Setting::HonorRetryAfter,
+            "RL307" => Setting::CapRetryAfter,
+            "RL309" | "RL313" => Setting::AttemptTimeout,
+            _ => return None,
+        })
+    }
+}
+
+/// How `platform` spells `setting`, as an imperative help sentence in the
+/// platform's own keys; `None` when retrylint knows no such setting there.
+pub fn words(platform: Platform, setting: Setting) -> Option<&'static str> {
+    use Platform as P;
+    use Setting as S;
+    Some(match (platform, setting) {
+        (P::Istio, S::Methods) => "keep only `connect-failure,refused-stream,reset-before-request` in the route's `retries.retryOn` (no `5xx`, `gateway-error`, `reset` or `retriable-status-codes`), or send writes to a route without `retries`",
+        (P::Istio, S::Deadline) => "set the route's `timeout:` (e.g. `timeout: 3s`): it bounds every attempt and wait",
+        (P::Istio, S::Jitter) => return None,
+        (P::Istio, S::AttemptTimeout) => "set `retries.perTryTimeout` below the route `timeout:` (or lower `retries.attempts`) so every attempt fits in it",
+        (P::Envoy, S::Methods) => "narrow the route's `retry_on` to `connect-failure,refused-stream,reset-before-request` for routes that take writes",
+        (P::Envoy, S::Deadline) => "set the route's `timeout` (e.g. `timeout: 3s`; `0s` turns it off)",
+        (P::Envoy, S::HonorRetryAfter) => "add `rate_limited_retry_back_off` with `reset_headers: [{name: Retry-After, format: SECONDS}]` (Envoy does not read the HTTP-date form)",
+        (P::Envoy, S::CapRetryAfter) => "set `max_interval` in the route's `rate_limited_retry_back_off`",
+        (P::Envoy, S::AttemptTimeout) => "set `retry_policy.per_try_timeout` below the route `timeout` (or lower `num_retries`)",
+        (P::SpringCloudGateway, S::Methods) => "set the `Retry` filter's `methods` to `GET` (the idempotent methods only)",
+        (P::SpringCloudGateway, S::Jitter) => "the `Retry` filter's `backoff` has no jitter: retry fewer times, or move the retry to a client that randomises its waits",
+        (P::SpringCloudGateway, S::Deadline) => "set `spring.cloud.gateway.httpclient.response-timeout` (or the route's `metadata.response-timeout`) and keep the `Retry` filter's `backoff` within it",
+        (P::Resilience4j, S::Jitter) => "set `enableRandomizedWait: true` (with a `waitDuration`) in the retry instance",
+        (P::Resilience4j, S::Methods) => "set `retryExceptions` / `retryOnResultPredicate` so the instance never retries a write whose request may have been processed",
+        (P::Resilience4j, S::Deadline) => "bound the call with a Resilience4j `TimeLimiter` (`timeoutDuration`) around the retry, within `maxAttempts` x `waitDuration`",
+        (P::Nginx, S::Methods) => "remove `non_idempotent` from `proxy_next_upstream`",
+        (P::Nginx, S::Deadline) => "set `proxy_next_upstream_timeout` (e.g. `proxy_next_upstream_timeout 3s;`)",
+        (P::Nginx, S::AttemptTimeout) => "set `proxy_read_timeout` below `proxy_next_upstream_timeout` (or lower `proxy_next_upstream_tries`)",
+        (P::IngressNginx, S::Methods) => "set `retry-non-idempotent: \"false\"` in the controller ConfigMap (or remove `non_idempotent` from `nginx.ingress.kubernetes.io/proxy-next-upstream`)",
+        (P::IngressNginx, S::Deadline) => "set `nginx.ingress.kubernetes.io/proxy-next-upstream-timeout` (seconds)",
+        (P::Haproxy, S::Methods) => "keep only `conn-failure`, `empty-response` and `0rtt-rejected` in `retry-on` (no `response-timeout` or status codes) for backends that take writes",
+        (P::Haproxy, S::Deadline) => "set `timeout queue` and `timeout server` so `retries` x (timeout server + `timeout connect`) stays within the caller's wait",
+        (P::Traefik, S::Methods) => "add a `retry` middleware only to routers whose requests are idempotent (Traefik retries any method on a network error)",
+        (P::Traefik, S::Jitter) => return None,
+        (P::Kong, S::Methods) => "set the service's `retries: 0` for routes that take writes",
+        (P::Kong, S::Deadline) => "set the service's `read_timeout` / `write_timeout` / `connect_timeout` (ms) so `retries` x them stays within the caller's wait",
+        (P::Linkerd, S::Methods) => "set `isRetryable: false` (or remove `retry.linkerd.io/http`) on routes that take writes",
+        (P::Linkerd, S::Deadline) => "set the route's `timeout` (`retry.linkerd.io/timeout`, or `timeouts.request`)",
+        (P::GatewayApi, S::Methods) => "remove `retry` from the `HTTPRoute` rules that match writes, or keep `retry.codes` to statuses a processed request never returns",
+        (P::GatewayApi, S::Deadline) => "set the rule's `timeouts.request` (e.g. `request: 3s`)",
+        (P::GatewayApi, S::AttemptTimeout) => "set the rule's `timeouts.backendRequest` below `timeouts.request`",
+        (P::EnvoyGateway, S::Methods) => "narrow the `BackendTrafficPolicy`'s `retry.retryOn.triggers` to `connect-failure` and `refused-stream` for routes that take writes",
+        (P::EnvoyGateway, S::Deadline) => "set the `BackendTrafficPolicy`'s `timeout.http.requestTimeout`",
+        (P::EnvoyGateway, S::AttemptTimeout) => "set `retry.perRetry.timeout` below the request timeout",
+        (P::Grpc, S::Methods) => "remove the `retryPolicy` from methods that are not idempotent, or keep `retryableStatusCodes` to `UNAVAILABLE` only",
+        (P::Grpc, S::Deadline) => "set the method config's `timeout` (e.g. `\"timeout\": \"3s\"`)",
+        (P::AwsSdk, S::Deadline) => "set the SDK's operation timeout (e.g. `api_call_timeout`/`read_timeout`), or lower `max_attempts`",
+        (P::Urllib3, S::Methods) => "set `allowed_methods` without `POST` and `PATCH` (urllib3's default `Retry.DEFAULT_ALLOWED_METHODS`)",
+        (P::Urllib3, S::Jitter) => "set `backoff_jitter` on the `Retry` (urllib3 2.x)",
+        (P::Urllib3, S::HonorRetryAfter) => "set `respect_retry_after_header=True` on the `Retry`",
+        (P::Urllib3, S::CapRetryAfter) => "cap the wait with `backoff_max` and a `timeout=` on the request (urllib3 sleeps the whole `Retry-After`)",
+        (P::Urllib3, S::Deadline) => "pass a total `timeout=` to the request (`Timeout(total=...)`) and keep `total` x the backoff within it",
+        (P::Tenacity, S::Jitter) => "use `wait=wait_random_exponential(...)` (or add `wait_random`)",
+        (P::Tenacity, S::Deadline) => "add `stop=stop_after_delay(...)` (combined with `stop_after_attempt` by `|`)",
+        (P::Tenacity, S::Methods) => "retry only on exceptions raised before the request was sent (`retry=retry_if_exception_type(ConnectError)`) for writes",
+        (P::Backoff, S::Jitter) => "pass `jitter=backoff.full_jitter` to the decorator",
+        (P::Backoff, S::Deadline) => "pass `max_time=` to the decorator",
+        (P::AxiosRetry, S::Methods) => "set `retryCondition` to `axiosRetry.isIdempotentRequestError` (or a condition that leaves out POST and PATCH)",
+        (P::AxiosRetry, S::Jitter) => "set `retryDelay: axiosRetry.exponentialDelay` (it adds up to 20% random delay)",
+        (P::AxiosRetry, S::Deadline) => "set the request `timeout` with `shouldResetTimeout: false` so it bounds every attempt",
+        (P::Got, S::Methods) => "set `retry.methods` without `POST` and `PATCH`",
+        (P::Got, S::Deadline) => "set `timeout.request` (it bounds every attempt and wait)",
+        (P::Ky, S::Methods) => "set `retry.methods` without `post` and `patch`",
+        (P::Ky, S::Deadline) => "set `timeout` (it bounds each attempt) and `retry.limit` so the sum stays within the caller's wait",
+        (P::Polly | P::HttpResilience, S::Methods) => "call `DisableForUnsafeHttpMethods()` on the retry options (or `DisableFor(HttpMethod.Post, ...)`)",
+        (P::Polly | P::HttpResilience, S::Jitter) => "set `UseJitter = true` on the retry options",
+        (P::Polly | P::HttpResilience, S::Deadline) => "set `TotalRequestTimeout.Timeout` (or add a timeout strategy outside the retry)",
+        (P::Polly | P::HttpResilience, S::AttemptTimeout) => "set `AttemptTimeout.Timeout` below `TotalRequestTimeout.Timeout`",
+        (P::HttpResilience, S::HonorRetryAfter) => "keep `ShouldRetryAfterHeader = true` on the retry options",
+        (P::GoRetryablehttp, S::Methods) => "set a `CheckRetry` that leaves out requests whose method is not idempotent",
+        (P::GoRetryablehttp, S::Deadline) => "pass a context with a deadline (`context.WithTimeout`) to each request",
+        (P::Resty, S::Deadline) => "set `SetTimeout` and keep `SetRetryCount` x `SetRetryMaxWaitTime` within the caller's wait",
+        (P::Resty, S::Methods) => "add a `RetryConditionFunc` (`AddRetryCondition`) that leaves out non-idempotent methods",
+        (P::SpringRetry, S::Jitter) => "set `random = true` on `@Backoff` (or use `ExponentialRandomBackOffPolicy`)",
+        (P::SpringRetry, S::Deadline) => "bound the call with `RetryTemplate`'s `TimeoutRetryPolicy` (or `maxDelay` with fewer `maxAttempts`)",
+        (P::Feign, S::Methods) => "throw `RetryableException` only for requests that were never sent (Feign's `Retryer` retries any method)",
+        (P::ReqwestRetry, S::Jitter) => "set `.jitter(Jitter::Full)` on the `ExponentialBackoff` builder",
+        (P::ReqwestRetry, S::Deadline) => "use `build_with_total_retry_duration(...)` on the `ExponentialBackoff` builder",
+        (P::Backon, S::Jitter) => "call `.with_jitter()` on the backoff builder",
+        (P::Backon, S::Deadline) => "call `.with_total_delay(Some(...))` on the backoff builder",
+        (P::StainlessSdk, S::Deadline) => "pass `timeout=` to the client constructor (it bounds each attempt) and keep `max_retries` low",
+        _ => return None,
+    })
+}
+
+/// The help of a finding of rule `code` located on a config of `platform`: the
+/// platform's own setting ([`words`]), prefixed with the platform's name; `None`
+/// when the table has no spelling (the rule's help stays).
+pub fn help(code: &str, platform: Platform) -> Option<String> {
+    let w = words(platform, Setting::of_rule(code)?)?;
+    Some(format!("in {}: {w}", platform.display_name()))
+}
+
+/// Rewrites the help of each finding located on an imported config or a retry
+/// client in code (an imported policy's file holds its primary location) in that
+/// platform's words. A file read by two importers (a Spring file with both
+/// Resilience4j and a gateway `Retry` filter) takes the policy whose object holds
+/// the location.
+pub fn apply(ctx: &Context<'_>, mut found: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let imported: Vec<(&PolicyFile, &ImportedFrom)> = ctx
+        .analysis
+        .policies
+        .iter()
+        .filter_map(|p| Some((p, p.imported.as_ref()?)))
+        .collect();
+    if imported.is_empty() {
+        return found;
+    }
+    for d in &mut found {
+        let l = &d.primary.location;
+        let here: Vec<&(&PolicyFile, &ImportedFrom)> = imported
+            .iter()
+            .filter(|(p, _)| p.doc.file.path == l.file.path)
+            .collect();
+        let span = |p: &PolicyFile| p.at.value_location().span;
+        let holds = |p: &PolicyFile| {
+            let s = span(p);
+            s.start <= l.span.start && l.span.end <= s.end
+        };
+        let platform = match here.as_slice() {
+            [] => continue,
+            [(_, i)] => i.platform,
+            many => {
+                let chosen = many
+                    .iter()
+                    .filter(|(p, _)| holds(p))
+                    .min_by_key(|(p, _)| span(p).len())
+                    .unwrap_or(&many[0]);
+                chosen.1.platform
+            }
+        };
+        if let Some(h) = help(d.code, platform) {
+            d.help = Some(h);
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Policy keys that no platform's config can spell.
+    const POLICY_KEYS: [&str; 6] = [
+        "`deadline",
+        "backoff.jitter",
+        "`attempt_timeout",
+        "`retry_after",
+        "idempotency_key",
+        "`methods:",
+    ];
+
+    #[test]
+    fn no_platform_help_names_a_policy_key() {
+        let settings = [
+            Setting::Methods,
+            Setting::Deadline,
+            Setting::Jitter,
+            Setting::HonorRetryAfter,
+            Setting::CapRetryAfter,
+            Setting::AttemptTimeout,
+        ];
+        let mut n = 0;
+        for p in PLATFORMS {
+            for s in settings {
+                if let Some(w) = words(p, s) {
+                    n += 1;
+                    for k in POLICY_KEYS {
+                        assert!(!w.contains(k), "{p:?} {s:?}: {w}");
+                    }
+                }
+            }
+        }
+        assert!(n > 50, "{n}");
+    }
+
+    #[test]
+    fn the_main_platforms_spell_their_settings() {
+        let h = |c, p| help(c, p).unwrap_or_default();
+        assert!(h("RL301", Platform::Istio).contains("`timeout:`"));
+        assert!(h("RL313", Platform::Istio).contains("`retries.perTryTimeout`"));
+        assert!(h("RL201", Platform::Istio).contains("`retries.retryOn`"));
+        assert!(h("RL201", Platform::Envoy).contains("`retry_on`"));
+        assert!(h("RL306", Platform::Envoy).contains("`rate_limited_retry_back_off`"));
+        assert!(h("RL201", Platform::SpringCloudGateway).contains("`methods`"));
+        assert!(h("RL305", Platform::Resilience4j).contains("`enableRandomizedWait: true`"));
+        assert!(h("RL201", Platform::HttpResilience).contains("`DisableForUnsafeHttpMethods()`"));
+        assert!(h("RL201", Platform::Nginx).contains("`proxy_next_upstream`"));
+        assert!(h("RL301", Platform::Nginx).contains("`proxy_next_upstream_timeout`"));
+        assert!(h("RL201", Platform::Urllib3).contains("`allowed_methods`"));
+        assert!(h("RL305", Platform::Urllib3).contains("`backoff_jitter`"));
+        assert!(h("RL201", Platform::AxiosRetry).contains("`retryCondition`"));
+        assert_eq!(help("RL101", Platform::Istio), None);
+    }
+
+    const PLATFORMS: [Platform; 32] = [
+        Platform::Istio,
+        Platform::Envoy,
+        Platform::GatewayApi,
+        Platform::EnvoyGateway,
+        Platform::Linkerd,
+        Platform::Nginx,
+        Platform::IngressNginx,
+        Platform::Haproxy,
+        Platform::Traefik,
+        Platform::Kong,
+        Platform::Grpc,
+        Platform::Resilience4j,
+        Platform::SpringCloudGateway,
+        Platform::AwsSdk,
+        Platform::Urllib3,
+        Platform::Tenacity,
+        Platform::Backoff,
+        Platform::AiohttpRetry,
+        Platform::AxiosRetry,
+        Platform::Got,
+        Platform::Ky,
+        Platform::Ofetch,
+        Platform::OctokitRetry,
+        Platform::Polly,
+        Platform::HttpResilience,
+        Platform::GoRetryablehttp,
+        Platform::Resty,
+        Platform::SpringRetry,
+        Platform::Feign,
+        Platform::ReqwestRetry,
+        Platform::Backon,
+        Platform::StainlessSdk,
+    ];
+}

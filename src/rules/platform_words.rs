@@ -28,8 +28,11 @@ pub enum Setting {
     HonorRetryAfter,
     /// A cap on the `Retry-After` wait (RL307).
     CapRetryAfter,
-    /// How long one attempt may take, within the whole bound (RL309, RL313).
+    /// How long one attempt may take, within the whole bound (RL309).
     AttemptTimeout,
+    /// An inner layer's whole time within the outer layer's wait (RL313): spelled
+    /// as the platform's [`Setting::Deadline`].
+    InnerBound,
 }
 
 impl Setting {
@@ -42,7 +45,8 @@ impl Setting {
             "RL305" => Setting::Jitter,
             "RL306" => Setting::HonorRetryAfter,
             "RL307" => Setting::CapRetryAfter,
-            "RL309" | "RL313" => Setting::AttemptTimeout,
+            "RL309" => Setting::AttemptTimeout,
+            "RL313" => Setting::InnerBound,
             _ => return None,
         })
     }
@@ -133,8 +137,18 @@ pub fn words(platform: Platform, setting: Setting) -> Option<&'static str> {
 /// platform's own setting ([`words`]), prefixed with the platform's name; `None`
 /// when the table has no spelling (the rule's help stays).
 pub fn help(code: &str, platform: Platform) -> Option<String> {
-    let w = words(platform, Setting::of_rule(code)?)?;
-    Some(format!("in {}: {w}", platform.display_name()))
+    let name = platform.display_name();
+    Some(match Setting::of_rule(code)? {
+        Setting::InnerBound => {
+            let w = words(platform, Setting::Deadline)?;
+            format!("in {name}: keep this layer within the outer layer's wait: {w}; or retry in one layer only")
+        }
+        Setting::Methods => {
+            let w = words(platform, Setting::Methods)?;
+            format!("in {name}: {w}; or have the client send an idempotency key header the server de-duplicates on")
+        }
+        s => format!("in {name}: {}", words(platform, s)?),
+    })
 }
 
 /// Rewrites the help of each finding located on an imported config or a retry
@@ -205,6 +219,7 @@ mod tests {
             Setting::HonorRetryAfter,
             Setting::CapRetryAfter,
             Setting::AttemptTimeout,
+            Setting::InnerBound,
         ];
         let mut n = 0;
         for p in PLATFORMS {
@@ -224,7 +239,8 @@ mod tests {
     fn the_main_platforms_spell_their_settings() {
         let h = |c, p| help(c, p).unwrap_or_default();
         assert!(h("RL301", Platform::Istio).contains("`timeout:`"));
-        assert!(h("RL313", Platform::Istio).contains("`retries.perTryTimeout`"));
+        assert!(h("RL309", Platform::Istio).contains("`retries.perTryTimeout`"));
+        assert!(h("RL313", Platform::Istio).contains("`timeout:`"));
         assert!(h("RL201", Platform::Istio).contains("`retries.retryOn`"));
         assert!(h("RL201", Platform::Envoy).contains("`retry_on`"));
         assert!(h("RL306", Platform::Envoy).contains("`rate_limited_retry_back_off`"));

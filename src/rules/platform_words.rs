@@ -94,11 +94,11 @@ pub fn words(platform: Platform, setting: Setting) -> Option<&'static str> {
         (P::EnvoyGateway, S::AttemptTimeout) => "set `retry.perRetry.timeout` below the request timeout",
         (P::Grpc, S::Methods) => "remove the `retryPolicy` from methods that are not idempotent, or keep `retryableStatusCodes` to `UNAVAILABLE` only",
         (P::Grpc, S::Deadline) => "set the method config's `timeout` (e.g. `\"timeout\": \"3s\"`)",
-        (P::AwsSdk, S::Deadline) => "set the SDK's operation timeout (e.g. `api_call_timeout`/`read_timeout`), or lower `max_attempts`",
+        (P::AwsSdk, S::Deadline) => "set the SDK client's total call timeout (Java `apiCallTimeout`, botocore `read_timeout` and `connect_timeout` per attempt), or lower `max_attempts`",
         (P::Urllib3, S::Methods) => "set `allowed_methods` without `POST` and `PATCH` (urllib3's default `Retry.DEFAULT_ALLOWED_METHODS`)",
         (P::Urllib3, S::Jitter) => "set `backoff_jitter` on the `Retry` (urllib3 2.x)",
         (P::Urllib3, S::HonorRetryAfter) => "set `respect_retry_after_header=True` on the `Retry`",
-        (P::Urllib3, S::CapRetryAfter) => "cap the wait with `backoff_max` and a `timeout=` on the request (urllib3 sleeps the whole `Retry-After`)",
+        (P::Urllib3, S::CapRetryAfter) => "urllib3 sleeps whatever `Retry-After` asks: set `respect_retry_after_header=False`, or subclass `Retry` with a `get_retry_after` that caps it",
         (P::Urllib3, S::Deadline) => "pass a total `timeout=` to the request (`Timeout(total=...)`) and keep `total` x the backoff within it",
         (P::Tenacity, S::Jitter) => "use `wait=wait_random_exponential(...)` (or add `wait_random`)",
         (P::Tenacity, S::Deadline) => "add `stop=stop_after_delay(...)` (combined with `stop_after_attempt` by `|`)",
@@ -112,10 +112,13 @@ pub fn words(platform: Platform, setting: Setting) -> Option<&'static str> {
         (P::Got, S::Deadline) => "set `timeout.request` (it bounds every attempt and wait)",
         (P::Ky, S::Methods) => "set `retry.methods` without `post` and `patch`",
         (P::Ky, S::Deadline) => "set `timeout` (it bounds each attempt) and `retry.limit` so the sum stays within the caller's wait",
-        (P::Polly | P::HttpResilience, S::Methods) => "call `DisableForUnsafeHttpMethods()` on the retry options (or `DisableFor(HttpMethod.Post, ...)`)",
-        (P::Polly | P::HttpResilience, S::Jitter) => "set `UseJitter = true` on the retry options",
-        (P::Polly | P::HttpResilience, S::Deadline) => "set `TotalRequestTimeout.Timeout` (or add a timeout strategy outside the retry)",
-        (P::Polly | P::HttpResilience, S::AttemptTimeout) => "set `AttemptTimeout.Timeout` below `TotalRequestTimeout.Timeout`",
+        (P::HttpResilience, S::Methods) => "call `DisableForUnsafeHttpMethods()` on the retry options (or `DisableFor(HttpMethod.Post, ...)`)",
+        (P::Polly, S::Methods) => "make the retry's `ShouldHandle` (v8) or `HandleResult`/`Handle` (v7) leave out requests whose method is not idempotent",
+        (P::Polly, S::Deadline) => "add a timeout strategy outside the retry (`AddTimeout` before `AddRetry` in v8, `Policy.WrapAsync(timeout, retry)` in v7)",
+        (P::Polly, S::AttemptTimeout) => "keep the timeout inside the retry (`AddTimeout` after `AddRetry`) below the one outside it",
+        (P::Polly | P::HttpResilience, S::Jitter) => "set `UseJitter = true` on the retry options (v7: `Backoff.DecorrelatedJitterBackoffV2`)",
+        (P::HttpResilience, S::Deadline) => "set `TotalRequestTimeout.Timeout` (or add a timeout strategy outside the retry)",
+        (P::HttpResilience, S::AttemptTimeout) => "set `AttemptTimeout.Timeout` below `TotalRequestTimeout.Timeout`",
         (P::HttpResilience, S::HonorRetryAfter) => "keep `ShouldRetryAfterHeader = true` on the retry options",
         (P::GoRetryablehttp, S::Methods) => "set a `CheckRetry` that leaves out requests whose method is not idempotent",
         (P::GoRetryablehttp, S::Deadline) => "pass a context with a deadline (`context.WithTimeout`) to each request",
@@ -247,6 +250,7 @@ mod tests {
         assert!(h("RL201", Platform::SpringCloudGateway).contains("`methods`"));
         assert!(h("RL305", Platform::Resilience4j).contains("`enableRandomizedWait: true`"));
         assert!(h("RL201", Platform::HttpResilience).contains("`DisableForUnsafeHttpMethods()`"));
+        assert!(!h("RL201", Platform::Polly).contains("DisableForUnsafeHttpMethods"));
         assert!(h("RL201", Platform::Nginx).contains("`proxy_next_upstream`"));
         assert!(h("RL301", Platform::Nginx).contains("`proxy_next_upstream_timeout`"));
         assert!(h("RL201", Platform::Urllib3).contains("`allowed_methods`"));

@@ -6,8 +6,9 @@
 //!
 //! One table, [`words`]: (platform, [`Setting`]) to the platform's spelling of that
 //! setting; [`Setting::of_rule`] says which setting each rule's finding is about.
-//! [`apply`] rewrites the help of the run's findings from it; a platform with no
-//! spelling for the setting keeps the rule's own help.
+//! [`apply`] rewrites the help of the run's findings from it; where a platform has
+//! no spelling for the setting, the help says the behaviour to get, still in no
+//! policy's keys.
 
 use super::Context;
 use crate::diagnostic::Diagnostic;
@@ -30,6 +31,14 @@ pub enum Setting {
     CapRetryAfter,
     /// How long one attempt may take, within the whole bound (RL309).
     AttemptTimeout,
+    /// How many attempts (RL303).
+    Attempts,
+    /// Retrying on a status that says the request was processed (RL308).
+    ClientErrorRetry,
+    /// Retrying an attempt that timed out (RL312).
+    TimeoutRetry,
+    /// Hedged requests of a write (RL207).
+    Hedging,
     /// An inner layer's whole time within the outer layer's wait (RL313): spelled
     /// as the platform's [`Setting::Deadline`].
     InnerBound,
@@ -47,6 +56,10 @@ impl Setting {
             "RL307" => Setting::CapRetryAfter,
             "RL309" => Setting::AttemptTimeout,
             "RL313" => Setting::InnerBound,
+            "RL303" => Setting::Attempts,
+            "RL308" => Setting::ClientErrorRetry,
+            "RL312" => Setting::TimeoutRetry,
+            "RL207" => Setting::Hedging,
             _ => return None,
         })
     }
@@ -132,25 +145,60 @@ pub fn words(platform: Platform, setting: Setting) -> Option<&'static str> {
         (P::Backon, S::Jitter) => "call `.with_jitter()` on the backoff builder",
         (P::Backon, S::Deadline) => "call `.with_total_delay(Some(...))` on the backoff builder",
         (P::StainlessSdk, S::Deadline) => "pass `timeout=` to the client constructor (it bounds each attempt) and keep `max_retries` low",
+        (P::Istio, S::Attempts) => "lower `retries.attempts` to at most 4 retries (5 tries)",
+        (P::Envoy, S::Attempts) => "lower `retry_policy.num_retries` to at most 4",
+        (P::Urllib3, S::Attempts) => "lower `total` (and `connect`/`read`/`status`) on the `Retry` to at most 4",
+        (P::Tenacity, S::Attempts) => "use `stop=stop_after_attempt(5)` or fewer",
+        (P::Backoff, S::Attempts) => "pass `max_tries=5` or fewer to the decorator",
+        (P::AxiosRetry, S::Attempts) => "set `retries` to at most 4",
+        (P::GoRetryablehttp, S::Attempts) => "set `RetryMax` to at most 4",
+        (P::Envoy, S::ClientErrorRetry) => "remove `409` from `retriable_status_codes` (or `retry_on: retriable-4xx`)",
+        (P::Istio, S::ClientErrorRetry) => "remove `409` and `retriable-4xx` from `retries.retryOn`",
+        (P::Grpc, S::Hedging) => "remove the `hedgingPolicy` from this method's config, or have the client send an idempotency key the server de-duplicates on",
+        (P::HttpResilience, S::HonorRetryAfter) => "keep `ShouldRetryAfterHeader = true` on the retry options",
+        (P::HttpResilience, S::CapRetryAfter) => "set `MaxDelay` on the retry options (it caps the `Retry-After` wait too)",
+        (P::Polly, S::HonorRetryAfter) => "set a `DelayGenerator` (v8) or `sleepDurationProvider` (v7) that reads `Retry-After`",
+        (P::Resilience4j, S::HonorRetryAfter) => "set an `intervalBiFunction` that reads `Retry-After` from the failed response",
+        (P::Got, S::CapRetryAfter) => "set `retry.maxRetryAfter` (ms) at most the request's `timeout.request`",
+        (P::Ky, S::CapRetryAfter) => "set `retry.maxRetryAfter` (ms) at most the request's `timeout`",
         _ => return None,
     })
 }
 
+/// What to change where a platform has no spelling of its own for `setting` in
+/// [`words`]: the behaviour to get, in no policy's keys.
+fn fallback(setting: Setting) -> &'static str {
+    match setting {
+        Setting::Methods => "retry a write only when it carries an idempotency key the server de-duplicates on, or only on failures before the request was sent",
+        Setting::Deadline => "bound the whole call (every attempt and wait) with a timeout around the retry",
+        Setting::Jitter => "randomise the wait between attempts (this retry has no jitter setting: wrap its wait, or retry in a layer that has one)",
+        Setting::HonorRetryAfter => "this retry does not wait for `Retry-After`: stop retrying 429 and 503 here, or retry them in a client that honours the header",
+        Setting::CapRetryAfter => "cap the `Retry-After` wait at the call's time budget, or give up on a larger value",
+        Setting::AttemptTimeout => "keep each attempt's timeout below the whole call's timeout",
+        Setting::InnerBound => "bound this layer's retries within the outer layer's wait",
+        Setting::Attempts => "lower its number of attempts to at most 5 (counting the first)",
+        Setting::ClientErrorRetry => "stop retrying 409 unless the request carries an idempotency key (409 then means \"still in progress\")",
+        Setting::TimeoutRetry => "retry a timed-out attempt only where repeating is safe, or let one attempt use the whole remaining time",
+        Setting::Hedging => "stop hedging this write, or have the client send an idempotency key the server de-duplicates on",
+    }
+}
+
 /// The help of a finding of rule `code` located on a config of `platform`: the
-/// platform's own setting ([`words`]), prefixed with the platform's name; `None`
-/// when the table has no spelling (the rule's help stays).
+/// platform's own setting ([`words`]), else the behaviour to get in no policy's
+/// keys, prefixed with the platform's name; `None` for a rule that names no retry
+/// setting (its help stays).
 pub fn help(code: &str, platform: Platform) -> Option<String> {
     let name = platform.display_name();
     Some(match Setting::of_rule(code)? {
         Setting::InnerBound => {
-            let w = words(platform, Setting::Deadline)?;
+            let w = words(platform, Setting::Deadline).unwrap_or(fallback(Setting::InnerBound));
             format!("in {name}: keep this layer within the outer layer's wait: {w}; or retry in one layer only")
         }
         Setting::Methods => {
-            let w = words(platform, Setting::Methods)?;
+            let w = words(platform, Setting::Methods).unwrap_or(fallback(Setting::Methods));
             format!("in {name}: {w}; or have the client send an idempotency key header the server de-duplicates on")
         }
-        s => format!("in {name}: {}", words(platform, s)?),
+        s => format!("in {name}: {}", words(platform, s).unwrap_or(fallback(s))),
     })
 }
 
@@ -223,11 +271,15 @@ mod tests {
             Setting::CapRetryAfter,
             Setting::AttemptTimeout,
             Setting::InnerBound,
+            Setting::Attempts,
+            Setting::ClientErrorRetry,
+            Setting::TimeoutRetry,
+            Setting::Hedging,
         ];
         let mut n = 0;
         for p in PLATFORMS {
             for s in settings {
-                if let Some(w) = words(p, s) {
+                for w in words(p, s).into_iter().chain([fallback(s)]) {
                     n += 1;
                     for k in POLICY_KEYS {
                         assert!(!w.contains(k), "{p:?} {s:?}: {w}");

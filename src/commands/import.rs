@@ -452,6 +452,7 @@ mod tests {
             ignore: Vec::new(),
             imported: Some(ImportedFrom {
                 source: "Istio VirtualService payments".into(),
+                platform: crate::import::Platform::Istio,
                 governs: vec![dir.join("api/openapi.yaml")],
                 grpc: false,
                 variant: None,

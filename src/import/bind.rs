@@ -591,6 +591,7 @@ pub fn bind(
                         head.kind,
                     )
                 },
+                platform: head.platform,
                 governs: vec![documents[d].doc.file.path.clone()],
                 grpc: head.grpc(),
                 variant,
@@ -708,6 +709,7 @@ fn mesh_services(
                         "Istio default for `{}` (services[].mesh: istio)",
                         s.spec_text
                     ),
+                    platform: crate::policy::platform::Platform::Istio,
                     governs: vec![doc.doc.file.path.clone()],
                     grpc: false,
                     variant: None,

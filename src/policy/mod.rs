@@ -8,6 +8,7 @@
 pub mod duration;
 pub mod model;
 pub mod parse;
+pub mod platform;
 pub mod rl005_invalid_policy;
 pub mod schema;
 pub mod selector;

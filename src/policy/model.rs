@@ -425,6 +425,10 @@ pub struct PolicyFile {
 pub struct ImportedFrom {
     /// The config object, for messages: `Istio VirtualService inventory-virtual-service`.
     pub source: String,
+    /// The platform of the config object (every object of one imported policy has
+    /// the same): how a finding's help names the setting to change
+    /// (`rules::platform_words`).
+    pub platform: super::platform::Platform,
     /// Canonical paths of the OpenAPI documents it is bound to.
     pub governs: Vec<std::path::PathBuf>,
     /// The config calls the bound operations as gRPC (a gRPC service config), so

@@ -4,6 +4,7 @@
 
 pub mod docs;
 pub mod grouping;
+pub mod platform_words;
 pub mod retry_after_header;
 pub mod rl008_invalid_openapi_structure;
 pub mod rl010_unused_suppression;
@@ -445,7 +446,7 @@ pub fn run_checks_split(ctx: &Context<'_>, split: Option<&grouping::Split>) -> V
             crate::timing::detail(code, || grouping::Split::run(split, code, || check(ctx)))
         })
         .collect();
-    name_paths(ctx, once_per_path(found))
+    name_paths(ctx, platform_words::apply(ctx, once_per_path(found)))
 }
 
 /// Says which path a finding comes from when its operation has several

@@ -135,6 +135,7 @@ pub fn read(documents: &[Document], bound: &[PolicyFile]) -> Extensions {
                     Platform::Linkerd.display_name(),
                     doc.doc.file.display
                 ),
+                platform: Platform::Linkerd,
                 governs: vec![path.clone()],
                 grpc: false,
                 variant: None,

@@ -603,6 +603,10 @@ pub struct ReportArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
     pub format: ReportFormat,
+    /// A probe report (`retrylint probe --format json` output): adds a section with
+    /// its timeline per scenario and its findings. Does not change the exit code.
+    #[arg(long, value_name = "FILE")]
+    pub probe: Option<PathBuf>,
     /// Write the page to FILE instead of standard output (`-`: standard output), whole
     /// or not at all, never over an input file.
     #[arg(long, short = 'o', value_name = "FILE")]

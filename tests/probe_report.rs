@@ -210,3 +210,82 @@ fn the_documented_scenario_file_parses() {
     assert_eq!(parsed.len(), 2);
     assert_eq!(parsed[1].script[0], Answer::SlowBody);
 }
+
+#[test]
+fn html_section_of_a_probe_json_has_a_timeline_per_scenario_and_the_findings() {
+    let r = report(curl_like(), &Expectations::default(), None);
+    let section = retrylint::probe::html::section(&json(&r)).expect("a probe JSON reads back");
+    assert!(section.starts_with("<section id=\"probe\">"), "{section}");
+    assert!(section.ends_with("</section>"));
+    // One table per scenario, with the timeline's columns.
+    assert_eq!(
+        section.matches("<table class=\"probe-timeline\">").count(),
+        r.scenarios.len()
+    );
+    for column in [
+        "<th>#</th>",
+        "<th>t</th>",
+        "<th>method</th>",
+        "<th>key</th>",
+        "<th>fault applied</th>",
+        "<th>gap</th>",
+        "<th>verdict</th>",
+    ] {
+        assert!(section.contains(column), "{column}");
+    }
+    for s in &r.scenarios {
+        assert!(
+            section.contains(&format!("<h3 id=\"probe-{}\">", s.scenario.name)),
+            "{}",
+            s.scenario.name
+        );
+    }
+    // Every finding is listed, and the attempt it points at carries its code.
+    for f in r.findings() {
+        assert!(
+            section.contains(&format!("[{}]</span>", f.code)),
+            "{}",
+            f.code
+        );
+        assert!(section.contains(&retrylint::report::html::escape(&f.message)));
+    }
+    let pointed = r
+        .scenarios
+        .iter()
+        .flat_map(|s| &s.findings)
+        .find(|f| f.attempt.is_some())
+        .expect("a finding on an attempt");
+    assert!(
+        section.contains(&format!("\">{}</span></td></tr>", pointed.code)),
+        "{section}"
+    );
+    // Text from the journal is escaped.
+    assert!(!section.contains("<script"));
+}
+
+#[test]
+fn report_html_with_probe_adds_the_section_and_rejects_other_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe_json = dir.path().join("probe.json");
+    let r = report(curl_like(), &Expectations::default(), None);
+    std::fs::write(&probe_json, json(&r)).unwrap();
+    let shop = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/examples/shop");
+    let run = |probe: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_retrylint"))
+            .args(["report", "--format", "html", shop, "--probe"])
+            .arg(probe)
+            .output()
+            .expect("retrylint runs")
+    };
+    let out = run(&probe_json);
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(page.contains("<section id=\"probe\"><h2>Probe of POST /orders</h2>"));
+    assert!(page.contains("<table class=\"probe-timeline\">"));
+    // Not a probe report: exit 2 and a sentence, no page.
+    let other = dir.path().join("other.json");
+    std::fs::write(&other, "{\"version\": 1}").unwrap();
+    let out = run(&other);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a probe report"));
+}

@@ -26,6 +26,16 @@ const BAR_MS: u64 = 50;
 /// `--fail-on`), or 2 (a file could not be read, or the output names an input).
 pub fn run(args: &ReportArgs) -> u8 {
     let ReportFormat::Html = args.format;
+    let probe = match &args.probe {
+        None => None,
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| crate::probe::html::section(&text))
+        {
+            Ok(section) => Some(section),
+            Err(e) => return super::fail(format!("{}: {e}", path.display())),
+        },
+    };
     let config = match load_config(args.config.as_deref(), &args.paths) {
         Ok(c) => c,
         Err(code) => return code,
@@ -33,7 +43,11 @@ pub fn run(args: &ReportArgs) -> u8 {
     let options = configured_options(&config, &args.paths, &args.policies, args.root.as_deref());
     let root = crate::check::report_root(&options);
     let (analyzed, diagnostics) = crate::check::run_full(&options);
-    let inputs = with_config_file(analyzed.inputs.clone(), &config);
+    let mut inputs = with_config_file(analyzed.inputs.clone(), &config);
+    // The probe JSON is an input too: `-o` must not write over it.
+    if let Some(path) = args.probe.as_ref().and_then(|p| p.canonicalize().ok()) {
+        inputs.push(path);
+    }
     let m = readiness::matrix(&analyzed, &diagnostics);
     let title = if args.paths.is_empty() {
         ".".to_string()
@@ -68,6 +82,7 @@ pub fn run(args: &ReportArgs) -> u8 {
             "{CLIENTS} clients, a {} outage answering 503 at once, seed 1, {BAR_MS} ms bars",
             crate::policy::duration::format_millis(OUTAGE_MS)
         ),
+        probe,
     };
     let text = crate::report::html::render(&page, &root);
     if let Err(code) = write_report(args.output.as_deref(), &text, &inputs, "report") {

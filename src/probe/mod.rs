@@ -7,9 +7,11 @@
 //! operation's expectations ([`expect`]: the same policy loading as `check`, the
 //! decision behind `plan` as the oracle) to findings RL601-RL609; [`infer`] reads the
 //! policy the client actually follows and prints it as a v1 policy; [`report`]
-//! renders human, JSON and JUnit output.
+//! renders human, JSON and JUnit output;
+//! [`html`] reads that JSON back for the probe section of `report --format html`.
 
 pub mod expect;
+pub mod html;
 pub mod infer;
 pub mod journal;
 pub mod judge;

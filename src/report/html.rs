@@ -92,6 +92,9 @@ pub struct Page<'a> {
     pub load: Vec<LoadSeries>,
     /// How the load was simulated (`100 clients, 2s outage of 503s, seed 1`).
     pub load_setup: String,
+    /// A section rendered by the caller, placed after the findings (the probe
+    /// timelines of `report --probe`); inserted as is.
+    pub probe: Option<String>,
 }
 
 const STYLE: &str = r#"
@@ -452,6 +455,9 @@ pub fn render(page: &Page, root: &Path) -> String {
     matrix(&mut out, page);
     load(&mut out, page);
     findings(&mut out, page, root);
+    if let Some(section) = &page.probe {
+        out.push_str(section);
+    }
     layer_stacks(&mut out, page);
     let _ = writeln!(out, "</main><script>{SCRIPT}</script></body></html>");
     out

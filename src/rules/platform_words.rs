@@ -155,7 +155,6 @@ pub fn words(platform: Platform, setting: Setting) -> Option<&'static str> {
         (P::Envoy, S::ClientErrorRetry) => "remove `409` from `retriable_status_codes` (or `retry_on: retriable-4xx`)",
         (P::Istio, S::ClientErrorRetry) => "remove `409` and `retriable-4xx` from `retries.retryOn`",
         (P::Grpc, S::Hedging) => "remove the `hedgingPolicy` from this method's config, or have the client send an idempotency key the server de-duplicates on",
-        (P::HttpResilience, S::HonorRetryAfter) => "keep `ShouldRetryAfterHeader = true` on the retry options",
         (P::HttpResilience, S::CapRetryAfter) => "set `MaxDelay` on the retry options (it caps the `Retry-After` wait too)",
         (P::Polly, S::HonorRetryAfter) => "set a `DelayGenerator` (v8) or `sleepDurationProvider` (v7) that reads `Retry-After`",
         (P::Resilience4j, S::HonorRetryAfter) => "set an `intervalBiFunction` that reads `Retry-After` from the failed response",

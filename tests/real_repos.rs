@@ -1,0 +1,178 @@
+//! Issue 41's real repositories, as trimmed copies under `fixtures/repos/` (files
+//! unchanged, provenance in each `SOURCE.md`), checked as `retrylint check .` would
+//! check them from inside the folder: the verdicts the issue states, the exact set
+//! of error and warning findings, and an insta snapshot of the human output.
+//! One `#[test]` per repository, each in its own section.
+
+use retrylint::check::{run, CheckOptions, CheckOutcome};
+use retrylint::report::human::{render, HumanOptions};
+use std::path::PathBuf;
+
+/// `retrylint check .` run inside `fixtures/repos/<name>`.
+fn check_repo(name: &str) -> CheckOutcome {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/repos")
+        .join(name);
+    run(&CheckOptions {
+        paths: vec![dir.clone()],
+        cwd: Some(dir.clone()),
+        root: Some(dir),
+        ..CheckOptions::default()
+    })
+}
+
+/// `(code, "file:line")` of every error and warning, sorted.
+fn errors_and_warnings(o: &CheckOutcome) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = o
+        .diagnostics
+        .iter()
+        .filter(|d| matches!(d.severity.as_str(), "error" | "warning"))
+        .map(|d| {
+            let loc = &d.primary.location;
+            let line = loc.file.line_col(loc.span.start).line;
+            (d.code.to_string(), format!("{}:{line}", loc.file.display))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = list
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The operations of the finding `code` (exactly one such finding).
+fn operations_of(o: &CheckOutcome, code: &str) -> Vec<String> {
+    let found: Vec<_> = o.diagnostics.iter().filter(|d| d.code == code).collect();
+    assert_eq!(found.len(), 1, "one {code}: {found:?}");
+    let mut ops = found[0].operations.clone();
+    ops.sort();
+    ops
+}
+
+fn human(o: &CheckOutcome) -> String {
+    render(&o.diagnostics, HumanOptions::default())
+}
+
+// ---------------------------------------------------------------------------
+// spring-petclinic-microservices (9a76b4e)
+
+/// No service keeps an OpenAPI document: the operations of customers, visits, vets
+/// and genai are read from their Spring MVC controllers, and the api-gateway's
+/// default `Retry` filter (`methods: POST`, `statuses: SERVICE_UNAVAILABLE`, plus
+/// SCG's default 5xx series and IO exceptions) binds through `lb://` names: RL201
+/// for each of the four POSTs it reaches, at the filter's `methods`. The vets route
+/// reaches only `GET /vets`, which the filter does not retry: no RL209 for it.
+#[test]
+fn spring_petclinic_microservices() {
+    let o = check_repo("spring-petclinic-microservices");
+    let gateway = "spring-petclinic-api-gateway/src/main/resources/application.yml";
+    assert_eq!(
+        errors_and_warnings(&o),
+        pairs(&[
+            ("RL201", &format!("{gateway}:19")),
+            ("RL305", &format!("{gateway}:15")),
+            ("RL306", &format!("{gateway}:18")),
+        ])
+    );
+    assert_eq!(
+        operations_of(&o, "RL201"),
+        [
+            "POST /chatclient",
+            "POST /owners",
+            "POST /owners/*/pets/{petId}/visits",
+            "POST /owners/{ownerId}/pets",
+        ]
+    );
+    // Each POST is labelled at its own handler and says where it was read.
+    let rl201 = o.diagnostics.iter().find(|d| d.code == "RL201").unwrap();
+    for source in [
+        "OwnerResource.java:57",
+        "PetResource.java:54",
+        "VisitResource.java:56",
+        "PetclinicChatClient.java:57",
+    ] {
+        let help = rl201.help.as_deref().unwrap_or_default();
+        assert!(
+            help.contains(&format!("read from `{source}`")),
+            "{source}: {help}"
+        );
+    }
+    for absent in ["RL016", "RL209", "RL301"] {
+        assert!(!o.diagnostics.iter().any(|d| d.code == absent), "{absent}");
+    }
+    insta::assert_snapshot!("spring_petclinic_microservices", human(&o));
+}
+
+// ---------------------------------------------------------------------------
+// Istio Bookinfo (the files of shared case 78)
+
+/// Swagger 2.0 `basePath: /api/v1` is the path the VirtualService `bookinfo` routes
+/// under: RL201 and RL306 at its `retries` for `POST /products/{id}/reviews`. The
+/// egress VirtualService for `www.googleapis.com` binds nothing (RL016 info only).
+#[test]
+fn istio_bookinfo() {
+    let o = check_repo("istio-bookinfo");
+    assert_eq!(
+        errors_and_warnings(&o),
+        pairs(&[
+            ("RL201", "bookinfo-gateway.yaml:14"),
+            ("RL306", "bookinfo-gateway.yaml:14"),
+        ])
+    );
+    assert_eq!(operations_of(&o, "RL201"), ["POST /products/{id}/reviews"]);
+    let from_egress: Vec<&str> = o
+        .diagnostics
+        .iter()
+        .filter(|d| d.primary.location.file.display == "egress-googleapis.yaml")
+        .map(|d| d.code)
+        .collect();
+    assert_eq!(from_egress, ["RL016"]);
+    insta::assert_snapshot!("istio_bookinfo", human(&o));
+}
+
+/// The Bookinfo files as Istio 1.6.4 ships them: the spec names no host, and three
+/// VirtualServices route to three hosts. The `bookinfo` one lists the spec's paths
+/// (`prefix: /api/v1/products`) and routes to `productpage`; the `httpbin` one takes
+/// every path to `httpbin` and the egress one serves `www.googleapis.com`: neither is
+/// the Bookinfo API (RL016 info each, no finding on its operations). The `bookinfo`
+/// route has no `retries:` and no `timeout:`: Istio's default retries without a
+/// deadline (RL301) and its 503 reading depends on the version (RL314).
+#[test]
+fn istio_bookinfo_upstream() {
+    let o = check_repo("istio-bookinfo-upstream");
+    let vs = "samples/bookinfo/networking/bookinfo-gateway.yaml";
+    assert_eq!(
+        errors_and_warnings(&o),
+        pairs(&[("RL301", &format!("{vs}:26")), ("RL314", &format!("{vs}:26"))])
+    );
+    for other in [
+        "samples/httpbin/httpbin-gateway.yaml",
+        "samples/bookinfo/networking/egress-rule-google-apis.yaml",
+    ] {
+        let codes: Vec<&str> = o
+            .diagnostics
+            .iter()
+            .filter(|d| d.primary.location.file.display == other)
+            .map(|d| d.code)
+            .collect();
+        assert_eq!(codes, ["RL016"], "{other}");
+    }
+    let httpbin = o
+        .diagnostics
+        .iter()
+        .find(|d| d.primary.location.file.display == "samples/httpbin/httpbin-gateway.yaml")
+        .unwrap();
+    assert!(
+        httpbin.message.contains("go to `productpage`"),
+        "{}",
+        httpbin.message
+    );
+    assert!(!o.diagnostics.iter().any(|d| d.code == "RL201" || d.code == "RL311"));
+    insta::assert_snapshot!("istio_bookinfo_upstream", human(&o));
+}

@@ -176,3 +176,22 @@ fn istio_bookinfo_upstream() {
     assert!(!o.diagnostics.iter().any(|d| d.code == "RL201" || d.code == "RL311"));
     insta::assert_snapshot!("istio_bookinfo_upstream", human(&o));
 }
+
+/// The summary line counts the APIs read from server code apart from OpenAPI
+/// documents: petclinic keeps no spec in git, so it checks none.
+#[test]
+fn the_summary_counts_apis_read_from_server_code_apart() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/repos/spring-petclinic-microservices");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_retrylint"))
+        .args(["check", ".", "--color", "never"])
+        .current_dir(&dir)
+        .output()
+        .expect("retrylint runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().last().unwrap_or_default();
+    assert!(
+        last.contains("(0 OpenAPI documents checked, 5 APIs read from server code, 0 policy files, 1 retry config)"),
+        "{last}"
+    );
+}

@@ -214,12 +214,24 @@ fn summary(out: &mut String, page: &Page) {
     );
     let _ = write!(
         out,
-        "</div><p>{}, {}, {} checked.</p></section>",
+        "</div><p>{}{}, {}, {} checked.</p></section>",
         counted(
-            page.checked.documents,
+            page.checked.documents.saturating_sub(page.checked.from_code),
             "OpenAPI document",
             "OpenAPI documents"
         ),
+        if page.checked.from_code == 0 {
+            String::new()
+        } else {
+            format!(
+                ", {}",
+                counted(
+                    page.checked.from_code,
+                    "API read from server code",
+                    "APIs read from server code"
+                )
+            )
+        },
         counted(page.checked.policies, "policy file", "policy files"),
         counted(page.checked.configs, "retry config", "retry configs")
     );

@@ -231,7 +231,10 @@ fn layers_on_a_route_of_a_config_only_repository() {
         out.contains("route `api: prefix /api/, every method`"),
         "{out}"
     );
-    assert!(out.contains("virtual-service.yaml:10:7 would carry it"), "{out}");
+    assert!(
+        out.contains("virtual-service.yaml:10:7 would carry it"),
+        "{out}"
+    );
     assert!(!out.contains("health"), "{out}");
     // The route's 3 retries are 4 attempts; the per-try timeout is its own.
     assert!(out.contains("attempts"), "{out}");

@@ -149,7 +149,10 @@ fn istio_bookinfo_upstream() {
     let vs = "samples/bookinfo/networking/bookinfo-gateway.yaml";
     assert_eq!(
         errors_and_warnings(&o),
-        pairs(&[("RL301", &format!("{vs}:26")), ("RL314", &format!("{vs}:26"))])
+        pairs(&[
+            ("RL301", &format!("{vs}:26")),
+            ("RL314", &format!("{vs}:26"))
+        ])
     );
     for other in [
         "samples/httpbin/httpbin-gateway.yaml",
@@ -173,7 +176,10 @@ fn istio_bookinfo_upstream() {
         "{}",
         httpbin.message
     );
-    assert!(!o.diagnostics.iter().any(|d| d.code == "RL201" || d.code == "RL311"));
+    assert!(!o
+        .diagnostics
+        .iter()
+        .any(|d| d.code == "RL201" || d.code == "RL311"));
     insta::assert_snapshot!("istio_bookinfo_upstream", human(&o));
 }
 

@@ -465,6 +465,16 @@ fn analyze_pass(
                 )
             });
             documents.extend(read);
+            // A gRPC service no document describes is an API by itself.
+            let from_protos = crate::timing::phase("import/proto-apis", || {
+                let root = report_root(options);
+                crate::import::server::proto_api::documents(
+                    &protos,
+                    &Resolver::new(&inputs.ws, &root),
+                    &documents,
+                )
+            });
+            documents.extend(from_protos);
         }
         let bound = crate::timing::phase("import/bind", || {
             // The service names the repository gives each spec (its Spring

@@ -271,7 +271,10 @@ fn route_views(
         let doc = ws.load(file);
         for (object, _) in super::import_routes::unbound_objects(&doc, &unbound, &ctx) {
             let Some(route) = object.routes.iter().find(|r| {
-                r.matches.is_empty() || r.matches.iter().any(|m| m.may_match(&method, path, "", None))
+                r.matches.is_empty()
+                    || r.matches
+                        .iter()
+                        .any(|m| m.may_match(&method, path, "", None))
             }) else {
                 continue;
             };

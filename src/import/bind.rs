@@ -567,6 +567,16 @@ pub fn bind(
                 if objects[i].grpc() {
                     // The RPC's own semantics: its effect and AIP-155 key.
                     super::grpc::operation_semantics(&mut entry.settings, route, op, ctx.protos);
+                } else if documents[d]
+                    .doc
+                    .file
+                    .path
+                    .extension()
+                    .is_some_and(|e| e == "proto")
+                {
+                    // An RPC read as an operation from its `.proto` alone: the same,
+                    // whatever platform retries it.
+                    super::grpc::semantics_of(&mut entry.settings, "", &route.at, op, ctx.protos);
                 }
                 entry
             })

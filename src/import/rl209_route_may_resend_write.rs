@@ -58,7 +58,13 @@ pub fn findings(
         if !judged(o) {
             continue;
         }
-        let is_bound = |r: usize| bound.get(i).and_then(|b| b.get(r)).copied().unwrap_or(false);
+        let is_bound = |r: usize| {
+            bound
+                .get(i)
+                .and_then(|b| b.get(r))
+                .copied()
+                .unwrap_or(false)
+        };
         // The config routes (node and paths) of which some part took an operation.
         let bound_routes: HashSet<String> = (0..o.routes.len())
             .filter(|&r| is_bound(r))

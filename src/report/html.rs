@@ -216,7 +216,9 @@ fn summary(out: &mut String, page: &Page) {
         out,
         "</div><p>{}{}, {}, {} checked.</p></section>",
         counted(
-            page.checked.documents.saturating_sub(page.checked.from_code),
+            page.checked
+                .documents
+                .saturating_sub(page.checked.from_code),
             "OpenAPI document",
             "OpenAPI documents"
         ),

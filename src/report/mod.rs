@@ -88,10 +88,7 @@ pub fn summary_line(
     let code = if from_code == 0 {
         String::new()
     } else {
-        format!(
-            ", {} read from server code",
-            plural(from_code, "API")
-        )
+        format!(", {} read from server code", plural(from_code, "API"))
     };
     format!(
         "{}, {}, {} ({} checked{code}, {}{configs}){left_out}",

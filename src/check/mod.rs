@@ -147,6 +147,10 @@ pub struct Analyzed {
     /// ([`answer::asked_operations`]); the views (`readiness`, `report`) show those
     /// rows only. `None`: the whole project was asked, every row is shown.
     pub asked_operations: Option<Vec<bool>>,
+    /// The retrying routes of configs that bound no operation
+    /// ([`crate::import::bind::UnboundRoute`]): `readiness` says "unknown" for an
+    /// operation no layer retries when one of them may carry it.
+    pub unbound_routes: Vec<crate::import::bind::UnboundRoute>,
 }
 
 /// Runs the whole pipeline. A run with nothing that binds across documents (no
@@ -534,9 +538,9 @@ fn analyze_pass(
         files.dedup();
         let count = files.len();
         policies.extend(bound.policies);
-        Ok((count, bound.notes, imported.skipped))
+        Ok((count, bound.notes, imported.skipped, bound.unbound_routes))
     });
-    let (configs, notes, code_skipped) = match imported {
+    let (configs, notes, code_skipped, unbound_routes) = match imported {
         Ok(done) => done,
         Err(read) => return analyze_pass(options, false, Some(read)),
     };
@@ -568,6 +572,7 @@ fn analyze_pass(
         inputs: inputs.read_paths(),
         streamed_documents: streamed.paths.len(),
         asked_operations: None,
+        unbound_routes,
     }
 }
 

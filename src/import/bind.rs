@@ -32,6 +32,37 @@ pub struct Bound {
     /// Per object (same order as the input): the operations it bound, each with its
     /// document, so that findings about the object itself (RL017, RL314) can name them.
     pub operations: Vec<Vec<(Arc<SourceFile>, String)>>,
+    /// The retrying routes of objects that bound no operation (RL016): a request to
+    /// an operation of the run may still pass one of them under a host retrylint
+    /// could not tie to a spec, so `readiness` says "unknown" rather than "not
+    /// retried" where one's match would carry it.
+    pub unbound_routes: Vec<UnboundRoute>,
+}
+
+/// A retrying route (or call of a retry client) of a config object that bound no
+/// operation, with what it matches.
+#[derive(Debug, Clone)]
+pub struct UnboundRoute {
+    /// The object's layer.
+    pub layer: crate::policy::model::Layer,
+    /// `Istio VirtualService ledger`: the platform, kind and name of its object.
+    pub source: String,
+    /// The route's node.
+    pub at: crate::source::refs::At,
+    /// What it matches (empty: every request).
+    pub matches: Vec<super::route::RequestMatch>,
+}
+
+impl UnboundRoute {
+    /// True when a request `method` to the spec path `template` may take this route
+    /// (the host left aside: it is what could not be tied to a spec).
+    pub fn may_carry(&self, method: &str, template: &str) -> bool {
+        self.matches.is_empty()
+            || self
+                .matches
+                .iter()
+                .any(|m| m.may_match(method, template, "", None))
+    }
 }
 
 /// A spec server as the proxy sees it: its host (lower case, no port) and the path
@@ -652,6 +683,23 @@ pub fn bind(
             "bind the spec of the API it serves in `.retrylint.yaml`, so that each operation it reaches is judged (RL201 then replaces this finding):\n  services:\n    - spec: {spec}\n      {field}: [{name}]"
         )
     };
+    for (i, o) in objects.iter().enumerate() {
+        if !bindings[i].is_empty() {
+            continue;
+        }
+        for route in o
+            .routes
+            .iter()
+            .filter(|r| r.settings.retry.as_ref().is_some_and(|s| s.value))
+        {
+            out.unbound_routes.push(UnboundRoute {
+                layer: o.layer,
+                source: format!("{} {} {}", o.platform.display_name(), o.kind, o.name),
+                at: route.at.clone(),
+                matches: route.matches.clone(),
+            });
+        }
+    }
     let rl209 = rl209_route_may_resend_write::findings(objects, &route_bound, &how_to_bind);
     out.diagnostics.extend(rl209);
     mesh_services(&mut out, documents, services, &canonical_specs, ctx);

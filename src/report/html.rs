@@ -212,6 +212,10 @@ fn summary(out: &mut String, page: &Page) {
         "not retried",
         "",
     );
+    // Only when some operation has it: an unbound retry layer may carry it.
+    if verdict("unknown") > 0 {
+        count_box(out, "count-unknown", verdict("unknown"), "unknown", "");
+    }
     let _ = write!(
         out,
         "</div><p>{}{}, {}, {} checked.</p></section>",
@@ -249,8 +253,12 @@ fn matrix(out: &mut String, page: &Page) {
     out.push_str(
         "<label>verdict <select id=\"filter-verdict\"><option value=\"\">all</option>\
          <option value=\"not-ready\">not ready</option><option value=\"ready\">ready</option>\
-         <option value=\"not-retried\">not retried</option></select></label>",
+         <option value=\"not-retried\">not retried</option>",
     );
+    if page.operations.iter().any(|o| o.verdict == "unknown") {
+        out.push_str("<option value=\"unknown\">unknown</option>");
+    }
+    out.push_str("</select></label>");
     out.push_str(
         "<label>missing answer <select id=\"filter-question\"><option value=\"\">any</option>",
     );

@@ -245,3 +245,36 @@ fn stacked_clients_are_one_caller() {
     let amplification: Vec<i64> = rows.iter().map(|r| r.2).collect();
     assert_eq!(amplification, vec![9, 2], "{rows:?}");
 }
+
+/// Overlay copies of one Kubernetes object (`layers.md` item 6: `kustomize/`,
+/// `release/`): the same VirtualService name in two files is never applied together,
+/// so each copy is a variant judged on its own. The release copy's `attempts: 5`
+/// (RL303) was hidden behind the first file's routes, and `import` of it said
+/// "nothing imported" (issue 42).
+#[test]
+fn overlay_copies_of_one_virtual_service_are_variants() {
+    let (code, list) = found("overlay-copies");
+    assert_eq!(code, 1);
+    assert!(has(&list, "RL303", "release/vs.yaml:8"), "{list:?}");
+    assert!(!has(&list, "RL303", "kustomize/vs.yaml:8"), "{list:?}");
+    for file in ["kustomize/vs.yaml:8", "release/vs.yaml:8"] {
+        assert!(has(&list, "RL201", file), "{file}: {list:?}");
+    }
+    let (code, out, err) =
+        common::retrylint_in(&dir("overlay-copies"), &["import", "release/vs.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("nothing imported"), "{err}");
+    assert!(out.contains("attempts: 6"), "{out}");
+    let (_, out, _) =
+        common::retrylint_in(&dir("overlay-copies"), &["layers", "POST /orders", "."]);
+    assert!(
+        out.contains("path 1 of 2: entry path: mesh (overlay `kustomize/vs.yaml`)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("path 2 of 2: entry path: mesh (overlay `release/vs.yaml`)"),
+        "{out}"
+    );
+    // Never multiplied: each path is one mesh layer.
+    assert!(!out.contains("4 x 6"), "{out}");
+}

@@ -450,7 +450,7 @@ pub fn bind(
     // goes through two clients (a decorator around a call of a retrying session)
     // makes both stack, each its own layer.
     let stacked = stacked_code_clients(objects);
-    let variants = variants_of(objects, &stacked_callers(objects));
+    let variants = overlay_copies(objects, variants_of(objects, &stacked_callers(objects)));
     // Operations a retrying client in code calls by path: a call whose URL is
     // unknown, or one that is not retried, takes only the others.
     let mut called_by_path: std::collections::HashSet<(usize, usize)> = Default::default();
@@ -884,6 +884,63 @@ fn variants_of(objects: &[ConfigObject], stacked: &[Option<String>]) -> Vec<Opti
             })
         })
         .collect()
+}
+
+/// Overlay copies of one Kubernetes object (`layers.md` item 6: `kustomize/overlays/*`,
+/// `release/`): objects of one control-plane platform with the same kind and name
+/// in different files are never applied together (a cluster holds one object of a
+/// kind and name per namespace), so each is a variant of its own, ``overlay
+/// `release/vs.yaml` ``, judged on its own and never hiding the other (before, the
+/// first file's routes took every operation and the copy was dropped: `import` of it
+/// said "nothing imported"). An object that already is a variant (an Istio entry
+/// path) keeps its group and gets the copy in its label, so the copies of one entry
+/// path are alternatives too.
+fn overlay_copies(
+    objects: &[ConfigObject],
+    mut variants: Vec<Option<Variant>>,
+) -> Vec<Option<Variant>> {
+    use super::Platform as P;
+    let mut files: std::collections::HashMap<(P, &str, &str), Vec<&std::path::Path>> =
+        Default::default();
+    for o in objects.iter().filter(|o| {
+        matches!(
+            o.platform,
+            P::Istio | P::GatewayApi | P::EnvoyGateway | P::Linkerd | P::IngressNginx
+        )
+    }) {
+        let list = files
+            .entry((o.platform, o.kind.as_str(), o.name.as_str()))
+            .or_default();
+        let path = o.at.doc.file.path.as_path();
+        if !list.contains(&path) {
+            list.push(path);
+        }
+    }
+    for (o, v) in objects.iter().zip(variants.iter_mut()) {
+        let copies = files
+            .get(&(o.platform, o.kind.as_str(), o.name.as_str()))
+            .map_or(0, Vec::len);
+        if copies < 2 {
+            continue;
+        }
+        let copy = format!("overlay `{}`", o.at.doc.file.display);
+        *v = Some(match v.take() {
+            Some(mut variant) => {
+                variant.label = format!("{} ({copy})", variant.label);
+                variant
+            }
+            None => Variant {
+                group: format!(
+                    "overlays of {} {} {}",
+                    o.platform.display_name(),
+                    o.kind,
+                    o.name
+                ),
+                label: copy,
+            },
+        });
+    }
+    variants
 }
 
 /// The synthetic policy an object's hits go to: per layer source (see

@@ -123,6 +123,29 @@ fn trigger_istio() {
     insta::assert_snapshot!(out);
 }
 
+/// Istio's validation takes durations of at least 1ms in whole milliseconds
+/// (istio/istio `pkg/config/validation/agent/validation.go`, `ValidateDuration`):
+/// `0.5ns`, `100ps` (no such Go unit), `1.5ms` and `999us` are RL017 each, and
+/// neither a deadline nor an attempt timeout is read from them.
+#[test]
+fn trigger_istio_below_a_millisecond() {
+    let out = run("trigger-istio-precision", "vs.yaml");
+    assert_eq!(
+        rl017("trigger-istio-precision"),
+        [
+            "vs.yaml:10:5",  // timeout: 0.5ns
+            "vs.yaml:14:7",  // perTryTimeout: 100ps
+            "vs.yaml:17:5",  // timeout: 1.5ms
+            "vs.yaml:21:7",  // perTryTimeout: 999us
+        ]
+    );
+    let import = imported(&out);
+    for absent in ["deadline", "attempt_timeout: 0", "1.5ms", "0.999ms"] {
+        assert!(!import.contains(absent), "{absent}:\n{import}");
+    }
+    insta::assert_snapshot!(out);
+}
+
 #[test]
 fn clean_istio_at_the_limits() {
     let out = run("clean-istio", "vs.yaml");

@@ -207,6 +207,43 @@ fn durations_invalid_forms() {
     }
 }
 
+/// Issue 43 "values out of range": a duration past 10,000 years (an overflowing
+/// `10^23h`, or one past the bound by a millisecond) is an error of its own, never
+/// saturated, infinite or a panic; the longest protobuf Duration still reads.
+#[test]
+fn durations_out_of_range_are_errors() {
+    for long in [
+        "100000000000000000000000h",
+        "3652500d1ms",
+        "3652501d",
+        &format!("{}ms", "9".repeat(400)),
+    ] {
+        assert_eq!(parse_duration(long), Err(DurationError::TooLong), "{long}");
+    }
+    assert_eq!(parse_duration("3652500d"), Ok(315_576_000_000_000.0));
+}
+
+/// The same in a policy file: RL005 at the value, and no deadline read from it.
+#[test]
+fn policy_deadline_out_of_range_is_rl005_at_its_position() {
+    let text = "version: 1
+defaults:
+  retry: true
+  deadline: 100000000000000000000000h
+  attempt_timeout: 3652500d
+";
+    let (p, d) = parse_text(text);
+    let got: Vec<((u32, u32), &str, &str)> = d
+        .iter()
+        .map(|d| (line_col(d), d.code, d.primary.message.as_str()))
+        .collect();
+    assert_eq!(got, vec![((4, 13), "RL005", "invalid duration")]);
+    assert!(d[0].message.contains("longer than 10,000 years"), "{}", d[0].message);
+    let defaults = p.unwrap().defaults.unwrap();
+    assert!(defaults.deadline.is_none());
+    assert!(defaults.attempt_timeout.is_some());
+}
+
 // ---------------------------------------------------------------- selectors
 
 #[test]

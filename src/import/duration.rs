@@ -48,6 +48,65 @@ pub fn parse_go(text: &str) -> Option<Millis> {
     (parts > 0).then_some(total)
 }
 
+/// [`parse_go`] in whole nanoseconds, exactly (no float rounding), as Go's
+/// `time.ParseDuration` reads it: each part's fraction is cut at the nanosecond (Go
+/// drops the digits beyond), `0` alone is zero. `None` for anything `parse_go`
+/// refuses. A total beyond `u128` saturates at `u128::MAX`, far beyond every
+/// platform's range: callers compare the result with their own bound (Go's is
+/// `i64::MAX` ns), so it is refused there, never wrapped.
+pub fn parse_go_nanos(text: &str) -> Option<u128> {
+    let s = text.trim();
+    if s == "0" {
+        return Some(0);
+    }
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    let mut total: u128 = 0;
+    let mut parts = 0;
+    while i < bytes.len() {
+        let start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+            i += 1;
+        }
+        let number = &s[start..i];
+        let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+        if (whole.is_empty() && fraction.is_empty()) || fraction.contains('.') {
+            return None;
+        }
+        let unit_start = i;
+        while i < bytes.len() && !(bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+            i += 1;
+        }
+        let per: u128 = match &s[unit_start..i] {
+            "h" => 3_600_000_000_000,
+            "m" => 60_000_000_000,
+            "s" => 1_000_000_000,
+            "ms" => 1_000_000,
+            "us" | "µs" => 1_000,
+            "ns" => 1,
+            _ => return None,
+        };
+        let mut value: u128 = 0;
+        for d in whole.bytes() {
+            value = value.saturating_mul(10).saturating_add(u128::from(d - b'0'));
+        }
+        value = value.saturating_mul(per);
+        // The fraction: digits times the unit over 10^digits, cut at the nanosecond;
+        // digits past the 24th cannot change a whole nanosecond of any unit here.
+        let mut scale: u128 = 1;
+        let mut numerator: u128 = 0;
+        for d in fraction.bytes().take(24) {
+            numerator = numerator * 10 + u128::from(d - b'0');
+            scale *= 10;
+        }
+        // Below 10^24 x 3.6 x 10^12: no overflow.
+        value = value.saturating_add(numerator * per / scale);
+        total = total.saturating_add(value);
+        parts += 1;
+    }
+    (parts > 0).then_some(total)
+}
+
 /// The longest Go `time.Duration`, in ms: 2^63 - 1 ns, about 292 years
 /// (`2562047h47m16.854775807s`). Go's `time.ParseDuration` rejects anything longer
 /// ("invalid duration"), so a platform that reads durations with it (Istio, Linkerd,
@@ -104,5 +163,21 @@ mod tests {
         assert!(fits_go(0.0));
         assert_eq!(parse_go_bounded("99999999999999999999999h"), None);
         assert_eq!(parse_go_bounded("2s"), Some(2000.0));
+    }
+
+    #[test]
+    fn go_nanos_exact() {
+        assert_eq!(parse_go_nanos("1.1s"), Some(1_100_000_000));
+        assert_eq!(parse_go_nanos("1m30s"), Some(90_000_000_000));
+        assert_eq!(parse_go_nanos("0.5ns"), Some(0));
+        assert_eq!(parse_go_nanos("1.5ms"), Some(1_500_000));
+        assert_eq!(parse_go_nanos(".5s"), Some(500_000_000));
+        assert_eq!(parse_go_nanos("0.0000000019s"), Some(1));
+        assert_eq!(parse_go_nanos("0"), Some(0));
+        for bad in ["", "5", "100ps", "1..2s", ".s", "1.2.3s", "-1s"] {
+            assert_eq!(parse_go_nanos(bad), None, "{bad}");
+        }
+        // Beyond u128: saturated, never wrapped.
+        assert_eq!(parse_go_nanos(&format!("{}h", "9".repeat(40))), Some(u128::MAX));
     }
 }

@@ -25,7 +25,16 @@ pub enum DurationError {
     UnitOrder,
     /// Anything else (`1.2.3s`, `s`, `1 s`).
     Malformed,
+    /// Longer than [`MAX_MILLIS`] (`100000000000000000000000h`): refused, never
+    /// saturated or read as infinity.
+    TooLong,
 }
+
+/// The longest duration a policy holds, in ms: 315,576,000,000 s (10,000 years,
+/// `3652500d`), the range of a protobuf `Duration` and the widest duration type of
+/// the platforms retrylint reads (Go's `time.Duration` ends at about 292 years), so
+/// every value `retrylint import` writes reads back.
+pub const MAX_MILLIS: Millis = 315_576_000_000_000.0;
 
 impl fmt::Display for DurationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -43,6 +52,10 @@ impl fmt::Display for DurationError {
                 "the parts of a compound duration must use decreasing units, each once"
             ),
             DurationError::Malformed => write!(f, "not a duration such as `250ms` or `1m30s`"),
+            DurationError::TooLong => write!(
+                f,
+                "longer than 10,000 years (`3652500d`, the longest duration a policy holds)"
+            ),
         }
     }
 }
@@ -105,8 +118,9 @@ pub fn parse_duration(text: &str) -> Result<Millis, DurationError> {
         last_rank = Some(rank);
         total += value * per;
     }
-    if !total.is_finite() {
-        return Err(DurationError::Malformed);
+    // An overflowing part is infinite; anything past the bound is refused whole.
+    if !total.is_finite() || total > MAX_MILLIS {
+        return Err(DurationError::TooLong);
     }
     Ok(total)
 }

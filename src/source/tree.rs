@@ -1117,6 +1117,13 @@ impl<'t> TreeBuilder<'t> {
         self.builder.tree.document = 0..self.builder.text.len();
         let mut tree = self.builder.tree;
         tree.text = text;
+        // The tree lives as long as the findings that point into it, the vectors'
+        // growth slack (up to half of each) with it: a text config's tree is most of
+        // its importer's memory (issue 43: bytes of memory per byte of nginx.conf).
+        tree.nodes.shrink_to_fit();
+        tree.entries.shrink_to_fit();
+        tree.items.shrink_to_fit();
+        tree.owned.shrink_to_fit();
         tree
     }
 }

@@ -15,6 +15,7 @@
 //! (`match[]`, `rewrite`), [`mesh`] (the mesh default), [`budget`] (DestinationRule).
 
 pub mod budget;
+pub mod durations;
 pub mod matching;
 pub mod mesh;
 pub mod retry;
@@ -24,7 +25,7 @@ mod tests;
 
 use super::rl017_ineffective_setting as rl017;
 use super::stream::KubeObject;
-use super::{duration, ConfigObject, ImportContext, Imported, OriginNote, Platform, Route};
+use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, Route};
 use crate::diagnostic::Diagnostic;
 use crate::policy::model::{Layer, Settings, Spanned};
 use crate::source::loader::Loaded;
@@ -363,27 +364,18 @@ fn deadline(
         return;
     };
     let at = At::new(doc, n);
-    match tree.scalar(n).and_then(duration::parse_go) {
-        Some(ms) if !duration::fits_go(ms) => diags.push(rl017::diagnostic(
-            &at,
-            format!(
-                "`timeout: {}` is beyond the range of a duration (at most {})",
-                tree.scalar(n).unwrap_or("..."),
-                duration::GO_MAX_TEXT
-            ),
-            "out of range",
-            "Istio rejects this value (Go's duration parser overflows), and retrylint reads no deadline; write a duration such as `5s`.".into(),
-        )),
-        Some(ms) if ms > 0.0 => settings.deadline = Some(Spanned { value: ms, at }),
-        Some(_) => notes.push(OriginNote {
+    let text = tree.scalar(n).unwrap_or("...");
+    match durations::read(text) {
+        Ok(ms) if ms > 0.0 => settings.deadline = Some(Spanned { value: ms, at }),
+        Ok(_) => notes.push(OriginNote {
             at,
             text: "`timeout: 0s` switches the route timeout off, so the route has no deadline (retry-configs.md §2.1)".into(),
         }),
-        None => diags.push(rl017::diagnostic(
+        Err(refused) => diags.push(rl017::diagnostic(
             &at,
-            format!("`timeout: {}` is not a duration", tree.scalar(n).unwrap_or("...")),
-            "invalid duration",
-            "write a duration such as `5s` or `250ms` (units h, m, s, ms); Istio's validation rejects this value, and retrylint reads no deadline.".into(),
+            format!("`timeout: {text}` {}", refused.what()),
+            refused.label(),
+            format!("{}, and retrylint reads no deadline; write a duration such as `5s` or `250ms`.", refused.why()),
         )),
     }
 }

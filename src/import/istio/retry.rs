@@ -13,7 +13,7 @@ use super::super::envoy_retry_on;
 use super::super::keys;
 use super::super::rl017_ineffective_setting as rl017;
 use super::super::rl314_version_dependent_default as rl314;
-use super::super::{duration, ImportContext, OriginNote};
+use super::super::{ImportContext, OriginNote};
 use crate::diagnostic::Diagnostic;
 use crate::policy::duration::{format_millis, Millis};
 use crate::policy::model::{
@@ -228,26 +228,24 @@ fn duration_field(
     let n = tree.get(node, key)?;
     let at = src.at(n);
     let text = tree.scalar(n).unwrap_or("");
-    match duration::parse_go(text) {
-        Some(ms) if !duration::fits_go(ms) => {
-            diags.push(rl017::diagnostic(
-                &at,
-                format!(
-                    "`{key}: {text}` in {block} is beyond the range of a duration (at most {})",
-                    duration::GO_MAX_TEXT
-                ),
-                "out of range",
-                "Istio rejects this value (Go's duration parser overflows), and retrylint reads no value from it; write a duration such as `2s` or `250ms`.".into(),
-            ));
-            None
-        }
-        Some(ms) if ms >= 1.0 => Some(Field { value: ms, at }),
-        _ => {
+    match super::durations::read(text) {
+        Ok(ms) if ms > 0.0 => Some(Field { value: ms, at }),
+        // Zero: under 1ms for ValidateDuration.
+        Ok(_) => {
             diags.push(rl017::diagnostic(
                 &at,
                 format!("`{key}: {text}` in {block} is not a duration of at least 1ms"),
                 "invalid duration",
                 "write a duration such as `2s` or `250ms` (units h, m, s, ms); Istio's validation rejects this value.".into(),
+            ));
+            None
+        }
+        Err(refused) => {
+            diags.push(rl017::diagnostic(
+                &at,
+                format!("`{key}: {text}` in {block} {}", refused.what()),
+                refused.label(),
+                format!("{}, and retrylint reads no value from it; write a duration such as `2s` or `250ms`.", refused.why()),
             ));
             None
         }

@@ -56,7 +56,7 @@ const INHERITED: &[&str] = &[
 /// unreadable numbers or times.
 pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
     let _ = ctx;
-    let config = match reader::read(doc) {
+    let mut config = match reader::read(doc) {
         Ok(c) => c,
         Err(d) => {
             return Imported {
@@ -69,32 +69,44 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
     let mut out = Imported::default();
     out.diagnostics.extend(repeats::check(&config));
     validate(&config, &config.directives, &mut out);
-    // `http` blocks, and the file itself when it is an included piece of `http`.
-    let mut contexts: Vec<(&[Directive], Option<&Directive>)> = Vec::new();
-    if config
-        .directives
+    // `http` blocks, and the file itself when it is an included piece of `http`:
+    // each taken out of the read file whole, so that a `server`'s directives are
+    // dropped as soon as its routes are built and the file's parse never lives beside
+    // all its routes (issue 43: memory per byte of nginx.conf).
+    let mut directives = std::mem::take(&mut config.directives);
+    let mut contexts: Vec<Vec<Directive>> = Vec::new();
+    let top_level = directives
         .iter()
-        .any(|d| d.name.text == "server" || d.name.text == "upstream")
-    {
-        contexts.push((&config.directives, None));
-    }
-    for http in config.directives.iter().filter(|d| d.name.text == "http") {
-        if let Some(block) = &http.block {
-            contexts.push((block, Some(http)));
+        .any(|d| d.name.text == "server" || d.name.text == "upstream");
+    for http in directives.iter_mut().filter(|d| d.name.text == "http") {
+        if let Some(block) = http.block.take() {
+            contexts.push(block);
         }
     }
-    let mut upstreams: HashMap<&str, &Directive> = HashMap::new();
-    for (list, _) in &contexts {
+    if top_level {
+        contexts.insert(0, directives);
+    }
+    // The few directives read across servers, copied: `upstream`s by name and each
+    // context's inherited settings.
+    let mut upstreams: HashMap<String, Directive> = HashMap::new();
+    for list in &contexts {
         for u in list.iter().filter(|d| d.name.text == "upstream") {
             if let Some(name) = u.args.first() {
-                upstreams.insert(name.text.as_str(), u);
+                upstreams.insert(name.text.clone(), u.clone());
             }
         }
     }
-    for (list, _) in &contexts {
-        let http_scope = Scope::default().enter(list);
-        for server in list.iter().filter(|d| d.name.text == "server") {
-            if let Some(o) = server_object(&config, server, &http_scope, &upstreams) {
+    let upstreams: HashMap<&str, &Directive> =
+        upstreams.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    for list in contexts {
+        let inherited: Vec<Directive> = list
+            .iter()
+            .filter(|d| INHERITED.contains(&d.name.text.as_str()))
+            .cloned()
+            .collect();
+        let http_scope = Scope::default().enter(&inherited);
+        for server in list.into_iter().filter(|d| d.name.text == "server") {
+            if let Some(o) = server_object(&config, &server, &http_scope, &upstreams) {
                 out.objects.push(o);
             }
         }

@@ -152,6 +152,7 @@ impl<'t> Lexer<'t> {
                     };
                     if ch as u32 == u32::from(c) {
                         self.pos = i + 1;
+                        out.shrink_to_fit();
                         return Ok(Some(Tok::Word(out, start..i + 1)));
                     }
                     if ch == '\\' {
@@ -175,36 +176,29 @@ impl<'t> Lexer<'t> {
                 }
             }
             _ => {
-                let mut out = String::new();
+                // An unquoted word is its own text (a `\x` and a `${...}` are kept as
+                // written): one copy of exactly its length, no growth slack.
                 let mut i = start;
                 while let Some(ch) = self.text[i..].chars().next() {
                     match ch {
                         ' ' | '\t' | '\r' | '\n' | ';' | '{' | '}' => break,
                         '\\' => {
-                            out.push('\\');
                             i += 1;
                             if let Some(n) = self.text[i..].chars().next() {
-                                out.push(n);
                                 i += n.len_utf8();
                             }
                         }
                         '$' if self.text[i + 1..].starts_with('{') => {
                             match self.text[i..].find('}') {
-                                Some(close) => {
-                                    out.push_str(&self.text[i..i + close + 1]);
-                                    i += close + 1;
-                                }
+                                Some(close) => i += close + 1,
                                 None => return Err(("unterminated variable `${`".into(), i)),
                             }
                         }
-                        _ => {
-                            out.push(ch);
-                            i += ch.len_utf8();
-                        }
+                        _ => i += ch.len_utf8(),
                     }
                 }
                 self.pos = i;
-                Ok(Some(Tok::Word(out, start..i)))
+                Ok(Some(Tok::Word(self.text[start..i].to_string(), start..i)))
             }
         }
     }

@@ -31,7 +31,7 @@ pub use route::ServerRoute;
 
 use crate::diagnostic::Diagnostic;
 use crate::import::code::{parse, CodeFile, Language};
-use crate::openapi::model::Document;
+use crate::openapi::model::{Document, PathMatching};
 use crate::source::loader::{Loaded, Workspace};
 use crate::source::refs::Resolver;
 use rayon::prelude::*;
@@ -63,6 +63,24 @@ fn routes(file: &CodeFile<'_>) -> Vec<ServerRoute> {
     }
 }
 
+/// How the framework of a `language` file matches request paths to its routes.
+/// ASP.NET Core routing compares literal segments case-insensitively and takes
+/// `/path/` for `/path` (docs "Routing in ASP.NET Core", route templates: "text
+/// matching is case-insensitive"; dotnet/aspnetcore#4220 on the trailing slash).
+/// The other readers' frameworks match as written: Spring 6 no longer matches a
+/// trailing slash, gorilla/mux and Go's `ServeMux` are case-sensitive and tell
+/// `/x/` from `/x`, FastAPI answers `/x/` with a redirect; Express would be
+/// lenient but the same reader reads Fastify, which is not.
+fn path_matching(language: Language) -> PathMatching {
+    match language {
+        Language::CSharp => PathMatching {
+            any_case: true,
+            trailing_slash_optional: true,
+        },
+        _ => PathMatching::default(),
+    }
+}
+
 /// The documents read from the server code among `sources` (every source file of
 /// the run, each once), for services no document of `specs` serves. `root` bounds
 /// nothing here (no `$ref` in a built document) but the model's resolver needs
@@ -81,7 +99,7 @@ pub fn documents(
         .iter()
         .filter(|(p, l)| !markers(*l).is_empty() && seen.insert(p.clone()))
         .collect();
-    let read: Vec<(Arc<Loaded>, String, Vec<ServerRoute>)> = sources
+    let read: Vec<(Arc<Loaded>, String, Vec<ServerRoute>, Language)> = sources
         .par_iter()
         .filter_map(|(path, language)| {
             if !boundary.admits(path) {
@@ -106,14 +124,18 @@ pub fn documents(
                 return None;
             }
             let name = service::name(&doc.file.path, *language, boundary);
-            Some((doc, name, found))
+            Some((doc, name, found, *language))
         })
         .collect();
     let resolver = Resolver::new(ws, root);
     let mut out: Vec<Document> = read
         .into_iter()
-        .filter(|(_, name, _)| !service::is_served(name, &served))
-        .filter_map(|(doc, name, found)| document::document(&resolver, &doc, &name, &found))
+        .filter(|(_, name, _, _)| !service::is_served(name, &served))
+        .filter_map(|(doc, name, found, language)| {
+            let mut d = document::document(&resolver, &doc, &name, &found)?;
+            d.path_matching = path_matching(language);
+            Some(d)
+        })
         .collect();
     out.sort_by(|a, b| a.doc.file.path.cmp(&b.doc.file.path));
     out

@@ -464,7 +464,9 @@ pub fn bind(
             let placed: Vec<bool> = route_hosts[i]
                 .iter()
                 .map(|h| {
-                    !by_host[i] || reaches_host(o, h.as_deref(), &doc_servers[*d])
+                    !by_host[i]
+                        || !o.platform.is_code()
+                        || reaches_host(o, h.as_deref(), &doc_servers[*d])
                 })
                 .collect();
             for (k, op) in documents[*d].operations.iter().enumerate() {
@@ -970,8 +972,8 @@ fn call_hosts(o: &ConfigObject) -> Vec<Option<String>> {
         .collect()
 }
 
-/// True when a call naming `host` may reach a document served at `servers`, for an
-/// object bound by host (exact binding: a call reaches the service its URL names,
+/// True when a call naming `host` may reach a document served at `servers`, for a
+/// client in code bound by host (exact binding: a call reaches the service its URL names,
 /// whatever other hosts the client's other calls name). A call of no known host
 /// reaches the documents its client is bound to, unless the client is the
 /// factory-wide default of every `HttpClient` (`HttpClient:*`,

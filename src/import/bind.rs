@@ -628,7 +628,12 @@ pub fn bind(
     }
     // RL209: routes that bound nothing and may resend a write; the help says how
     // to bind the object, or what the spec it serves lacks.
-    let how_to_bind = |i: usize| -> String {
+    let how_to_bind = |i: usize, r: usize| -> String {
+        if by_host[i] && objects[i].platform.is_code() && route_hosts[i][r].is_none()
+            && !reaches_host(&objects[i], None, &[])
+        {
+            return "its URL names no host retrylint can read (built at run time, data), so it may reach any service: no operation of this run is bound to it".to_string();
+        }
         if let Some((d, _)) = bindings[i].first() {
             return format!(
                 "it serves `{}`, but no operation there matches this {}: add the operations it carries to that spec{}, so that each is judged (RL201 then replaces this finding)",

@@ -148,7 +148,9 @@ pub fn documents(
 /// `OwnerResource.java:42`; no OpenAPI document describes it"), once per
 /// operation, as a note in its help.
 pub fn note_read_operations(diagnostics: &mut Vec<Diagnostic>, documents: &[Document]) {
-    let mut by_node: HashMap<(&Path, usize, usize), String> = HashMap::new();
+    // One declaration may hold several operations (gorilla/mux
+    // `.Methods(http.MethodGet, http.MethodHead)`): named together.
+    let mut by_node: HashMap<(&Path, usize, usize), (String, Vec<String>)> = HashMap::new();
     for d in documents.iter().filter(|d| d.server_code.is_some()) {
         for op in &d.operations {
             let loc = op.at.location();
@@ -162,15 +164,29 @@ pub fn note_read_operations(diagnostics: &mut Vec<Diagnostic>, documents: &[Docu
                 .filter(|&b| b == b'\n')
                 .count()
                 + 1;
-            by_node.insert(
-                (file.path.as_path(), loc.span.start, loc.span.end),
-                format!(
-                    "operation `{}` read from `{name}:{line}`; no OpenAPI document describes it",
-                    op.display()
-                ),
-            );
+            let entry = by_node
+                .entry((file.path.as_path(), loc.span.start, loc.span.end))
+                .or_insert_with(|| (format!("{name}:{line}"), Vec::new()));
+            entry.1.push(format!("`{}`", op.display()));
         }
     }
+    let by_node: HashMap<(&Path, usize, usize), String> = by_node
+        .into_iter()
+        .map(|(k, (at, ops))| {
+            let (text, them) = match ops.as_slice() {
+                [one] => (format!("operation {one}"), "it"),
+                [rest @ .., last] => (
+                    format!("operations {} and {last}", rest.join(", ")),
+                    "them",
+                ),
+                [] => (String::new(), "it"),
+            };
+            (
+                k,
+                format!("{text} read from `{at}`; no OpenAPI document describes {them}"),
+            )
+        })
+        .collect();
     if by_node.is_empty() {
         return;
     }

@@ -20,8 +20,12 @@ fn repo(name: &str) -> PathBuf {
 /// `retrylint check --format json .` in `dir`: (exit code, diagnostics).
 fn check_json(dir: &Path) -> (i32, Vec<serde_json::Value>) {
     let (code, out, err) = common::retrylint_in(dir, &["check", "--format", "json", "."]);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
-    (code, v["diagnostics"].as_array().expect("diagnostics").clone())
+    let v: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    (
+        code,
+        v["diagnostics"].as_array().expect("diagnostics").clone(),
+    )
 }
 
 /// `(code, "path:line")` of every finding at warning or error level, sorted.
@@ -104,7 +108,10 @@ fn eshop() {
     let rl201 = diags.iter().find(|d| d["code"] == "RL201").unwrap();
     let text = serde_json::to_string(rl201).unwrap();
     assert!(text.contains("read from `WebHooksApi.cs:35`"), "{text}");
-    assert!(text.contains("src/WebhookClient/Services/WebHooksClient.cs"), "{text}");
+    assert!(
+        text.contains("src/WebhookClient/Services/WebHooksClient.cs"),
+        "{text}"
+    );
     // No finding is evidenced by a test project's client or by the MAUI app's
     // `new HttpClient(...)`, and nothing stays unbound.
     let all = serde_json::to_string(&diags).unwrap();
@@ -157,7 +164,10 @@ fn microservices_demo() {
         out.contains("POST /cart/checkout [entry path: ingress gateway `frontend-gateway`]"),
         "{out}"
     );
-    assert!(out.contains("POST /cart/checkout [entry path: mesh]"), "{out}");
+    assert!(
+        out.contains("POST /cart/checkout [entry path: mesh]"),
+        "{out}"
+    );
 
     let (code, out, _) = common::retrylint_in(&dir, &["check", "."]);
     assert_eq!(code, 1);

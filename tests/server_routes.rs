@@ -193,24 +193,36 @@ fn aspire_names_place_each_call_at_the_service_its_url_names() {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
     };
-    write("AppHost/AppHost.csproj", "<Project Sdk=\"Microsoft.NET.Sdk\" />\n");
+    write(
+        "AppHost/AppHost.csproj",
+        "<Project Sdk=\"Microsoft.NET.Sdk\" />\n",
+    );
     write(
         "AppHost/Program.cs",
         "var b = DistributedApplication.CreateBuilder(args);\nb.AddProject<Projects.Orders_Api>(\"orders-api\");\nb.AddProject<Projects.Payments_Api>(\"payments-api\");\n",
     );
     for (project, group) in [("Orders.Api", "api/orders"), ("Payments.Api", "api/orders")] {
-        write(&format!("{project}/{project}.csproj"), "<Project Sdk=\"Microsoft.NET.Sdk.Web\" />\n");
+        write(
+            &format!("{project}/{project}.csproj"),
+            "<Project Sdk=\"Microsoft.NET.Sdk.Web\" />\n",
+        );
         write(
             &format!("{project}/Api.cs"),
             &format!("public static class Api {{\n  public static void Map(IEndpointRouteBuilder app) {{\n    var api = app.MapGroup(\"{group}\");\n    api.MapPost(\"/\", Create);\n  }}\n}}\n"),
         );
     }
-    write("Defaults/Defaults.csproj", "<Project Sdk=\"Microsoft.NET.Sdk\" />\n");
+    write(
+        "Defaults/Defaults.csproj",
+        "<Project Sdk=\"Microsoft.NET.Sdk\" />\n",
+    );
     write(
         "Defaults/Extensions.cs",
         "public static class Extensions {\n  public static void Add(IServiceCollection s) {\n    s.ConfigureHttpClientDefaults(http => { http.AddStandardResilienceHandler(); });\n  }\n}\n",
     );
-    write("Web/Web.csproj", "<Project Sdk=\"Microsoft.NET.Sdk.Web\" />\n");
+    write(
+        "Web/Web.csproj",
+        "<Project Sdk=\"Microsoft.NET.Sdk.Web\" />\n",
+    );
     write(
         "Web/Setup.cs",
         "public static class Setup {\n  public static void Add(IServiceCollection s) {\n    s.AddHttpClient<OrdersClient>(o => o.BaseAddress = new(\"https+http://orders-api\"));\n    s.AddHttpClient<PaymentsClient>(o => o.BaseAddress = new(\"https+http://payments-api\"));\n  }\n}\n",

@@ -75,7 +75,13 @@ fn literal(text: &str) -> Option<&str> {
 /// character that is no letter, digit or `_` becomes `_`.
 pub fn class_name(stem: &str) -> String {
     stem.chars()
-        .map(|c| if c.is_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 

@@ -481,25 +481,26 @@ pub fn bind(
                     o.routes.iter().enumerate().position(|(ri, r)| {
                         placed[ri]
                             && (r.matches.is_empty()
-                            || named_services.is_some_and(|svcs| {
-                                super::grpc::service_wide(r)
-                                    .is_some_and(|svc| svcs.iter().any(|x| x == svc))
-                            })
-                            || r.matches.iter().any(|m| {
-                                let method_ok = m.methods.as_ref().is_none_or(|ms| {
-                                    ms.iter().any(|x| x.eq_ignore_ascii_case(&method))
-                                });
-                                match (
-                                    m.path.names_operation(op.operation_id.as_deref(), &op.tags),
-                                    &r.rewrite,
-                                ) {
-                                    (Some(named), _) => named && method_ok,
-                                    (None, None) => reaches(m, &method, &seen[k]),
-                                    (None, Some(rw)) => {
-                                        m.may_match(&method, &op.path, base, Some(rw))
+                                || named_services.is_some_and(|svcs| {
+                                    super::grpc::service_wide(r)
+                                        .is_some_and(|svc| svcs.iter().any(|x| x == svc))
+                                })
+                                || r.matches.iter().any(|m| {
+                                    let method_ok = m.methods.as_ref().is_none_or(|ms| {
+                                        ms.iter().any(|x| x.eq_ignore_ascii_case(&method))
+                                    });
+                                    match (
+                                        m.path
+                                            .names_operation(op.operation_id.as_deref(), &op.tags),
+                                        &r.rewrite,
+                                    ) {
+                                        (Some(named), _) => named && method_ok,
+                                        (None, None) => reaches(m, &method, &seen[k]),
+                                        (None, Some(rw)) => {
+                                            m.may_match(&method, &op.path, base, Some(rw))
+                                        }
                                     }
-                                }
-                            }))
+                                }))
                     })
                 };
                 if let Some(r) = hit {
@@ -629,7 +630,9 @@ pub fn bind(
     // RL209: routes that bound nothing and may resend a write; the help says how
     // to bind the object, or what the spec it serves lacks.
     let how_to_bind = |i: usize, r: usize| -> String {
-        if by_host[i] && objects[i].platform.is_code() && route_hosts[i][r].is_none()
+        if by_host[i]
+            && objects[i].platform.is_code()
+            && route_hosts[i][r].is_none()
             && !reaches_host(&objects[i], None, &[])
         {
             return "its URL names no host retrylint can read (built at run time, data), so it may reach any service: no operation of this run is bound to it".to_string();

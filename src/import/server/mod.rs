@@ -175,10 +175,7 @@ pub fn note_read_operations(diagnostics: &mut Vec<Diagnostic>, documents: &[Docu
         .map(|(k, (at, ops))| {
             let (text, them) = match ops.as_slice() {
                 [one] => (format!("operation {one}"), "it"),
-                [rest @ .., last] => (
-                    format!("operations {} and {last}", rest.join(", ")),
-                    "them",
-                ),
+                [rest @ .., last] => (format!("operations {} and {last}", rest.join(", ")), "them"),
                 [] => (String::new(), "it"),
             };
             (

@@ -140,8 +140,15 @@ fn owner(file: &CodeFile<'_>, consts: &Consts<'_>, call: Node<'_>, recv: Node<'_
             }
         }
     }
-    if syntax::enclosing(call, &["class_declaration", "record_declaration", "struct_declaration"])
-        .is_some_and(|c| super::reach::builds_its_own_clients(file, c))
+    if syntax::enclosing(
+        call,
+        &[
+            "class_declaration",
+            "record_declaration",
+            "struct_declaration",
+        ],
+    )
+    .is_some_and(|c| super::reach::builds_its_own_clients(file, c))
     {
         return super::reach::PLAIN.to_string();
     }

@@ -59,8 +59,12 @@ pub fn builds_its_own_clients(file: &CodeFile<'_>, class: Node<'_>) -> bool {
         let mut c = list.walk();
         let given = list.named_children(&mut c).any(|p| {
             p.kind() == "parameter"
-                && p.child_by_field_name("type")
-                    .is_some_and(|t| file.text_of(t).trim().trim_end_matches('?').ends_with("HttpClient"))
+                && p.child_by_field_name("type").is_some_and(|t| {
+                    file.text_of(t)
+                        .trim()
+                        .trim_end_matches('?')
+                        .ends_with("HttpClient")
+                })
         });
         given
     };
@@ -266,11 +270,19 @@ mod tests {
         let own = "public class RequestProvider(HttpMessageHandler h) {\n  private readonly Lazy<HttpClient> _c = new(() => new HttpClient(h));\n  HttpClient Get() => _c.Value;\n  public Task P(string uri) { var c = Get(); return c.PostAsync(uri, null); }\n}\n";
         assert!(judge(own));
         // Given a client (a typed client), or a factory: not its own.
-        assert!(!judge("public class A(HttpClient c) { HttpClient d = new HttpClient(); }"));
-        assert!(!judge("public class A { public A(HttpClient c) {} HttpClient d = new HttpClient(); }"));
-        assert!(!judge("public class A(IHttpClientFactory f) { HttpClient d = new HttpClient(); }"));
+        assert!(!judge(
+            "public class A(HttpClient c) { HttpClient d = new HttpClient(); }"
+        ));
+        assert!(!judge(
+            "public class A { public A(HttpClient c) {} HttpClient d = new HttpClient(); }"
+        ));
+        assert!(!judge(
+            "public class A(IHttpClientFactory f) { HttpClient d = new HttpClient(); }"
+        ));
         // No client built at all: nothing said.
-        assert!(!judge("public class A { Task P(HttpClient c) => c.GetAsync(\"/x\"); }"));
+        assert!(!judge(
+            "public class A { Task P(HttpClient c) => c.GetAsync(\"/x\"); }"
+        ));
     }
 
     #[test]

@@ -217,3 +217,37 @@ fn import_of_an_unbound_config_shows_its_routes_keyed_by_match() {
     assert!(out.contains("\"health: exact /healthz, GET\":"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+/// Issue 36, config-only repositories: `layers` on a request that no OpenAPI
+/// document holds shows the routes that would carry it, as `import` reads them:
+/// the first matching route of each config that binds nothing, with its values and
+/// their origins; a request no route carries is still an error.
+#[test]
+fn layers_on_a_route_of_a_config_only_repository() {
+    let dir = "fixtures/cases/88-config-only-repository";
+    let (code, out, err) = run(&["layers", "POST /api/orders", dir]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("route `api: prefix /api/, every method`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("virtual-service.yaml:10:7 would carry it"),
+        "{out}"
+    );
+    assert!(!out.contains("health"), "{out}");
+    // The route's 3 retries are 4 attempts; the per-try timeout is its own.
+    assert!(out.contains("attempts"), "{out}");
+    assert!(out.contains("2s"), "{out}");
+    insta::assert_snapshot!(out);
+
+    let (code, out, _) = run(&["layers", "GET /healthz", dir, "--format", "json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let text = v.to_string();
+    assert!(text.contains("health: exact /healthz, GET"), "{text}");
+
+    let (code, _, err) = run(&["layers", "DELETE /nothing-routes-this", dir]);
+    assert_eq!(code, 2);
+    assert!(err.contains("matches no operation"), "{err}");
+}

@@ -197,3 +197,45 @@ fn a_named_file_shows_only_the_operations_it_declares_or_reaches() {
     assert!(rows(&whole).len() > 10, "{:?}", rows(&whole));
     assert!(rows(&whole).contains(&rows(&spec)[0]));
 }
+
+/// Issue 42: an operation no bound layer retries, but which a retrying route of a
+/// config that bound nothing may carry (its host names no spec), is `unknown`, with
+/// that route named, not a confident `not-retried`; an operation no route matches
+/// stays `not-retried`.
+#[test]
+fn an_unbound_retry_layer_makes_the_verdict_unknown() {
+    let m = matrix_of(&["fixtures/readiness/unbound-layer"]);
+    let by = |method: &str, path: &str| {
+        m.operations
+            .iter()
+            .find(|r| r.method == method && r.path == path)
+            .unwrap_or_else(|| panic!("{method} {path}"))
+    };
+    for (method, path) in [("POST", "/orders"), ("GET", "/orders")] {
+        let r = by(method, path);
+        assert_eq!(r.verdict, "unknown", "{method} {path}");
+        assert_eq!(r.unbound_layers.len(), 1);
+        assert!(
+            r.unbound_layers[0].starts_with("Istio VirtualService orders-svc at "),
+            "{:?}",
+            r.unbound_layers
+        );
+        assert!(
+            r.unbound_layers[0].ends_with("deploy/vs.yaml:7:7"),
+            "{:?}",
+            r.unbound_layers
+        );
+    }
+    let health = by("GET", "/health");
+    assert_eq!(health.verdict, "not-retried");
+    assert!(health.unbound_layers.is_empty());
+    let table = render::table(&m);
+    assert!(
+        table.contains("unknown (1 unbound retry layer may apply)"),
+        "{table}"
+    );
+    assert!(
+        table.contains("0 ready, 0 not ready, 1 not retried, 2 unknown (an unbound retry layer may apply) (3 operations)"),
+        "{table}"
+    );
+}

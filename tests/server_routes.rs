@@ -264,3 +264,77 @@ fn aspire_names_place_each_call_at_the_service_its_url_names() {
         .collect();
     assert_eq!(rl209, ["Web/Sender.cs:5"], "{diags:#?}");
 }
+
+/// `fixtures/server/grpc-proto`: a gRPC service config retrying every method of a
+/// service that only a `.proto` describes (no OpenAPI document, no
+/// `google.api.http` rule). The service's RPCs are its operations (issue 41):
+/// `AddItem` (a write by its AIP method kind) is RL201 at the retryable status
+/// codes; `GetCart` (a read) and `EmptyCart` (`idempotency_level = IDEMPOTENT`)
+/// are not; `PlaceOrder` carries an AIP-155 `request_id`, so its key is judged
+/// (RL203), not missing.
+#[test]
+fn a_grpc_service_described_only_by_its_proto_is_an_api() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/server/grpc-proto");
+    let (code, diags) = findings(&dir);
+    assert_eq!(code, 1);
+    let of = |code: &str| -> Vec<String> {
+        diags
+            .iter()
+            .filter(|d| d["code"] == code)
+            .flat_map(operations)
+            .collect()
+    };
+    assert_eq!(of("RL201"), ["POST /shop.cart.v1.CartService/AddItem"]);
+    assert_eq!(of("RL203"), ["POST /shop.cart.v1.CartService/PlaceOrder"]);
+    for d in &diags {
+        let ops = operations(d);
+        assert!(
+            ops.iter()
+                .all(|o| !o.ends_with("/GetCart") && !o.ends_with("/EmptyCart")),
+            "{d:#?}"
+        );
+    }
+    let rl201 = diags.iter().find(|d| d["code"] == "RL201").unwrap();
+    let text = serde_json::to_string(rl201).unwrap();
+    assert!(text.contains("protos/cart.proto"), "{text}");
+    assert!(
+        text.contains(
+            "operation `POST /shop.cart.v1.CartService/AddItem` read from `cart.proto:9`"
+        ),
+        "{text}"
+    );
+    let (_, human) = run(&dir, &["check", "."]);
+    insta::assert_snapshot!(human);
+}
+
+/// The same `.proto` behind an Istio route that `services:` binds to it: the mesh
+/// retries every RPC, and only the write without a key is RL201 (the RPC's own
+/// semantics count whatever layer retries it: `GetCart` is a read).
+#[test]
+fn a_mesh_route_bound_to_a_proto_api_judges_each_rpc_by_its_semantics() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/server/grpc-proto");
+    std::fs::create_dir_all(tmp.path().join("protos")).unwrap();
+    std::fs::copy(
+        src.join("protos/cart.proto"),
+        tmp.path().join("protos/cart.proto"),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.path().join(".retrylint.yaml"),
+        "services:\n  - spec: protos/cart.proto\n    names: [cartservice]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.path().join("vs.yaml"),
+        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: cart}\nspec:\n  hosts: [cartservice]\n  http:\n    - route: [{destination: {host: cartservice}}]\n      retries: {attempts: 3, retryOn: '5xx,unavailable'}\n",
+    )
+    .unwrap();
+    let (_, diags) = findings(tmp.path());
+    let rl201: Vec<String> = diags
+        .iter()
+        .filter(|d| d["code"] == "RL201")
+        .flat_map(operations)
+        .collect();
+    assert_eq!(rl201, ["POST /shop.cart.v1.CartService/AddItem"]);
+}

@@ -639,6 +639,32 @@ fn pick_open<T: Clone>(
     None
 }
 
+/// The effective policy of one route of a retry config that binds no operation, for
+/// a request `method path` (`layers` on a route in a run with no OpenAPI document,
+/// issue 36): the route's settings as the one source, the built-in defaults for the
+/// rest, the method giving the effect as RFC 9110 section 9.2.2 does for a spec's
+/// operation. `at` is the route's node (it stands for the missing operation).
+pub fn route_effective(
+    layer: Layer,
+    settings: &Settings,
+    method: &str,
+    path: &str,
+    at: &At,
+) -> EffectivePolicy {
+    let op = Operation {
+        method: method.to_ascii_lowercase(),
+        path: path.to_string(),
+        operation_id: None,
+        tags: Vec::new(),
+        at: at.clone(),
+        key: at.clone(),
+        params: Vec::new(),
+        responses: Vec::new(),
+        x_retry: None,
+    };
+    effective(layer, None, None, &[(Source::Entry, settings)], &op)
+}
+
 fn effective(
     layer: Layer,
     policy: Option<usize>,

@@ -64,8 +64,11 @@ pub struct CheckOptions {
 pub struct CheckOutcome {
     /// Findings, sorted by file, position, code; de-duplicated.
     pub diagnostics: Vec<Diagnostic>,
-    /// OpenAPI documents linted.
+    /// OpenAPI documents linted, those read from server code included.
     pub documents: usize,
+    /// Of `documents`, the APIs read from server code where no spec describes the
+    /// service (`import::server`): counted apart in the summary line.
+    pub from_code: usize,
     /// Policy files read.
     pub policies: usize,
     /// Retry config files read by the importers.
@@ -144,6 +147,10 @@ pub struct Analyzed {
     /// ([`answer::asked_operations`]); the views (`readiness`, `report`) show those
     /// rows only. `None`: the whole project was asked, every row is shown.
     pub asked_operations: Option<Vec<bool>>,
+    /// The retrying routes of configs that bound no operation
+    /// ([`crate::import::bind::UnboundRoute`]): `readiness` says "unknown" for an
+    /// operation no layer retries when one of them may carry it.
+    pub unbound_routes: Vec<crate::import::bind::UnboundRoute>,
 }
 
 /// Runs the whole pipeline. A run with nothing that binds across documents (no
@@ -166,6 +173,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         ..
     } = analyzed;
     let count = documents.len() + analyzed.streamed_documents;
+    let from_code = documents.iter().filter(|d| d.server_code.is_some()).count();
     // Freeing every tree of a big run takes a while (0.16 s for 2,639 specs) and
     // nothing waits for it: free them beside the report, or let the exit do it. A
     // few documents are freed here: starting a thread costs more (pre-commit).
@@ -177,6 +185,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
     CheckOutcome {
         diagnostics,
         documents: count,
+        from_code,
         policies,
         configs,
         skipped,
@@ -460,6 +469,16 @@ fn analyze_pass(
                 )
             });
             documents.extend(read);
+            // A gRPC service no document describes is an API by itself.
+            let from_protos = crate::timing::phase("import/proto-apis", || {
+                let root = report_root(options);
+                crate::import::server::proto_api::documents(
+                    &protos,
+                    &Resolver::new(&inputs.ws, &root),
+                    &documents,
+                )
+            });
+            documents.extend(from_protos);
         }
         let bound = crate::timing::phase("import/bind", || {
             // The service names the repository gives each spec (its Spring
@@ -536,9 +555,9 @@ fn analyze_pass(
         files.dedup();
         let count = files.len();
         policies.extend(bound.policies);
-        Ok((count, bound.notes, imported.skipped))
+        Ok((count, bound.notes, imported.skipped, bound.unbound_routes))
     });
-    let (configs, notes, code_skipped) = match imported {
+    let (configs, notes, code_skipped, unbound_routes) = match imported {
         Ok(done) => done,
         Err(read) => return analyze_pass(options, false, Some(read)),
     };
@@ -570,6 +589,7 @@ fn analyze_pass(
         inputs: inputs.read_paths(),
         streamed_documents: streamed.paths.len(),
         asked_operations: None,
+        unbound_routes,
     }
 }
 

@@ -63,6 +63,11 @@ pub fn run(args: &ReportArgs) -> u8 {
         diagnostics: &diagnostics,
         checked: crate::report::markdown::Checked {
             documents: analyzed.documents.len(),
+            from_code: analyzed
+                .documents
+                .iter()
+                .filter(|d| d.server_code.is_some())
+                .count(),
             policies: analyzed.policies,
             configs: analyzed.configs,
             left_out: analyzed.left_out.len(),

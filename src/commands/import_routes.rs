@@ -24,24 +24,35 @@ pub fn unbound_routes(
     unbound: &[&Diagnostic],
     ctx: &ImportContext<'_>,
 ) -> String {
+    unbound_objects(doc, unbound, ctx)
+        .iter()
+        .filter(|(object, _)| !object.routes.is_empty())
+        .map(|(object, rl016)| object_display(object, doc, rl016))
+        .collect()
+}
+
+/// The config objects of `doc` that bind no operation (those an RL016 of `unbound`
+/// points into), each with its first RL016, in file order; empty when `doc` is no
+/// config retrylint reads.
+pub fn unbound_objects<'d>(
+    doc: &Arc<Loaded>,
+    unbound: &[&'d Diagnostic],
+    ctx: &ImportContext<'_>,
+) -> Vec<(ConfigObject, &'d Diagnostic)> {
     let Some(format) = crate::import::recognize(doc) else {
-        return String::new();
+        return Vec::new();
     };
     let imported = crate::import::import_all(&[(doc.clone(), format)], ctx);
-    let mut out = String::new();
-    for object in &imported.objects {
+    let mut out = Vec::new();
+    for object in imported.objects {
         let span = object.at.value_location().span;
-        let reported: Vec<&&Diagnostic> = unbound
-            .iter()
-            .filter(|d| {
-                let l = &d.primary.location;
-                l.file.path == doc.file.path && span.contains(&l.span.start)
-            })
-            .collect();
-        if reported.is_empty() || object.routes.is_empty() {
-            continue;
+        let first = unbound.iter().find(|d| {
+            let l = &d.primary.location;
+            l.file.path == doc.file.path && span.contains(&l.span.start)
+        });
+        if let Some(d) = first {
+            out.push((object, *d));
         }
-        out.push_str(&object_display(object, doc, reported[0]));
     }
     out
 }

@@ -114,6 +114,12 @@ pub struct OperationView {
     /// How many paths the operation has (1 when no two layers are alternatives);
     /// each is shown on its own, with its own composed worst case.
     pub paths: usize,
+    /// For a request no OpenAPI document holds (`layers` on a route of a config
+    /// that binds nothing): the route that would carry it, as `import` keys it
+    /// (`api: prefix /api/, every method`); `document` is then the route's
+    /// `file:line:col`. Absent for an operation of a spec.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub route: Option<String>,
     /// The layers, outermost first.
     pub layers: Vec<LayerView>,
     /// The composed worst case.
@@ -156,7 +162,15 @@ pub fn run(args: &LayersArgs) -> u8 {
     }
     let views = match views(&analyzed, &selector, &args.operation) {
         Ok(v) => v,
-        Err(e) => return fail(e),
+        Err(e) => {
+            // No operation holds the request: the routes of configs that bind
+            // nothing and would carry it, as `import` shows them (issue 36).
+            let routes = route_views(&analyzed, &args.operation, &config.platforms);
+            if routes.is_empty() {
+                return fail(e);
+            }
+            routes
+        }
     };
     match args.format {
         LayersFormat::Json => write::outln(json(&views)),
@@ -206,6 +220,120 @@ pub fn views(
         ));
     }
     Ok(matched.iter().map(|j| view(analyzed, j)).collect())
+}
+
+/// `layers` on a request that no operation of the run holds (a deployment
+/// repository with no OpenAPI document, or a route for a host no spec serves): for
+/// each config object that binds nothing (its RL016), the first of its routes that
+/// would carry `METHOD /path` (platforms match routes in order), shown as a layer of
+/// its own with its values and origins. Each is shown on its own: with no operation
+/// to bind them, nothing says whether a request passes two of them in turn or takes
+/// one or the other, so they are never multiplied. Empty when `text` is no
+/// `METHOD /path` or no route would carry it.
+fn route_views(
+    analyzed: &Analyzed,
+    text: &str,
+    platforms: &crate::config::Platforms,
+) -> Vec<OperationView> {
+    let Some((method, path)) = text.trim().split_once(' ') else {
+        return Vec::new();
+    };
+    let (method, path) = (method.to_ascii_uppercase(), path.trim());
+    if !method.chars().all(|c| c.is_ascii_alphabetic()) || !path.starts_with('/') {
+        return Vec::new();
+    }
+    let unbound: Vec<&crate::diagnostic::Diagnostic> = analyzed
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "RL016")
+        .collect();
+    let mut files: Vec<&std::path::Path> = unbound
+        .iter()
+        .map(|d| d.primary.location.file.path.as_path())
+        .collect();
+    files.dedup();
+    let protos = crate::import::proto::ProtoIndex::empty();
+    let ctx = crate::import::ImportContext {
+        platforms,
+        protos: &protos,
+    };
+    let ws = crate::source::loader::Workspace::new(
+        std::env::current_dir().unwrap_or_default(),
+        crate::source::loader::Limits::default(),
+    );
+    let mut out: Vec<(u8, OperationView)> = Vec::new();
+    let mut seen: Vec<&std::path::Path> = Vec::new();
+    for file in files {
+        if seen.contains(&file) {
+            continue;
+        }
+        seen.push(file);
+        let doc = ws.load(file);
+        for (object, _) in super::import_routes::unbound_objects(&doc, &unbound, &ctx) {
+            let Some(route) = object.routes.iter().find(|r| {
+                r.matches.is_empty()
+                    || r.matches
+                        .iter()
+                        .any(|m| m.may_match(&method, path, "", None))
+            }) else {
+                continue;
+            };
+            let eff = crate::analysis::route_effective(
+                object.layer,
+                &route.settings,
+                &method,
+                path,
+                &route.at,
+            );
+            let s = shape(&eff);
+            let worst = layer_worst_case_ms(&s, None);
+            let total = total_attempts(std::slice::from_ref(&s));
+            let source = format!(
+                "{} {} `{}`",
+                object.platform.display_name(),
+                object.kind,
+                object.name
+            );
+            let rank = match eff.layer.as_str() {
+                "client" => 0,
+                "gateway" => 1,
+                _ => 2,
+            };
+            let layer = LayerView {
+                layer: eff.layer.as_str(),
+                source,
+                file: doc.file.display.clone(),
+                imported: true,
+                values: values(&eff, &route.notes),
+                attempts: s.attempts().0,
+                attempts_under_load: s.attempts_under_load().0,
+                worst_case_alone_ms: worst,
+                worst_case_ms: worst,
+            };
+            out.push((
+                rank,
+                OperationView {
+                    operation: format!("{method} {path}"),
+                    operation_id: None,
+                    document: position(&route.at),
+                    route: Some(super::import_routes::route_key(route)),
+                    path: Vec::new(),
+                    paths: 1,
+                    layers: vec![layer],
+                    composed: ComposedView {
+                        attempts_product: total.product,
+                        attempts_exact: total.exact,
+                        attempts_total: total.total(),
+                        bound_by_budget: total.bound_by_budget,
+                        worst_case_ms: worst,
+                        outlived: Vec::new(),
+                    },
+                },
+            ));
+        }
+    }
+    out.sort_by_key(|(rank, _)| *rank);
+    out.into_iter().map(|(_, v)| v).collect()
 }
 
 /// The view of one joined operation: its layers with their values and origins, and
@@ -269,6 +397,7 @@ pub fn view(analyzed: &Analyzed, j: &JoinedOperation) -> OperationView {
             Vec::new()
         },
         paths: j.paths,
+        route: None,
         layers,
         composed: ComposedView {
             attempts_product: total.product,
@@ -509,7 +638,13 @@ pub fn human(views: &[OperationView]) -> String {
             .as_ref()
             .map(|i| format!(" ({i})"))
             .unwrap_or_default();
-        out.push_str(&format!("{}{id} in {}\n", v.operation, v.document));
+        match &v.route {
+            Some(route) => out.push_str(&format!(
+                "{}: no OpenAPI document holds it; route `{route}` at {} would carry it\n",
+                v.operation, v.document
+            )),
+            None => out.push_str(&format!("{}{id} in {}\n", v.operation, v.document)),
+        }
         if !v.path.is_empty() {
             // One of several paths a request may take: never multiplied with the
             // others.

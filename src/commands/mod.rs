@@ -289,6 +289,7 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
             &outcome.diagnostics,
             report::markdown::Checked {
                 documents: outcome.documents,
+                from_code: outcome.from_code,
                 policies: outcome.policies,
                 configs: outcome.configs,
                 left_out: outcome.left_out.len(),
@@ -332,6 +333,7 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
             s.push_str(&report::summary_line(
                 &outcome.diagnostics,
                 outcome.documents,
+                outcome.from_code,
                 outcome.policies,
                 outcome.configs,
                 outcome.left_out.len(),

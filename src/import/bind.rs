@@ -32,6 +32,37 @@ pub struct Bound {
     /// Per object (same order as the input): the operations it bound, each with its
     /// document, so that findings about the object itself (RL017, RL314) can name them.
     pub operations: Vec<Vec<(Arc<SourceFile>, String)>>,
+    /// The retrying routes of objects that bound no operation (RL016): a request to
+    /// an operation of the run may still pass one of them under a host retrylint
+    /// could not tie to a spec, so `readiness` says "unknown" rather than "not
+    /// retried" where one's match would carry it.
+    pub unbound_routes: Vec<UnboundRoute>,
+}
+
+/// A retrying route (or call of a retry client) of a config object that bound no
+/// operation, with what it matches.
+#[derive(Debug, Clone)]
+pub struct UnboundRoute {
+    /// The object's layer.
+    pub layer: crate::policy::model::Layer,
+    /// `Istio VirtualService ledger`: the platform, kind and name of its object.
+    pub source: String,
+    /// The route's node.
+    pub at: crate::source::refs::At,
+    /// What it matches (empty: every request).
+    pub matches: Vec<super::route::RequestMatch>,
+}
+
+impl UnboundRoute {
+    /// True when a request `method` to the spec path `template` may take this route
+    /// (the host left aside: it is what could not be tied to a spec).
+    pub fn may_carry(&self, method: &str, template: &str) -> bool {
+        self.matches.is_empty()
+            || self
+                .matches
+                .iter()
+                .any(|m| m.may_match(method, template, "", None))
+    }
 }
 
 /// A spec server as the proxy sees it: its host (lower case, no port) and the path
@@ -327,6 +358,11 @@ pub fn bind(
     // serves another API: case README Q1).
     // Per object: the host it names that kept it from the lone spec (RL016 names it).
     let mut lone_skipped: Vec<Option<String>> = vec![None; objects.len()];
+    // Per object kept for that reason by the spec's paths: the hosts whose routes list
+    // them (empty otherwise).
+    let mut lone_served_by: Vec<Vec<String>> = vec![Vec::new(); objects.len()];
+    // The objects that took the lone spec in this step.
+    let mut took_lone: Vec<usize> = Vec::new();
     if documents.len() == 1 {
         for (i, o) in objects.iter().enumerate() {
             if !bindings[i].is_empty() {
@@ -377,7 +413,17 @@ pub fn bind(
                 String::new()
             };
             bindings[i].push((0, base));
+            took_lone.push(i);
         }
+        lone_spec_served_by_its_paths(
+            objects,
+            &documents[0],
+            &doc_servers[0],
+            &took_lone,
+            &mut bindings,
+            &mut lone_skipped,
+            &mut lone_served_by,
+        );
     }
 
     // A client in code mounted on URL prefixes (`session.mount("https://", ...)`)
@@ -426,7 +472,13 @@ pub fn bind(
         if bindings[i].is_empty() {
             if retries_or_hedges(o) && !outside_prefixes[i] {
                 out.diagnostics.push(match &lone_skipped[i] {
-                    Some(host) => names_other_host(o, host, &documents[0], &doc_servers[0]),
+                    Some(host) => names_other_host(
+                        o,
+                        host,
+                        &documents[0],
+                        &doc_servers[0],
+                        &lone_served_by[i],
+                    ),
                     None => unbound(o, documents, &doc_servers),
                 });
             }
@@ -575,6 +627,16 @@ pub fn bind(
                 if objects[i].grpc() {
                     // The RPC's own semantics: its effect and AIP-155 key.
                     super::grpc::operation_semantics(&mut entry.settings, route, op, ctx.protos);
+                } else if documents[d]
+                    .doc
+                    .file
+                    .path
+                    .extension()
+                    .is_some_and(|e| e == "proto")
+                {
+                    // An RPC read as an operation from its `.proto` alone: the same,
+                    // whatever platform retries it.
+                    super::grpc::semantics_of(&mut entry.settings, "", &route.at, op, ctx.protos);
                 }
                 entry
             })
@@ -657,6 +719,23 @@ pub fn bind(
             "bind the spec of the API it serves in `.retrylint.yaml`, so that each operation it reaches is judged (RL201 then replaces this finding):\n  services:\n    - spec: {spec}\n      {field}: [{name}]"
         )
     };
+    for (i, o) in objects.iter().enumerate() {
+        if !bindings[i].is_empty() {
+            continue;
+        }
+        for route in o
+            .routes
+            .iter()
+            .filter(|r| r.settings.retry.as_ref().is_some_and(|s| s.value))
+        {
+            out.unbound_routes.push(UnboundRoute {
+                layer: o.layer,
+                source: format!("{} {} {}", o.platform.display_name(), o.kind, o.name),
+                at: route.at.clone(),
+                matches: route.matches.clone(),
+            });
+        }
+    }
     let rl209 = rl209_route_may_resend_write::findings(objects, &route_bound, &how_to_bind);
     out.diagnostics.extend(rl209);
     mesh_services(&mut out, documents, services, &canonical_specs, ctx);
@@ -1197,12 +1276,86 @@ fn names_another_host(o: &ConfigObject, servers: &[Server]) -> Option<String> {
     .then(|| first.value.clone())
 }
 
-/// RL016 for an object kept from the run's only spec because it names another host.
+/// The lone spec names no host, and the objects that took it route to two or more
+/// services of the cluster (the Istio Bookinfo tree: the `bookinfo` VirtualService to
+/// `productpage`, the `httpbin` one to `httpbin`): one API is served by one service,
+/// so the spec is the API of the hosts whose routes list its paths (a match other
+/// than every path that reaches one of its operations: `prefix: /api/v1/products`
+/// under `basePath: /api/v1`). An object that names only other hosts, each reached
+/// by a route that takes every path, is kept from the spec (RL016 names the host).
+/// Without such evidence, or with one host only, the fallback stands; objects that
+/// name no host (Envoy clusters, NGINX upstreams) keep it too.
+fn lone_spec_served_by_its_paths(
+    objects: &[ConfigObject],
+    doc: &Document,
+    servers: &[Server],
+    took_lone: &[usize],
+    bindings: &mut [Vec<(usize, String)>],
+    lone_skipped: &mut [Option<String>],
+    served_by: &mut [Vec<String>],
+) {
+    if servers.iter().any(|s| !s.host.is_empty()) {
+        return;
+    }
+    let hosts_of = |i: usize| -> Vec<String> {
+        super::named_hosts::named_hosts(&objects[i])
+            .iter()
+            .map(|n| strip_port(n.value.trim()).to_ascii_lowercase())
+            .collect()
+    };
+    let mut all_hosts: Vec<String> = took_lone.iter().flat_map(|&i| hosts_of(i)).collect();
+    all_hosts.sort();
+    all_hosts.dedup();
+    if all_hosts.len() < 2 {
+        return;
+    }
+    let lists_its_paths = |i: usize| -> bool {
+        let base = bindings[i].first().map(|(_, b)| b.as_str()).unwrap_or("");
+        objects[i].routes.iter().any(|r| {
+            r.matches.iter().any(|m| {
+                !matches!(m.path, super::PathMatch::Any)
+                    && doc.operations.iter().any(|op| {
+                        m.may_match(
+                            &op.method.to_ascii_uppercase(),
+                            &op.path,
+                            base,
+                            r.rewrite.as_ref(),
+                        )
+                    })
+            })
+        })
+    };
+    let mut serving: Vec<String> = took_lone
+        .iter()
+        .filter(|&&i| lists_its_paths(i))
+        .flat_map(|&i| hosts_of(i))
+        .collect();
+    serving.sort();
+    serving.dedup();
+    if serving.is_empty() {
+        return;
+    }
+    for &i in took_lone {
+        let hosts = hosts_of(i);
+        if let Some(first) = hosts.first() {
+            if !hosts.iter().any(|h| serving.contains(h)) {
+                bindings[i].clear();
+                lone_skipped[i] = Some(first.clone());
+                served_by[i] = serving.clone();
+            }
+        }
+    }
+}
+
+/// RL016 for an object kept from the run's only spec because it names another host;
+/// `served_by`: the hosts whose routes list the spec's paths, when that was the reason
+/// ([`lone_spec_served_by_its_paths`]).
 fn names_other_host(
     o: &ConfigObject,
     host: &str,
     doc: &Document,
     servers: &[Server],
+    served_by: &[String],
 ) -> Diagnostic {
     let named = super::named_hosts::named_hosts(o);
     let at = named
@@ -1219,7 +1372,13 @@ fn names_other_host(
     let spec = &doc.doc.file.display;
     let why = format!(
         "it names the host `{host}`, and the only spec of the run, `{spec}`, {}: being the only spec is no reason to bind a route or client that names another host",
-        if hosts.is_empty() {
+        if !served_by.is_empty() {
+            let routed: Vec<String> = served_by.iter().map(|h| format!("`{h}`")).collect();
+            format!(
+                "names no host, and the routes that list its paths go to {}, so it is the API of that service",
+                at_most_five(routed).join(", ")
+            )
+        } else if hosts.is_empty() {
             "names no host, and an address outside the cluster is not the service it describes".to_string()
         } else {
             format!("serves {}", at_most_five(hosts).join(", "))

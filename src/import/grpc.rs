@@ -1265,11 +1265,31 @@ pub fn operation_semantics(
     op: &Operation,
     protos: &ProtoIndex,
 ) {
-    let Some((service, method)) = rpc_of_operation(route.name.as_deref().unwrap_or(""), op, protos)
-    else {
+    semantics_of(
+        settings,
+        route.name.as_deref().unwrap_or(""),
+        &route.at,
+        op,
+        protos,
+    );
+}
+
+/// [`operation_semantics`] for a route of any platform bound to an operation that
+/// a `.proto` alone describes (`POST /package.Service/Method`, read by
+/// `import::server::proto_api`): a mesh or gateway route retrying a `GetCart`
+/// retries a read, whatever layer it is. `route_name` is a gRPC config's
+/// `service/method` name, or empty (the RPC is then known by the native path).
+pub fn semantics_of(
+    settings: &mut Settings,
+    route_name: &str,
+    route_at: &At,
+    op: &Operation,
+    protos: &ProtoIndex,
+) {
+    let Some((service, method)) = rpc_of_operation(route_name, op, protos) else {
         return;
     };
-    let effect = rpc_effect(protos, &service, &method, &route.at);
+    let effect = rpc_effect(protos, &service, &method, route_at);
     if effect.value != Effect::from_openapi_method(&op.method) {
         settings.inferred_effect = Some(effect);
     }

@@ -61,13 +61,26 @@ pub fn findings(
         if !judged(o) {
             continue;
         }
-        for (r, route) in o.routes.iter().enumerate() {
-            if bound
+        let is_bound = |r: usize| {
+            bound
                 .get(i)
                 .and_then(|b| b.get(r))
                 .copied()
                 .unwrap_or(false)
-            {
+        };
+        // The config routes (node and paths) of which some part took an operation.
+        let bound_routes: HashSet<String> = (0..o.routes.len())
+            .filter(|&r| is_bound(r))
+            .map(|r| config_route(&o.routes[r]))
+            .collect();
+        for (r, route) in o.routes.iter().enumerate() {
+            // A route the importer split by method (a Spring Cloud Gateway `Retry`
+            // filter's `methods`: the retried methods, and the rest not retried) is
+            // one route of the config: when its other part took an operation on the
+            // same paths, the route is bound and the API it serves declares no write
+            // the retry admits there, so the operation rules have judged it (a write
+            // sent there reaches no handler: the server answers 404 or 405).
+            if is_bound(r) || bound_routes.contains(&config_route(route)) {
                 continue;
             }
             let Some(hit) = hit(i, r, o, route) else {
@@ -88,6 +101,25 @@ pub fn findings(
         .into_values()
         .map(|(primary, hits)| diagnostic(&primary, &hits, entry))
         .collect()
+}
+
+/// One route of the config as written, whatever methods the importer split it
+/// into: its node and its path matches and rewrite. (`PathMatch` holds compiled
+/// patterns and has no equality; their debug form names the pattern.)
+fn config_route(route: &Route) -> String {
+    let loc = route.at.location();
+    let paths: Vec<String> = route
+        .matches
+        .iter()
+        .map(|m| format!("{:?}", m.path))
+        .collect();
+    format!(
+        "{}:{}-{} {paths:?} {:?}",
+        loc.file.path.display(),
+        loc.span.start,
+        loc.span.end,
+        route.rewrite
+    )
 }
 
 /// True for the objects whose routes say which method they carry: route tables of

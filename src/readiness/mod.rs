@@ -122,8 +122,15 @@ pub struct Row {
     pub amplification: i64,
     /// Codes of the findings on this operation, sorted, unique.
     pub findings: Vec<String>,
-    /// `ready`, `not-ready` or `not-retried`.
+    /// `ready`, `not-ready`, `not-retried`, or `unknown`: no layer bound to it
+    /// retries it, but a retrying route of a config that bound no operation may
+    /// carry it (its host could not be tied to a spec; see `unbound_layers`).
     pub verdict: String,
+    /// For an `unknown` verdict: the retrying routes of unbound configs that may
+    /// carry the operation (`Istio VirtualService ledger at deploy/vs.yaml:10:7`);
+    /// absent otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unbound_layers: Vec<String>,
     /// Which answers are missing (`Q2`, `Q3`, `Q4`), for retried operations.
     pub missing: Vec<String>,
     /// The layers as one chain: total attempts, worst case, protection.
@@ -144,6 +151,14 @@ impl Matrix {
     pub fn verdict_counts(&self) -> (usize, usize, usize) {
         let count = |v: &str| self.operations.iter().filter(|r| r.verdict == v).count();
         (count("ready"), count("not-ready"), count("not-retried"))
+    }
+
+    /// Rows with the `unknown` verdict (an unbound retry layer may apply).
+    pub fn unknown_count(&self) -> usize {
+        self.operations
+            .iter()
+            .filter(|r| r.verdict == "unknown")
+            .count()
     }
 }
 
@@ -267,6 +282,7 @@ fn row(
     documents: &[Document],
     concerning: &Concerning<'_>,
     variant_origins: &VariantOrigins<'_>,
+    unbound_routes: &[crate::import::bind::UnboundRoute],
 ) -> Row {
     let op = j.resolve(documents);
     let display = op.display();
@@ -366,10 +382,31 @@ fn row(
             missing.push("Q4".to_string());
         }
     }
+    // Not retried by what bound to it; a retrying route retrylint could not tie to
+    // a spec may still carry it (issue 42: "unknown", never a confident "not
+    // retried").
+    let unbound_layers: Vec<String> = if retried || serious {
+        Vec::new()
+    } else {
+        unbound_routes
+            .iter()
+            .filter(|u| u.may_carry(&op.method, &op.path))
+            .map(|u| {
+                let loc = u.at.location();
+                let lc = loc.file.line_col(loc.span.start);
+                format!(
+                    "{} at {}:{}:{}",
+                    u.source, loc.file.display, lc.line, lc.column
+                )
+            })
+            .collect()
+    };
     let verdict = if serious || (retried && !missing.is_empty()) {
         "not-ready"
     } else if retried {
         "ready"
+    } else if !unbound_layers.is_empty() {
+        "unknown"
     } else {
         "not-retried"
     };
@@ -395,6 +432,7 @@ fn row(
         amplification,
         findings: findings.into_iter().collect(),
         verdict: verdict.to_string(),
+        unbound_layers,
         missing,
         composed: composed::composed(j, analysis, documents),
     }
@@ -445,6 +483,7 @@ pub fn matrix(analyzed: &Analyzed, diagnostics: &[Diagnostic]) -> Matrix {
                     &analyzed.documents,
                     &concerning,
                     &variant_origins,
+                    &analyzed.unbound_routes,
                 )
             })
             .collect(),

@@ -103,7 +103,15 @@ fn cells(r: &Row, operation: String) -> Vec<String> {
         } else {
             r.findings.join(" ")
         },
-        r.verdict.clone(),
+        if r.unbound_layers.is_empty() {
+            r.verdict.clone()
+        } else {
+            let n = r.unbound_layers.len();
+            format!(
+                "unknown ({n} unbound retry {} may apply)",
+                if n == 1 { "layer" } else { "layers" }
+            )
+        },
     ]
 }
 
@@ -131,6 +139,13 @@ pub fn row_cells(m: &Matrix) -> Vec<Vec<String>> {
 
 fn summary(m: &Matrix) -> String {
     let (ready, not_ready, not_retried) = m.verdict_counts();
+    // Only when some row has it: every other summary line is unchanged.
+    let counts = match m.unknown_count() {
+        0 => format!("{ready} ready, {not_ready} not ready, {not_retried} not retried"),
+        unknown => format!(
+            "{ready} ready, {not_ready} not ready, {not_retried} not retried, {unknown} unknown (an unbound retry layer may apply)"
+        ),
+    };
     let n = m.operations.len();
     let noun = if n == 1 { "operation" } else { "operations" };
     if m.operations.iter().any(|r| r.variant.is_some()) {
@@ -145,10 +160,10 @@ fn summary(m: &Matrix) -> String {
         let o = ops.len();
         let noun = if o == 1 { "operation" } else { "operations" };
         return format!(
-            "{ready} ready, {not_ready} not ready, {not_retried} not retried ({n} rows for {o} {noun}: one per path of an operation with alternatives)"
+            "{counts} ({n} rows for {o} {noun}: one per path of an operation with alternatives)"
         );
     }
-    format!("{ready} ready, {not_ready} not ready, {not_retried} not retried ({n} {noun})")
+    format!("{counts} ({n} {noun})")
 }
 
 /// Aligned plain-text table with a summary line.

@@ -212,14 +212,32 @@ fn summary(out: &mut String, page: &Page) {
         "not retried",
         "",
     );
+    // Only when some operation has it: an unbound retry layer may carry it.
+    if verdict("unknown") > 0 {
+        count_box(out, "count-unknown", verdict("unknown"), "unknown", "");
+    }
     let _ = write!(
         out,
-        "</div><p>{}, {}, {} checked.</p></section>",
+        "</div><p>{}{}, {}, {} checked.</p></section>",
         counted(
-            page.checked.documents,
+            page.checked
+                .documents
+                .saturating_sub(page.checked.from_code),
             "OpenAPI document",
             "OpenAPI documents"
         ),
+        if page.checked.from_code == 0 {
+            String::new()
+        } else {
+            format!(
+                ", {}",
+                counted(
+                    page.checked.from_code,
+                    "API read from server code",
+                    "APIs read from server code"
+                )
+            )
+        },
         counted(page.checked.policies, "policy file", "policy files"),
         counted(page.checked.configs, "retry config", "retry configs")
     );
@@ -235,8 +253,12 @@ fn matrix(out: &mut String, page: &Page) {
     out.push_str(
         "<label>verdict <select id=\"filter-verdict\"><option value=\"\">all</option>\
          <option value=\"not-ready\">not ready</option><option value=\"ready\">ready</option>\
-         <option value=\"not-retried\">not retried</option></select></label>",
+         <option value=\"not-retried\">not retried</option>",
     );
+    if page.operations.iter().any(|o| o.verdict == "unknown") {
+        out.push_str("<option value=\"unknown\">unknown</option>");
+    }
+    out.push_str("</select></label>");
     out.push_str(
         "<label>missing answer <select id=\"filter-question\"><option value=\"\">any</option>",
     );

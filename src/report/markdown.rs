@@ -144,8 +144,10 @@ fn place(d: &Diagnostic, root: &Path) -> String {
 /// What the run checked, for the verdict line.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Checked {
-    /// OpenAPI documents linted.
+    /// OpenAPI documents linted, those read from server code included.
     pub documents: usize,
+    /// Of `documents`, the APIs read from server code.
+    pub from_code: usize,
     /// Policy files read.
     pub policies: usize,
     /// Retry configs read.
@@ -173,6 +175,7 @@ pub fn render(diags: &[Diagnostic], checked: Checked, root: &Path, limit: usize)
         escape(&summary_line(
             diags,
             checked.documents,
+            checked.from_code,
             checked.policies,
             checked.configs,
             checked.left_out,

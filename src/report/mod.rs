@@ -58,10 +58,14 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
-/// `2 errors, 1 warning, 0 infos in 3 files (1 OpenAPI document, 1 policy)`.
+/// `2 errors, 1 warning, 0 infos (1 OpenAPI document checked, 1 policy file)`;
+/// `documents` counts the APIs read from server code too, and `from_code` says how
+/// many of them were (`3 APIs read from server code` beside the OpenAPI documents:
+/// no OpenAPI document describes those services).
 pub fn summary_line(
     diags: &[Diagnostic],
     documents: usize,
+    from_code: usize,
     policies: usize,
     configs: usize,
     left_out: usize,
@@ -81,12 +85,17 @@ pub fn summary_line(
             plural(left_out, "path")
         )
     };
+    let code = if from_code == 0 {
+        String::new()
+    } else {
+        format!(", {} read from server code", plural(from_code, "API"))
+    };
     format!(
-        "{}, {}, {} ({} checked, {}{configs}){left_out}",
+        "{}, {}, {} ({} checked{code}, {}{configs}){left_out}",
         plural(c.errors, "error"),
         plural(c.warnings, "warning"),
         plural(c.infos, "info"),
-        plural(documents, "OpenAPI document"),
+        plural(documents.saturating_sub(from_code), "OpenAPI document"),
         plural(policies, "policy file"),
     )
 }

@@ -22,6 +22,7 @@ pub mod document;
 pub mod express;
 pub mod fastapi;
 pub mod go_http;
+pub mod proto_api;
 pub mod route;
 pub mod service;
 pub mod spring;

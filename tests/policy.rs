@@ -100,6 +100,7 @@ fn document(loaded: Arc<Loaded>) -> Document {
         webhooks: Vec::new(),
         structure_check: None,
         server_code: None,
+        path_matching: Default::default(),
     }
 }
 

@@ -178,6 +178,93 @@ fn a_request_id_the_handler_requires_is_the_key() {
     assert_eq!(rl203["path"], "ordering-api/Apis/OrdersApi.cs");
 }
 
+/// An Aspire app in a temporary folder: the AppHost names `Orders.Api` as
+/// `orders-api` and `Payments.Api` as `payments-api`; the app-wide factory defaults
+/// retry every client. Each call reaches the service its own URL names: the orders
+/// client's `POST /api/Orders/` reaches `POST /api/orders` (ASP.NET Core routing:
+/// any case, trailing slash optional), and not the payments service's `POST
+/// /api/orders` (the same path, another host); a POST to a URL held in data binds
+/// nothing (RL209 at it); a class that builds its own `HttpClient` is no evidence.
+#[test]
+fn aspire_names_place_each_call_at_the_service_its_url_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let p = tmp.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "AppHost/AppHost.csproj",
+        "<Project Sdk=\"Microsoft.NET.Sdk\" />\n",
+    );
+    write(
+        "AppHost/Program.cs",
+        "var b = DistributedApplication.CreateBuilder(args);\nb.AddProject<Projects.Orders_Api>(\"orders-api\");\nb.AddProject<Projects.Payments_Api>(\"payments-api\");\n",
+    );
+    for (project, group) in [("Orders.Api", "api/orders"), ("Payments.Api", "api/orders")] {
+        write(
+            &format!("{project}/{project}.csproj"),
+            "<Project Sdk=\"Microsoft.NET.Sdk.Web\" />\n",
+        );
+        write(
+            &format!("{project}/Api.cs"),
+            &format!("public static class Api {{\n  public static void Map(IEndpointRouteBuilder app) {{\n    var api = app.MapGroup(\"{group}\");\n    api.MapPost(\"/\", Create);\n  }}\n}}\n"),
+        );
+    }
+    write(
+        "Defaults/Defaults.csproj",
+        "<Project Sdk=\"Microsoft.NET.Sdk\" />\n",
+    );
+    write(
+        "Defaults/Extensions.cs",
+        "public static class Extensions {\n  public static void Add(IServiceCollection s) {\n    s.ConfigureHttpClientDefaults(http => { http.AddStandardResilienceHandler(); });\n  }\n}\n",
+    );
+    write(
+        "Web/Web.csproj",
+        "<Project Sdk=\"Microsoft.NET.Sdk.Web\" />\n",
+    );
+    write(
+        "Web/Setup.cs",
+        "public static class Setup {\n  public static void Add(IServiceCollection s) {\n    s.AddHttpClient<OrdersClient>(o => o.BaseAddress = new(\"https+http://orders-api\"));\n    s.AddHttpClient<PaymentsClient>(o => o.BaseAddress = new(\"https+http://payments-api\"));\n  }\n}\n",
+    );
+    // The defaults bind to the payments service too, through this GET.
+    write(
+        "Web/PaymentsClient.cs",
+        "public class PaymentsClient(HttpClient http) {\n  public Task List() => http.GetAsync(\"/api/orders\");\n}\n",
+    );
+    write(
+        "Web/OrdersClient.cs",
+        "public class OrdersClient(HttpClient http) {\n  public Task Create() => http.PostAsJsonAsync(\"/api/Orders/\", new {});\n}\n",
+    );
+    write(
+        "Web/Sender.cs",
+        "public class Sender(IHttpClientFactory f) {\n  public Task Send(string url) {\n    var client = f.CreateClient();\n    var request = new HttpRequestMessage(HttpMethod.Post, url);\n    return client.SendAsync(request);\n  }\n}\n",
+    );
+    write(
+        "Mobile/Mobile.csproj",
+        "<Project Sdk=\"Microsoft.NET.Sdk\" />\n",
+    );
+    write(
+        "Mobile/Provider.cs",
+        "public class Provider(HttpMessageHandler h) {\n  private readonly Lazy<HttpClient> _c = new(() => new HttpClient(h));\n  public Task Post(string uri) { var c = _c.Value; return c.PostAsync(uri, null); }\n}\n",
+    );
+    let (code, diags) = findings(tmp.path());
+    assert_eq!(code, 1, "{diags:#?}");
+    let rl201: Vec<&serde_json::Value> = diags.iter().filter(|d| d["code"] == "RL201").collect();
+    assert_eq!(rl201.len(), 1, "{diags:#?}");
+    assert_eq!(operations(rl201[0]), ["POST /api/orders"]);
+    let text = serde_json::to_string(rl201[0]).unwrap();
+    assert!(text.contains("Orders.Api/Api.cs"), "{text}");
+    assert!(!text.contains("Payments.Api"), "{text}");
+    assert!(!text.contains("Mobile/"), "{text}");
+    let rl209: Vec<String> = diags
+        .iter()
+        .filter(|d| d["code"] == "RL209")
+        .map(|d| format!("{}:{}", d["path"].as_str().unwrap(), d["line"]))
+        .collect();
+    assert_eq!(rl209, ["Web/Sender.cs:5"], "{diags:#?}");
+}
+
 /// `fixtures/server/grpc-proto`: a gRPC service config retrying every method of a
 /// service that only a `.proto` describes (no OpenAPI document, no
 /// `google.api.http` rule). The service's RPCs are its operations (issue 41):

@@ -489,7 +489,24 @@ fn analyze_pass(
                 let load =
                     |p: &std::path::Path| inputs.ws.boundary().admits(p).then(|| inputs.ws.load(p));
                 crate::timing::phase("import/identities", || {
-                    let mut finder = crate::import::identity::Identities::new(&load);
+                    // The Aspire AppHost sources of the run name the projects it runs.
+                    let apphosts: Vec<_> = inputs
+                        .configs
+                        .iter()
+                        .filter_map(|(doc, format)| match format {
+                            crate::import::Format::Code(l) => Some((doc.file.path.clone(), *l)),
+                            _ => None,
+                        })
+                        .chain(inputs.sources_rest.iter().cloned())
+                        .filter(|(_, l)| *l == crate::import::code::Language::CSharp)
+                        .filter_map(|(p, _)| load(&p))
+                        .filter(|d| d.file.text.contains(crate::import::aspire::MARKER))
+                        .collect();
+                    let aspire = crate::import::aspire::project_names(
+                        apphosts.iter().map(|d| d.file.text.as_ref()),
+                    );
+                    let mut finder =
+                        crate::import::identity::Identities::new(&load).with_aspire(aspire);
                     documents
                         .iter()
                         .map(|d| finder.of(&d.doc.file.path))

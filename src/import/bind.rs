@@ -467,6 +467,7 @@ pub fn bind(
         .iter()
         .map(|o| vec![false; o.routes.len()])
         .collect();
+    let route_hosts: Vec<Vec<Option<String>>> = objects.iter().map(call_hosts).collect();
     for (i, o) in objects.iter().enumerate() {
         if bindings[i].is_empty() {
             if retries_or_hedges(o) && !outside_prefixes[i] {
@@ -487,13 +488,39 @@ pub fn bind(
         for (d, base) in &bindings[i] {
             // The paths the proxy may see for each operation, without a rewrite: the
             // same for every object bound to this document and base path.
+            let matching = documents[*d].path_matching;
             let seen = path_cache.entry((*d, base.clone())).or_insert_with(|| {
                 documents[*d]
                     .operations
                     .iter()
-                    .map(|op| super::route::proxy_paths(&op.path, base, None))
+                    .map(|op| {
+                        let mut paths = super::route::proxy_paths(&op.path, base, None);
+                        if matching.trailing_slash_optional {
+                            paths.extend(slash_toggled(&paths));
+                        }
+                        paths
+                    })
                     .collect()
             });
+            let reaches = |m: &super::RequestMatch, method: &str, paths: &[String]| {
+                if matching.any_case {
+                    m.methods
+                        .as_ref()
+                        .is_none_or(|ms| ms.iter().any(|x| x.eq_ignore_ascii_case(method)))
+                        && paths.iter().any(|p| m.path.matches_any_case(p))
+                } else {
+                    m.may_match_paths(method, paths)
+                }
+            };
+            // Calls of a client in code that this document's host does not serve.
+            let placed: Vec<bool> = route_hosts[i]
+                .iter()
+                .map(|h| {
+                    !by_host[i]
+                        || !o.platform.is_code()
+                        || reaches_host(o, h.as_deref(), &doc_servers[*d])
+                })
+                .collect();
             for (k, op) in documents[*d].operations.iter().enumerate() {
                 let method = op.method.to_ascii_uppercase();
                 // A client named in `services[].clients` whose routes name operations
@@ -503,27 +530,29 @@ pub fn bind(
                 let hit = if by_client[i] && names_operations_only(o) {
                     Some(0)
                 } else {
-                    o.routes.iter().position(|r| {
-                        r.matches.is_empty()
-                            || named_services.is_some_and(|svcs| {
-                                super::grpc::service_wide(r)
-                                    .is_some_and(|svc| svcs.iter().any(|x| x == svc))
-                            })
-                            || r.matches.iter().any(|m| {
-                                let method_ok = m.methods.as_ref().is_none_or(|ms| {
-                                    ms.iter().any(|x| x.eq_ignore_ascii_case(&method))
-                                });
-                                match (
-                                    m.path.names_operation(op.operation_id.as_deref(), &op.tags),
-                                    &r.rewrite,
-                                ) {
-                                    (Some(named), _) => named && method_ok,
-                                    (None, None) => m.may_match_paths(&method, &seen[k]),
-                                    (None, Some(rw)) => {
-                                        m.may_match(&method, &op.path, base, Some(rw))
+                    o.routes.iter().enumerate().position(|(ri, r)| {
+                        placed[ri]
+                            && (r.matches.is_empty()
+                                || named_services.is_some_and(|svcs| {
+                                    super::grpc::service_wide(r)
+                                        .is_some_and(|svc| svcs.iter().any(|x| x == svc))
+                                })
+                                || r.matches.iter().any(|m| {
+                                    let method_ok = m.methods.as_ref().is_none_or(|ms| {
+                                        ms.iter().any(|x| x.eq_ignore_ascii_case(&method))
+                                    });
+                                    match (
+                                        m.path
+                                            .names_operation(op.operation_id.as_deref(), &op.tags),
+                                        &r.rewrite,
+                                    ) {
+                                        (Some(named), _) => named && method_ok,
+                                        (None, None) => reaches(m, &method, &seen[k]),
+                                        (None, Some(rw)) => {
+                                            m.may_match(&method, &op.path, base, Some(rw))
+                                        }
                                     }
-                                }
-                            })
+                                }))
                     })
                 };
                 if let Some(r) = hit {
@@ -662,7 +691,14 @@ pub fn bind(
     }
     // RL209: routes that bound nothing and may resend a write; the help says how
     // to bind the object, or what the spec it serves lacks.
-    let how_to_bind = |i: usize| -> String {
+    let how_to_bind = |i: usize, r: usize| -> String {
+        if by_host[i]
+            && objects[i].platform.is_code()
+            && route_hosts[i][r].is_none()
+            && !reaches_host(&objects[i], None, &[])
+        {
+            return "its URL names no host retrylint can read (built at run time, data), so it may reach any service: no operation of this run is bound to it".to_string();
+        }
         if let Some((d, _)) = bindings[i].first() {
             return format!(
                 "it serves `{}`, but no operation there matches this {}: add the operations it carries to that spec{}, so that each is judged (RL201 then replaces this finding)",
@@ -1058,6 +1094,56 @@ fn stacked_callers(objects: &[ConfigObject]) -> Vec<Option<String>> {
 
 /// True when every route of `o` names operations (operationId, tag) rather than
 /// paths, and it has some.
+/// Per route of a client in code: the host its call names (the object's name
+/// recorded at the call, `lower::lower`), `None` for a call of no known host and for
+/// every route of other configs.
+fn call_hosts(o: &ConfigObject) -> Vec<Option<String>> {
+    if !o.platform.is_code() {
+        return vec![None; o.routes.len()];
+    }
+    o.routes
+        .iter()
+        .map(|r| {
+            let at = r.at.location();
+            o.names
+                .iter()
+                .find(|n| {
+                    let l = n.at.location();
+                    l.span == at.span && l.file.path == at.file.path
+                })
+                .map(|n| n.value.to_ascii_lowercase())
+        })
+        .collect()
+}
+
+/// True when a call naming `host` may reach a document served at `servers`, for a
+/// client in code bound by host (exact binding: a call reaches the service its URL names,
+/// whatever other hosts the client's other calls name). A call of no known host
+/// reaches the documents its client is bound to, unless the client is the
+/// factory-wide default of every `HttpClient` (`HttpClient:*`,
+/// `ConfigureHttpClientDefaults`): that stands for many clients, and a call through
+/// one with a URL of no known host (a webhook sender's subscriber URL, data) may
+/// reach any service, so it is placed nowhere (RL209 judges it).
+fn reaches_host(o: &ConfigObject, host: Option<&str>, servers: &[Server]) -> bool {
+    match host {
+        Some(h) => servers.iter().any(|s| names_host(h, &s.host)),
+        None => !o.names.iter().any(|n| n.value.ends_with('*')),
+    }
+}
+
+/// Each path with its trailing `/` toggled (`/x` -> `/x/`, `/x/` -> `/x`; the root
+/// stays): the paths a server that ignores a trailing slash also answers.
+fn slash_toggled(paths: &[String]) -> Vec<String> {
+    paths
+        .iter()
+        .filter(|p| p.len() > 1)
+        .map(|p| match p.strip_suffix('/') {
+            Some(bare) => bare.to_string(),
+            None => format!("{p}/"),
+        })
+        .collect()
+}
+
 fn names_operations_only(o: &ConfigObject) -> bool {
     !o.routes.is_empty()
         && o.routes.iter().all(|r| {

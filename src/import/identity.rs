@@ -6,7 +6,9 @@
 //! above the spec that has one, directly or under `src/main/resources/`), which a
 //! Spring Cloud Gateway route reaches as `lb://<name>` and Eureka or Kubernetes
 //! discovery by that name; and the Docker Compose services (name and `hostname`)
-//! whose `build` context holds the spec, the names other containers reach it by. A
+//! whose `build` context holds the spec, the names other containers reach it by;
+//! and the .NET Aspire resource names an AppHost runs the spec's project under
+//! ([`super::aspire`]: `AddProject<Projects.Ordering_API>("ordering-api")`). A
 //! binding by identity is a binding by host: the name counts as a server host of
 //! the spec.
 
@@ -47,6 +49,9 @@ pub struct Identities<'a> {
     /// Folder -> the names of the files in it (listed once: a monorepo of
     /// thousands of specs asks about the same folders again and again).
     listed: HashMap<PathBuf, std::collections::HashSet<std::ffi::OsString>>,
+    /// Aspire resource names by project class (`Ordering_API`), from the run's
+    /// AppHost sources ([`super::aspire::project_names`]).
+    aspire: HashMap<String, Vec<String>>,
 }
 
 impl<'a> Identities<'a> {
@@ -57,7 +62,15 @@ impl<'a> Identities<'a> {
             by_folder: HashMap::new(),
             compose: HashMap::new(),
             listed: HashMap::new(),
+            aspire: HashMap::new(),
         }
+    }
+
+    /// The finder, also knowing the Aspire resource names `names` (by project
+    /// class, as [`super::aspire::project_names`] gives them).
+    pub fn with_aspire(mut self, names: HashMap<String, Vec<String>>) -> Identities<'a> {
+        self.aspire = names;
+        self
     }
 
     /// The identities of the spec at `spec` (lower case): the application name of
@@ -79,7 +92,41 @@ impl<'a> Identities<'a> {
                 out.push(name);
             }
         }
+        for name in self.aspire_names(spec) {
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
         out
+    }
+
+    /// The Aspire resource names of the project that holds `spec`: the nearest
+    /// folder above it with a `*.csproj`, each project file's generated class
+    /// looked up.
+    fn aspire_names(&mut self, spec: &Path) -> Vec<String> {
+        if self.aspire.is_empty() {
+            return Vec::new();
+        }
+        let mut dir = spec.parent();
+        for _ in 0..MAX_UP {
+            let Some(d) = dir else { break };
+            let mut stems: Vec<String> = self
+                .listing(d)
+                .iter()
+                .filter_map(|n| n.to_str()?.strip_suffix(".csproj").map(str::to_string))
+                .collect();
+            if !stems.is_empty() {
+                stems.sort();
+                return stems
+                    .iter()
+                    .flat_map(|s| self.aspire.get(&super::aspire::class_name(s)))
+                    .flatten()
+                    .cloned()
+                    .collect();
+            }
+            dir = d.parent();
+        }
+        Vec::new()
     }
 
     /// True when `path` names an entry of its folder's listing (a folder that
@@ -89,12 +136,16 @@ impl<'a> Identities<'a> {
         let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
             return false;
         };
-        let names = self.listed.entry(dir.to_path_buf()).or_insert_with(|| {
+        self.listing(dir).contains(name)
+    }
+
+    /// The names of the entries of `dir` (empty when it cannot be listed).
+    fn listing(&mut self, dir: &Path) -> &std::collections::HashSet<std::ffi::OsString> {
+        self.listed.entry(dir.to_path_buf()).or_insert_with(|| {
             std::fs::read_dir(dir)
                 .map(|rd| rd.filter_map(Result::ok).map(|e| e.file_name()).collect())
                 .unwrap_or_default()
-        });
-        names.contains(name)
+        })
     }
 
     fn folder(&mut self, dir: &Path) -> Option<String> {

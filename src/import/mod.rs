@@ -22,6 +22,7 @@
 //! may use `diagnostic`, `source`, `retry`, `openapi`, `policy` and `config`, and
 //! nothing above.
 
+pub mod aspire;
 pub mod aws;
 pub mod bind;
 pub mod code;

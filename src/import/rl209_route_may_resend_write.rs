@@ -34,6 +34,8 @@ const WRITES: [&str; 2] = ["POST", "PATCH"];
 struct Hit<'a> {
     /// The object's index in the run's objects.
     index: usize,
+    /// The route's index in the object's routes.
+    route_index: usize,
     object: &'a ConfigObject,
     route: &'a Route,
     /// The write methods the route retries (a subset of [`WRITES`]).
@@ -43,13 +45,14 @@ struct Hit<'a> {
 }
 
 /// The findings over `objects`, where `bound[i][r]` is true when route `r` of
-/// object `i` took an operation of a spec. `entry(i)` says how to bind object `i`
+/// object `i` took an operation of a spec. `entry(i, r)` says how to bind route `r`
+/// of object `i`
 /// (the `.retrylint.yaml` `services:` entry to add, or what the spec it serves
 /// lacks), for the help.
 pub fn findings(
     objects: &[ConfigObject],
     bound: &[Vec<bool>],
-    entry: &dyn Fn(usize) -> String,
+    entry: &dyn Fn(usize, usize) -> String,
 ) -> Vec<Diagnostic> {
     // Primary location (file, start, end) -> hits, in object and route order.
     let mut groups: BTreeMap<(std::path::PathBuf, usize, usize), (At, Vec<Hit<'_>>)> =
@@ -80,7 +83,7 @@ pub fn findings(
             if is_bound(r) || bound_routes.contains(&config_route(route)) {
                 continue;
             }
-            let Some(hit) = hit(i, o, route) else {
+            let Some(hit) = hit(i, r, o, route) else {
                 continue;
             };
             let Some(primary) = primary(o, route) else {
@@ -144,7 +147,12 @@ fn holds(outer: &At, inner: &Location) -> bool {
 
 /// The route as a hit, when it is retried, may carry a write the retry admits, and
 /// retries on a possibly processed signal.
-fn hit<'a>(index: usize, o: &'a ConfigObject, route: &'a Route) -> Option<Hit<'a>> {
+fn hit<'a>(
+    index: usize,
+    route_index: usize,
+    o: &'a ConfigObject,
+    route: &'a Route,
+) -> Option<Hit<'a>> {
     let s = &route.settings;
     let retried = s.retry.as_ref().is_some_and(|v| v.value)
         && s.retry_on.as_ref().is_some_and(|l| !l.value.is_empty())
@@ -175,6 +183,7 @@ fn hit<'a>(index: usize, o: &'a ConfigObject, route: &'a Route) -> Option<Hit<'a
     }
     Some(Hit {
         index,
+        route_index,
         object: o,
         route,
         writes,
@@ -310,7 +319,11 @@ fn place(l: &Location) -> (std::path::PathBuf, usize, usize) {
     (l.file.path.clone(), l.span.start, l.span.end)
 }
 
-fn diagnostic(primary: &At, hits: &[Hit<'_>], entry: &dyn Fn(usize) -> String) -> Diagnostic {
+fn diagnostic(
+    primary: &At,
+    hits: &[Hit<'_>],
+    entry: &dyn Fn(usize, usize) -> String,
+) -> Diagnostic {
     let primary_loc = primary.location();
     // Routes, each once (a Spring Cloud Gateway route is one route per path variant).
     let mut subjects: Vec<String> = Vec::new();
@@ -411,13 +424,8 @@ fn diagnostic(primary: &At, hits: &[Hit<'_>], entry: &dyn Fn(usize) -> String) -
         .collect();
     let mut entries: Vec<String> = Vec::new();
     let mut entries_seen: HashSet<String> = HashSet::new();
-    // Once per object: hits of one object share its entry.
-    let mut objects_seen: HashSet<usize> = HashSet::new();
     for h in hits {
-        if !objects_seen.insert(h.index) {
-            continue;
-        }
-        let e = entry(h.index);
+        let e = entry(h.index, h.route_index);
         if entries_seen.insert(e.clone()) {
             entries.push(e);
         }

@@ -267,6 +267,33 @@ impl PathMatch {
     }
 }
 
+impl PathMatch {
+    /// True when the concrete path `path` matches with literal text compared in any
+    /// case (a server whose routing ignores case, `PathMatching::any_case`).
+    pub fn matches_any_case(&self, path: &str) -> bool {
+        if self.matches(path) {
+            return true;
+        }
+        let lower = path.to_ascii_lowercase();
+        match self {
+            PathMatch::Exact(p) => p.to_ascii_lowercase() == lower,
+            PathMatch::Prefix(p) => lower.starts_with(&p.to_ascii_lowercase()),
+            PathMatch::SegmentPrefix(p) => {
+                PathMatch::SegmentPrefix(p.to_ascii_lowercase()).matches(&lower)
+            }
+            PathMatch::Template(t) => template_matches(&t.to_ascii_lowercase(), &lower),
+            // Compiled again, case-insensitive, only when case could matter.
+            PathMatch::Regex(re) => {
+                (re.as_str().bytes().any(|b| b.is_ascii_uppercase())
+                    || path.bytes().any(|b| b.is_ascii_uppercase()))
+                    && PathRegex::new(&format!("(?i:{})", re.as_str()))
+                        .is_ok_and(|ci| ci.is_match(path))
+            }
+            PathMatch::Any | PathMatch::OperationId(_) | PathMatch::Tag(_) => false,
+        }
+    }
+}
+
 /// The match of a concrete request path a client sends (`/orders/7`): it reaches
 /// the operations whose template may produce it, so each of its segments also
 /// matches a parameter of a template (tested on the instantiated template, where a
@@ -452,6 +479,19 @@ mod tests {
             .iter()
             .any(|p| bare.matches(p)));
         assert!(request_path("/").matches("/"));
+    }
+
+    #[test]
+    fn any_case_matching_folds_literal_text_only_when_asked() {
+        let m = request_path("/api/Orders/");
+        let seen = proxy_paths("/api/orders/", "", None);
+        assert!(!seen.iter().any(|p| m.matches(p)));
+        assert!(seen.iter().any(|p| m.matches_any_case(p)));
+        assert!(!proxy_paths("/api/webhooks/", "", None)
+            .iter()
+            .any(|p| m.matches_any_case(p)));
+        assert!(PathMatch::Exact("/A".into()).matches_any_case("/a"));
+        assert!(PathMatch::Template("/Orders/{id}".into()).matches_any_case("/orders/7"));
     }
 
     #[test]

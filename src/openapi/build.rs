@@ -139,6 +139,7 @@ pub fn build_document(
         x_retry: child(&root_at, "x-retry"),
         structure_check: None,
         server_code: None,
+        path_matching: Default::default(),
     };
     (Some(document), b.diags)
 }

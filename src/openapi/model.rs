@@ -38,6 +38,20 @@ pub struct Document {
     /// in code, `crate::import::server`) when no OpenAPI document describes it;
     /// `None` for a written OpenAPI document.
     pub server_code: Option<String>,
+    /// How loosely the server matches request paths to this document's templates:
+    /// exactly for a written OpenAPI document (`/x` and `/x/` are two paths);
+    /// its framework's own rule for one read from server code.
+    pub path_matching: PathMatching,
+}
+
+/// How a server matches a request path to a path template, beyond the template's
+/// own syntax.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PathMatching {
+    /// Literal segments match in any case (`/api/Orders` reaches `/api/orders`).
+    pub any_case: bool,
+    /// A trailing `/` makes no difference (`/api/orders/` reaches `/api/orders`).
+    pub trailing_slash_optional: bool,
 }
 
 /// One operation: a method under a path item.

@@ -50,6 +50,18 @@ pub fn apply_base_urls(files: &mut [CodeFacts]) {
             {
                 *u = super::csharp::reach::resolve(base, u);
             }
+            // A URL not known statically is still relative to the base (an absolute
+            // one would be written so): its host is the base's, its path unknown,
+            // written `https://catalog-api{}`.
+            super::model::Url::Unknown(_) => {
+                if let Some((scheme, rest)) = base.split_once("://") {
+                    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+                    if !authority.is_empty() {
+                        call.url =
+                            super::model::Url::Template(format!("{scheme}://{authority}{{}}"));
+                    }
+                }
+            }
             _ => {}
         }
     };

@@ -465,6 +465,8 @@ fn host_of(url: &Url) -> Option<String> {
     };
     let rest = u.split_once("://")?.1;
     let authority = rest.split(['/', '?', '#']).next()?;
+    // `https://catalog-api{}`: a base's host before a path not known statically.
+    let authority = authority.strip_suffix("{}").unwrap_or(authority);
     let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     let host = host.split(':').next()?.to_ascii_lowercase();
     (!host.is_empty() && !host.contains('{')).then_some(host)
@@ -477,6 +479,14 @@ fn host_of(url: &Url) -> Option<String> {
 fn path_match(url: &str) -> Option<PathMatch> {
     let mut u = url;
     if let Some((_, rest)) = u.split_once("://") {
+        // `https://catalog-api{}`: the host known, the path not.
+        if rest
+            .split(['/', '?', '#'])
+            .next()
+            .is_some_and(|a| a.ends_with("{}"))
+        {
+            return None;
+        }
         u = rest.find('/').map_or("/", |i| &rest[i..]);
     }
     let u = u.split(['?', '#']).next().unwrap_or("");
@@ -540,5 +550,9 @@ mod tests {
             Some("api.example.com")
         );
         assert_eq!(host_of(&Url::Literal("/x".into())), None);
+        // A base's host before a path not known statically.
+        let unknown_path = Url::Template("https://catalog-api{}".into());
+        assert_eq!(host_of(&unknown_path).as_deref(), Some("catalog-api"));
+        assert!(path_match("https://catalog-api{}").is_none());
     }
 }

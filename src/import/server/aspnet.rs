@@ -59,10 +59,16 @@ pub fn routes(file: &CodeFile<'_>) -> Vec<ServerRoute> {
             continue;
         };
         let prefix = prefix_of(file, recv, &groups);
+        // A handler written inline (a lambda of thirty lines) is no part of where
+        // the route is declared: a call over several lines ends at its path.
+        let at = match a.first() {
+            Some(p) if file.text_of(*n).contains('\n') => n.start_byte()..p.end_byte(),
+            _ => n.byte_range(),
+        };
         out.push(ServerRoute {
             method: method.to_string(),
             path: braces(&join(&prefix, &path)),
-            at: n.byte_range(),
+            at,
             required_headers: a
                 .get(1)
                 .map(|h| handler_headers(file, *h, &all))
@@ -232,5 +238,13 @@ mod tests {
                 ("post".into(), "/api/webhooks".into(), vec![]),
             ]
         );
+    }
+
+    #[test]
+    fn an_inline_handler_is_no_part_of_the_declaration() {
+        let src = "class A {\n  void M(WebApplication app) {\n    app.MapPost(\"/x\", async () =>\n    {\n      return 1;\n    });\n    app.MapGet(\"/y\", H);\n  }\n}\n";
+        let got = routes_of(Language::CSharp, "A.cs", src);
+        assert_eq!(&src[got[0].at.clone()], "app.MapPost(\"/x\"");
+        assert_eq!(&src[got[1].at.clone()], "app.MapGet(\"/y\", H)");
     }
 }

@@ -32,7 +32,7 @@ pub use route::ServerRoute;
 
 use crate::diagnostic::Diagnostic;
 use crate::import::code::{parse, CodeFile, Language};
-use crate::openapi::model::Document;
+use crate::openapi::model::{Document, PathMatching};
 use crate::source::loader::{Loaded, Workspace};
 use crate::source::refs::Resolver;
 use rayon::prelude::*;
@@ -64,6 +64,24 @@ fn routes(file: &CodeFile<'_>) -> Vec<ServerRoute> {
     }
 }
 
+/// How the framework of a `language` file matches request paths to its routes.
+/// ASP.NET Core routing compares literal segments case-insensitively and takes
+/// `/path/` for `/path` (docs "Routing in ASP.NET Core", route templates: "text
+/// matching is case-insensitive"; dotnet/aspnetcore#4220 on the trailing slash).
+/// The other readers' frameworks match as written: Spring 6 no longer matches a
+/// trailing slash, gorilla/mux and Go's `ServeMux` are case-sensitive and tell
+/// `/x/` from `/x`, FastAPI answers `/x/` with a redirect; Express would be
+/// lenient but the same reader reads Fastify, which is not.
+fn path_matching(language: Language) -> PathMatching {
+    match language {
+        Language::CSharp => PathMatching {
+            any_case: true,
+            trailing_slash_optional: true,
+        },
+        _ => PathMatching::default(),
+    }
+}
+
 /// The documents read from the server code among `sources` (every source file of
 /// the run, each once), for services no document of `specs` serves. `root` bounds
 /// nothing here (no `$ref` in a built document) but the model's resolver needs
@@ -82,7 +100,7 @@ pub fn documents(
         .iter()
         .filter(|(p, l)| !markers(*l).is_empty() && seen.insert(p.clone()))
         .collect();
-    let read: Vec<(Arc<Loaded>, String, Vec<ServerRoute>)> = sources
+    let read: Vec<(Arc<Loaded>, String, Vec<ServerRoute>, Language)> = sources
         .par_iter()
         .filter_map(|(path, language)| {
             if !boundary.admits(path) {
@@ -107,14 +125,18 @@ pub fn documents(
                 return None;
             }
             let name = service::name(&doc.file.path, *language, boundary);
-            Some((doc, name, found))
+            Some((doc, name, found, *language))
         })
         .collect();
     let resolver = Resolver::new(ws, root);
     let mut out: Vec<Document> = read
         .into_iter()
-        .filter(|(_, name, _)| !service::is_served(name, &served))
-        .filter_map(|(doc, name, found)| document::document(&resolver, &doc, &name, &found))
+        .filter(|(_, name, _, _)| !service::is_served(name, &served))
+        .filter_map(|(doc, name, found, language)| {
+            let mut d = document::document(&resolver, &doc, &name, &found)?;
+            d.path_matching = path_matching(language);
+            Some(d)
+        })
         .collect();
     out.sort_by(|a, b| a.doc.file.path.cmp(&b.doc.file.path));
     out
@@ -127,7 +149,9 @@ pub fn documents(
 /// `OwnerResource.java:42`; no OpenAPI document describes it"), once per
 /// operation, as a note in its help.
 pub fn note_read_operations(diagnostics: &mut Vec<Diagnostic>, documents: &[Document]) {
-    let mut by_node: HashMap<(&Path, usize, usize), String> = HashMap::new();
+    // One declaration may hold several operations (gorilla/mux
+    // `.Methods(http.MethodGet, http.MethodHead)`): named together.
+    let mut by_node: HashMap<(&Path, usize, usize), (String, Vec<String>)> = HashMap::new();
     for d in documents.iter().filter(|d| d.server_code.is_some()) {
         for op in &d.operations {
             let loc = op.at.location();
@@ -141,15 +165,26 @@ pub fn note_read_operations(diagnostics: &mut Vec<Diagnostic>, documents: &[Docu
                 .filter(|&b| b == b'\n')
                 .count()
                 + 1;
-            by_node.insert(
-                (file.path.as_path(), loc.span.start, loc.span.end),
-                format!(
-                    "operation `{}` read from `{name}:{line}`; no OpenAPI document describes it",
-                    op.display()
-                ),
-            );
+            let entry = by_node
+                .entry((file.path.as_path(), loc.span.start, loc.span.end))
+                .or_insert_with(|| (format!("{name}:{line}"), Vec::new()));
+            entry.1.push(format!("`{}`", op.display()));
         }
     }
+    let by_node: HashMap<(&Path, usize, usize), String> = by_node
+        .into_iter()
+        .map(|(k, (at, ops))| {
+            let (text, them) = match ops.as_slice() {
+                [one] => (format!("operation {one}"), "it"),
+                [rest @ .., last] => (format!("operations {} and {last}", rest.join(", ")), "them"),
+                [] => (String::new(), "it"),
+            };
+            (
+                k,
+                format!("{text} read from `{at}`; no OpenAPI document describes {them}"),
+            )
+        })
+        .collect();
     if by_node.is_empty() {
         return;
     }

@@ -140,6 +140,18 @@ fn owner(file: &CodeFile<'_>, consts: &Consts<'_>, call: Node<'_>, recv: Node<'_
             }
         }
     }
+    if syntax::enclosing(
+        call,
+        &[
+            "class_declaration",
+            "record_declaration",
+            "struct_declaration",
+        ],
+    )
+    .is_some_and(|c| super::reach::builds_its_own_clients(file, c))
+    {
+        return super::reach::PLAIN.to_string();
+    }
     let class = syntax::enclosing_type_name(file, call).unwrap_or_default();
     attach::receiver_for(&class)
 }

@@ -8,7 +8,10 @@
 //!   scheme `https+http://` means "https, else http" and reads as `https://`
 //!   (`http+https://` as `http://`).
 //! - [`PLAIN`]: a call through `new HttpClient(...)` is no client of
-//!   `IHttpClientFactory`, so `ConfigureHttpClientDefaults` never reaches it.
+//!   `IHttpClientFactory`, so `ConfigureHttpClientDefaults` never reaches it; nor
+//!   is a call of a class that builds its own clients and is given none
+//!   ([`builds_its_own_clients`]: eShop's MAUI `RequestProvider`, whose clients come
+//!   from a `Lazy<HttpClient>` of `new HttpClient(handler)`).
 //! - [`is_test_code`]: a call in test code (a test project, a `tests/` folder, a
 //!   class with `[Fact]`, `[Theory]`, `[Test]`, `[TestMethod]`) is not evidence of
 //!   production retries.
@@ -38,6 +41,46 @@ pub fn is_plain_client(file: &CodeFile<'_>, init: Node<'_>) -> bool {
             .filter(|v| v.kind() == "variable_declaration")
             .and_then(|v| v.child_by_field_name("type"))
             .is_some_and(|t| file.text_of(t).trim().ends_with("HttpClient"))
+}
+
+/// True when the type `class` builds its `HttpClient`s itself and is given none:
+/// it writes `new HttpClient(` and neither asks for an `IHttpClientFactory` nor
+/// takes an `HttpClient` in a constructor (primary or not), the two ways a factory
+/// client reaches a class (a typed client is constructed with one, by the
+/// factory). Every call it makes is then through a client of its own.
+pub fn builds_its_own_clients(file: &CodeFile<'_>, class: Node<'_>) -> bool {
+    let text = file.text_of(class);
+    if !(text.contains("new HttpClient(") || text.contains("new System.Net.Http.HttpClient("))
+        || text.contains("IHttpClientFactory")
+    {
+        return false;
+    }
+    let given_one = |list: Node<'_>| {
+        let mut c = list.walk();
+        let given = list.named_children(&mut c).any(|p| {
+            p.kind() == "parameter"
+                && p.child_by_field_name("type").is_some_and(|t| {
+                    file.text_of(t)
+                        .trim()
+                        .trim_end_matches('?')
+                        .ends_with("HttpClient")
+                })
+        });
+        given
+    };
+    // The primary constructor's parameters, then each constructor's.
+    let mut c = class.walk();
+    if class
+        .named_children(&mut c)
+        .any(|n| n.kind() == "parameter_list" && given_one(n))
+    {
+        return false;
+    }
+    !syntax::descendants(class, 50_000)
+        .into_iter()
+        .filter(|n| n.kind() == "constructor_declaration")
+        .filter_map(|n| n.child_by_field_name("parameters"))
+        .any(given_one)
 }
 
 /// For a registration `AddHttpClient<T>(...)`, `AddHttpClient<I, T>(...)` or
@@ -199,6 +242,47 @@ mod tests {
         assert_eq!(resolve("http://x/api/", "orders"), "http://x/api/orders");
         assert_eq!(resolve("http://x/api", "orders"), "http://x/orders");
         assert_eq!(resolve("http://x/api/", "http://y/z"), "http://y/z");
+    }
+
+    #[test]
+    fn a_class_that_builds_its_own_clients_and_is_given_none() {
+        use crate::import::code::{parse, Language};
+        use crate::source::loader::{Limits, Workspace};
+        let judge = |src: &str| {
+            let ws = Workspace::new(std::path::PathBuf::from("/"), Limits::default());
+            let doc = ws.load_text(std::path::Path::new("/t/A.cs"), src);
+            let parse::Parsed::Tree(tree) = parse::parse(Language::CSharp, src) else {
+                panic!("parses");
+            };
+            let file = CodeFile {
+                doc: &doc,
+                text: src,
+                language: Language::CSharp,
+                tree: &tree,
+                boundary: &crate::source::boundary::ReadBoundary::unbounded(),
+            };
+            let class = syntax::descendants(tree.root_node(), 10_000)
+                .into_iter()
+                .find(|n| n.kind() == "class_declaration")
+                .expect("a class");
+            builds_its_own_clients(&file, class)
+        };
+        let own = "public class RequestProvider(HttpMessageHandler h) {\n  private readonly Lazy<HttpClient> _c = new(() => new HttpClient(h));\n  HttpClient Get() => _c.Value;\n  public Task P(string uri) { var c = Get(); return c.PostAsync(uri, null); }\n}\n";
+        assert!(judge(own));
+        // Given a client (a typed client), or a factory: not its own.
+        assert!(!judge(
+            "public class A(HttpClient c) { HttpClient d = new HttpClient(); }"
+        ));
+        assert!(!judge(
+            "public class A { public A(HttpClient c) {} HttpClient d = new HttpClient(); }"
+        ));
+        assert!(!judge(
+            "public class A(IHttpClientFactory f) { HttpClient d = new HttpClient(); }"
+        ));
+        // No client built at all: nothing said.
+        assert!(!judge(
+            "public class A { Task P(HttpClient c) => c.GetAsync(\"/x\"); }"
+        ));
     }
 
     #[test]

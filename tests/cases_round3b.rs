@@ -56,11 +56,15 @@ fn case80_symlinks_leaving_the_root_are_not_read() {
     let both = format!("{out}{err}");
     for name in ["application.yml", "nginx.conf"] {
         assert!(
-            both.lines().any(|l| l.contains("left out") && l.contains(name)),
+            both.lines()
+                .any(|l| l.contains("left out") && l.contains(name)),
             "{name}:\n{both}"
         );
     }
-    assert!(both.contains("2 paths outside the project root left out"), "{both}");
+    assert!(
+        both.contains("2 paths outside the project root left out"),
+        "{both}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -121,8 +125,17 @@ fn case86_a_full_standard_output_is_exit_2_with_one_line() {
         &["layers", "POST /api/pay", "."],
         &["init", "openapi.yaml", "-o", "-"],
         &[
-            "plan", "--method", "POST", "--status", "503", "--attempt", "0", "--now-ms", "0",
-            "--deadline-ms", "10000",
+            "plan",
+            "--method",
+            "POST",
+            "--status",
+            "503",
+            "--attempt",
+            "0",
+            "--now-ms",
+            "0",
+            "--deadline-ms",
+            "10000",
         ],
         &["report", ".", "--format", "html", "-o", "-"],
     ];
@@ -145,5 +158,8 @@ fn case86_a_full_standard_output_is_exit_2_with_one_line() {
             "{args:?}: {err}"
         );
     }
-    assert!(!dir.join("-").exists(), "`report -o -` wrote a file named `-`");
+    assert!(
+        !dir.join("-").exists(),
+        "`report -o -` wrote a file named `-`"
+    );
 }

@@ -133,10 +133,10 @@ fn trigger_istio_below_a_millisecond() {
     assert_eq!(
         rl017("trigger-istio-precision"),
         [
-            "vs.yaml:10:5",  // timeout: 0.5ns
-            "vs.yaml:14:7",  // perTryTimeout: 100ps
-            "vs.yaml:17:5",  // timeout: 1.5ms
-            "vs.yaml:21:7",  // perTryTimeout: 999us
+            "vs.yaml:10:5", // timeout: 0.5ns
+            "vs.yaml:14:7", // perTryTimeout: 100ps
+            "vs.yaml:17:5", // timeout: 1.5ms
+            "vs.yaml:21:7", // perTryTimeout: 999us
         ]
     );
     let import = imported(&out);

@@ -239,7 +239,11 @@ defaults:
         .map(|d| (line_col(d), d.code, d.primary.message.as_str()))
         .collect();
     assert_eq!(got, vec![((4, 3), "RL005", "invalid duration")]);
-    assert!(d[0].message.contains("longer than 10,000 years"), "{}", d[0].message);
+    assert!(
+        d[0].message.contains("longer than 10,000 years"),
+        "{}",
+        d[0].message
+    );
     let defaults = p.unwrap().defaults.unwrap();
     assert!(defaults.deadline.is_none());
     assert!(defaults.attempt_timeout.is_some());

@@ -338,3 +338,55 @@ fn a_mesh_route_bound_to_a_proto_api_judges_each_rpc_by_its_semantics() {
         .collect();
     assert_eq!(rl201, ["POST /shop.cart.v1.CartService/AddItem"]);
 }
+
+/// A spec that writes no server but lives in the service's module (its
+/// `spring.application.name` is `customers-service`, the name the gateway's
+/// `lb://customers-service` uses) describes that service: its code is not read as
+/// a second description of it (eShop's `Catalog.API.json` beside `CatalogApi.cs`
+/// listed every catalog operation twice).
+#[test]
+fn a_spec_named_by_the_services_identity_wins_over_its_code() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&fixture(), tmp.path());
+    std::fs::write(
+        tmp.path().join("customers-service/openapi.yaml"),
+        "openapi: 3.0.3\ninfo: {title: customers, version: '1'}\npaths:\n  /owners:\n    post:\n      responses: {'201': {description: created}}\n",
+    )
+    .unwrap();
+    let (_, out) = run(tmp.path(), &["readiness", ".", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let files: Vec<&str> = v["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["file"].as_str().unwrap())
+        .collect();
+    assert!(files.contains(&"customers-service/openapi.yaml"), "{files:?}");
+    assert!(
+        files.iter().all(|f| !f.ends_with("OwnerResource.java") && !f.ends_with("PetResource.java")),
+        "{files:?}"
+    );
+}
+
+/// A `.proto` copied beside its client describes the same service as the
+/// server's: one API, not two.
+#[test]
+fn a_proto_copied_beside_its_client_is_one_api() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/server/grpc-proto");
+    copy_dir(&src, tmp.path());
+    std::fs::create_dir_all(tmp.path().join("app/protos")).unwrap();
+    std::fs::copy(src.join("protos/cart.proto"), tmp.path().join("app/protos/cart.proto")).unwrap();
+    let (_, out) = run(tmp.path(), &["check", "."]);
+    assert!(
+        out.lines().last().unwrap_or_default().contains("1 API read from server code"),
+        "{out}"
+    );
+    let (_, diags) = findings(tmp.path());
+    let rl201: Vec<String> = diags
+        .iter()
+        .filter(|d| d["code"] == "RL201")
+        .flat_map(operations)
+        .collect();
+    assert_eq!(rl201, ["POST /shop.cart.v1.CartService/AddItem"]);
+}

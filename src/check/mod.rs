@@ -446,9 +446,34 @@ fn analyze_pass(
         if !streamed.paths.is_empty() && !imported.objects.is_empty() {
             return Err(imported);
         }
+        // The service names the repository gives each document (its Spring
+        // application name, Compose service, Aspire project), read only when there is
+        // something to bind.
+        let load = |p: &std::path::Path| inputs.ws.boundary().admits(p).then(|| inputs.ws.load(p));
+        let mut finder = (!imported.objects.is_empty()).then(|| {
+            crate::timing::phase("import/identities", || {
+                // The Aspire AppHost sources of the run name the projects it runs.
+                let apphosts: Vec<_> = inputs
+                    .configs
+                    .iter()
+                    .filter_map(|(doc, format)| match format {
+                        crate::import::Format::Code(l) => Some((doc.file.path.clone(), *l)),
+                        _ => None,
+                    })
+                    .chain(inputs.sources_rest.iter().cloned())
+                    .filter(|(_, l)| *l == crate::import::code::Language::CSharp)
+                    .filter_map(|(p, _)| load(&p))
+                    .filter(|d| d.file.text.contains(crate::import::aspire::MARKER))
+                    .collect();
+                let aspire = crate::import::aspire::project_names(
+                    apphosts.iter().map(|d| d.file.text.as_ref()),
+                );
+                crate::import::identity::Identities::new(&load).with_aspire(aspire)
+            })
+        });
         // With something to bind, the services no document describes are read
         // from their server code (issue 41).
-        if !imported.objects.is_empty() {
+        if let Some(finder) = finder.as_mut() {
             let sources: Vec<(PathBuf, crate::import::code::Language)> = inputs
                 .configs
                 .iter()
@@ -460,14 +485,34 @@ fn analyze_pass(
                 })
                 .chain(inputs.sources_rest.iter().cloned())
                 .collect();
+            // A service a written spec describes, by a server host or by the name
+            // the repository gives it, is not read from its code.
+            let spec_names: Vec<String> = crate::timing::phase("import/identities", || {
+                documents
+                    .iter()
+                    .flat_map(|d| finder.of(&d.doc.file.path))
+                    .collect()
+            });
             let read = crate::timing::phase("import/server", || {
                 crate::import::server::documents(
                     &sources,
                     &inputs.ws,
                     &report_root(options),
                     &documents,
+                    &spec_names,
                 )
             });
+            // The same by the names the repository gives the code's own service
+            // (an Aspire project name shared with the spec of its folder).
+            let read: Vec<Document> = read
+                .into_iter()
+                .filter(|d| {
+                    !finder
+                        .of(&d.doc.file.path)
+                        .iter()
+                        .any(|n| spec_names.contains(n))
+                })
+                .collect();
             documents.extend(read);
             // A gRPC service no document describes is an API by itself.
             let from_protos = crate::timing::phase("import/proto-apis", || {
@@ -481,37 +526,14 @@ fn analyze_pass(
             documents.extend(from_protos);
         }
         let bound = crate::timing::phase("import/bind", || {
-            // The service names the repository gives each spec (its Spring
-            // application name), read only when there is something to bind.
-            let identities: Vec<Vec<String>> = if imported.objects.is_empty() {
-                Vec::new()
-            } else {
-                let load =
-                    |p: &std::path::Path| inputs.ws.boundary().admits(p).then(|| inputs.ws.load(p));
-                crate::timing::phase("import/identities", || {
-                    // The Aspire AppHost sources of the run name the projects it runs.
-                    let apphosts: Vec<_> = inputs
-                        .configs
-                        .iter()
-                        .filter_map(|(doc, format)| match format {
-                            crate::import::Format::Code(l) => Some((doc.file.path.clone(), *l)),
-                            _ => None,
-                        })
-                        .chain(inputs.sources_rest.iter().cloned())
-                        .filter(|(_, l)| *l == crate::import::code::Language::CSharp)
-                        .filter_map(|(p, _)| load(&p))
-                        .filter(|d| d.file.text.contains(crate::import::aspire::MARKER))
-                        .collect();
-                    let aspire = crate::import::aspire::project_names(
-                        apphosts.iter().map(|d| d.file.text.as_ref()),
-                    );
-                    let mut finder =
-                        crate::import::identity::Identities::new(&load).with_aspire(aspire);
+            let identities: Vec<Vec<String>> = match finder.as_mut() {
+                None => Vec::new(),
+                Some(finder) => crate::timing::phase("import/identities", || {
                     documents
                         .iter()
                         .map(|d| finder.of(&d.doc.file.path))
                         .collect()
-                })
+                }),
             };
             crate::import::bind::bind(
                 &imported.objects,

@@ -723,10 +723,21 @@ pub fn bind(
         if !bindings[i].is_empty() {
             continue;
         }
+        // A client config that names no call (a Resilience4j instance, an AWS
+        // profile, a gRPC service config, a pipeline no HTTP call was seen through)
+        // says nothing of which requests it carries; a client in code counts by the
+        // calls it was seen making, a proxy or mesh route by its match.
+        let judged = |r: &super::Route| {
+            if o.platform.is_code() {
+                !r.matches.is_empty()
+            } else {
+                o.layer != crate::policy::model::Layer::Client
+            }
+        };
         for route in o
             .routes
             .iter()
-            .filter(|r| r.settings.retry.as_ref().is_some_and(|s| s.value))
+            .filter(|r| r.settings.retry.as_ref().is_some_and(|s| s.value) && judged(r))
         {
             out.unbound_routes.push(UnboundRoute {
                 layer: o.layer,

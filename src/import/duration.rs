@@ -88,7 +88,9 @@ pub fn parse_go_nanos(text: &str) -> Option<u128> {
         };
         let mut value: u128 = 0;
         for d in whole.bytes() {
-            value = value.saturating_mul(10).saturating_add(u128::from(d - b'0'));
+            value = value
+                .saturating_mul(10)
+                .saturating_add(u128::from(d - b'0'));
         }
         value = value.saturating_mul(per);
         // The fraction: digits times the unit over 10^digits, cut at the nanosecond;
@@ -178,6 +180,9 @@ mod tests {
             assert_eq!(parse_go_nanos(bad), None, "{bad}");
         }
         // Beyond u128: saturated, never wrapped.
-        assert_eq!(parse_go_nanos(&format!("{}h", "9".repeat(40))), Some(u128::MAX));
+        assert_eq!(
+            parse_go_nanos(&format!("{}h", "9".repeat(40))),
+            Some(u128::MAX)
+        );
     }
 }

@@ -83,7 +83,9 @@ fn path_matching(language: Language) -> PathMatching {
 }
 
 /// The documents read from the server code among `sources` (every source file of
-/// the run, each once), for services no document of `specs` serves. `root` bounds
+/// the run, each once), for services no document of `specs` serves, by a server
+/// host or by a name the repository gives a spec (`spec_names`: its Spring
+/// application, Compose service or Aspire project name). `root` bounds
 /// nothing here (no `$ref` in a built document) but the model's resolver needs
 /// one. Files are read in parallel; a file that does not parse is skipped. Never
 /// panics on bad input.
@@ -92,8 +94,10 @@ pub fn documents(
     ws: &Workspace,
     root: &Path,
     specs: &[Document],
+    spec_names: &[String],
 ) -> Vec<Document> {
-    let served = service::served_hosts(specs);
+    let mut served = service::served_hosts(specs);
+    served.extend(spec_names.iter().cloned());
     let boundary = ws.boundary();
     let mut seen = BTreeSet::new();
     let sources: Vec<&(PathBuf, Language)> = sources

@@ -24,7 +24,8 @@ use crate::source::refs::Resolver;
 use std::sync::Arc;
 
 /// The documents of the gRPC services of `protos` that no document of `specs`
-/// describes, one per (file, service), in file and service order.
+/// describes, one per service (from the first file that declares it), in file and
+/// service order.
 pub fn documents(
     protos: &ProtoIndex,
     resolver: &Resolver<'_>,
@@ -53,6 +54,14 @@ pub fn documents(
             required_headers: Vec::new(),
         });
     }
+    // One API per service: a `.proto` copied beside its client (eShop keeps the
+    // basket service's in the server and in the app) describes the same service.
+    let mut seen: Vec<&str> = Vec::new();
+    groups.retain(|(_, service, _, _)| {
+        let first = !seen.contains(service);
+        seen.push(service);
+        first
+    });
     groups
         .into_iter()
         .filter(|(_, service, _, transcoded)| !transcoded && !described(service, specs))

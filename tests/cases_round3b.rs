@@ -5,6 +5,7 @@
 //! theirs. The inputs are copies in `fixtures/cases/` or, for the links of case 80,
 //! built at test time.
 
+#![allow(clippy::disallowed_macros)] // output for the reader (clippy.toml)
 use std::path::{Path, PathBuf};
 
 mod common;

@@ -361,9 +361,14 @@ fn a_spec_named_by_the_services_identity_wins_over_its_code() {
         .iter()
         .map(|o| o["file"].as_str().unwrap())
         .collect();
-    assert!(files.contains(&"customers-service/openapi.yaml"), "{files:?}");
     assert!(
-        files.iter().all(|f| !f.ends_with("OwnerResource.java") && !f.ends_with("PetResource.java")),
+        files.contains(&"customers-service/openapi.yaml"),
+        "{files:?}"
+    );
+    assert!(
+        files
+            .iter()
+            .all(|f| !f.ends_with("OwnerResource.java") && !f.ends_with("PetResource.java")),
         "{files:?}"
     );
 }
@@ -376,10 +381,17 @@ fn a_proto_copied_beside_its_client_is_one_api() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/server/grpc-proto");
     copy_dir(&src, tmp.path());
     std::fs::create_dir_all(tmp.path().join("app/protos")).unwrap();
-    std::fs::copy(src.join("protos/cart.proto"), tmp.path().join("app/protos/cart.proto")).unwrap();
+    std::fs::copy(
+        src.join("protos/cart.proto"),
+        tmp.path().join("app/protos/cart.proto"),
+    )
+    .unwrap();
     let (_, out) = run(tmp.path(), &["check", "."]);
     assert!(
-        out.lines().last().unwrap_or_default().contains("1 API read from server code"),
+        out.lines()
+            .last()
+            .unwrap_or_default()
+            .contains("1 API read from server code"),
         "{out}"
     );
     let (_, diags) = findings(tmp.path());

@@ -479,3 +479,24 @@ fn case94_blanket_binding_scopes_signals_by_method() {
     assert!(messages("RL307", post).is_empty(), "{out}");
     assert_eq!(messages("RL307", put).len(), 1, "{out}");
 }
+
+/// Issue 42: `retryCondition: () => true` is a known condition (every error, every
+/// method: RL201 for the POST), not an unknown one (no RL019 about it); a timeout
+/// written `parseInt(process.env.T) || 5000` is read as its literal fallback (with
+/// `shouldResetTimeout` unset it spans every attempt: a 5 s deadline, so no RL301),
+/// and RL019 says what was assumed.
+#[test]
+fn axios_retry_constant_condition_and_literal_timeout_fallback() {
+    let dir = root().join("fixtures/code/javascript/axios-retry-constant-condition");
+    let (code, out) = check(&dir);
+    assert_eq!(code, 1);
+    assert!(out.contains("RL201 unprotected-retry"), "{out}");
+    assert!(!out.contains("RL301"), "{out}");
+    assert!(!out.contains("what is retried is `() => true`"), "{out}");
+    assert!(
+        out.contains("assumed its literal fallback, 5000 ms"),
+        "{out}"
+    );
+    let (_, layers, _) = common::retrylint_in(&dir, &["layers", "POST /orders", "."]);
+    assert!(layers.contains("deadline                   5s"), "{layers}");
+}

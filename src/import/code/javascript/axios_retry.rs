@@ -157,6 +157,22 @@ fn timeout(ctx: &Ctx<'_, '_>, target: Node<'_>, reset: bool, c: &mut CodeClient)
     {
         Some(n) if n <= 0.0 => return,
         Some(n) => Setting::literal(n, ts),
+        // `parseInt(process.env.T) || 5000`: the literal fallback is the timeout
+        // whenever the environment sets none (issue 42), said by RL019.
+        None if literal_fallback(ctx, t).is_some_and(|(n, _)| n > 0.0) => {
+            let (n, span) = literal_fallback(ctx, t).expect("checked above");
+            c.findings.push(super::super::model::Finding {
+                code: "RL019",
+                span: ts.clone(),
+                message: format!(
+                    "axios-retry: the axios timeout is `{}`, not known statically; assumed its literal fallback, {n} ms",
+                    ctx.scope.provenance(ctx.file, t)
+                ),
+                label: "literal fallback assumed".into(),
+                help: "the value the environment gives at run time replaces it; write the timeout as a literal or a constant of the same file to have it judged exactly".into(),
+            });
+            Setting::literal(n, span)
+        }
         None => {
             c.findings.push(super::super::model::Finding {
                 code: "RL019",
@@ -309,6 +325,17 @@ fn condition(ctx: &Ctx<'_, '_>, v: Node<'_>, c: &mut CodeClient) {
     c.notes
         .retain(|(_, n)| !n.starts_with("axios-retry retries network errors"));
     let target = ctx.scope.resolve(ctx.file, v);
+    // A constant true condition (`() => true`) is known: every error, on every
+    // method (issue 42: "always", not an unknown condition).
+    if eval::function_of(ctx.file, target)
+        .and_then(|(_, body)| ctx.scope.eval(ctx.file, body, &[]))
+        .is_some_and(|constant| constant.truthy())
+    {
+        c.retry_on = Some(Setting::literal(MAY_RETRY_ANYTHING.to_vec(), vs.clone()));
+        c.methods = None;
+        c.method_scoped.clear();
+        return;
+    }
     let read = match eval::function_of(ctx.file, target) {
         Some((_, body)) => parts(ctx, body),
         None => parts(ctx, target),
@@ -539,4 +566,26 @@ fn secs(ms: f64) -> String {
     } else {
         format!("{ms} ms")
     }
+}
+
+/// The known number after `||` or `??` in `expr || 5000` whose left side is not
+/// known statically, with its span.
+fn literal_fallback(
+    ctx: &Ctx<'_, '_>,
+    expr: tree_sitter::Node<'_>,
+) -> Option<(f64, std::ops::Range<usize>)> {
+    if expr.kind() != "binary_expression" {
+        return None;
+    }
+    let op = ctx.file.text_of(expr.child_by_field_name("operator")?);
+    if op != "||" && op != "??" {
+        return None;
+    }
+    let right = expr.child_by_field_name("right")?;
+    let n = ctx
+        .scope
+        .eval(ctx.file, right, &[])
+        .as_ref()
+        .and_then(Value::num)?;
+    Some((n, right.byte_range()))
 }

@@ -36,7 +36,9 @@ impl Value {
         }
     }
 
-    fn truthy(&self) -> bool {
+    /// JavaScript truthiness (`0`, `NaN`, `""`, `false`, `null` and `undefined` are
+    /// false).
+    pub fn truthy(&self) -> bool {
         match self {
             Value::Num(n) => *n != 0.0 && !n.is_nan(),
             Value::Str(s) => !s.is_empty(),

@@ -460,3 +460,33 @@ fn compose_service_names_bind_a_call_to_the_spec_built_there() {
         "{found:?}"
     );
 }
+
+/// Issue 42: the urllib3 version the project pins chooses the defaults. With
+/// `urllib3==1.26.18` in `requirements.txt` a Retry-After is waited whatever it says
+/// (1.26 has no `retry_after_max`); without a pin, 2.x caps it at 6 h.
+#[test]
+fn urllib3_pinned_below_2_waits_any_retry_after() {
+    let pinned = dir("fixtures/code/python/urllib3-pinned-1.26");
+    let (code, out, err) = common::retrylint_in(&pinned, &["layers", "GET /orders", "."]);
+    assert_eq!(code, 0, "{err}");
+    let max = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("retry_after.max"))
+        .unwrap_or_default();
+    assert!(max.trim_end().ends_with('-'), "{out}");
+    assert!(
+        out.contains("urllib3 1.26.18 (pinned in requirements.txt): no retry_after_max"),
+        "{out}"
+    );
+    // The same client with no pin: urllib3 2.x's cap.
+    let tmp = tempfile::tempdir().unwrap();
+    for f in ["openapi.yaml", "client.py"] {
+        std::fs::copy(pinned.join(f), tmp.path().join(f)).unwrap();
+    }
+    let (_, out, _) = common::retrylint_in(tmp.path(), &["layers", "GET /orders", "."]);
+    let max = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("retry_after.max"))
+        .unwrap_or_default();
+    assert!(max.contains("6h"), "{out}");
+}

@@ -20,6 +20,7 @@ pub mod aiohttp;
 pub mod backoff;
 pub mod calls;
 pub mod eval;
+pub mod pins;
 pub mod settings;
 pub mod stainless;
 pub mod tenacity;

@@ -263,6 +263,22 @@ pub fn retry<'t>(cx: &Ctx<'_, 't>, call: Node<'t>, kind: &str, custom: Option<Sp
             None => Setting::assumed(true, v.byte_range(), cx.expr(v), "urllib3's default, True"),
         },
     };
+    // urllib3 1.26 (pinned by the project) has no `retry_after_max`: a
+    // Retry-After is waited whatever it says.
+    let pin = super::pins::urllib3(cx.file.path(), cx.file.boundary);
+    if let Some(p) = pin.as_ref().filter(|p| p.major < 2) {
+        if honor.value && !kw.contains_key("retry_after_max") {
+            c.notes.push((
+                span.clone(),
+                format!(
+                    "urllib3 {} (pinned in {}): no retry_after_max, so a Retry-After is waited whatever it says",
+                    p.written.trim_start_matches('='), p.file
+                ),
+            ));
+            c.retry_after = Some(RetryAfter { honor, max: None });
+            return c;
+        }
+    }
     if honor.value {
         c.retry_after = Some(RetryAfter {
             honor,

@@ -499,3 +499,42 @@ fn each_name_of_one_file_is_read_as_its_name_says() {
     }
     let _ = std::fs::remove_dir_all(&t);
 }
+
+/// A named link to a file in a folder outside any project (no git work tree around
+/// it) keeps the project where the name stands: the folder the link leads to is
+/// never walked for related files (a link to `/etc/passwd` named `application.yml`
+/// walked all of `/etc`: "105 paths outside the project root left out").
+#[test]
+fn a_named_link_never_makes_its_targets_folder_the_project() {
+    let t = tempdir("named-link-folder");
+    for i in 0..5 {
+        write(
+            &t,
+            &format!("outside/sibling{i}.yaml"),
+            "kind: VirtualService\n",
+        );
+    }
+    write(&t, "outside/secret.yml", "password: CANARY_WALK_PASSWORD\n");
+    let proj = t.join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&proj)
+        .status()
+        .unwrap();
+    link(
+        &proj,
+        "application.yml",
+        t.join("outside/secret.yml").to_str().unwrap(),
+    );
+    let out = run(&proj, &["check", "application.yml", "--verbose"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    let all = format!("{}{}", out.stdout, out.stderr);
+    assert!(!all.contains("CANARY_WALK_PASSWORD"), "{all}");
+    assert!(!all.contains("sibling"), "{all}");
+    assert!(
+        all.contains("1 path outside the project root left out"),
+        "{all}"
+    );
+    let _ = std::fs::remove_dir_all(&t);
+}

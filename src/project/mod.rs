@@ -27,13 +27,29 @@ pub fn project_root(given: &Path, root_override: Option<&Path>) -> PathBuf {
     if let Some(r) = root_override {
         return std::fs::canonicalize(r).unwrap_or_else(|_| r.to_path_buf());
     }
+    crate::source::boundary::work_tree_or(&start_folder(given))
+}
+
+/// The folder a run over `given` starts from: `given` itself (resolved) for a
+/// folder, else the folder it stands in. For a name that is a symbolic link, the
+/// folder the name stands in, never where the link leads: a link to `/etc/passwd`
+/// named `application.yml` must not make `/etc` the project (it was walked).
+fn start_folder(given: &Path) -> PathBuf {
+    let is_link = std::fs::symlink_metadata(given).is_ok_and(|m| m.file_type().is_symlink());
     let abs = std::fs::canonicalize(given).unwrap_or_else(|_| given.to_path_buf());
-    let start = if abs.is_dir() {
-        abs.clone()
-    } else {
-        abs.parent().map(Path::to_path_buf).unwrap_or_default()
-    };
-    crate::source::boundary::work_tree_or(&start)
+    if abs.is_dir() && !is_link {
+        return abs;
+    }
+    if is_link {
+        let parent = given
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if let Ok(folder) = std::fs::canonicalize(parent) {
+            return folder;
+        }
+    }
+    abs.parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
 /// The root of the project whose answer a run over `given` reports (`check::answer`):
@@ -48,13 +64,7 @@ pub fn answer_root(given: &Path, root_override: Option<&Path>) -> PathBuf {
     if root_override.is_some() {
         return project_root(given, root_override);
     }
-    let abs = std::fs::canonicalize(given).unwrap_or_else(|_| given.to_path_buf());
-    let start = if abs.is_dir() {
-        abs.clone()
-    } else {
-        abs.parent().map(Path::to_path_buf).unwrap_or_default()
-    };
-    answer_root_from(&start)
+    answer_root_from(&start_folder(given))
 }
 
 /// [`answer_root`] from the folder `start`, taken as it is (not resolved: the read

@@ -97,7 +97,7 @@ pub fn with_related(
                 )
                 && below_root(c)
         })
-        .filter_map(|c| canonical(&c.path).parent().map(Path::to_path_buf))
+        .filter_map(|c| standing(&c.path).parent().map(Path::to_path_buf))
         .collect::<std::collections::BTreeSet<PathBuf>>()
         .into_iter()
         .map(|dir| crate::project::answer_root(&dir, root))
@@ -249,8 +249,10 @@ impl Related<'_> {
         let ws = self.ws;
         let doc = ws.load(&c.path);
         let abs = canonical(&c.path);
-        let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
-        let bound = self.answer_root(&abs);
+        // The project of a name is where the name stands, not where a link leads.
+        let here = standing(&c.path);
+        let dir = here.parent().map(Path::to_path_buf).unwrap_or_default();
+        let bound = self.answer_root(&here);
         if self.expanded.contains(&bound) {
             // Everything of the project is read already.
             return;
@@ -459,4 +461,21 @@ pub fn ref_closure(doc: &crate::source::loader::Loaded, ws: &Workspace) -> Vec<P
 
 fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p))
+}
+
+/// Where a name stands: its folder resolved, its last component kept. A link named
+/// in a project belongs to that project wherever it leads (a link to `/etc/passwd`
+/// named `application.yml` made `/etc` a project to walk).
+fn standing(p: &Path) -> PathBuf {
+    match (p.parent(), p.file_name()) {
+        (Some(dir), Some(name)) => {
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            canonical(dir).join(name)
+        }
+        _ => canonical(p),
+    }
 }

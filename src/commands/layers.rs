@@ -167,7 +167,13 @@ pub fn run(args: &LayersArgs) -> u8 {
             // nothing and would carry it, as `import` shows them (issue 36).
             let routes = route_views(&analyzed, &args.operation, &config.platforms);
             if routes.is_empty() {
-                return fail(e);
+                if analyzed.unbound_routes.is_empty() {
+                    return fail(e);
+                }
+                return fail(format!(
+                    "{e}; and no route of the {} retrying route(s) that bind nothing takes it",
+                    analyzed.unbound_routes.len()
+                ));
             }
             routes
         }

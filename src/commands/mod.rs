@@ -878,6 +878,15 @@ pub fn readiness(args: &ReadinessArgs) -> u8 {
     if let Err(code) = write_report(args.output.as_deref(), &text, &inputs, "matrix") {
         return code;
     }
+    // A deployment repository with no spec: an empty matrix says nothing of the
+    // retries it holds.
+    if m.operations.is_empty() && !analyzed.unbound_routes.is_empty() {
+        let n = analyzed.unbound_routes.len();
+        write::errln(format_args!(
+            "retrylint: no operation to show: no OpenAPI document or server code describes the API, and {n} retrying {} bind nothing; `retrylint import FILE` shows what a config retries, `retrylint layers 'METHOD /path'` the routes one request would take, and `check` judges each route (RL209)",
+            if n == 1 { "route" } else { "routes" }
+        ));
+    }
     for d in diagnostics.iter().filter(|d| d.code == "RL001") {
         let at = d
             .primary

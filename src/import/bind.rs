@@ -636,7 +636,7 @@ pub fn bind(
                 {
                     // An RPC read as an operation from its `.proto` alone: the same,
                     // whatever platform retries it.
-                    super::grpc::semantics_of(&mut entry.settings, "", &route.at, op, ctx.protos);
+                    super::grpc::semantics_of(&mut entry.settings, "", &op.at, op, ctx.protos);
                 }
                 entry
             })

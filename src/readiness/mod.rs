@@ -204,9 +204,29 @@ fn declared_key(op: &Operation, policy_headers: &[&str]) -> Option<KeyHeader> {
         .iter()
         .chain(KEY_HEADERS.iter())
         .find_map(|name| op.header_param(name))
+        // A header the handler requires and de-duplicates on (read from server
+        // code: eShop's `x-requestid`), as RL201 credits it.
+        .or_else(|| {
+            op.params
+                .iter()
+                .find(|p| p.handler_key && p.location == "header")
+        })
         .map(|p| KeyHeader {
             header: p.name.clone(),
             required: p.required,
+        })
+}
+
+/// The idempotency key a retrying layer carries in the request body (AIP-155
+/// `request_id` of a gRPC request message), as RL201 credits it.
+fn request_field_key(j: &JoinedOperation) -> Option<KeyHeader> {
+    j.layers
+        .iter()
+        .filter(|p| p.is_retried() && p.idempotency_key.in_request)
+        .find_map(|p| p.idempotency_key.header.as_ref())
+        .map(|h| KeyHeader {
+            header: h.value.clone(),
+            required: true,
         })
 }
 
@@ -299,13 +319,22 @@ fn row(
         || Effect::from_openapi_method(&op.method),
         |p| p.effective_effect(),
     );
-    let effect_declared = main.is_some_and(|p| p.effect.at.is_some());
+    // Inferred from the endpoint's own semantics (a gRPC method's AIP kind) is
+    // not declared.
+    let effect_declared = main.is_some_and(|p| {
+        p.effect.at.is_some() && p.effect.source != crate::analysis::Source::Inferred
+    });
     let policy_headers: Vec<&str> = j
         .layers
         .iter()
         .filter_map(|p| p.dedup_key_header().map(|h| h.value.as_str()))
         .collect();
-    let idempotency_key = declared_key(op, &policy_headers);
+    let handler_key = op
+        .params
+        .iter()
+        .any(|p| p.handler_key && p.location == "header");
+    let in_request = request_field_key(j);
+    let idempotency_key = declared_key(op, &policy_headers).or_else(|| in_request.clone());
     let retried = j.layers.iter().any(|p| p.is_retried());
     let mut safety = Vec::new();
     if effect != Effect::NonIdempotent {
@@ -320,10 +349,10 @@ fn row(
         .iter()
         .filter(|p| p.is_retried())
         .any(|p| j.key_reaches(p.layer, op));
-    let declared_key_is_real = idempotency_key
-        .as_ref()
-        .is_some_and(|k| !crate::retry::is_correlation_header(&k.header));
-    if (key_sent || !retried) && declared_key_is_real {
+    let declared_key_is_real = idempotency_key.as_ref().is_some_and(|k| {
+        handler_key || in_request.is_some() || !crate::retry::is_correlation_header(&k.header)
+    });
+    if (key_sent || handler_key || in_request.is_some() || !retried) && declared_key_is_real {
         safety.push("idempotency-key".to_string());
     }
     // Checking a status is client behaviour (a proxy's `check-status` is RL403).

@@ -143,7 +143,7 @@ fn summary(m: &Matrix) -> String {
     let counts = match m.unknown_count() {
         0 => format!("{ready} ready, {not_ready} not ready, {not_retried} not retried"),
         unknown => format!(
-            "{ready} ready, {not_ready} not ready, {not_retried} not retried, {unknown} unknown (an unbound retry layer may apply)"
+            "{ready} ready, {not_ready} not ready, {not_retried} not retried, {unknown} unknown"
         ),
     };
     let n = m.operations.len();
@@ -217,7 +217,7 @@ fn markdown_row(r: &Row, name: String) -> String {
 
 /// GitHub-flavoured Markdown for a pull-request comment, at most `limit` bytes (use
 /// [`markdown::COMMENT_LIMIT`]): the verdict line, a table of the operations that
-/// are not ready, and the others (ready, not retried) in a collapsed `<details>`
+/// are not ready or unknown, and the others (ready, not retried) in a collapsed `<details>`
 /// block. Rows that do not fit are counted (`… and 12 more operations`).
 pub fn markdown_limited(m: &Matrix, limit: usize) -> String {
     let header = format!(
@@ -229,7 +229,8 @@ pub fn markdown_limited(m: &Matrix, limit: usize) -> String {
     let rows: Vec<(&Row, String)> = m.operations.iter().zip(names).collect();
     let (attention, rest): (Vec<_>, Vec<_>) = rows
         .into_iter()
-        .partition(|(r, _)| r.verdict == "not-ready");
+        // An `unknown` row needs an answer too (bind the config that may retry it).
+        .partition(|(r, _)| r.verdict == "not-ready" || r.verdict == "unknown");
     let mut out = markdown::Limited::new(limit);
     out.push_always(&markdown_verdict(m));
     let mut left_out = 0;

@@ -277,12 +277,15 @@ pub fn policy_yaml(observed: &ObservedPolicy, operation: &str) -> String {
     let mut y =
         String::from("# The policy retrylint probe observed (v1).\nversion: 1\noperations:\n");
     y.push_str(&format!("  {}:\n", yaml_key(operation)));
-    let retried = observed.attempts.is_some_and(|n| n > 1) || !observed.retried_statuses.is_empty();
+    // A resend after a reset is a retry too (the lost-response scenario alone).
+    let retried = observed.attempts.is_some_and(|n| n > 1)
+        || !observed.retried_statuses.is_empty()
+        || observed.resent_after_reset == Some(true);
     y.push_str(&format!("    retry: {retried}\n"));
     if let Some(n) = observed.attempts {
         y.push_str(&format!("    attempts: {n}\n"));
     }
-    if !observed.retried_statuses.is_empty() {
+    if !observed.retried_statuses.is_empty() || observed.resent_after_reset == Some(true) {
         let mut on: Vec<String> = observed
             .retried_statuses
             .iter()
@@ -350,6 +353,29 @@ mod tests {
         assert_eq!(jitter_class(0.105), JitterClass::Inconclusive);
         assert_eq!(jitter_class(0.27), JitterClass::Inconclusive);
         assert_eq!(jitter_class(0.0052), JitterClass::Inconclusive);
+    }
+
+    /// A client seen only resending after a reset (the lost-response scenario
+    /// alone) retries: the observed policy said `retry: false` beside an RL603.
+    #[test]
+    fn a_resend_after_a_reset_is_an_observed_retry() {
+        let observed = ObservedPolicy {
+            attempts: None,
+            base_ms: None,
+            multiplier: None,
+            delays_ms: Vec::new(),
+            herd: 0,
+            cv: None,
+            jitter: None,
+            retry_after: Vec::new(),
+            resent_after_reset: Some(true),
+            key_stable: None,
+            attempt_timeout_ms: None,
+            retried_statuses: Vec::new(),
+        };
+        let y = policy_yaml(&observed, "POST /orders");
+        assert!(y.contains("retry: true"), "{y}");
+        assert!(y.contains("retry_on: [reset]"), "{y}");
     }
 
     #[test]

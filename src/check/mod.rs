@@ -325,20 +325,11 @@ fn check_alone(
     Some(diags)
 }
 
-/// [`analyze`], checking documents as they load when `stream` and the options
-/// allow it (no baseline split, no `services:`).
+/// [`analyze`], checking documents as they load when `stream` and the run allows it:
+/// no baseline split, no `services:`, no policy file, and no retry config or client
+/// in code that imports to a route. One pass: the files that say what binds are read
+/// first ([`project::load`]), then the documents ([`project::Staged::documents`]).
 fn analyze_with(options: &CheckOptions, stream: bool) -> Analyzed {
-    analyze_pass(options, stream, None)
-}
-
-/// [`analyze_with`]; `read` is the import read of a streaming pass that found retry
-/// configs, reused by the pass done again without streaming (the same files, found
-/// the same way): reading retries in code is most of such a run.
-fn analyze_pass(
-    options: &CheckOptions,
-    stream: bool,
-    read: Option<crate::import::Imported>,
-) -> Analyzed {
     let stream = stream && options.split.is_none() && options.services.is_empty();
     let hook = |ws: &Workspace, doc: &Arc<Loaded>, root: &Path| {
         check_alone(ws, doc, root, &options.thresholds)
@@ -353,7 +344,8 @@ fn analyze_pass(
         .iter()
         .map(|s| std::fs::canonicalize(&s.spec).unwrap_or_else(|_| s.spec.clone()))
         .collect();
-    let mut inputs = project::load(&project::Selection {
+    // First stage: policies, retry configs, `.proto` files and retry code.
+    let staged = project::load(&project::Selection {
         bound_specs: &bound_specs,
         paths: &options.paths,
         policies: &options.policies,
@@ -364,13 +356,59 @@ fn analyze_pass(
         filter: options.filter.as_ref(),
         related: options.related,
         overlay: options.overlay.clone(),
-        stream: if stream {
-            Some(project::Stream(&hook))
-        } else {
-            None
-        },
+    });
+    // The `.proto` files of the run, read once, for binding gRPC configs.
+    let (protos, proto_diags) = crate::timing::phase("import/protos", || {
+        crate::import::proto::ProtoIndex::build(&staged.protos)
+    });
+    let ctx = crate::import::ImportContext {
+        platforms: &options.platforms,
+        protos: &protos,
+    };
+    let imported = crate::timing::phase("import/read", || {
+        crate::import::import_all_with_sources(
+            &staged.configs,
+            &staged.sources_rest,
+            &|p| Some(staged.ws.load(p)),
+            staged.ws.boundary(),
+            &ctx,
+        )
+    });
+    // A retry config binds to operations of any document: with one, every document
+    // is held whole; with none, each is checked as it loads and released.
+    let stream = stream && imported.objects.is_empty();
+    let mut inputs = staged.documents(if stream {
+        Some(project::Stream(&hook))
+    } else {
+        None
     });
     let mut diags = std::mem::take(&mut inputs.diagnostics);
+
+    // Model: documents built in parallel, each with its own resolver (its memo and
+    // look-up caches behind no lock another worker waits on); files reached by `$ref`
+    // are still loaded once, by the shared workspace. RL008's typed read of a 3.0
+    // document runs on another core beside its ref scan.
+    let model_all = |ws: &Workspace, documents: &[(Arc<Loaded>, PathBuf)]| {
+        // On the deep-stack pool: RL008's typed read recurses per nesting level.
+        crate::deep_stack::run(|| {
+            documents
+                .par_iter()
+                .map(|(doc, root)| model_document(&Resolver::new(ws, root), doc))
+                .collect::<Vec<_>>()
+        })
+    };
+    let mut built: Vec<(Option<Document>, Vec<Diagnostic>)> =
+        crate::timing::phase("model", || model_all(&inputs.ws, &inputs.documents));
+    // A document of the whole-run path that reads a streamed one through a `$ref`
+    // shares nodes with it: that one is taken back and checked with the whole run.
+    let taken = inputs.unstream_referenced();
+    if !taken.is_empty() {
+        let again: Vec<(Arc<Loaded>, PathBuf)> =
+            taken.iter().map(|&i| inputs.documents[i].clone()).collect();
+        for (&i, one) in taken.iter().zip(model_all(&inputs.ws, &again)) {
+            built.insert(i, one);
+        }
+    }
     let mut streamed = std::mem::take(&mut inputs.streamed);
     // Every tree of a streamed document is gone by now: its findings come back.
     let lost = match streamed.take_diagnostics() {
@@ -383,26 +421,6 @@ fn analyze_pass(
             true
         }
     };
-
-    // Model: documents built in parallel, each with its own resolver (its memo and
-    // look-up caches behind no lock another worker waits on); files reached by `$ref`
-    // are still loaded once, by the shared workspace. RL008's typed read of a 3.0
-    // document runs on another core beside its ref scan.
-    let built: Vec<(Option<Document>, Vec<Diagnostic>)> = crate::timing::phase("model", || {
-        // On the deep-stack pool: RL008's typed read recurses per nesting level.
-        crate::deep_stack::run(|| {
-            inputs
-                .documents
-                .par_iter()
-                .map(|(doc, root)| model_document(&Resolver::new(&inputs.ws, root), doc))
-                .collect()
-        })
-    });
-    // A document of the whole-run path that reads a streamed one through a `$ref`
-    // shares nodes with it: the run is done again without streaming.
-    if streamed.paths.iter().any(|p| inputs.ws.is_referenced(p)) {
-        return analyze_with(options, false);
-    }
     let mut documents = Vec::new();
     for (doc, d) in built {
         diags.extend(d);
@@ -417,31 +435,8 @@ fn analyze_pass(
         policies.extend(policy);
     }
     let written = policies.len();
-    // The `.proto` files of the run, read once, for binding gRPC configs.
-    let (protos, proto_diags) = crate::timing::phase("import/protos", || {
-        crate::import::proto::ProtoIndex::build(&inputs.protos)
-    });
     diags.extend(proto_diags);
     let imported = crate::timing::phase("import", || {
-        let ctx = crate::import::ImportContext {
-            platforms: &options.platforms,
-            protos: &protos,
-        };
-        let imported = crate::timing::phase("import/read", || match read {
-            Some(read) => read,
-            None => crate::import::import_all_with_sources(
-                &inputs.configs,
-                &inputs.sources_rest,
-                &|p| Some(inputs.ws.load(p)),
-                inputs.ws.boundary(),
-                &ctx,
-            ),
-        });
-        // A retry config binds to operations of any document: with one, the
-        // streamed documents are needed whole, so the run is done again without.
-        if !streamed.paths.is_empty() && !imported.objects.is_empty() {
-            return Err(imported);
-        }
         // With something to bind, the services no document describes are read
         // from their server code (issue 41).
         if !imported.objects.is_empty() {
@@ -524,12 +519,9 @@ fn analyze_pass(
         files.dedup();
         let count = files.len();
         policies.extend(bound.policies);
-        Ok((count, bound.notes, imported.skipped))
+        (count, bound.notes, imported.skipped)
     });
-    let (configs, notes, code_skipped) = match imported {
-        Ok(done) => done,
-        Err(read) => return analyze_pass(options, false, Some(read)),
-    };
+    let (configs, notes, code_skipped) = imported;
     let (analysis, d) = crate::timing::phase("join", || analysis::join(&documents, &policies));
     diags.extend(d);
     for p in &policies {

@@ -84,6 +84,9 @@ pub struct CheckOutcome {
     pub suppressed: Vec<suppress::Suppressed>,
     /// Canonical paths of the files the run read as input (see [`Analyzed::inputs`]).
     pub inputs: Vec<PathBuf>,
+    /// How many times the run read each file from disk and parsed it (see
+    /// [`Analyzed::reads`]).
+    pub reads: std::collections::BTreeMap<PathBuf, usize>,
 }
 
 /// The root that machine formats (SARIF, GitLab, baselines) make paths relative to:
@@ -147,6 +150,11 @@ pub struct Analyzed {
     /// ([`answer::asked_operations`]); the views (`readiness`, `report`) show those
     /// rows only. `None`: the whole project was asked, every row is shown.
     pub asked_operations: Option<Vec<bool>>,
+    /// How many times the run read each file (canonical path) from disk and parsed
+    /// it: once each, since one pass reads what binds before the documents
+    /// (`tests/read_once.rs`); a streamed document that a `$ref` of another reaches
+    /// is read twice (released after its check, read again as the `$ref` target).
+    pub reads: std::collections::BTreeMap<PathBuf, usize>,
 }
 
 /// Runs the whole pipeline. A run with nothing that binds across documents (no
@@ -166,6 +174,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         suppressed,
         could_not_lint,
         inputs,
+        reads,
         ..
     } = analyzed;
     let count = documents.len() + analyzed.streamed_documents;
@@ -189,6 +198,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         could_not_lint,
         suppressed,
         inputs,
+        reads,
     }
 }
 
@@ -550,6 +560,7 @@ fn analyze_with(options: &CheckOptions, stream: bool) -> Analyzed {
         inputs: inputs.read_paths(),
         streamed_documents: streamed.paths.len(),
         asked_operations: None,
+        reads: inputs.ws.read_counts().into_iter().collect(),
     }
 }
 

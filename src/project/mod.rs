@@ -348,13 +348,11 @@ pub fn load(sel: &Selection<'_>) -> Staged {
                     return (c, false);
                 };
                 // Never `fs::read`: a named link to `/dev/zero` or a FIFO would not end.
-                // A named file that cannot be read is loaded with the others, so it
-                // is reported (RL001) as any named file is.
-                let hit = match crate::source::loader::read_regular_file(
-                    &c.path,
-                    sel.limits.max_file_bytes,
-                ) {
-                    Ok(b) => language.may_hold_retries(&b),
+                // A hit is loaded from the bytes read here (read once). A named file
+                // that cannot be read is loaded with the others, so it is reported
+                // (RL001) as any named file is.
+                let hit = match ws.read_if(&c.path, |b| language.may_hold_retries(b)) {
+                    Ok(hit) => hit,
                     Err(_) => c.explicit,
                 };
                 (c, hit)

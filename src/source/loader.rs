@@ -120,6 +120,9 @@ pub struct Workspace {
     referenced: Mutex<std::collections::HashSet<PathBuf>>,
     /// Canonical paths loaded, then released from the cache ([`Workspace::release`]).
     released: Mutex<std::collections::HashSet<PathBuf>>,
+    /// How many times each file was read from disk (or the overlay) and parsed
+    /// ([`Workspace::read_counts`]).
+    reads: Mutex<HashMap<PathBuf, usize>>,
 }
 
 impl Workspace {
@@ -133,6 +136,7 @@ impl Workspace {
             cache: Mutex::new(HashMap::new()),
             referenced: Mutex::new(std::collections::HashSet::new()),
             released: Mutex::new(std::collections::HashSet::new()),
+            reads: Mutex::new(HashMap::new()),
         }
     }
 
@@ -249,6 +253,65 @@ impl Workspace {
             .clone()
     }
 
+    /// How many times each file (by canonical path) was read from disk or the
+    /// overlay and parsed (loaded) in this workspace, a file [`Workspace::read_if`]
+    /// kept included; a pre-check that did not keep the file is a scan of its bytes,
+    /// not a load, and is not counted. A run loads each input once
+    /// (`tests/read_once.rs`); a file released and loaded again counts twice.
+    pub fn read_counts(&self) -> HashMap<PathBuf, usize> {
+        self.reads.lock().expect("reads lock").clone()
+    }
+
+    fn count_read(&self, canonical: &Path) {
+        *self
+            .reads
+            .lock()
+            .expect("reads lock")
+            .entry(canonical.to_path_buf())
+            .or_default() += 1;
+    }
+
+    /// Reads the regular file at `path` (at most the size limit) and asks `wanted`
+    /// of its bytes: when it says yes, the file is loaded from those bytes, as
+    /// [`Workspace::load`] would load it, without reading it again. For the
+    /// pre-checks by text (source files that mention a retry library). The caller
+    /// has asked the read boundary. Errors: those of [`read_regular_file`].
+    pub fn read_if(
+        &self,
+        path: &Path,
+        wanted: impl FnOnce(&[u8]) -> bool,
+    ) -> std::io::Result<bool> {
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| absolute(&self.cwd, path));
+        if self
+            .cache
+            .lock()
+            .expect("cache lock")
+            .contains_key(&canonical)
+        {
+            return Ok(true);
+        }
+        let bytes = read_regular_file(path, self.limits.max_file_bytes)?;
+        if !wanted(&bytes) {
+            return Ok(false);
+        }
+        self.count_read(&canonical);
+        // An editor's buffer replaces the file: `load` reads that.
+        if self
+            .overlay
+            .as_ref()
+            .is_some_and(|o| o.contains_key(&canonical))
+        {
+            return Ok(true);
+        }
+        let loaded = Arc::new(self.decoded(&canonical, self.shown(&canonical, path), bytes));
+        self.cache
+            .lock()
+            .expect("cache lock")
+            .entry(canonical)
+            .or_insert(loaded);
+        Ok(true)
+    }
+
     /// Loads text that did not come from disk (tests, documentation examples).
     pub fn load_text(&self, path: &Path, text: &str) -> Arc<Loaded> {
         let canonical = absolute(&self.cwd, path);
@@ -291,16 +354,22 @@ impl Workspace {
         }
     }
 
-    fn read(&self, canonical: &Path, given: &Path) -> Loaded {
+    /// How a file opened by the name `given` is shown.
+    fn shown(&self, canonical: &Path, given: &Path) -> String {
         let display = self.display_path(if given.is_absolute() {
             canonical
         } else {
             given
         });
-        let display = display
+        display
             .strip_prefix("./")
             .map(str::to_string)
-            .unwrap_or(display);
+            .unwrap_or(display)
+    }
+
+    fn read(&self, canonical: &Path, given: &Path) -> Loaded {
+        let display = self.shown(canonical, given);
+        self.count_read(canonical);
         let empty =
             |display: String| Arc::new(SourceFile::new(canonical.to_path_buf(), display, ""));
         if let Some(text) = self.overlay.as_ref().and_then(|o| o.get(canonical)) {
@@ -365,6 +434,13 @@ impl Workspace {
                 }),
             };
         }
+        self.decoded(canonical, display, bytes)
+    }
+
+    /// A file's bytes, read within the limits, made a [`Loaded`]: decoded and parsed.
+    fn decoded(&self, canonical: &Path, display: String, bytes: Vec<u8>) -> Loaded {
+        let empty =
+            |display: String| Arc::new(SourceFile::new(canonical.to_path_buf(), display, ""));
         // UTF-16 and UTF-32 text (YAML 1.2 §5.2) is decoded and read like any file;
         // its decoded text is kept in memory (a read-back from disk would be the
         // undecoded bytes). Recognised from its first four bytes: no extra scan.

@@ -19,35 +19,11 @@ fn repo() -> PathBuf {
 /// Every fixture folder of `fixtures/rules/<rule>/<case>`, `fixtures/fix/<rule>/<case>`
 /// and `fixtures/import/<platform>/<case>` (the importers' end-to-end projects).
 fn fixture_dirs() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for top in ["fixtures/rules", "fixtures/fix", "fixtures/import"] {
-        for entry in walkdir::WalkDir::new(repo().join(top))
-            .min_depth(2)
-            .max_depth(2)
-            .sort_by_file_name()
-        {
-            let entry = entry.expect("readable fixtures");
-            if entry.file_type().is_dir() {
-                out.push(entry.into_path());
-            }
-        }
-    }
-    out
+    common::fixture_dirs(&["fixtures/rules", "fixtures/fix", "fixtures/import"])
 }
 
 fn options(dir: &Path) -> CheckOptions {
-    let config = match dir.join(".retrylint.yaml") {
-        p if p.is_file() => retrylint::config::load(Some(&p), dir).expect("config reads"),
-        _ => retrylint::config::Config::default(),
-    };
-    CheckOptions {
-        paths: vec![dir.to_path_buf()],
-        cwd: Some(dir.to_path_buf()),
-        root: Some(dir.to_path_buf()),
-        services: config.services,
-        platforms: config.platforms,
-        ..CheckOptions::default()
-    }
+    common::fixture_options(dir)
 }
 
 /// A finding as (code, file relative to `dir`, JSON Pointer).

@@ -4,53 +4,27 @@
 //! a finding in a policy file keeps the policy keys. The main platforms must each
 //! have such a finding among the fixtures, so the test cannot pass on nothing.
 
+mod common;
+
 use retrylint::check::{run_full, CheckOptions};
 use retrylint::import::Platform;
 use retrylint::rules::platform_words::{help, Setting};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// Every fixture project: `fixtures/{rules,fix,import}/<group>/<case>` and the code
 /// fixtures `fixtures/code/<language>/<case>`.
 fn fixture_dirs() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for top in [
+    common::fixture_dirs(&[
         "fixtures/rules",
         "fixtures/fix",
         "fixtures/import",
         "fixtures/code",
-    ] {
-        for entry in walkdir::WalkDir::new(repo().join(top))
-            .min_depth(2)
-            .max_depth(2)
-            .sort_by_file_name()
-        {
-            let entry = entry.expect("readable fixtures");
-            if entry.file_type().is_dir() {
-                out.push(entry.into_path());
-            }
-        }
-    }
-    out
+    ])
 }
 
 fn options(dir: &Path) -> CheckOptions {
-    let config = match dir.join(".retrylint.yaml") {
-        p if p.is_file() => retrylint::config::load(Some(&p), dir).expect("config reads"),
-        _ => retrylint::config::Config::default(),
-    };
-    CheckOptions {
-        paths: vec![dir.to_path_buf()],
-        cwd: Some(dir.to_path_buf()),
-        root: Some(dir.to_path_buf()),
-        services: config.services,
-        platforms: config.platforms,
-        ..CheckOptions::default()
-    }
+    common::fixture_options(dir)
 }
 
 /// Policy keys an imported config cannot spell.

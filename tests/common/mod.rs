@@ -72,3 +72,43 @@ pub fn has(got: &[String], want: &str) -> bool {
 pub fn codes(got: &[String]) -> Vec<&str> {
     got.iter().map(|g| &g[..5]).collect()
 }
+
+/// The project folders two levels under each of `tops` (relative to the
+/// repository: `fixtures/rules` gives `fixtures/rules/RL201-.../trigger-...`), in
+/// name order: the fixtures a test checks one by one.
+#[allow(dead_code)] // each test crate uses what it needs of this module
+pub fn fixture_dirs(tops: &[&str]) -> Vec<std::path::PathBuf> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    for top in tops {
+        for entry in walkdir::WalkDir::new(repo.join(top))
+            .min_depth(2)
+            .max_depth(2)
+            .sort_by_file_name()
+        {
+            let entry = entry.expect("readable fixtures");
+            if entry.file_type().is_dir() {
+                out.push(entry.into_path());
+            }
+        }
+    }
+    out
+}
+
+/// The options of `check` run over one fixture folder as its own project, with the
+/// `services:` and `platforms:` of its `.retrylint.yaml` when it has one.
+#[allow(dead_code)] // each test crate uses what it needs of this module
+pub fn fixture_options(dir: &Path) -> retrylint::check::CheckOptions {
+    let config = match dir.join(".retrylint.yaml") {
+        p if p.is_file() => retrylint::config::load(Some(&p), dir).expect("config reads"),
+        _ => retrylint::config::Config::default(),
+    };
+    retrylint::check::CheckOptions {
+        paths: vec![dir.to_path_buf()],
+        cwd: Some(dir.to_path_buf()),
+        root: Some(dir.to_path_buf()),
+        services: config.services,
+        platforms: config.platforms,
+        ..retrylint::check::CheckOptions::default()
+    }
+}

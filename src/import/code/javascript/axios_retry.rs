@@ -149,18 +149,22 @@ fn timeout(ctx: &Ctx<'_, '_>, target: Node<'_>, reset: bool, c: &mut CodeClient)
         return;
     };
     let ts = t.byte_range();
-    let setting = match ctx
+    let known = ctx
         .scope
         .eval(ctx.file, t, &[])
         .as_ref()
-        .and_then(Value::num)
-    {
-        Some(n) if n <= 0.0 => return,
-        Some(n) => Setting::literal(n, ts),
-        // `parseInt(process.env.T) || 5000`: the literal fallback is the timeout
-        // whenever the environment sets none (issue 42), said by RL019.
-        None if literal_fallback(ctx, t).is_some_and(|(n, _)| n > 0.0) => {
-            let (n, span) = literal_fallback(ctx, t).expect("checked above");
+        .and_then(Value::num);
+    // `parseInt(process.env.T) || 5000`: the literal fallback is the timeout
+    // whenever the environment sets none (issue 42), said by RL019.
+    let fallback = known
+        .is_none()
+        .then(|| literal_fallback(ctx, t))
+        .flatten()
+        .filter(|(n, _)| *n > 0.0);
+    let setting = match (known, fallback) {
+        (Some(n), _) if n <= 0.0 => return,
+        (Some(n), _) => Setting::literal(n, ts),
+        (None, Some((n, span))) => {
             c.findings.push(super::super::model::Finding {
                 code: "RL019",
                 span: ts.clone(),
@@ -173,7 +177,7 @@ fn timeout(ctx: &Ctx<'_, '_>, target: Node<'_>, reset: bool, c: &mut CodeClient)
             });
             Setting::literal(n, span)
         }
-        None => {
+        (None, None) => {
             c.findings.push(super::super::model::Finding {
                 code: "RL019",
                 span: ts,

@@ -937,7 +937,7 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
         .iter()
         .map(|p| vec![false; p.operations.len()])
         .collect();
-    let mut reported_nodes: HashSet<(PathBuf, u32)> = HashSet::new();
+    let mut reported_nodes: HashSet<(PathBuf, usize, u32)> = HashSet::new();
 
     // Imported configs name each operation they bind once (`METHOD /path`).
     let imported_entries: Vec<Option<std::collections::HashMap<&str, usize>>> = policies
@@ -1089,7 +1089,7 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                     eff.status_operation = find_op(&se.value, documents, &scope);
                     if eff.status_operation.is_none() {
                         let at = se.at.clone().expect("status_endpoint has a node");
-                        if reported_nodes.insert((at.doc.file.path.clone(), at.node.0)) {
+                        if reported_nodes.insert(at.key()) {
                             diags.push(
                                 rl006_unknown_operation::diagnostic(
                                     &at,
@@ -1110,7 +1110,7 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                     && !(eff.retry_on.is_none() && eff.is_misspelled("retry_on"))
                 {
                     let at = eff.retry.at.clone().expect("retry true has a node");
-                    if reported_nodes.insert((at.doc.file.path.clone(), at.node.0)) {
+                    if reported_nodes.insert(at.key()) {
                         let mut d = rl005_invalid_policy::diagnostic(
                             &at,
                             format!(
@@ -1280,7 +1280,7 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
         );
         for se in endpoints {
             if find_op(&se.value, documents, &governs[p]).is_none()
-                && reported_nodes.insert((se.at.doc.file.path.clone(), se.at.node.0))
+                && reported_nodes.insert(se.at.key())
             {
                 diags.push(
                     rl006_unknown_operation::diagnostic(

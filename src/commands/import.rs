@@ -354,7 +354,7 @@ pub fn document(p: &PolicyFile, notes: &[OriginNote]) -> String {
 }
 
 fn same_node(a: &At, b: &At) -> bool {
-    a.node == b.node && a.doc.file.path == b.doc.file.path
+    a.same_node(b)
 }
 
 /// An object that binds nothing, as comments: RL016's message and help.

@@ -381,11 +381,13 @@ impl<'a> ObjectIndex<'a> {
 pub type RecordedAt<'a> =
     dyn Fn(&crate::diagnostic::Location, &crate::source::SourceFile, &str) -> bool + 'a;
 
-/// One RL314 per distinct reading: the findings of a version-dependent default with
-/// the same message (each route without `retries:` of one platform says the same) are
-/// one finding at the first route, labelling every other route and naming every
-/// operation they bind. Why: a repository of 42 VirtualServices gave 42 identical
-/// warnings for one missing `platforms:` entry, which one edit settles (issue 42).
+/// One RL314 per distinct reading and file: the findings of a version-dependent
+/// default with the same message in one file (each route without `retries:` of one
+/// platform says the same) are one finding at the first route, labelling every other
+/// route of the file and naming every operation they bind. Why: a file of 42
+/// VirtualServices gave 42 identical warnings for one missing `platforms:` entry,
+/// which one edit settles (issue 42). Not across files: a run over one file must be
+/// able to give the finding the whole run gives for it (issue 36).
 /// Other findings pass unchanged, in order; the merged one takes the first's place.
 ///
 /// Under a baseline (`recorded`: whether it records an RL314 at a location about an
@@ -397,19 +399,31 @@ pub fn group_version_findings(
     recorded: Option<&RecordedAt<'_>>,
 ) -> Vec<Diagnostic> {
     let code = rl314_version_dependent_default::META.code;
-    let groups = grouped::by_first_appearance(&diagnostics, |d| {
-        if d.code == code {
-            d.message.as_str()
-        } else {
-            // Not RL314: a group of its own (a key no RL314 message can be).
-            ""
-        }
-    });
+    // Grouped per file: a finding that merged every file of the repository could not
+    // be given to a run over one of them without reading them all (one answer
+    // however asked, issue 36).
+    let keys: Vec<String> = diagnostics
+        .iter()
+        .map(|d| {
+            if d.code == code {
+                format!(
+                    "{}\u{0}{}",
+                    d.primary.location.file.path.display(),
+                    d.message
+                )
+            } else {
+                // Not RL314: a group of its own (a key no RL314 message can be).
+                String::new()
+            }
+        })
+        .collect();
+    let groups = grouped::by_first_appearance(&keys, String::as_str);
     let mut slots: Vec<Option<Diagnostic>> = diagnostics.into_iter().map(Some).collect();
     let mut out = Vec::with_capacity(slots.len());
     for group in groups {
         let first_is_rl314 = slots[group[0]].as_ref().is_some_and(|d| d.code == code);
-        if !first_is_rl314 || group.len() == 1 {
+        // Under a baseline even one route is split: its recorded operations and new ones.
+        if !first_is_rl314 || (group.len() == 1 && recorded.is_none()) {
             out.extend(group.iter().filter_map(|&i| slots[i].take()));
             continue;
         }
@@ -455,6 +469,19 @@ pub fn group_version_findings(
                 };
                 known.push(part(true));
                 new.push(part(false));
+            }
+        }
+        // The recorded part stays where the baseline recorded it, at the group's
+        // first route, even when that route's own operations are all new.
+        if known.first().is_some_and(|k| {
+            k.primary.location.span != first.span || k.primary.location.file.path != first.file.path
+        }) {
+            if let Some(head) = new.first() {
+                let mut anchor = head.clone();
+                anchor.operations.clear();
+                anchor.operation_documents.clear();
+                anchor.operation = None;
+                known.insert(0, anchor);
             }
         }
         out.extend(
@@ -504,6 +531,11 @@ fn merge_routes(mut members: Vec<Diagnostic>) -> Diagnostic {
             }
         }
     }
+    // One operation in all: the finding names it (as a rule's grouped finding does).
+    merged.operation = match merged.operations.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    };
     merged
 }
 

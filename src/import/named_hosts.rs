@@ -44,11 +44,7 @@ pub fn named_hosts(o: &ConfigObject) -> Vec<&Spanned<String>> {
             o.names
                 .iter()
                 .filter(host_like)
-                .filter(|n| {
-                    o.routes
-                        .iter()
-                        .any(|r| r.at.node == n.at.node && r.at.doc.file.path == n.at.doc.file.path)
-                })
+                .filter(|n| o.routes.iter().any(|r| r.at.same_node(&n.at)))
                 .collect()
         }
         _ => Vec::new(),

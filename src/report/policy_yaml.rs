@@ -236,7 +236,7 @@ impl<'a> Emitter<'a> {
     /// A list: flow style when every item comes from the list's own node (or no
     /// item is set), else one item a line with its own comment.
     fn list(&mut self, i: usize, key: &str, at: &'a At, items: Vec<(String, &'a At)>) {
-        let same = |a: &At| a.doc.file.path == at.doc.file.path && a.node == at.node;
+        let same = |a: &At| a.same_node(at);
         if items.is_empty() || items.iter().all(|(_, a)| same(a)) {
             let texts: Vec<String> = items.into_iter().map(|(t, _)| t).collect();
             self.line(i, format!("{key}: [{}]", texts.join(", ")), Some(at));

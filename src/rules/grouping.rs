@@ -47,7 +47,7 @@ pub fn retried_layers<'a>(
 
 /// A group's key: the primary node (file, node) and what else must agree for two
 /// hits to share a finding (empty for [`ByNode::add`]).
-type Key = (PathBuf, u32, String);
+type Key = (PathBuf, usize, u32, String);
 
 /// Hits collected per primary node, in first-seen order.
 pub struct ByNode<'a, T> {
@@ -109,8 +109,8 @@ impl<'a, T> ByNode<'a, T> {
             // Known and new hits never share a finding (see [`Split`]).
             discriminator.push_str("\u{0}known");
         }
-        let (path, node) = primary.key();
-        let key = (path, node, discriminator);
+        let (path, document, node) = primary.key();
+        let key = (path, document, node, discriminator);
         self.groups
             .entry(key.clone())
             .or_insert_with(|| {
@@ -497,7 +497,9 @@ pub fn with_users(d: Diagnostic, at: &At, ops: &[&Operation]) -> Diagnostic {
 
 /// True when `at` is defined inside `container` (same file, a descendant of it).
 pub fn defined_inside(at: &At, container: &At) -> bool {
-    if at.doc.file.path != container.doc.file.path {
+    if at.doc.file.path != container.doc.file.path
+        || at.document_start() != container.document_start()
+    {
         return false;
     }
     let Some(tree) = at.tree() else {

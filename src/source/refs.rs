@@ -96,14 +96,32 @@ impl At {
         self.tree()?.scalar(self.node)
     }
 
-    /// Identity of the node across files: (canonical path, node id).
-    pub fn key(&self) -> (PathBuf, u32) {
-        (self.doc.file.path.clone(), self.node.0)
+    /// Identity of the node across files: (canonical path, where its document
+    /// starts in the file, node id). Node ids restart in each document of a YAML
+    /// stream (`crate::import::stream`): without the document's start, the third
+    /// node of two VirtualServices in one file were one node, and a rule grouped
+    /// their findings into one.
+    pub fn key(&self) -> (PathBuf, usize, u32) {
+        (
+            self.doc.file.path.clone(),
+            self.document_start(),
+            self.node.0,
+        )
     }
 
-    /// True when both name the same node of the same file.
+    /// True when both name the same node of the same document of the same file.
     pub fn same_node(&self, other: &At) -> bool {
-        self.node == other.node && self.doc.file.path == other.doc.file.path
+        self.node == other.node
+            && self.doc.file.path == other.doc.file.path
+            && self.document_start() == other.document_start()
+    }
+
+    /// The byte offset where the node's document starts in its file (0 for a file
+    /// of one document, or one that did not parse).
+    pub fn document_start(&self) -> usize {
+        self.tree()
+            .and_then(|t| t.root().map(|r| t.span(r).start))
+            .unwrap_or(0)
     }
 }
 

@@ -47,12 +47,33 @@ pub struct ProjectIndex {
     /// Every other file of the walk but `.proto` files (candidates for `$ref`
     /// look-ups and for configs that may bind to a document).
     others: Vec<Candidate>,
+    /// By file of `others`: its text, read when first scanned and kept for the
+    /// index's other look-ups (a run over one file scans the project for configs
+    /// naming its document, then for the configs naming the documents those name);
+    /// `None` for a file not read (see [`scan`]).
+    texts: Vec<OnceLock<Option<Box<[u8]>>>>,
     /// The file names of the symbolic links to files met by the walk: a `spec:`
     /// naming one names its target.
     link_names: Vec<Vec<u8>>,
     /// The OpenAPI documents of the walk while there are at most two (read when
     /// [`ProjectIndex::is_the_only_document`] is first asked).
     only_document: OnceLock<Vec<PathBuf>>,
+    /// Every OpenAPI document of the walk with what a config must spell out to bind
+    /// to it (read when [`ProjectIndex::documents_named_by`] is first asked).
+    binding_names: OnceLock<BindingNames>,
+}
+
+/// The OpenAPI documents of a project by the names a retry config or client that
+/// binds to them must spell out (see [`ProjectIndex::documents_named_by`]).
+#[derive(Debug)]
+struct BindingNames {
+    /// The documents (walk order).
+    documents: Vec<Candidate>,
+    /// One automaton over every distinct name (ASCII case-insensitive); `None` when
+    /// no document has a name.
+    finder: Option<aho_corasick::AhoCorasick>,
+    /// By pattern of `finder`: the documents (indexes into `documents`) it names.
+    owners: Vec<Vec<usize>>,
 }
 
 impl ProjectIndex {
@@ -82,11 +103,14 @@ impl ProjectIndex {
             .collect();
         link_names.sort();
         link_names.dedup();
+        let texts = others.iter().map(|_| OnceLock::new()).collect();
         ProjectIndex {
             policies,
             others,
+            texts,
             link_names,
             only_document: OnceLock::new(),
+            binding_names: OnceLock::new(),
         }
     }
 
@@ -105,13 +129,16 @@ impl ProjectIndex {
             .collect();
         needles.extend(self.link_names.iter().cloned());
         needles.push(b"\\".to_vec());
+        let finder = finder(&needles, Case::Insensitive);
         let limit = ws.limits().max_file_bytes;
         self.policies
             .par_iter()
             .filter(|p| {
                 let above = document.starts_with(&p.dir);
                 if !above
-                    && !mentions_any(ws.boundary(), &p.path, &needles, limit, Case::Insensitive)
+                    && !finder
+                        .as_ref()
+                        .is_some_and(|f| mentions_any(ws.boundary(), &p.path, f, limit))
                 {
                     return false;
                 }
@@ -139,14 +166,18 @@ impl ProjectIndex {
     /// (see [`ProjectIndex::is_the_only_document`]).
     pub fn only_document(&self, ws: &Workspace) -> Option<PathBuf> {
         let found = self.only_document.get_or_init(|| {
-            let limit = ws.limits().max_file_bytes;
-            let markers = [b"openapi".to_vec(), b"swagger".to_vec()];
+            let markers = finder(
+                &[b"openapi".to_vec(), b"swagger".to_vec()],
+                Case::Insensitive,
+            );
             let mut found: Vec<PathBuf> = Vec::new();
-            for c in &self.others {
+            for (i, c) in self.others.iter().enumerate() {
                 if !matches!(
                     c.kind,
                     NameKind::SpecLike | NameKind::Other | NameKind::Unlisted
-                ) || !mentions_any(ws.boundary(), &c.path, &markers, limit, Case::Insensitive)
+                ) || !markers
+                    .as_ref()
+                    .is_some_and(|m| self.text(i, ws).is_some_and(|t| m.is_match(t)))
                 {
                     continue;
                 }
@@ -170,20 +201,108 @@ impl ProjectIndex {
     /// ASCII case-insensitively: the configs and clients that may bind to a
     /// document, found without parsing any file.
     pub fn configs_mentioning(&self, needles: &[Vec<u8>], ws: &Workspace) -> Vec<Candidate> {
-        if needles.is_empty() {
+        let Some(finder) = finder(needles, Case::Insensitive) else {
             return Vec::new();
-        }
-        let limit = ws.limits().max_file_bytes;
+        };
         self.others
             .par_iter()
-            .filter(|c| {
+            .enumerate()
+            .filter(|(i, c)| {
                 matches!(
                     c.kind,
                     NameKind::Other | NameKind::TextConfig | NameKind::Source(_)
-                ) && mentions_any(ws.boundary(), &c.path, needles, limit, Case::Insensitive)
+                ) && self.text(*i, ws).is_some_and(|t| finder.is_match(t))
             })
-            .cloned()
+            .map(|(_, c)| c.clone())
             .collect()
+    }
+
+    /// The OpenAPI documents of the walk that the retry configs at `configs` may
+    /// bind to: those one of whose names (`names_of`, read from the document's text:
+    /// hosts, operationIds; see `related::binding_needles_in_text`) a config's text
+    /// holds, ASCII case-insensitively. The same test, read the other way, as
+    /// [`ProjectIndex::configs_mentioning`]: a config that binds to a document names
+    /// it. The documents and their names are read once per index (the files whose
+    /// text says `openapi` or `swagger`, in parallel, never parsed); each config is
+    /// scanned once for every name.
+    pub fn documents_named_by(
+        &self,
+        configs: &[PathBuf],
+        ws: &Workspace,
+        names_of: fn(&[u8]) -> Vec<Vec<u8>>,
+    ) -> Vec<Candidate> {
+        let names = self.binding_names(ws, names_of);
+        let Some(finder) = &names.finder else {
+            return Vec::new();
+        };
+        let limit = ws.limits().max_file_bytes;
+        let mut hit: Vec<usize> = configs
+            .par_iter()
+            .flat_map_iter(|path| {
+                let mut patterns: Vec<usize> = Vec::new();
+                scan(ws.boundary(), path, limit, |bytes| {
+                    patterns.extend(
+                        finder
+                            .find_overlapping_iter(bytes)
+                            .map(|m| m.pattern().as_usize()),
+                    );
+                });
+                patterns
+            })
+            .flat_map_iter(|p| names.owners[p].iter().copied())
+            .collect();
+        hit.sort_unstable();
+        hit.dedup();
+        hit.into_iter()
+            .map(|i| names.documents[i].clone())
+            .collect()
+    }
+
+    /// Every file of the walk that may be an OpenAPI document (YAML or JSON whose
+    /// text says `openapi` or `swagger`; read once per index, never parsed), in walk
+    /// order.
+    pub fn documents(&self, ws: &Workspace, names_of: fn(&[u8]) -> Vec<Vec<u8>>) -> &[Candidate] {
+        &self.binding_names(ws, names_of).documents
+    }
+
+    fn binding_names(&self, ws: &Workspace, names_of: fn(&[u8]) -> Vec<Vec<u8>>) -> &BindingNames {
+        self.binding_names.get_or_init(|| {
+            let markers = finder(
+                &[b"openapi".to_vec(), b"swagger".to_vec()],
+                Case::Insensitive,
+            );
+            let found: Vec<(Candidate, Vec<Vec<u8>>)> = self
+                .others
+                .par_iter()
+                .enumerate()
+                .filter(|(_, c)| {
+                    matches!(
+                        c.kind,
+                        NameKind::SpecLike | NameKind::Other | NameKind::Unlisted
+                    )
+                })
+                .filter_map(|(i, c)| {
+                    let text = self.text(i, ws)?;
+                    markers
+                        .as_ref()
+                        .is_some_and(|m| m.is_match(text))
+                        .then(|| (c.clone(), names_of(text)))
+                })
+                .collect();
+            let mut by_name: std::collections::BTreeMap<Vec<u8>, Vec<usize>> =
+                std::collections::BTreeMap::new();
+            for (i, (_, names)) in found.iter().enumerate() {
+                for n in names.iter().filter(|n| !n.is_empty()) {
+                    by_name.entry(n.clone()).or_default().push(i);
+                }
+            }
+            let patterns: Vec<Vec<u8>> = by_name.keys().cloned().collect();
+            BindingNames {
+                documents: found.into_iter().map(|(c, _)| c).collect(),
+                finder: finder(&patterns, Case::Insensitive),
+                owners: by_name.into_values().collect(),
+            }
+        })
     }
 
     /// The OpenAPI documents of the index whose `$ref` closure includes one of
@@ -194,15 +313,21 @@ impl ProjectIndex {
         let mut reached: HashSet<PathBuf> = targets.iter().cloned().collect();
         let mut frontier: Vec<PathBuf> = targets.to_vec();
         let mut documents = Vec::new();
-        let limit = ws.limits().max_file_bytes;
         while !frontier.is_empty() {
             let needles: Vec<Vec<u8>> = frontier.iter().flat_map(|t| needles(t)).collect();
+            let Some(finder) = finder(&needles, Case::Sensitive) else {
+                break;
+            };
             let wanted: HashSet<&Path> = frontier.iter().map(PathBuf::as_path).collect();
             let hits: Vec<(Candidate, bool)> = self
                 .others
                 .par_iter()
-                .filter(|c| !reached.contains(&c.path))
-                .filter(|c| mentions_any(ws.boundary(), &c.path, &needles, limit, Case::Sensitive))
+                .enumerate()
+                // Source code holds no `$ref` the resolver follows.
+                .filter(|(_, c)| !matches!(c.kind, NameKind::Source(_)))
+                .filter(|(_, c)| !reached.contains(&c.path))
+                .filter(|(i, _)| self.text(*i, ws).is_some_and(|t| finder.is_match(t)))
+                .map(|(_, c)| c)
                 .filter_map(|c| {
                     let doc = ws.load(&c.path);
                     external_refs(&doc)
@@ -223,6 +348,24 @@ impl ProjectIndex {
         }
         documents.sort_by(|a, b| a.path.cmp(&b.path));
         documents
+    }
+}
+
+impl ProjectIndex {
+    /// The text of `others[i]` (wide encodings decoded), read once.
+    fn text(&self, i: usize, ws: &Workspace) -> Option<&[u8]> {
+        self.texts[i]
+            .get_or_init(|| {
+                let mut text = None;
+                scan(
+                    ws.boundary(),
+                    &self.others[i].path,
+                    ws.limits().max_file_bytes,
+                    |bytes| text = Some(Box::from(bytes)),
+                );
+                text
+            })
+            .as_deref()
     }
 }
 
@@ -260,20 +403,58 @@ enum Case {
     Insensitive,
 }
 
-/// True when the file's bytes contain one of `needles` (a cheap filter before
-/// parsing). Files over `limit` bytes, unreadable, not regular files (a link to
-/// `/dev/zero` or a FIFO, which would never end or never return), or outside the
-/// read `boundary` are not read.
+/// One automaton finding any of `needles` in one pass over a file (a scan per needle
+/// read a repository of sources once per operationId); `None` when there is
+/// nothing to look for.
+fn finder(needles: &[Vec<u8>], case: Case) -> Option<aho_corasick::AhoCorasick> {
+    let needles: Vec<&[u8]> = needles
+        .iter()
+        .map(Vec::as_slice)
+        .filter(|n| !n.is_empty())
+        .collect();
+    if needles.is_empty() {
+        return None;
+    }
+    // A DFA scans fastest (a repository's sources are scanned for every document
+    // visited); its tables grow with the needles, so past a few hundred the default
+    // automaton is kept.
+    let kind = (needles.len() <= 512).then_some(aho_corasick::AhoCorasickKind::DFA);
+    aho_corasick::AhoCorasick::builder()
+        .ascii_case_insensitive(case == Case::Insensitive)
+        .kind(kind)
+        .build(needles)
+        .ok()
+}
+
+/// True when the file's bytes contain one of the needles of `finder` (a cheap
+/// filter before parsing); see [`scan`] for the files never read.
 fn mentions_any(
     boundary: &crate::source::boundary::ReadBoundary,
     path: &Path,
-    needles: &[Vec<u8>],
+    finder: &aho_corasick::AhoCorasick,
     limit: u64,
-    case: Case,
 ) -> bool {
+    let mut found = false;
+    scan(boundary, path, limit, |bytes| {
+        found = finder.is_match(bytes)
+    });
+    found
+}
+
+/// Calls `look` with the file's text as bytes (a UTF-16 or UTF-32 file decoded: it
+/// names its `$ref`s and hosts in its own encoding). Files over `limit` bytes,
+/// unreadable, not regular files (a link to `/dev/zero` or a FIFO, which would
+/// never end or never return), or outside the read `boundary` are not read, and
+/// `look` is not called.
+fn scan(
+    boundary: &crate::source::boundary::ReadBoundary,
+    path: &Path,
+    limit: u64,
+    look: impl FnOnce(&[u8]),
+) {
     // The read boundary first: a walked link out of the project is never opened.
     if !boundary.admits(path) {
-        return false;
+        return;
     }
     thread_local! {
         // One buffer per thread for the whole scan (files are read one at a time).
@@ -283,26 +464,18 @@ fn mentions_any(
     /// process (the language server) would hold it for nothing.
     const KEEP_BYTES: usize = 16 * 1024 * 1024;
     BUFFER.with_borrow_mut(|buffer| {
-        let found = crate::source::loader::read_regular_file_into(path, limit, buffer).is_ok() && {
-            // A UTF-16 or UTF-32 file names its `$ref`s in its own encoding.
+        if crate::source::loader::read_regular_file_into(path, limit, buffer).is_ok() {
             let decoded = crate::source::encoding::decode_wide(buffer);
-            let mut bytes = decoded
-                .as_ref()
-                .map_or(&buffer[..], |(text, _)| text.as_bytes());
-            let lowered;
-            if case == Case::Insensitive {
-                lowered = bytes.to_ascii_lowercase();
-                bytes = &lowered;
-            }
-            needles
-                .iter()
-                .any(|n| !n.is_empty() && memchr::memmem::find(bytes, n).is_some())
-        };
+            look(
+                decoded
+                    .as_ref()
+                    .map_or(&buffer[..], |(text, _)| text.as_bytes()),
+            );
+        }
         if buffer.capacity() > KEEP_BYTES {
             *buffer = Vec::new();
         }
-        found
-    })
+    });
 }
 
 /// The files a loaded file's `$ref`s name (canonical paths, relative refs resolved

@@ -18,20 +18,25 @@ use std::path::{Path, PathBuf};
 ///   whose `spec:` names it, wherever it is, or one without `spec:` in its folder or
 ///   a parent), from a [`ProjectIndex`] built once per root; the other documents that
 ///   reach a file its `$ref`s reach (a finding on a shared component is one finding
-///   over every document using it); and the whole project when a retry config or
-///   client there may bind to it: `.retrylint.yaml` `services:` binds configs to it
-///   (`bound_specs`), it is the only document of its project, or a config's or
-///   source file's text names one of its server hosts or operationIds
-///   ([`binding_needles`]; binding itself then decides, as in the whole run);
+///   over every document using it); the retry configs whose text names one of its
+///   server hosts or operationIds ([`binding_needles`]; binding itself then decides,
+///   as in the whole run), with every document they name
+///   ([`binding_needles_in_text`]), related in turn: the binding component. The
+///   whole project when that cannot be told from text: `.retrylint.yaml`
+///   `services:` binds configs to it (`bound_specs`), it is the only document of its
+///   project, a gRPC service config (`methodConfig`) or a client in code names it;
 /// - a file asked about that is not a policy (a `$ref` fragment such as a shared
 ///   `responses.yaml`, a document whose components others use): the documents whose
 ///   `$ref` closure includes it;
-/// - a named retry config, client in code or `.proto`: the whole project (its
-///   documents, the configs whose layers stack with it, the clients whose calls it
-///   binds); walked under a named folder, the whole project when the project has a
-///   `.retrylint.yaml` of its own, else the documents `services:` names and the only
-///   document of the project (a folder of a repository without one is judged with
-///   what it names, not with every spec of the repository).
+/// - a named retry config: the documents it names, related as a named document is,
+///   the project's only document, and every document of the project as context
+///   (RL016 names the project's specs for an object that binds nothing); a named
+///   client in code or `.proto`: the whole project (the clients whose calls it
+///   binds, the RPCs its HTTP rules map); walked under a named folder, the whole
+///   project when the project has a `.retrylint.yaml` of its own, else the
+///   documents `services:` names and the only document of the project (a folder of
+///   a repository without one is judged with what it names, not with every spec of
+///   the repository).
 ///
 /// Repeated until nothing new is found.
 pub fn with_related(
@@ -60,6 +65,7 @@ pub fn with_related(
         needles: HashMap::new(),
         asked: HashSet::new(),
         roots: HashMap::new(),
+        context: HashSet::new(),
         ws,
         root,
         bound_specs,
@@ -107,6 +113,32 @@ pub fn with_related(
     // Named files other than policies (possible `$ref` targets), by project root.
     let mut fragments: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
     loop {
+        // The YAML/JSON files queued are parsed on every core before they are
+        // visited one by one (a folder of 500 specs parsed one after another
+        // cost half a second). Never a source file: one in the workspace's cache
+        // counts as holding retries (`Workspace::read_if`).
+        {
+            use rayon::prelude::*;
+            let ws = related.ws;
+            let queued: Vec<&Candidate> = related
+                .queue
+                .iter()
+                .filter(|c| {
+                    matches!(
+                        c.kind,
+                        NameKind::Policy
+                            | NameKind::SpecLike
+                            | NameKind::Other
+                            | NameKind::Unlisted
+                    ) && c.path.is_file()
+                })
+                .collect();
+            if queued.len() > 1 {
+                queued.par_iter().for_each(|c| {
+                    ws.load(&c.path);
+                });
+            }
+        }
         while let Some(c) = related.queue.pop_front() {
             related.visit(&c, &mut fragments, &mut config_roots);
         }
@@ -134,9 +166,16 @@ pub fn with_related(
             }
         }
     }
-    let mut out = related.out;
-    out.sort_by(|a, b| a.path.cmp(&b.path));
-    out
+    // In the order of their real paths, as the walk of the whole project meets them:
+    // the index names files by canonical path, a named file is spelled as given, and
+    // which of two copies of a route table binds follows this order.
+    let mut out: Vec<(PathBuf, Candidate)> = related
+        .out
+        .into_iter()
+        .map(|c| (canonical(&c.path), c))
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out.into_iter().map(|(_, c)| c).collect()
 }
 
 /// The state of [`with_related`].
@@ -159,6 +198,9 @@ struct Related<'a> {
     asked: HashSet<PathBuf>,
     /// [`crate::project::answer_root`] by folder (it may read a `.retrylint.yaml`).
     roots: HashMap<PathBuf, PathBuf>,
+    /// Canonical paths of the files read only as context ([`Related::add_context`]):
+    /// in the run, never related further unless added again as related.
+    context: HashSet<PathBuf>,
     ws: &'a Workspace,
     root: Option<&'a Path>,
     bound_specs: &'a [PathBuf],
@@ -166,14 +208,33 @@ struct Related<'a> {
 
 impl Related<'_> {
     fn add(&mut self, path: PathBuf, kind: NameKind) {
-        if self.seen.insert(canonical(&path)) {
-            let c = Candidate {
+        let abs = canonical(&path);
+        let c = Candidate {
+            path,
+            kind,
+            explicit: false,
+        };
+        if self.seen.insert(abs.clone()) {
+            self.out.push(c.clone());
+            self.queue.push_back(c);
+        } else if self.context.remove(&abs) {
+            // Read so far only as context, now related: relate it too.
+            self.queue.push_back(c);
+        }
+    }
+
+    /// Adds a retry config that names a document of the run without relating it as
+    /// a file walked under a named folder would be (its documents come through
+    /// [`ProjectIndex::documents_named_by`]).
+    fn add_context(&mut self, path: PathBuf, kind: NameKind) {
+        let abs = canonical(&path);
+        if self.seen.insert(abs.clone()) {
+            self.context.insert(abs);
+            self.out.push(Candidate {
                 path,
                 kind,
                 explicit: false,
-            };
-            self.out.push(c.clone());
-            self.queue.push_back(c);
+            });
         }
     }
 
@@ -247,16 +308,18 @@ impl Related<'_> {
             return;
         }
         let ws = self.ws;
-        let doc = ws.load(&c.path);
-        let abs = canonical(&c.path);
         // The project of a name is where the name stands, not where a link leads.
         let here = standing(&c.path);
         let dir = here.parent().map(Path::to_path_buf).unwrap_or_default();
         let bound = self.answer_root(&here);
         if self.expanded.contains(&bound) {
-            // Everything of the project is read already.
+            // Everything of the project is read already. Not even loaded here: a
+            // source file loaded now would skip the run's pre-check (a file in the
+            // cache counts as holding retries) and be parsed as a retry client.
             return;
         }
+        let doc = ws.load(&c.path);
+        let abs = canonical(&c.path);
         if c.kind == NameKind::Policy {
             let specs = spec_paths(&doc);
             if specs.is_empty() {
@@ -280,7 +343,11 @@ impl Related<'_> {
         let config_like =
             c.kind == NameKind::Proto || matches!(c.kind, NameKind::Source(_)) || recognized;
         if config_like {
-            if c.explicit {
+            if c.explicit && recognized {
+                self.named_config(c, &bound);
+            } else if c.explicit {
+                // A client in code or a `.proto`: its calls and RPCs link across the
+                // project's files.
                 self.expand(&bound);
             } else {
                 config_roots.push(bound);
@@ -333,9 +400,9 @@ impl Related<'_> {
             .extend(binding_needles(&doc));
     }
 
-    /// Reads the whole project of the documents visited since the last call when a
-    /// config or client there names one of them (one scan of each project for all
-    /// their needles).
+    /// Brings the configs and clients that name a document visited since the last
+    /// call (one scan of each project for all their needles; see
+    /// [`Related::bring_configs_mentioning`]).
     fn bring_configs_naming_documents(&mut self) {
         let ws = self.ws;
         for (bound, mut needles) in std::mem::take(&mut self.needles) {
@@ -349,12 +416,87 @@ impl Related<'_> {
     }
 
     fn bring_configs_mentioning(&mut self, bound: &Path, needles: &[Vec<u8>], ws: &Workspace) {
-        // Binding depends on every spec (the first route that may match an
-        // operation, findings grouped per node across the specs a route serves), so
-        // a config that names the document brings the whole project: the answer is
-        // exact, at the cost of a whole run where configs name the document.
-        if !self.index(bound).configs_mentioning(needles, ws).is_empty() {
+        let hits = crate::timing::detail("configs naming documents", || {
+            self.index(bound).configs_mentioning(needles, ws)
+        });
+        if hits.is_empty() {
+            return;
+        }
+        // A client in code links its calls across the project's files, and a gRPC
+        // service config names RPCs that may bind to any document: the whole
+        // project, for an exact answer at the cost of a whole run.
+        if hits.iter().any(|c| matches!(c.kind, NameKind::Source(_)))
+            || self.binds_anywhere(bound, &hits)
+        {
             self.expand(bound);
+            return;
+        }
+        // Binding depends on every document a config binds to (the first route
+        // that may match an operation; a finding at a route groups the operations of
+        // every document it serves, and what composes on each of them): the configs
+        // naming the documents visited come with the documents they name, which are
+        // related in turn (their policies, the configs naming them) until nothing
+        // new turns up: the binding component of the files asked about.
+        let paths: Vec<PathBuf> = hits.iter().map(|c| c.path.clone()).collect();
+        let named = crate::timing::detail("documents named by configs", || {
+            self.index(bound)
+                .documents_named_by(&paths, ws, binding_needles_in_text)
+        });
+        for c in hits {
+            self.add_context(c.path, c.kind);
+        }
+        for d in named {
+            self.add(d.path, d.kind);
+        }
+    }
+
+    /// True when the project must be read whole for `configs`: `.retrylint.yaml`
+    /// `services:` binds configs by name across specs, and a gRPC service config
+    /// (`methodConfig`) binds by RPC names, through any document's paths or a
+    /// `.proto`'s HTTP rules.
+    fn binds_anywhere(&self, bound: &Path, configs: &[Candidate]) -> bool {
+        if self.bound_specs.iter().any(|s| s.starts_with(bound)) {
+            return true;
+        }
+        let ws = self.ws;
+        configs.iter().any(|c| {
+            ws.load(&c.path)
+                .file
+                .text
+                .to_ascii_lowercase()
+                .contains("methodconfig")
+        })
+    }
+
+    /// A retry config named on the command line: the documents it may bind to
+    /// (related as if named: their policies, and the configs whose layers stack with
+    /// it on their operations), and the only document of the project, which takes
+    /// a config that binds nowhere else.
+    fn named_config(&mut self, c: &Candidate, bound: &Path) {
+        if self.binds_anywhere(bound, std::slice::from_ref(c)) {
+            self.expand(bound);
+            return;
+        }
+        let ws = self.ws;
+        let named = self.index(bound).documents_named_by(
+            std::slice::from_ref(&c.path),
+            ws,
+            binding_needles_in_text,
+        );
+        for d in named {
+            self.add(d.path, d.kind);
+        }
+        if let Some(only) = self.index(bound).only_document(ws) {
+            self.add(only, NameKind::SpecLike);
+        }
+        // What RL016 says of an object that binds nothing names the project's specs
+        // and their hosts: every document comes, as context.
+        let all = self
+            .index(bound)
+            .documents(ws, binding_needles_in_text)
+            .to_vec();
+        for d in all {
+            self.add_context(d.path, d.kind);
         }
     }
 }
@@ -387,18 +529,7 @@ fn binding_needles(doc: &crate::source::loader::Loaded) -> Vec<Vec<u8>> {
     }
     let mut out: Vec<Vec<u8>> = Vec::new();
     for host in hosts {
-        let (first, parent) = host.split_once('.').unwrap_or((host.as_str(), ""));
-        let kubernetes =
-            parent.is_empty() || parent.ends_with(".local") || parent.starts_with("svc");
-        if kubernetes && first.len() > 1 {
-            out.push(first.as_bytes().to_vec());
-        }
-        out.push(host.as_bytes().to_vec());
-        // `*.example.com` (Istio, Envoy) and `**.example.com` (Spring Cloud
-        // Gateway) cover `api.example.com`; both hold `*.example.com`.
-        if parent.contains('.') {
-            out.push(format!("*.{parent}").into_bytes());
-        }
+        host_needles(&host, &mut out);
     }
     if let Some(paths) = tree.get(root, "paths") {
         for (_, item) in tree.entries(paths) {
@@ -410,9 +541,7 @@ fn binding_needles(doc: &crate::source::loader::Loaded) -> Vec<Vec<u8>> {
                     continue;
                 }
                 if let Some(id) = tree.get(op, "operationId").and_then(|i| tree.as_str(i)) {
-                    if id.len() > 2 {
-                        out.push(id.to_ascii_lowercase().into_bytes());
-                    }
+                    operation_id_needle(id, &mut out);
                 }
             }
         }
@@ -420,6 +549,72 @@ fn binding_needles(doc: &crate::source::loader::Loaded) -> Vec<Vec<u8>> {
     // A gRPC service config binds by the RPCs it names, through the spec's paths or
     // a `.proto`'s HTTP rules: any of them may bind to any document.
     out.push(b"methodconfig".to_vec());
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// What a config must spell out to bind to a server `host` (lower case): the host,
+/// the wildcard of its parent domain, and the first label of a Kubernetes service
+/// host.
+fn host_needles(host: &str, out: &mut Vec<Vec<u8>>) {
+    let (first, parent) = host.split_once('.').unwrap_or((host, ""));
+    let kubernetes = parent.is_empty() || parent.ends_with(".local") || parent.starts_with("svc");
+    if kubernetes && first.len() > 1 {
+        out.push(first.as_bytes().to_vec());
+    }
+    out.push(host.as_bytes().to_vec());
+    // `*.example.com` (Istio, Envoy) and `**.example.com` (Spring Cloud
+    // Gateway) cover `api.example.com`; both hold `*.example.com`.
+    if parent.contains('.') {
+        out.push(format!("*.{parent}").into_bytes());
+    }
+}
+
+/// An operationId as a config names it (a Resilience4j instance named after the
+/// operation): lower case, at least three characters.
+fn operation_id_needle(id: &str, out: &mut Vec<Vec<u8>>) {
+    if id.len() > 2 {
+        out.push(id.to_ascii_lowercase().into_bytes());
+    }
+}
+
+/// [`binding_needles`] read from a document's text without parsing it, for every
+/// document of a project at once (which documents a config may bind to): the host
+/// of every absolute URL in the text and of every `host:` value, and every
+/// `operationId:` value. More than the parsed document gives (a contact's URL is
+/// no server), never less for a document written plainly (a host spelled with YAML
+/// escapes or an operationId in a block scalar is not read).
+pub(super) fn binding_needles_in_text(text: &[u8]) -> Vec<Vec<u8>> {
+    use regex::bytes::Regex;
+    use std::sync::LazyLock;
+    static URL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?i)[a-z][a-z0-9+.\-]*://([^/?#"'\s,{}\[\]()\\<>]*)"#).expect("valid")
+    });
+    static HOST: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"["']?\bhost["']?[ \t]*:[ \t]*["']?([^"'\s,{}\[\]#]+)"#).expect("valid")
+    });
+    static OPERATION_ID: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"["']?\boperationId["']?[ \t]*:[ \t]*["']?([^"'\s,{}\[\]#]+)"#).expect("valid")
+    });
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    let authorities = URL
+        .captures_iter(text)
+        .chain(HOST.captures_iter(text))
+        .filter_map(|c| c.get(1))
+        .filter_map(|m| std::str::from_utf8(m.as_bytes()).ok());
+    for authority in authorities {
+        if let Some(host) = url_host(&format!("//{authority}")) {
+            host_needles(&host, &mut out);
+        }
+    }
+    for id in OPERATION_ID
+        .captures_iter(text)
+        .filter_map(|c| c.get(1))
+        .filter_map(|m| std::str::from_utf8(m.as_bytes()).ok())
+    {
+        operation_id_needle(id, &mut out);
+    }
     out.sort();
     out.dedup();
     out

@@ -238,3 +238,85 @@ fn every_shared_case_folder_gets_its_part_of_the_whole_answer() {
         holds_for(p);
     }
 }
+
+/// A repository of four specs and two route files: `routes-ab.yaml` routes hosts
+/// `a` and `b` (two VirtualServices, one of them retrying `POST`s), `routes-cd.yaml`
+/// routes `c` and `d`; a source file names no host.
+fn four_specs_two_route_files(dir: &Path) {
+    for name in ["a", "b", "c", "d"] {
+        std::fs::create_dir_all(dir.join("api").join(name)).expect("mkdir");
+        std::fs::write(
+            dir.join("api").join(name).join("openapi.yaml"),
+            format!(
+                "openapi: 3.0.3\ninfo: {{title: {name}, version: '1'}}\nservers:\n  - url: https://{name}.example.com\npaths:\n  /orders:\n    post:\n      operationId: create_{name}\n      responses:\n        '201': {{description: created}}\n"
+            ),
+        )
+        .expect("write spec");
+    }
+    let vs = |name: &str, retry_on: &str| {
+        format!("apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata:\n  name: {name}\nspec:\n  hosts: [{name}.example.com]\n  http:\n    - route: [{{destination: {{host: {name}}}}}]\n      retries: {{attempts: 3, perTryTimeout: 2s, retryOn: \"{retry_on}\"}}\n      timeout: 10s\n")
+    };
+    std::fs::create_dir_all(dir.join("deploy")).expect("mkdir");
+    std::fs::write(
+        dir.join("deploy/routes-ab.yaml"),
+        format!("{}---\n{}", vs("a", "5xx"), vs("b", "connect-failure")),
+    )
+    .expect("write routes");
+    std::fs::write(
+        dir.join("deploy/routes-cd.yaml"),
+        format!("{}---\n{}", vs("c", "5xx"), vs("d", "5xx")),
+    )
+    .expect("write routes");
+    std::fs::create_dir_all(dir.join("src")).expect("mkdir");
+    std::fs::write(dir.join("src/app.py"), "import requests\n\ndef ping():\n    return requests.get('https://status.example.org/ping')\n").expect("write source");
+}
+
+/// A named spec is judged with its binding component and nothing else (issue 36:
+/// pre-commit reads what the named file can reach): `check api/a/openapi.yaml`
+/// reads the route file naming `a` and the other spec that file names (`b`), never
+/// the route file of `c` and `d`, their specs, or the source file; and a named
+/// route file reads the specs it names. Each answer is the whole run's part for it.
+#[test]
+fn a_named_file_reads_its_binding_component_only() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    four_specs_two_route_files(tmp.path());
+    assert!(holds_for(tmp.path()) > 0);
+    let repo = repo_of(tmp.path());
+    let _ = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo.dir)
+        .status();
+    let read = |named: &str| -> BTreeSet<String> {
+        run(&options(&repo, vec![repo.dir.join(named)]))
+            .inputs
+            .iter()
+            .filter_map(|p| p.strip_prefix(&repo.dir).ok())
+            .map(|p| p.display().to_string())
+            .collect()
+    };
+    let spec = read("api/a/openapi.yaml");
+    for wanted in [
+        "api/a/openapi.yaml",
+        "api/b/openapi.yaml",
+        "deploy/routes-ab.yaml",
+    ] {
+        assert!(spec.contains(wanted), "{wanted} not read: {spec:?}");
+    }
+    for unrelated in [
+        "api/c/openapi.yaml",
+        "api/d/openapi.yaml",
+        "deploy/routes-cd.yaml",
+        "src/app.py",
+    ] {
+        assert!(!spec.contains(unrelated), "{unrelated} read: {spec:?}");
+    }
+    let config = read("deploy/routes-cd.yaml");
+    for wanted in [
+        "api/c/openapi.yaml",
+        "api/d/openapi.yaml",
+        "deploy/routes-cd.yaml",
+    ] {
+        assert!(config.contains(wanted), "{wanted} not read: {config:?}");
+    }
+    assert!(!config.contains("deploy/routes-ab.yaml"), "{config:?}");
+}

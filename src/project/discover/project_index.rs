@@ -63,6 +63,15 @@ pub struct ProjectIndex {
     binding_names: OnceLock<BindingNames>,
 }
 
+/// What [`ProjectIndex::configs_mentioning`] found.
+#[derive(Debug, Default)]
+pub struct Mentions {
+    /// The retry configs (YAML, JSON, text configs) holding a needle.
+    pub configs: Vec<Candidate>,
+    /// Some source file holds a needle.
+    pub code: bool,
+}
+
 /// The OpenAPI documents of a project by the names a retry config or client that
 /// binds to them must spell out (see [`ProjectIndex::documents_named_by`]).
 #[derive(Debug)]
@@ -196,25 +205,30 @@ impl ProjectIndex {
         }
     }
 
-    /// The files of the walk that may be a retry config or a client in code (not a
-    /// policy, not a file named as a spec) and hold one of `needles` (lower case),
-    /// ASCII case-insensitively: the configs and clients that may bind to a
-    /// document, found without parsing any file.
-    pub fn configs_mentioning(&self, needles: &[Vec<u8>], ws: &Workspace) -> Vec<Candidate> {
+    /// The files of the walk that may be a retry config (not a policy, not a file
+    /// named as a spec) and hold one of `needles` (lower case), ASCII
+    /// case-insensitively, and whether a source file holds one: the configs and
+    /// clients that may bind to a document, found without parsing any file. Source
+    /// files are scanned after the configs and only until one holds a needle (a
+    /// client in code brings the whole project: see `related`).
+    pub fn configs_mentioning(&self, needles: &[Vec<u8>], ws: &Workspace) -> Mentions {
         let Some(finder) = finder(needles, Case::Insensitive) else {
-            return Vec::new();
+            return Mentions::default();
         };
-        self.others
+        let holds = |i: usize| self.text(i, ws).is_some_and(|t| finder.is_match(t));
+        let configs = self
+            .others
             .par_iter()
             .enumerate()
-            .filter(|(i, c)| {
-                matches!(
-                    c.kind,
-                    NameKind::Other | NameKind::TextConfig | NameKind::Source(_)
-                ) && self.text(*i, ws).is_some_and(|t| finder.is_match(t))
-            })
+            .filter(|(i, c)| matches!(c.kind, NameKind::Other | NameKind::TextConfig) && holds(*i))
             .map(|(_, c)| c.clone())
-            .collect()
+            .collect();
+        let code = self
+            .others
+            .par_iter()
+            .enumerate()
+            .any(|(i, c)| matches!(c.kind, NameKind::Source(_)) && holds(i));
+        Mentions { configs, code }
     }
 
     /// The OpenAPI documents of the walk that the retry configs at `configs` may

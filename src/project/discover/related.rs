@@ -419,16 +419,15 @@ impl Related<'_> {
         let hits = crate::timing::detail("configs naming documents", || {
             self.index(bound).configs_mentioning(needles, ws)
         });
-        if hits.is_empty() {
-            return;
-        }
         // A client in code links its calls across the project's files, and a gRPC
         // service config names RPCs that may bind to any document: the whole
         // project, for an exact answer at the cost of a whole run.
-        if hits.iter().any(|c| matches!(c.kind, NameKind::Source(_)))
-            || self.binds_anywhere(bound, &hits)
-        {
+        if hits.code || (!hits.configs.is_empty() && self.binds_anywhere(bound, &hits.configs)) {
             self.expand(bound);
+            return;
+        }
+        let hits = hits.configs;
+        if hits.is_empty() {
             return;
         }
         // Binding depends on every document a config binds to (the first route

@@ -673,3 +673,45 @@ fn standing(p: &Path) -> PathBuf {
         _ => canonical(p),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::loader::{Limits, Workspace};
+
+    /// The names read from a document's text hold every name its parsed tree gives
+    /// (but `methodconfig`, which every document has and which the run handles by
+    /// reading the whole project): the text index never leaves out a document a
+    /// config binds to.
+    #[test]
+    fn names_read_from_text_hold_the_parsed_names() {
+        let specs = [
+            "openapi: 3.0.3\ninfo: {title: a, version: '1'}\nservers:\n  - url: https://Orders.Example.com:8443/v1\n  - url: 'http://payments'\npaths:\n  /orders:\n    post:\n      operationId: createOrder\n      responses: {'201': {description: ok}}\n",
+            r#"{"openapi": "3.1.0", "info": {"title": "b", "version": "1"}, "servers": [{"url": "https://api.ledger.svc.cluster.local/"}], "paths": {"/x": {"get": {"operationId": "listX", "responses": {"200": {"description": "ok"}}}}}}"#,
+            "swagger: '2.0'\ninfo: {title: c, version: '1'}\nhost: \"legacy.example.org\"\npaths:\n  /y:\n    get:\n      operationId: \"getY\"\n      responses: {'200': {description: ok}}\n",
+        ];
+        let ws = Workspace::new(std::env::temp_dir(), Limits::default());
+        for (i, text) in specs.iter().enumerate() {
+            let doc = ws.load_text(Path::new(&format!("spec-{i}.yaml")), text);
+            let from_text = binding_needles_in_text(text.as_bytes());
+            let missing: Vec<String> = binding_needles(&doc)
+                .into_iter()
+                .filter(|n| n != b"methodconfig" && !from_text.contains(n))
+                .map(|n| String::from_utf8_lossy(&n).into_owned())
+                .collect();
+            assert!(
+                missing.is_empty(),
+                "spec {i}: {missing:?} not read from its text"
+            );
+        }
+        let first = binding_needles_in_text(specs[0].as_bytes());
+        for wanted in [
+            "orders.example.com",
+            "*.example.com",
+            "payments",
+            "createorder",
+        ] {
+            assert!(first.contains(&wanted.as_bytes().to_vec()), "{wanted}");
+        }
+    }
+}

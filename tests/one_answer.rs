@@ -320,3 +320,32 @@ fn a_named_file_reads_its_binding_component_only() {
     }
     assert!(!config.contains("deploy/routes-ab.yaml"), "{config:?}");
 }
+
+/// Binding gives a config that names no host to the run's only spec. A named spec
+/// whose component holds no other document of a project of two is still judged in a
+/// run of more than one spec, as the whole project is: an nginx server with no
+/// `server_name` beside the one naming `a` must not bind to `a` in `check a`.
+#[test]
+fn a_named_spec_alone_in_its_component_is_not_the_only_spec_of_the_run() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for name in ["a", "b"] {
+        std::fs::create_dir_all(tmp.path().join("api").join(name)).expect("mkdir");
+        std::fs::write(
+            tmp.path().join("api").join(name).join("openapi.yaml"),
+            format!(
+                "openapi: 3.0.3\ninfo: {{title: {name}, version: '1'}}\nservers:\n  - url: https://{name}.example.com\npaths:\n  /orders:\n    post:\n      operationId: create_{name}\n      responses:\n        '201': {{description: created}}\n"
+            ),
+        )
+        .expect("write spec");
+    }
+    std::fs::create_dir_all(tmp.path().join("deploy")).expect("mkdir");
+    std::fs::write(
+        tmp.path().join("deploy/nginx.conf"),
+        "http {\n  upstream pool { server 10.0.0.1; server 10.0.0.2; }\n  server {\n    server_name a.example.com;\n    location / { proxy_pass http://pool; }\n  }\n  server {\n    listen 8080;\n    location /orders { proxy_pass http://pool; proxy_next_upstream error timeout http_502 non_idempotent; }\n  }\n}\n",
+    )
+    .expect("write nginx.conf");
+    assert!(holds_for(tmp.path()) > 0);
+    let repo = repo_of(tmp.path());
+    let named = run(&options(&repo, vec![repo.dir.join("api/a/openapi.yaml")]));
+    assert_eq!(named.documents, 2, "{:?}", named.inputs);
+}

@@ -166,6 +166,7 @@ pub fn with_related(
             }
         }
     }
+    related.keep_more_than_one_document();
     // In the order of their real paths, as the walk of the whole project meets them:
     // the index names files by canonical path, a named file is spelled as given, and
     // which of two copies of a route table binds follows this order.
@@ -220,6 +221,47 @@ impl Related<'_> {
         } else if self.context.remove(&abs) {
             // Read so far only as context, now related: relate it too.
             self.queue.push_back(c);
+        }
+    }
+
+    /// Binding gives a config that names no host to the run's only spec (`bind`,
+    /// step 3). A project of several documents whose named files' component holds
+    /// one is not such a run: another document of the project comes as context, so
+    /// that nothing binds to the one read because the others were left out.
+    fn keep_more_than_one_document(&mut self) {
+        let ws = self.ws;
+        let bounds: Vec<PathBuf> = self
+            .indexes
+            .keys()
+            .filter(|b| !self.expanded.contains(*b))
+            .cloned()
+            .collect();
+        for bound in bounds {
+            let in_run = self
+                .out
+                .iter()
+                .filter(|c| standing(&c.path).starts_with(&bound))
+                .filter(|c| {
+                    matches!(
+                        c.kind,
+                        NameKind::SpecLike | NameKind::Other | NameKind::Unlisted
+                    ) && c.path.is_file()
+                        && is_openapi(&ws.load(&c.path))
+                })
+                .count();
+            if in_run != 1 {
+                continue;
+            }
+            let documents = self
+                .index(&bound)
+                .documents(ws, binding_needles_in_text)
+                .to_vec();
+            let other = documents.into_iter().find(|d| {
+                !self.seen.contains(&canonical(&d.path)) && is_openapi(&ws.load(&d.path))
+            });
+            if let Some(d) = other {
+                self.add_context(d.path, d.kind);
+            }
         }
     }
 

@@ -94,7 +94,8 @@ fn entries_of(dir: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     (files, folders)
 }
 
-/// What a finding says, with every place it points at.
+/// What a finding says (message and help, the notes on platform defaults included),
+/// with every place it points at.
 fn key(d: &Diagnostic) -> String {
     let at = |l: &retrylint::diagnostic::Label| {
         let loc = &l.location;
@@ -103,12 +104,13 @@ fn key(d: &Diagnostic) -> String {
     };
     let labels: BTreeSet<String> = d.labels.iter().map(at).collect();
     format!(
-        "{} {} {} | {:?} | {}",
+        "{} {} {} | {:?} | {} | help: {}",
         d.code,
         at(&d.primary),
         d.message,
         labels,
-        d.operations.join(", ")
+        d.operations.join(", "),
+        d.help.as_deref().unwrap_or("")
     )
 }
 
@@ -348,4 +350,78 @@ fn a_named_spec_alone_in_its_component_is_not_the_only_spec_of_the_run() {
     let repo = repo_of(tmp.path());
     let named = run(&options(&repo, vec![repo.dir.join("api/a/openapi.yaml")]));
     assert_eq!(named.documents, 2, "{:?}", named.inputs);
+}
+
+/// The retry clients in code of `fixtures/code/<language>/<project>`: a client binds
+/// by the names the repository gives a service too (Compose services, Spring
+/// `spring.application.name`), which a named spec's run must look for.
+#[test]
+fn every_file_of_every_code_fixture_project_gets_its_part_of_the_whole_answer() {
+    let mut projects: Vec<PathBuf> = Vec::new();
+    for language in std::fs::read_dir(manifest().join("fixtures/code")).expect("fixtures/code") {
+        let language = language.expect("entry").path();
+        if !language.is_dir() {
+            continue;
+        }
+        for p in std::fs::read_dir(&language).expect("language folder") {
+            let p = p.expect("entry").path();
+            if p.is_dir() {
+                projects.push(p);
+            }
+        }
+    }
+    projects.sort();
+    let compared: usize = projects.iter().map(|p| holds_for(p)).sum();
+    assert!(compared > 100, "{compared} runs compared");
+}
+
+/// Writes `files` (path, text) under a new temporary folder.
+fn project_of(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for (path, text) in files {
+        let at = tmp.path().join(path);
+        std::fs::create_dir_all(at.parent().expect("parent")).expect("mkdir");
+        std::fs::write(at, text).expect("write");
+    }
+    tmp
+}
+
+/// What a newcomer found a named spec's run left out (stop 48): a wildcard two
+/// domains above the spec's host, a host written with a YAML escape, and notes on
+/// platform defaults given to the first finding at a node among findings the
+/// named file was not asked about.
+#[test]
+fn wildcards_above_the_parent_escaped_hosts_and_notes_give_the_same_answer() {
+    const POST_503: &str =
+        "paths:\n  /pay:\n    post:\n      responses:\n        '503': {description: busy}\n";
+    let spec = |url: &str| {
+        format!("openapi: 3.0.3\ninfo: {{title: t, version: '1'}}\nservers:\n  - url: {url}\n{POST_503}")
+    };
+    let wildcard = project_of(&[
+        ("api/openapi.yaml", &spec("https://api.eu.shop.io")),
+        ("other/openapi.yaml", &spec("https://other.io")),
+        (
+            "deploy/vs.yaml",
+            "apiVersion: networking.istio.io/v1beta1\nkind: VirtualService\nmetadata: {name: vs}\nspec:\n  hosts: [\"*.shop.io\"]\n  http:\n  - route: [{destination: {host: x}}]\n    retries: {attempts: 3, perTryTimeout: 2s, retryOn: \"5xx,reset\"}\n",
+        ),
+    ]);
+    let escaped = project_of(&[
+        ("api/a/openapi.yaml", &spec("http://orders")),
+        ("api/b/openapi.yaml", &spec("http://billing")),
+        (
+            "deploy/vs.yaml",
+            "apiVersion: networking.istio.io/v1beta1\nkind: VirtualService\nmetadata: {name: vs}\nspec:\n  hosts: [\"ord\\x65rs\"]\n  http:\n  - route: [{destination: {host: x}}]\n    retries: {attempts: 3, perTryTimeout: 2s, retryOn: \"5xx,reset\"}\n",
+        ),
+    ]);
+    let notes = project_of(&[
+        ("api/a/openapi.yaml", &spec("https://a.example.com")),
+        ("api/b/openapi.yaml", &spec("https://b.example.com")),
+        (
+            "deploy/vs.yaml",
+            "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: vs-a}\nspec: {hosts: [a.example.com], http: [{route: [{destination: {host: a}}]}]}\n---\napiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: vs-b}\nspec: {hosts: [b.example.com], http: [{route: [{destination: {host: b}}]}]}\n",
+        ),
+    ]);
+    for project in [&wildcard, &escaped, &notes] {
+        assert!(holds_for(project.path()) > 0);
+    }
 }

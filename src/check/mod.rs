@@ -214,7 +214,7 @@ pub fn run_full(options: &CheckOptions) -> (Analyzed, Vec<Diagnostic>) {
 
 /// [`run_full`], streaming documents when `stream` (see [`run`]).
 fn run_with(options: &CheckOptions, stream: bool) -> (Analyzed, Vec<Diagnostic>) {
-    let mut analyzed = analyze_with(options, stream);
+    let mut analyzed = analyze_answering(options, stream);
     let mut diagnostics = std::mem::take(&mut analyzed.diagnostics);
     let ctx = Context {
         documents: &analyzed.documents,
@@ -235,29 +235,44 @@ fn run_with(options: &CheckOptions, stream: bool) -> (Analyzed, Vec<Diagnostic>)
         suppress::apply(diagnostics, &suppressions)
     });
     // Named files or a folder below the root: the part of the project's answer that
-    // concerns them (`answer`), before rule levels, so an RL001 turned off still
-    // decides the exit code.
-    if let Some(scope) = answer_scope(options) {
+    // concerns them (`answer`). An RL001 there decides the exit code even when rule
+    // levels turn RL001 off.
+    let scope = answer_scope(options);
+    let mut unreadable: Vec<Diagnostic> = applied
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == rules::rl001_invalid_syntax::META.code)
+        .cloned()
+        .collect();
+    if let Some(scope) = &scope {
+        answer::restrict(
+            scope,
+            &analyzed.documents,
+            &analyzed.analysis,
+            &mut unreadable,
+            &mut Vec::new(),
+        );
+    }
+    analyzed.could_not_lint |= !unreadable.is_empty();
+    let mut diagnostics = options.rule_levels.apply(applied.diagnostics);
+    sort_and_dedup(&mut diagnostics);
+    // Notes go to the first finding at their node among all the run's findings, as
+    // in the whole project's run, before the part asked about is kept.
+    attach_notes(&mut diagnostics, &analyzed.notes);
+    if let Some(scope) = &scope {
         analyzed.asked_operations = Some(answer::asked_operations(
-            &scope,
+            scope,
             &analyzed.documents,
             &analyzed.analysis,
         ));
         answer::restrict(
-            &scope,
+            scope,
             &analyzed.documents,
             &analyzed.analysis,
-            &mut applied.diagnostics,
+            &mut diagnostics,
             &mut applied.suppressed,
         );
     }
-    analyzed.could_not_lint |= applied
-        .diagnostics
-        .iter()
-        .any(|d| d.code == rules::rl001_invalid_syntax::META.code);
-    let mut diagnostics = options.rule_levels.apply(applied.diagnostics);
-    sort_and_dedup(&mut diagnostics);
-    attach_notes(&mut diagnostics, &analyzed.notes);
     crate::import::server::note_read_operations(&mut diagnostics, &analyzed.documents);
     analyzed.suppressed = applied
         .suppressed
@@ -280,7 +295,7 @@ pub fn answer_scope(options: &CheckOptions) -> Option<answer::Scope> {
 
 /// Discover, load, model and join: everything but the rules.
 pub fn analyze(options: &CheckOptions) -> Analyzed {
-    analyze_with(options, false)
+    analyze_answering(options, false)
 }
 
 /// Models one document with its own resolver (its memo and look-up caches behind no
@@ -339,11 +354,44 @@ fn check_alone(
     Some(diags)
 }
 
+/// [`analyze_with`] for a run over named files: first with the binding component of
+/// the named files only; again with every document of the project when an object of
+/// a named retry config binds nothing, since what RL016 then says names the
+/// project's specs (`project::discover::related`). The second run is the exception
+/// (a route to a host no spec serves): a named config of routes that bind is read
+/// once.
+fn analyze_answering(options: &CheckOptions, stream: bool) -> Analyzed {
+    let first = analyze_with(options, stream, false);
+    if !options.related || !unbound_in_named_file(options, &first.diagnostics) {
+        return first;
+    }
+    drop(first);
+    analyze_with(options, stream, true)
+}
+
+/// True when an RL016 (an object that binds nothing) is located in a file named on
+/// the command line.
+fn unbound_in_named_file(options: &CheckOptions, diagnostics: &[Diagnostic]) -> bool {
+    let unbound: Vec<&Path> = diagnostics
+        .iter()
+        .filter(|d| d.code == crate::import::rl016_unbound_config::META.code)
+        .map(|d| d.primary.location.file.path.as_path())
+        .collect();
+    if unbound.is_empty() {
+        return false;
+    }
+    let (cwd, _) = cwd_and_first_path(options);
+    options.paths.iter().any(|p| {
+        let named = std::fs::canonicalize(cwd.join(p)).unwrap_or_else(|_| cwd.join(p));
+        unbound.iter().any(|u| *u == named)
+    })
+}
+
 /// [`analyze`], checking documents as they load when `stream` and the run allows it:
 /// no baseline split, no `services:`, no policy file, and no retry config or client
 /// in code that imports to a route. One pass: the files that say what binds are read
 /// first ([`project::load`]), then the documents ([`project::Staged::documents`]).
-fn analyze_with(options: &CheckOptions, stream: bool) -> Analyzed {
+fn analyze_with(options: &CheckOptions, stream: bool, every_document: bool) -> Analyzed {
     let stream = stream && options.split.is_none() && options.services.is_empty();
     let hook = |ws: &Workspace, doc: &Arc<Loaded>, root: &Path| {
         check_alone(ws, doc, root, &options.thresholds)
@@ -370,6 +418,7 @@ fn analyze_with(options: &CheckOptions, stream: bool) -> Analyzed {
         filter: options.filter.as_ref(),
         related: options.related,
         overlay: options.overlay.clone(),
+        every_document,
     });
     // The `.proto` files of the run, read once, for binding gRPC configs.
     let (protos, proto_diags) = crate::timing::phase("import/protos", || {

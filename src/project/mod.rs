@@ -166,6 +166,10 @@ pub struct Selection<'a> {
     pub bound_specs: &'a [PathBuf],
     /// Texts read instead of the files on disk (an editor's unsaved buffers).
     pub overlay: Option<std::sync::Arc<crate::source::loader::Overlay>>,
+    /// A named retry config reads every document of its project as context (what
+    /// RL016 says of an object that binds nothing names the project's specs); else
+    /// only the documents it names and their binding component.
+    pub every_document: bool,
 }
 
 /// The hook of [`Staged::documents`].
@@ -310,7 +314,14 @@ pub fn load(sel: &Selection<'_>) -> Staged {
     if sel.related {
         let given: HashSet<PathBuf> = candidates.iter().map(|c| c.path.clone()).collect();
         candidates = crate::timing::phase("named files and related", || {
-            discover::with_related(candidates, &ws, sel.root, sel.bound_specs, &paths)
+            discover::with_related(
+                candidates,
+                &ws,
+                sel.root,
+                sel.bound_specs,
+                &paths,
+                sel.every_document,
+            )
         });
         related_only = candidates
             .iter()

@@ -215,7 +215,14 @@ impl ProjectIndex {
         let Some(finder) = finder(needles, Case::Insensitive) else {
             return Mentions::default();
         };
-        let holds = |i: usize| self.text(i, ws).is_some_and(|t| finder.is_match(t));
+        let holds = |i: usize| {
+            self.text(i, ws).is_some_and(|t| {
+                finder.is_match(t)
+                    || (self.others[i].kind == NameKind::Other
+                        && escaped_scalars(&self.others[i].path, t, ws)
+                            .is_some_and(|d| finder.is_match(d.as_bytes())))
+            })
+        };
         let configs = self
             .others
             .par_iter()
@@ -229,6 +236,23 @@ impl ProjectIndex {
             .enumerate()
             .any(|(i, c)| matches!(c.kind, NameKind::Source(_)) && holds(i));
         Mentions { configs, code }
+    }
+
+    /// True when a source file of `language` holds `needle` (ASCII
+    /// case-insensitively).
+    pub fn sources_mention(
+        &self,
+        language: crate::import::code::Language,
+        needle: &[u8],
+        ws: &Workspace,
+    ) -> bool {
+        let Some(finder) = finder(&[needle.to_vec()], Case::Insensitive) else {
+            return false;
+        };
+        self.others.par_iter().enumerate().any(|(i, c)| {
+            c.kind == NameKind::Source(language)
+                && self.text(i, ws).is_some_and(|t| finder.is_match(t))
+        })
     }
 
     /// The OpenAPI documents of the walk that the retry configs at `configs` may
@@ -260,6 +284,13 @@ impl ProjectIndex {
                             .find_overlapping_iter(bytes)
                             .map(|m| m.pattern().as_usize()),
                     );
+                    if let Some(decoded) = escaped_scalars(path, bytes, ws) {
+                        patterns.extend(
+                            finder
+                                .find_overlapping_iter(decoded.as_bytes())
+                                .map(|m| m.pattern().as_usize()),
+                        );
+                    }
                 });
                 patterns
             })
@@ -415,6 +446,28 @@ enum Case {
     Sensitive,
     /// ASCII letters of either case (the needles are lowercase).
     Insensitive,
+}
+
+/// The string scalars of a YAML or JSON file whose text holds an escape (`\`), as
+/// the file means them, one a line: a host written `ord\x65rs` or `\u0065` binds as
+/// `orders`, and its text does not spell it. `None` when the text holds no escape
+/// or the file does not parse.
+fn escaped_scalars(path: &Path, text: &[u8], ws: &Workspace) -> Option<String> {
+    memchr::memchr(b'\\', text)?;
+    let doc = ws.load(path);
+    // Every document of a YAML stream (a file of VirtualServices).
+    let documents = crate::import::stream::documents(&doc).ok()?;
+    let mut out = String::new();
+    for d in &documents {
+        let Ok(tree) = &d.tree else { continue };
+        for n in tree.all_nodes() {
+            if let Some(s) = tree.scalar(n) {
+                out.push_str(s);
+                out.push('\n');
+            }
+        }
+    }
+    Some(out)
 }
 
 /// One automaton finding any of `needles` in one pass over a file (a scan per needle

@@ -45,6 +45,7 @@ pub fn with_related(
     root: Option<&Path>,
     bound_specs: &[PathBuf],
     named: &[PathBuf],
+    every_document: bool,
 ) -> Vec<Candidate> {
     // Named folders (canonical) with their project roots.
     let folders: Vec<(PathBuf, PathBuf)> = named
@@ -66,6 +67,7 @@ pub fn with_related(
         asked: HashSet::new(),
         roots: HashMap::new(),
         context: HashSet::new(),
+        every_document,
         ws,
         root,
         bound_specs,
@@ -202,6 +204,8 @@ struct Related<'a> {
     /// Canonical paths of the files read only as context ([`Related::add_context`]):
     /// in the run, never related further unless added again as related.
     context: HashSet<PathBuf>,
+    /// A named retry config reads every document of its project as context.
+    every_document: bool,
     ws: &'a Workspace,
     root: Option<&'a Path>,
     bound_specs: &'a [PathBuf],
@@ -436,10 +440,14 @@ impl Related<'_> {
         // Otherwise a config or client binds to it only by naming it: its hosts,
         // operationIds, or RPCs. When one does (one scan for every document visited,
         // once the queue is empty), the whole project is read.
-        self.needles
-            .entry(bound)
-            .or_default()
-            .extend(binding_needles(&doc));
+        // The names the repository gives its service (Compose, Spring
+        // `spring.application.name`) bind like hosts (`import::identity`).
+        let mut needles = binding_needles(&doc);
+        let load = |p: &Path| ws.boundary().admits(p).then(|| ws.load(p));
+        for name in crate::import::identity::Identities::new(&load).of(&abs) {
+            host_needles(&name.to_ascii_lowercase(), &mut needles);
+        }
+        self.needles.entry(bound).or_default().extend(needles);
     }
 
     /// Brings the configs and clients that name a document visited since the last
@@ -464,7 +472,16 @@ impl Related<'_> {
         // A client in code links its calls across the project's files, and a gRPC
         // service config names RPCs that may bind to any document: the whole
         // project, for an exact answer at the cost of a whole run.
-        if hits.code || (!hits.configs.is_empty() && self.binds_anywhere(bound, &hits.configs)) {
+        // An Aspire AppHost names the services it runs in C# (`AddProject`): their
+        // names bind like hosts, and only the whole run reads them.
+        let whole = hits.code
+            || (!hits.configs.is_empty() && self.binds_anywhere(bound, &hits.configs))
+            || self.index(bound).sources_mention(
+                crate::import::code::Language::CSharp,
+                crate::import::aspire::MARKER.as_bytes(),
+                ws,
+            );
+        if whole {
             self.expand(bound);
             return;
         }
@@ -531,13 +548,16 @@ impl Related<'_> {
             self.add(only, NameKind::SpecLike);
         }
         // What RL016 says of an object that binds nothing names the project's specs
-        // and their hosts: every document comes, as context.
-        let all = self
-            .index(bound)
-            .documents(ws, binding_needles_in_text)
-            .to_vec();
-        for d in all {
-            self.add_context(d.path, d.kind);
+        // and their hosts: when the caller found one, every document comes, as
+        // context (`check` runs again with `every_document`).
+        if self.every_document {
+            let all = self
+                .index(bound)
+                .documents(ws, binding_needles_in_text)
+                .to_vec();
+            for d in all {
+                self.add_context(d.path, d.kind);
+            }
         }
     }
 }
@@ -606,9 +626,12 @@ fn host_needles(host: &str, out: &mut Vec<Vec<u8>>) {
     }
     out.push(host.as_bytes().to_vec());
     // `*.example.com` (Istio, Envoy) and `**.example.com` (Spring Cloud
-    // Gateway) cover `api.example.com`; both hold `*.example.com`.
-    if parent.contains('.') {
-        out.push(format!("*.{parent}").into_bytes());
+    // Gateway) cover `api.example.com`, and `*.shop.io` covers `api.eu.shop.io`:
+    // the wildcard of every domain above the host (each holds `*.` and the domain).
+    let mut above = parent;
+    while !above.is_empty() {
+        out.push(format!("*.{above}").into_bytes());
+        above = above.split_once('.').map_or("", |(_, rest)| rest);
     }
 }
 

@@ -57,6 +57,8 @@ pub fn with_related(
             (folder, root)
         })
         .collect();
+    // Files the identity look-ups read, through the run's read boundary.
+    let load = |p: &Path| ws.boundary().admits(p).then(|| ws.load(p));
     let mut related = Related {
         seen: candidates.iter().map(|c| canonical(&c.path)).collect(),
         queue: VecDeque::new(),
@@ -68,6 +70,7 @@ pub fn with_related(
         roots: HashMap::new(),
         context: HashSet::new(),
         every_document,
+        identities: crate::import::identity::Identities::new(&load),
         ws,
         root,
         bound_specs,
@@ -206,6 +209,9 @@ struct Related<'a> {
     context: HashSet<PathBuf>,
     /// A named retry config reads every document of its project as context.
     every_document: bool,
+    /// The names the repository gives each document's service, one finder for the
+    /// whole search (it lists each folder once).
+    identities: crate::import::identity::Identities<'a>,
     ws: &'a Workspace,
     root: Option<&'a Path>,
     bound_specs: &'a [PathBuf],
@@ -443,8 +449,7 @@ impl Related<'_> {
         // The names the repository gives its service (Compose, Spring
         // `spring.application.name`) bind like hosts (`import::identity`).
         let mut needles = binding_needles(&doc);
-        let load = |p: &Path| ws.boundary().admits(p).then(|| ws.load(p));
-        for name in crate::import::identity::Identities::new(&load).of(&abs) {
+        for name in self.identities.of(&abs) {
             host_needles(&name.to_ascii_lowercase(), &mut needles);
         }
         self.needles.entry(bound).or_default().extend(needles);

@@ -753,7 +753,7 @@ fn effective(
                 .unwrap_or_else(|| Field::builtin(Effect::from_openapi_method(&op.method)))
         }),
         idempotency_key,
-        status_endpoint: pick(sources, |s| s.status_endpoint.as_ref()),
+        status_endpoint: pick(sources, |s| s.status_endpoint.as_deref()),
         status_operation: None,
         on_unknown_result: pick_open(sources, "on_unknown_result", |s| {
             s.on_unknown_result.as_ref()
@@ -772,7 +772,7 @@ fn effective(
         methods: pick(sources, |s| s.methods.as_ref()),
         method: op.method.to_ascii_uppercase(),
         grpc_bound: false,
-        budget: pick(sources, |s| s.budget.as_ref()),
+        budget: pick(sources, |s| s.budget.as_deref()),
         hedging: pick(sources, |s| s.hedging.as_ref()),
         deadline_off: sources
             .iter()
@@ -1271,12 +1271,12 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
         endpoints.extend(
             pf.defaults
                 .iter()
-                .filter_map(|s| s.status_endpoint.as_ref()),
+                .filter_map(|s| s.status_endpoint.as_deref()),
         );
         endpoints.extend(
             pf.operations
                 .iter()
-                .filter_map(|e| e.settings.status_endpoint.as_ref()),
+                .filter_map(|e| e.settings.status_endpoint.as_deref()),
         );
         for se in endpoints {
             if find_op(&se.value, documents, &governs[p]).is_none()

@@ -674,10 +674,8 @@ fn attach_notes(diagnostics: &mut [Diagnostic], notes: &[crate::import::OriginNo
     if notes.is_empty() {
         return;
     }
-    let located: Vec<(crate::diagnostic::Location, &str)> = notes
-        .iter()
-        .map(|n| (n.at.location(), n.text.as_str()))
-        .collect();
+    let located: Vec<(crate::diagnostic::Location, &str)> =
+        notes.iter().map(|n| (n.at.location(), &*n.text)).collect();
     // Notes by node, each given out once: thousands of routes and findings meet here.
     let mut by_node: std::collections::HashMap<(&std::path::Path, usize, usize), Vec<&str>> =
         std::collections::HashMap::new();

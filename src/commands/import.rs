@@ -460,7 +460,9 @@ mod tests {
         };
         let notes = vec![OriginNote {
             at: at(route),
-            text: "no `perTryTimeout`: Istio's default applies (retry-configs.md §2.2)".into(),
+            text: crate::import::note_text(
+                "no `perTryTimeout`: Istio's default applies (retry-configs.md §2.2)",
+            ),
         }];
         let text = document(&p, &notes);
         assert!(text.contains("spec: ../api/openapi.yaml\n"), "{text}");

@@ -460,13 +460,13 @@ fn profile(
             ),
             _ => {
                 mode_note.push_str(&format!("; backoff full jitter rand(0,1)·min(2^i s, 20 s) (botocore; the Go v2 SDK waits up to 2 s before the first retry); retry quota of {QUOTA_TOKENS} tokens, a retry costs {RETRY_COST} (10 after a timeout) and a success without retry earns 1 back: in retrylint's token-bucket terms (one token per retry, retries while more than half remain) 200 tokens with 0.2 per success, the same 100 retries from a full quota and about 1.2 tries per request once it is drained; Retry-After is not read (the `AWS_NEW_RETRIES_2026` opt-in changes costs and base delays and reads `x-amz-retry-after`)"));
-                s.budget = Some(Spanned {
+                s.budget = Some(Box::new(Spanned {
                     value: RetryBudget::Tokens {
                         tokens: 2.0 * QUOTA_TOKENS / RETRY_COST,
                         token_ratio: 1.0 / RETRY_COST,
                     },
                     at: mode_at.clone(),
-                });
+                }));
             }
         }
         if mode == Mode::Adaptive {
@@ -475,13 +475,13 @@ fn profile(
         mode_note.push_str("; no deadline and no per-try timeout in the config (the HTTP client's timeouts are SDK-specific)");
         notes.push(OriginNote {
             at: mode_at.clone(),
-            text: format!("{mode_note} ({SOURCE})"),
+            text: crate::import::note_text(format!("{mode_note} ({SOURCE})")),
         });
     }
     if !section_note.is_empty() {
         notes.push(OriginNote {
             at: section_at.clone(),
-            text: format!("{} ({SOURCE})", section_note.join("; ")),
+            text: crate::import::note_text(format!("{} ({SOURCE})", section_note.join("; "))),
         });
     }
     Some(ConfigObject {

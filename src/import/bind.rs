@@ -469,6 +469,9 @@ pub fn bind(
         .collect();
     let route_hosts: Vec<Vec<Option<String>>> = objects.iter().map(call_hosts).collect();
     for (i, o) in objects.iter().enumerate() {
+        // The table's path expressions are compiled while it is bound, one table at a
+        // time ([`super::route::PathRegex`]).
+        let _release = ReleaseCompiled(o);
         if bindings[i].is_empty() {
             if retries_or_hedges(o) && !outside_prefixes[i] {
                 out.diagnostics.push(match &lone_skipped[i] {
@@ -762,6 +765,15 @@ pub fn bind(
 /// still runs behind an Istio sidecar, so Istio's implicit default retry policy
 /// applies to every operation (`layers.md` "Binding a config to operations" 1),
 /// located at the entry's `mesh` node.
+/// Drops the compiled path expressions of a route table when it goes out of scope.
+struct ReleaseCompiled<'a>(&'a ConfigObject);
+
+impl Drop for ReleaseCompiled<'_> {
+    fn drop(&mut self) {
+        self.0.release_compiled();
+    }
+}
+
 fn mesh_services(
     out: &mut Bound,
     documents: &[Document],

@@ -453,7 +453,7 @@ fn read_vhost(
                 matches: vec![request],
                 rewrite: None,
                 settings: s,
-                notes: vec![OriginNote { at: at(r), text: "this route has no `route` action (a redirect or a direct response): Envoy answers it without a backend, so nothing is retried".to_string() }],
+                notes: vec![OriginNote { at: at(r), text: crate::import::note_text("this route has no `route` action (a redirect or a direct response): Envoy answers it without a backend, so nothing is retried")}],
             });
             continue;
         };
@@ -516,7 +516,10 @@ fn read_vhost(
         }
         let (rewrite, rw_note) = matching::rewrite(tree, action, literal.as_ref());
         if let Some((n, text)) = rw_note {
-            read.notes.push(OriginNote { at: at(n), text });
+            read.notes.push(OriginNote {
+                at: at(n),
+                text: crate::import::note_text(text),
+            });
         }
         let route = Route {
             at: at(r),
@@ -631,7 +634,7 @@ fn split_by_gate(doc: &Arc<Loaded>, route: Route, gate: NodeId, methods: &[Strin
         rest.settings.budget = None;
         rest.notes.push(OriginNote {
             at,
-            text: format!("`retriable_request_headers` admits only {}: Envoy clears `retry_on` for every other method, so those requests are not retried at all (ENV-RS, retry-configs.md §3.1, §3.4)", methods.join(", ")),
+            text: crate::import::note_text(format!("`retriable_request_headers` admits only {}: Envoy clears `retry_on` for every other method, so those requests are not retried at all (ENV-RS, retry-configs.md §3.1, §3.4)", methods.join(", "))),
         });
         out.push(rest);
     }

@@ -656,7 +656,7 @@ fn reject(route: &mut Route, why_at: &At, why: &str) {
         route.settings.hedging = None;
         route.notes.push(OriginNote {
             at: why_at.clone(),
-            text: format!("gRPC rejects this service config ({why}; RL017), so the channel does not use it and nothing here is retried (gRFC A6 \"Validation of retryPolicy\"; grpc-go `service_config.go`, grpc-java `ManagedChannelServiceConfig`)"),
+            text: crate::import::note_text(format!("gRPC rejects this service config ({why}; RL017), so the channel does not use it and nothing here is retried (gRFC A6 \"Validation of retryPolicy\"; grpc-go `service_config.go`, grpc-java `ManagedChannelServiceConfig`)")),
         });
     }
 }
@@ -684,7 +684,7 @@ fn method_settings(
         if tree.as_bool(w) == Some(true) {
             notes.push(OriginNote {
                 at: at(w),
-                text: "`waitForReady`: the call waits for the channel to become ready instead of failing fast with UNAVAILABLE on a transient connection failure; the wait counts against the `timeout` (service_config.proto)".to_string(),
+                text: crate::import::note_text("`waitForReady`: the call waits for the channel to become ready instead of failing fast with UNAVAILABLE on a transient connection failure; the wait counts against the `timeout` (service_config.proto)"),
             });
         }
     }
@@ -731,11 +731,11 @@ fn method_settings(
             let node = retry.or(hedge).unwrap_or(item);
             notes.push(OriginNote {
                 at: at(node),
-                text: "no `timeout` in this method config, so the call has no deadline unless the application sets one (service_config.proto `MethodConfig.timeout`; retry-configs.md §6.1)".to_string(),
+                text: crate::import::note_text("no `timeout` in this method config, so the call has no deadline unless the application sets one (service_config.proto `MethodConfig.timeout`; retry-configs.md §6.1)"),
             });
         }
         if let Some(b) = budget {
-            s.budget = Some(b.clone());
+            s.budget = Some(Box::new(b.clone()));
         }
     }
     (s, notes)
@@ -852,10 +852,10 @@ fn retry_policy(
     if !other_codes.is_empty() {
         notes.push(OriginNote {
             at: at(codes_node.unwrap_or(r)),
-            text: format!(
+            text: crate::import::note_text(format!(
                 "gRPC also retries on {}: a definite answer of the server, which retrylint does not model as a retry signal (its signals are the seven statuses after which a request may be retried: cancelled, unknown, deadline-exceeded, resource-exhausted, aborted, internal, unavailable)",
                 other_codes.join(", ")
-            ),
+            )),
         });
     }
     s.retry = Some(Spanned {
@@ -944,7 +944,7 @@ fn retry_policy(
     }
     notes.push(OriginNote {
         at: at(r),
-        text: "gRPC retry defaults (A6; retry-configs.md §6.1): each delay is drawn from ±20 % around min(initialBackoff × backoffMultiplier^(n−1), maxBackoff) (since grpc/proposal PR #452, Aug 2024; earlier implementations: full jitter, [0, x]); every attempt shares the call's `timeout`; Retry-After is not read".to_string(),
+        text: crate::import::note_text("gRPC retry defaults (A6; retry-configs.md §6.1): each delay is drawn from ±20 % around min(initialBackoff × backoffMultiplier^(n−1), maxBackoff) (since grpc/proposal PR #452, Aug 2024; earlier implementations: full jitter, [0, x]); every attempt shares the call's `timeout`; Retry-After is not read"),
     });
     rejected
 }
@@ -1297,7 +1297,7 @@ pub fn semantics_of(
         .rpc(&service, &method)
         .and_then(|r| r.request_id.as_ref())
     {
-        settings.idempotency_key = Some(crate::policy::model::KeySettings {
+        settings.idempotency_key = Some(Box::new(crate::policy::model::KeySettings {
             at: field.clone(),
             header: Some(Spanned {
                 value: "request_id".to_string(),
@@ -1308,7 +1308,7 @@ pub fn semantics_of(
             on_payload_mismatch: None,
             on_concurrent: None,
             in_request: true,
-        });
+        }));
     }
 }
 

@@ -303,7 +303,7 @@ fn service(
         if !text.is_empty() {
             notes.push(OriginNote {
                 at: at(svc),
-                text: format!("{text}{source}"),
+                text: crate::import::note_text(format!("{text}{source}")),
             });
         }
     } else {
@@ -311,7 +311,7 @@ fn service(
             if !text.is_empty() {
                 notes.push(OriginNote {
                     at: at(node),
-                    text: format!("{text}{source}"),
+                    text: crate::import::note_text(format!("{text}{source}")),
                 });
             }
         }

@@ -86,9 +86,41 @@ pub struct OriginNote {
     /// The node that would have set the value (a route, a `retries` block).
     pub at: At,
     /// The note: "no `retries:` here, so Istio's default applies: 2 retries on ...
-    /// (retry-configs.md §2.2)".
-    pub text: String,
+    /// (retry-configs.md §2.2)". Shared by every note with the same words
+    /// ([`note_text`]).
+    pub text: Arc<str>,
 }
+
+/// The text of an [`OriginNote`], shared with every earlier note of this thread that
+/// has the same words. An importer writes the same few notes on every route of a
+/// file (nginx's "no backoff, no jitter" on each of 20,000 `location`s), and a copy
+/// per route was a tenth of the memory of a large text config (issue 43: memory per
+/// byte of nginx.conf). The set is per thread (an importer runs on one) and starts
+/// over past [`NOTE_TEXTS_KEPT`] texts, so notes that differ on every route (a route
+/// name in the text) cannot grow it without bound.
+pub fn note_text(text: impl AsRef<str>) -> Arc<str> {
+    use std::cell::RefCell;
+    use std::collections::HashSet;
+    thread_local! {
+        static TEXTS: RefCell<HashSet<Arc<str>>> = RefCell::new(HashSet::new());
+    }
+    let text = text.as_ref();
+    TEXTS.with(|texts| {
+        let mut texts = texts.borrow_mut();
+        if let Some(shared) = texts.get(text) {
+            return shared.clone();
+        }
+        if texts.len() >= NOTE_TEXTS_KEPT {
+            texts.clear();
+        }
+        let shared: Arc<str> = Arc::from(text);
+        texts.insert(shared.clone());
+        shared
+    })
+}
+
+/// How many distinct note texts [`note_text`] keeps per thread.
+pub const NOTE_TEXTS_KEPT: usize = 4096;
 
 /// One route of a route table: which requests it may match and what it does to them.
 #[derive(Debug, Clone)]
@@ -156,6 +188,27 @@ impl ConfigObject {
     /// gRPC status signals can fire on them.
     pub fn grpc(&self) -> bool {
         self.platform == Platform::Grpc
+    }
+
+    /// The object with every vector of it and its routes cut to its length.
+    fn trimmed(mut self) -> ConfigObject {
+        self.names.shrink_to_fit();
+        self.routes.shrink_to_fit();
+        for r in &mut self.routes {
+            r.matches.shrink_to_fit();
+            r.notes.shrink_to_fit();
+        }
+        self
+    }
+
+    /// Drops the compiled path expressions of its routes (they compile again when
+    /// next matched: [`route::PathRegex`]).
+    pub fn release_compiled(&self) {
+        for m in self.routes.iter().flat_map(|r| &r.matches) {
+            if let PathMatch::Regex(re) = &m.path {
+                re.release();
+            }
+        }
     }
 }
 
@@ -274,8 +327,13 @@ pub fn import_all_with_sources(
 
 impl Imported {
     /// Appends what another importer read.
+    /// Each object's vectors are cut to their length first: they live until
+    /// binding is done, and an importer's growth slack (a vector of two routes with
+    /// room for four) was up to a third of the memory of a large text config
+    /// (issue 43).
     pub fn extend(&mut self, other: Imported) {
-        self.objects.extend(other.objects);
+        self.objects
+            .extend(other.objects.into_iter().map(ConfigObject::trimmed));
         self.diagnostics.extend(other.diagnostics);
         self.skipped.extend(other.skipped);
     }
@@ -566,4 +624,62 @@ pub fn label_bound_operations(
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_with_the_same_words_share_one_text() {
+        let a = note_text(format!("no `{}` here", "retries"));
+        let b = note_text("no `retries` here");
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!Arc::ptr_eq(&a, &note_text("no `timeout` here")));
+        assert_eq!(&*a, "no `retries` here");
+    }
+
+    #[test]
+    fn imported_objects_keep_no_growth_slack() {
+        let doc = Arc::new(Loaded {
+            file: Arc::new(crate::source::SourceFile::new(
+                "nginx.conf".into(),
+                "nginx.conf".into(),
+                "events {}\n",
+            )),
+            tree: Err(crate::source::loader::LoadError::Binary),
+        });
+        let at = At::new(&doc, crate::source::tree::NodeId(0));
+        let route = Route {
+            at: at.clone(),
+            name: None,
+            matches: Vec::with_capacity(8),
+            rewrite: None,
+            settings: Settings::empty(at.clone()),
+            notes: Vec::with_capacity(8),
+        };
+        let mut routes = Vec::with_capacity(16);
+        routes.push(route);
+        let object = ConfigObject {
+            platform: Platform::Nginx,
+            kind: "server".into(),
+            name: "orders".into(),
+            at,
+            layer: Layer::Gateway,
+            names: Vec::with_capacity(8),
+            routes,
+            url_prefixes: Vec::new(),
+            method_scoped: Vec::new(),
+            variant: None,
+        };
+        let mut all = Imported::default();
+        all.extend(Imported {
+            objects: vec![object],
+            ..Imported::default()
+        });
+        let o = &all.objects[0];
+        assert_eq!((o.routes.capacity(), o.names.capacity()), (1, 0));
+        assert_eq!(o.routes[0].matches.capacity(), 0);
+        assert_eq!(o.routes[0].notes.capacity(), 0);
+    }
 }

@@ -322,40 +322,44 @@ pub fn full_match_regex(pattern: &str) -> Result<PathRegex, String> {
     PathRegex::new(&format!("^(?:{pattern})$"))
 }
 
-/// A compiled regular expression a route tests request paths with: the syntax,
-/// Unicode semantics, size limit and error messages of `regex::Regex`, compiled to
-/// the one engine a yes/no test of a short path needs (the PikeVM of
-/// `regex-automata`, which `regex` is made of), with no capture group but the
-/// match itself. A
+/// A regular expression a route tests request paths with: the syntax, Unicode
+/// semantics, size limit and error messages of `regex::Regex`, compiled to the one
+/// engine a yes/no test of a short path needs (the PikeVM of `regex-automata`,
+/// which `regex` is made of), with no capture group but the match itself. A
 /// `regex::Regex` also builds a one-pass DFA for an anchored expression, a bounded
 /// backtracker, prefilters and lazy-DFA caches on its first search, about 33 KB per
-/// expression (1.4 KB here): a generated nginx.conf of regex `location`s cost 200
-/// bytes of memory per byte of file, most of them there (case 83). Clones share
-/// the compiled expression.
+/// expression; a PikeVM is about 1.2 KB.
+///
+/// Even that is kept only while it is used: [`PathRegex::new`] checks the
+/// expression (a parse, or a compile where size may be at stake), [`PathRegex::is_match`] compiles it
+/// again on first use and keeps it, and [`PathRegex::release`] drops it when the
+/// routes' binding is done. A generated nginx.conf of 20,000 regex `location`s
+/// held 24 MB of compiled expressions for the whole run, a quarter of its memory
+/// (cases 83 and issue 43: memory per byte of a text config); binding compiles the
+/// expressions of one route table at a time. Clones share the expression and its
+/// compiled form (a route copied per method group compiles once).
 #[derive(Clone)]
-pub struct PathRegex {
+pub struct PathRegex(Arc<Compiled>);
+
+/// The expression of a [`PathRegex`] and its clones, and its compiled form while it
+/// is kept.
+struct Compiled {
     /// The expression as written.
     pattern: Box<str>,
-    vm: Arc<PikeVM>,
+    /// The compiled expression while it is in use (`None` before the first match
+    /// and after [`PathRegex::release`]).
+    vm: std::sync::Mutex<Option<Arc<PikeVM>>>,
 }
 
 impl PathRegex {
-    /// Compiles `pattern`; `Err` with the message `regex::Regex::new` gives for it
+    /// Checks `pattern`; `Err` with the message `regex::Regex::new` gives for it
     /// (a syntax error, or the compiled expression over its 10 MiB size limit).
     pub fn new(pattern: &str) -> Result<PathRegex, String> {
-        let built = PikeVM::builder()
-            .syntax(regex_automata::util::syntax::Config::new().utf8(true))
-            .thompson(
-                thompson::Config::new()
-                    .nfa_size_limit(Some(10 * (1 << 20)))
-                    .which_captures(WhichCaptures::Implicit),
-            )
-            .build(pattern);
-        match built {
-            Ok(vm) => Ok(PathRegex {
+        match check(pattern) {
+            Ok(()) => Ok(PathRegex(Arc::new(Compiled {
                 pattern: pattern.into(),
-                vm: Arc::new(vm),
-            }),
+                vm: std::sync::Mutex::new(None),
+            }))),
             // The message as `regex` words it (it parses with the same settings).
             Err(e) => {
                 Err(regex::Regex::new(pattern).map_or_else(|e| e.to_string(), |_| e.to_string()))
@@ -364,17 +368,71 @@ impl PathRegex {
     }
 
     /// True when the expression matches somewhere in `text` (unanchored unless the
-    /// expression anchors itself). The search state is made per call: a few
-    /// hundred bytes, not kept by every route.
+    /// expression anchors itself). Compiles the expression when it is not kept, and
+    /// keeps it until [`PathRegex::release`]. The search state is made per call: a
+    /// few hundred bytes, not kept by every route.
     pub fn is_match(&self, text: &str) -> bool {
-        let mut cache = self.vm.create_cache();
-        self.vm.is_match(&mut cache, text)
+        let vm = {
+            let mut kept = self.0.vm.lock().unwrap_or_else(|p| p.into_inner());
+            match kept.as_ref() {
+                Some(vm) => vm.clone(),
+                None => match compile(&self.0.pattern) {
+                    Ok(vm) => kept.insert(Arc::new(vm)).clone(),
+                    // `new` checked the expression: only an NFA over the size limit
+                    // that parsing alone let through gets here, and it matches
+                    // nothing, as an expression that does not compile.
+                    Err(_) => return false,
+                },
+            }
+        };
+        let mut cache = vm.create_cache();
+        vm.is_match(&mut cache, text)
+    }
+
+    /// Drops the compiled expression; the next [`PathRegex::is_match`] compiles it
+    /// again.
+    pub fn release(&self) {
+        *self.0.vm.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
     /// The expression as written.
     pub fn as_str(&self) -> &str {
-        &self.pattern
+        &self.0.pattern
     }
+}
+
+/// Whether `pattern` compiles with the settings of `regex::Regex`. Parsing it is
+/// enough unless it may be over the size limit: a seventh of the cost of compiling
+/// it, and it is compiled again when it is first matched. Only a counted repetition
+/// (`x{1000}`) or a long expression can make an NFA of 10 MiB; those are compiled
+/// here to know.
+fn check(pattern: &str) -> Result<(), String> {
+    let counted = pattern
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0] == b'{' && w[1].is_ascii_digit());
+    if counted || pattern.len() > 256 {
+        return compile(pattern).map(drop);
+    }
+    regex_automata::util::syntax::parse_with(
+        pattern,
+        &regex_automata::util::syntax::Config::new().utf8(true),
+    )
+    .map(drop)
+    .map_err(|e| e.to_string())
+}
+
+/// The PikeVM of `pattern` with the settings of `regex::Regex`.
+fn compile(pattern: &str) -> Result<PikeVM, String> {
+    PikeVM::builder()
+        .syntax(regex_automata::util::syntax::Config::new().utf8(true))
+        .thompson(
+            thompson::Config::new()
+                .nfa_size_limit(Some(10 * (1 << 20)))
+                .which_captures(WhichCaptures::Implicit),
+        )
+        .build(pattern)
+        .map_err(|e| e.to_string())
 }
 
 /// As `regex::Regex` shows itself: `Regex("pattern")` (snapshots of imported routes
@@ -461,6 +519,28 @@ impl RequestMatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_released_expression_compiles_again_and_clones_share_it() {
+        let re = PathRegex::new("^/orders/[0-9]+$").unwrap();
+        let copy = re.clone();
+        assert!(re.is_match("/orders/12"));
+        assert!(!re.is_match("/orders/x"));
+        re.release();
+        // Released for every clone; each compiles it again when it next matches.
+        assert!(copy.is_match("/orders/7"));
+        assert!(!copy.is_match("/orders/"));
+        assert_eq!(copy.as_str(), "^/orders/[0-9]+$");
+    }
+
+    #[test]
+    fn an_expression_over_the_size_limit_is_refused_when_checked() {
+        // A parse alone accepts it; the counted repetition makes `new` compile it.
+        let err = PathRegex::new(r"\w{1000}{1000}").err().unwrap();
+        assert!(err.contains("size limit"), "{err}");
+        let err = PathRegex::new("/orders/(").err().unwrap();
+        assert!(err.contains("unclosed group"), "{err}");
+    }
 
     #[test]
     fn a_trailing_slash_is_significant() {

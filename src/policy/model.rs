@@ -306,9 +306,9 @@ pub struct Settings {
     /// `effect:`.
     pub effect: Option<Spanned<Effect>>,
     /// `idempotency_key:`.
-    pub idempotency_key: Option<KeySettings>,
+    pub idempotency_key: Option<Box<KeySettings>>,
     /// `status_endpoint:` (a selector).
-    pub status_endpoint: Option<Spanned<Selector>>,
+    pub status_endpoint: Option<Box<Spanned<Selector>>>,
     /// `on_unknown_result:`.
     pub on_unknown_result: Option<Spanned<UnknownResult>>,
     /// `attempts:` (total, including the first; range checked by RL302).
@@ -322,7 +322,7 @@ pub struct Settings {
     /// `retry_on:` (the list node, and each signal with its item node).
     pub retry_on: Option<Spanned<Vec<Spanned<Signal>>>>,
     /// `retry_after:`.
-    pub retry_after: Option<RetryAfterSettings>,
+    pub retry_after: Option<Box<RetryAfterSettings>>,
     /// `ignore:` inside the entry.
     pub ignore: Vec<Suppression>,
     /// Misspelled keys of this mapping and of its `backoff`, `retry_after` and
@@ -332,7 +332,7 @@ pub struct Settings {
     /// list node, and each method token with its item node); absent: every method.
     pub methods: Option<Spanned<Vec<Spanned<String>>>>,
     /// `budget:` (one of three shapes; the value node is the mapping).
-    pub budget: Option<Spanned<RetryBudget>>,
+    pub budget: Option<Box<Spanned<RetryBudget>>>,
     /// `hedging:` (the value node is the mapping).
     pub hedging: Option<Spanned<Hedging>>,
     /// Not a policy key: the node of an imported config that switched the deadline

@@ -444,13 +444,13 @@ impl<'a> Parser<'a> {
                 "idempotency_key" => {
                     if self.expect_map(v, "`idempotency_key`") {
                         nested.push((v, "idempotency_key."));
-                        s.idempotency_key = Some(self.key_settings(v, &mut s.todos));
+                        s.idempotency_key = Some(Box::new(self.key_settings(v, &mut s.todos)));
                     }
                 }
                 "status_endpoint" => {
                     if let Some(text) = self.string(v, "`status_endpoint`") {
                         match Selector::parse(&text.value) {
-                            Ok(sel) => s.status_endpoint = Some(self.spanned(sel, v)),
+                            Ok(sel) => s.status_endpoint = Some(Box::new(self.spanned(sel, v))),
                             Err(e) => self.err(
                                 v,
                                 format!("invalid `status_endpoint` selector `{}`: {e}", text.value),
@@ -497,7 +497,7 @@ impl<'a> Parser<'a> {
                 "retry_after" => {
                     if self.expect_map(v, "`retry_after`") {
                         nested.push((v, "retry_after."));
-                        s.retry_after = Some(self.retry_after(v, &mut s.todos));
+                        s.retry_after = Some(Box::new(self.retry_after(v, &mut s.todos)));
                     }
                 }
                 "ignore" => s.ignore = self.suppressions(v),
@@ -505,7 +505,7 @@ impl<'a> Parser<'a> {
                 "budget" => {
                     if self.expect_map(v, "`budget`") {
                         nested.push((v, "budget."));
-                        s.budget = self.budget(v);
+                        s.budget = self.budget(v).map(Box::new);
                     }
                 }
                 "hedging" => {

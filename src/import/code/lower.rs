@@ -158,7 +158,7 @@ pub fn lower(
         Known::Literal => {}
         Known::Default(source) => notes.push(OriginNote {
             at: at(s),
-            text: format!("{platform} default for {what}: {source}"),
+            text: crate::import::note_text(format!("{platform} default for {what}: {source}")),
         }),
         Known::Assumed { expr, assumed } => {
             diagnostics.push(rl019_unresolved_setting::diagnostic(
@@ -240,13 +240,13 @@ pub fn lower(
     });
     if let Some(r) = &c.retry_after {
         note(&r.honor.span, &r.honor.known, "Retry-After");
-        settings.retry_after = Some(RetryAfterSettings {
+        settings.retry_after = Some(Box::new(RetryAfterSettings {
             at: at(&r.honor.span),
             honor: Some(spanned(&at, &r.honor)),
             max: r.max.as_ref().map(|s| spanned(&at, s)),
             on_invalid: None,
             on_above_max: None,
-        });
+        }));
     }
     if let Some(d) = &c.deadline {
         note(&d.span, &d.known, "the deadline");
@@ -262,7 +262,7 @@ pub fn lower(
     for (s, text) in &c.notes {
         notes.push(OriginNote {
             at: at(s),
-            text: text.clone(),
+            text: crate::import::note_text(text.clone()),
         });
     }
     for f in &c.findings {
@@ -408,7 +408,7 @@ fn route(
         }
     }
     if let Some(h) = call.headers.iter().find(|h| crate::retry::is_key_header(h)) {
-        settings.idempotency_key = Some(KeySettings {
+        settings.idempotency_key = Some(Box::new(KeySettings {
             at: call_at.clone(),
             header: Some(Spanned {
                 value: h.clone(),
@@ -419,7 +419,7 @@ fn route(
             on_payload_mismatch: None,
             on_concurrent: None,
             in_request: false,
-        });
+        }));
     }
     let path = match &call.url {
         Url::Literal(u) | Url::Template(u) => path_match(u),

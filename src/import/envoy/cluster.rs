@@ -55,7 +55,7 @@ pub fn budget(
             }
             let note = (!defaults.is_empty()).then(|| OriginNote {
                 at: at(rb),
-                text: format!("cluster `{name}`: Envoy's retry budget defaults apply: {} (ENV-CB, retry-configs.md §3.1)", defaults.join(", ")),
+                text: crate::import::note_text(format!("cluster `{name}`: Envoy's retry budget defaults apply: {} (ENV-CB, retry-configs.md §3.1)", defaults.join(", "))),
             });
             let value = RetryBudget::Ratio {
                 ratio: pct.unwrap_or(20.0).max(0.0) / 100.0,
@@ -77,7 +77,7 @@ pub fn budget(
     let node = threshold.or(cb).unwrap_or(cluster);
     let note = OriginNote {
         at: at(node),
-        text: format!("cluster `{name}` sets no `max_retries` nor `retry_budget`: Envoy's default circuit breaker allows at most 3 concurrent retries (ENV-CB, retry-configs.md §3.1)"),
+        text: crate::import::note_text(format!("cluster `{name}` sets no `max_retries` nor `retry_budget`: Envoy's default circuit breaker allows at most 3 concurrent retries (ENV-CB, retry-configs.md §3.1)")),
     };
     let value = RetryBudget::Concurrency {
         max_concurrent_retries: DEFAULT_MAX_RETRIES,

@@ -100,7 +100,10 @@ const SRC: &str = "Envoy v3 `RetryPolicy`, retry-configs.md §3.1";
 pub fn settings(inp: &Inputs<'_>) -> RetryRead {
     let (doc, tree) = (inp.doc, inp.tree);
     let at = |n: NodeId| At::new(doc, n);
-    let note = |n: NodeId, text: String| OriginNote { at: at(n), text };
+    let note = |n: NodeId, text: String| OriginNote {
+        at: at(n),
+        text: crate::import::note_text(text),
+    };
     let mut s = Settings::empty(at(inp.action));
     let mut notes = Vec::new();
 
@@ -356,7 +359,7 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
     // `Retry-After` read as seconds (Q7, see `retry_after`).
     if let Some(rl) = proto::map(tree, p, "rate_limited_retry_back_off") {
         let (ra, text) = retry_after(doc, tree, rl);
-        s.retry_after = ra;
+        s.retry_after = ra.map(Box::new);
         notes.push(note(rl, text));
     }
 
@@ -414,7 +417,7 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
     }
 
     if let Some((b, n)) = &inp.budget {
-        s.budget = Some(b.clone());
+        s.budget = Some(Box::new(b.clone()));
         notes.extend(n.clone());
     }
     RetryRead {
@@ -483,7 +486,7 @@ fn retriable_headers(
                 push_signal(Signal::Class(5), at.clone(), signals);
                 notes.push(OriginNote {
                     at: at.clone(),
-                    text: format!("`retriable_headers` matcher on `{name}`: retrylint cannot evaluate it, so it is read as matching every 5xx response (the reading that retries; RL019)"),
+                    text: crate::import::note_text(format!("`retriable_headers` matcher on `{name}`: retrylint cannot evaluate it, so it is read as matching every 5xx response (the reading that retries; RL019)")),
                 });
                 diagnostics.push(
                     rl019_unresolved_setting::raw(
@@ -499,7 +502,7 @@ fn retriable_headers(
     if proto::items(tree, p, "retriable_headers").is_empty() {
         notes.push(OriginNote {
             at: At::new(doc, rn),
-            text: "`retriable-headers` with no `retriable_headers` matches no response, so it retries nothing (retry_state_impl.cc wouldRetryFromHeaders)".to_string(),
+            text: crate::import::note_text("`retriable-headers` with no `retriable_headers` matches no response, so it retries nothing (retry_state_impl.cc wouldRetryFromHeaders)"),
         });
     }
     diagnostics
@@ -524,7 +527,7 @@ fn http3_post_connect_failure(
         Some(true) => push_signal(Signal::Reset, at, signals),
         Some(false) => notes.push(OriginNote {
             at,
-            text: "`http3-post-connect-failure` retries only over a cluster with HTTP/3 and a TCP fallback (`auto_config` with `http3_protocol_options`); the route's cluster has none, so the token retries nothing (retry_state_impl.cc wouldRetryFromReset)".to_string(),
+            text: crate::import::note_text("`http3-post-connect-failure` retries only over a cluster with HTTP/3 and a TCP fallback (`auto_config` with `http3_protocol_options`); the route's cluster has none, so the token retries nothing (retry_state_impl.cc wouldRetryFromReset)"),
         }),
         None => {
             push_signal(Signal::Reset, at.clone(), signals);

@@ -16,10 +16,10 @@ pub fn sp<T>(value: T, at: &At) -> Spanned<T> {
 }
 
 /// A note on a platform default applying at `at`.
-pub fn note(at: &At, text: impl Into<String>) -> OriginNote {
+pub fn note(at: &At, text: impl AsRef<str>) -> OriginNote {
     OriginNote {
         at: at.clone(),
-        text: text.into(),
+        text: crate::import::note_text(text),
     }
 }
 

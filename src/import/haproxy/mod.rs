@@ -449,7 +449,7 @@ fn backend_settings(config: &Config, p: &Proxy<'_>) -> (Settings, Vec<OriginNote
     let mut note = |at: &At, text: String| {
         notes.push(OriginNote {
             at: at.clone(),
-            text,
+            text: crate::import::note_text(text),
         })
     };
     let retries_line = p.find(|l| l.keyword.text == "retries");

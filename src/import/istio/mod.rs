@@ -273,7 +273,7 @@ fn http_route(
     let matches = matching::read_matches(doc, tree, tree.get(item, "match"), diags);
     let (mut settings, mut notes) = route_settings(doc, tree, item, mesh_default, ctx, diags);
     if settings.retry.as_ref().is_some_and(|r| r.value) {
-        settings.budget = budget::for_destinations(budgets, destinations, namespace);
+        settings.budget = budget::for_destinations(budgets, destinations, namespace).map(Box::new);
     }
     deadline(doc, tree, item, &mut settings, &mut notes, diags);
     let has_rewrite = tree
@@ -319,7 +319,7 @@ fn route_settings(
             });
             let note = OriginNote {
                 at: At::new(doc, k),
-                text: format!("`{key}`: the proxy answers this route itself, so no request reaches a backend and nothing is retried"),
+                text: crate::import::note_text(format!("`{key}`: the proxy answers this route itself, so no request reaches a backend and nothing is retried")),
             };
             return (s, vec![note]);
         }
@@ -327,7 +327,7 @@ fn route_settings(
     if let Some((k, _)) = tree.get_entry(item, "delegate") {
         let note = OriginNote {
             at: At::new(doc, k),
-            text: "`delegate`: the routes of the delegate VirtualService decide the retries; retrylint does not follow delegation yet".into(),
+            text: crate::import::note_text("`delegate`: the routes of the delegate VirtualService decide the retries; retrylint does not follow delegation yet"),
         };
         return (Settings::empty(route_at), vec![note]);
     }
@@ -369,7 +369,7 @@ fn deadline(
         Ok(ms) if ms > 0.0 => settings.deadline = Some(Spanned { value: ms, at }),
         Ok(_) => notes.push(OriginNote {
             at,
-            text: "`timeout: 0s` switches the route timeout off, so the route has no deadline (retry-configs.md §2.1)".into(),
+            text: crate::import::note_text("`timeout: 0s` switches the route timeout off, so the route has no deadline (retry-configs.md §2.1)"),
         }),
         Err(refused) => diags.push(rl017::diagnostic(
             &at,

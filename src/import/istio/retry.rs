@@ -381,7 +381,7 @@ pub fn settings(route_at: &At, policy: Policy<'_>, ctx: &ImportContext<'_>) -> M
     let note = |notes: &mut Vec<OriginNote>, at: &At, text: String| {
         notes.push(OriginNote {
             at: at.clone(),
-            text,
+            text: crate::import::note_text(text),
         })
     };
     // The block that holds (or would hold) the values.

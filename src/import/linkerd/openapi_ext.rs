@@ -225,7 +225,7 @@ fn operation(
     s.retry = Some(sp(retry, &retry_at));
     if retry {
         s.retry_on = Some(sp(vec![sp(Signal::Class(5), &retry_at)], &retry_at));
-        s.budget = Some(sp(
+        s.budget = Some(Box::new(sp(
             RetryBudget::Ratio {
                 ratio: 0.2,
                 min_per_second: Some(10.0),
@@ -233,7 +233,7 @@ fn operation(
                 window_ms: Some(10_000.0),
             },
             &retry_at,
-        ));
+        )));
         notes.push(note(&retry_at, format!("`{RETRYABLE}: true` becomes the route's `isRetryable: true` in the ServiceProfile `linkerd profile --open-api` writes: the Linkerd proxy retries every 5xx of this operation (a response class `isFailure: status >= 500` per declared status, and 5xx by default), whatever its method, with no per-request limit, bounded only by the retry budget the destination controller adds (ratio 0.2, at least 10 retries/s, ttl 10 s); no backoff is documented; a request that hits the route timeout is not retried ({SOURCE})")));
     }
     if let Some(n) = timeout {

@@ -157,7 +157,7 @@ fn profile(obj: &KubeObject, diags: &mut Vec<Diagnostic>) -> Option<ConfigObject
         }
         if s.retry.as_ref().is_some_and(|v| v.value) {
             s.retry_on = Some(failures(obj, t, r, &r_at, &mut notes));
-            s.budget = Some(budget.clone());
+            s.budget = Some(Box::new(budget.clone()));
             if s.deadline.is_none() {
                 notes.push(note(&r_at, "no `timeout`: the destination controller sets none, so no deadline (retry-configs.md §5.2: LD-PT \"No default timeout\"; the docs' 10 s is not emitted)"));
             }

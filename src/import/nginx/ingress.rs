@@ -219,7 +219,7 @@ fn ingress(
     let mut note = |at: &At, text: String| {
         notes.push(OriginNote {
             at: at.clone(),
-            text,
+            text: crate::import::note_text(text),
         })
     };
     let pnu = annotation("proxy-next-upstream").or_else(|| controller.get("proxy-next-upstream"));

@@ -340,10 +340,10 @@ fn server_object(
                 .find(|n| loc.last(n).is_some());
                 route.notes.push(OriginNote {
                     at: at.clone(),
-                    text: match other {
+                    text: crate::import::note_text(match other {
                         Some(n) => format!("this location passes requests with `{n}`, whose own `*_next_upstream` retrylint does not read yet: read as no retry"),
                         None => "no `proxy_pass` in this location: nginx answers it itself, nothing is passed to an upstream".into(),
-                    },
+                    }),
                 });
             }
             Some(pass) => {
@@ -419,14 +419,21 @@ fn server_object(
         at: config.at(server),
         layer: Layer::Gateway,
         names,
-        routes: routes.into_iter().map(|r| r.3).collect(),
+        // A new vector, not the sort keys' buffer reused in place (a collect from a
+        // vector's own iterator keeps its allocation: its growth slack and the keys'
+        // width stayed with every server).
+        routes: {
+            let mut kept = Vec::with_capacity(routes.len());
+            kept.extend(routes.into_iter().map(|r| r.3));
+            kept
+        },
     })
 }
 
 fn note(route: &mut Route, at: &At, text: String) {
     route.notes.push(OriginNote {
         at: at.clone(),
-        text,
+        text: crate::import::note_text(text),
     });
 }
 

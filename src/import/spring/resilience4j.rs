@@ -703,7 +703,7 @@ fn object(
                 });
                 notes.push(OriginNote {
                     at: at(en),
-                    text: format!("no `exponentialBackoffMultiplier`: Resilience4j's default ×{DEFAULT_MULTIPLIER} ({SOURCE})"),
+                    text: crate::import::note_text(format!("no `exponentialBackoffMultiplier`: Resilience4j's default ×{DEFAULT_MULTIPLIER} ({SOURCE})")),
                 });
             }
         }
@@ -734,9 +734,9 @@ fn object(
             },
             None => notes.push(OriginNote {
                 at: at(en),
-                text: format!(
+                text: crate::import::note_text(format!(
                     "no `exponentialMaxWaitDuration`: the wait grows without a cap ({SOURCE})"
-                ),
+                )),
             }),
         }
     } else {
@@ -754,7 +754,7 @@ fn object(
                 None => {
                     jitter_note = Some(OriginNote {
                         at: at(en),
-                        text: format!("no `randomizedWaitFactor` at this level: Resilience4j's default {DEFAULT_RANDOMIZATION_FACTOR} (±50 %) ({SOURCE})"),
+                        text: crate::import::note_text(format!("no `randomizedWaitFactor` at this level: Resilience4j's default {DEFAULT_RANDOMIZATION_FACTOR} (±50 %) ({SOURCE})")),
                     });
                     (DEFAULT_RANDOMIZATION_FACTOR, en)
                 }
@@ -801,7 +801,7 @@ fn object(
             0,
             OriginNote {
                 at: obj_at.clone(),
-                text: format!("{} ({SOURCE})", defaults.join("; ")),
+                text: crate::import::note_text(format!("{} ({SOURCE})", defaults.join("; "))),
             },
         );
     }
@@ -945,7 +945,10 @@ fn signals(
     }
     let note = (!note_parts.is_empty()).then(|| OriginNote {
         at: node.clone(),
-        text: format!("{} ({SOURCE}; case README Q22)", note_parts.join("; ")),
+        text: crate::import::note_text(format!(
+            "{} ({SOURCE}; case README Q22)",
+            note_parts.join("; ")
+        )),
     });
     (out, node, note)
 }

@@ -213,7 +213,7 @@ pub fn read(
         }
         out.notes.push(OriginNote {
             at: block_at.clone(),
-            text: "Traefik retries a network error only while nothing was written to the backend (a failed connection, or a reused one that fails before the request headers are written): connect-failure and reset-before-request, never processed, any method (retry-configs.md §9.2, §1 fact 7; Traefik pkg/middlewares/retry/retry.go)".to_string(),
+            text: crate::import::note_text("Traefik retries a network error only while nothing was written to the backend (a failed connection, or a reused one that fails before the request headers are written): connect-failure and reset-before-request, never processed, any method (retry-configs.md §9.2, §1 fact 7; Traefik pkg/middlewares/retry/retry.go)"),
         });
     }
     signals.extend(status_entries);
@@ -234,7 +234,7 @@ pub fn read(
         });
         out.notes.push(OriginNote {
             at: block_at.clone(),
-            text: "no `retryNonIdempotentMethod`: Traefik (3.7+) retries a status only for methods other than POST, PATCH and LOCK; network errors before sending are retried for every method (retry-configs.md §9.2)".to_string(),
+            text: crate::import::note_text("no `retryNonIdempotentMethod`: Traefik (3.7+) retries a status only for methods other than POST, PATCH and LOCK; network errors before sending are retried for every method (retry-configs.md §9.2)"),
         });
     }
 
@@ -267,11 +267,11 @@ pub fn read(
                 });
                 out.notes.push(OriginNote {
                     at: iv_at,
-                    text: format!(
+                    text: crate::import::note_text(format!(
                         "Traefik backs off exponentially (cenkalti/backoff): multiplier 2^(1/(attempts-1)) = {:.4}, so waits stay below 2 x initialInterval (cap {}), each randomized by ±50% (retry-configs.md §9.2, §1 fact 8)",
                         multiplier,
                         format_millis(cap)
-                    ),
+                    )),
                 });
             }
             Some(_) => {}

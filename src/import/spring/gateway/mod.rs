@@ -493,15 +493,18 @@ fn route_object(
             let admitted: Vec<String> = groups.iter().flat_map(|(_, m)| m.clone()).collect();
             let note = OriginNote {
                 at: at(off_node),
-                text: format!(
+                text: crate::import::note_text(format!(
                     "Spring Cloud Gateway's `Retry` filter retries only the methods in `methods` ({}{}), on every signal, exceptions included (spring-cloud-gateway#2708): other methods are not retried ({SOURCE})",
                     admitted.join(", "),
                     if f.methods.node.is_none() { ": the default" } else { "" }
-                ),
+                )),
             };
             push_routes(None, &s, &[note]);
         }
     }
+    // Two or three routes (the retried method group, the rest) in a vector grown to
+    // four: the slack was a third of the memory of a large application.properties.
+    routes.shrink_to_fit();
     ConfigObject {
         method_scoped: Vec::new(),
         variant: None,
@@ -640,7 +643,10 @@ fn retried_settings(
                 l.instance, l.instance, time_limiter::SOURCE
             ),
         };
-        limiter_note = Some(OriginNote { at: l_at, text });
+        limiter_note = Some(OriginNote {
+            at: l_at,
+            text: crate::import::note_text(text),
+        });
     }
     if let Some((ms, node)) = attempt_timeout {
         s.attempt_timeout = Some(Spanned {
@@ -688,12 +694,12 @@ fn retried_settings(
     if !defaults.is_empty() {
         notes.push(OriginNote {
             at: filter_at.clone(),
-            text: format!(
+            text: crate::import::note_text(format!(
                 "{} Spring Cloud Gateway's defaults for what {} not write: {}; Retry-After is not read ({SOURCE})",
                 if filters.len() > 1 { "the `Retry` filters take" } else { "the `Retry` filter takes" },
                 if filters.len() > 1 { "they do" } else { "it does" },
                 defaults.join(", ")
-            ),
+            )),
         });
     }
     if let Some(b) = &primary.backoff {
@@ -713,7 +719,10 @@ fn retried_settings(
         if !missing.is_empty() {
             notes.push(OriginNote {
                 at: at(b.node),
-                text: format!("`backoff` defaults: {} ({SOURCE})", missing.join(", ")),
+                text: crate::import::note_text(format!(
+                    "`backoff` defaults: {} ({SOURCE})",
+                    missing.join(", ")
+                )),
             });
         }
     }
@@ -722,10 +731,10 @@ fn retried_settings(
             if let Some(n) = primary.jitter_node {
                 notes.push(OriginNote {
                     at: at(n),
-                    text: format!(
+                    text: crate::import::note_text(format!(
                         "`jitter` without `randomFactor`: the default {} ({SOURCE})",
                         retry::DEFAULT_RANDOM_FACTOR
-                    ),
+                    )),
                 });
             }
         }
@@ -738,10 +747,10 @@ fn retried_settings(
         };
         notes.push(OriginNote {
             at: at(list_node),
-            text: format!(
+            text: crate::import::note_text(format!(
                 "these methods are retried by the `Retry` filter at line {line} on {}",
                 describe_signals(primary)
-            ),
+            )),
         });
     }
     if filters.len() > 1 {
@@ -762,10 +771,10 @@ fn retried_settings(
             .collect();
         notes.push(OriginNote {
             at: filter_at,
-            text: format!(
+            text: crate::import::note_text(format!(
                 "several `Retry` filters run on this route, nested ({}); they share one iteration counter, so the largest `retries` bounds the tries and the signals add up ({SOURCE})",
                 lines.join(", ")
-            ),
+            )),
         });
     }
     (s, notes)

@@ -398,6 +398,25 @@ fn to_rendered(d: &Diagnostic, masked: &mut Masked) -> Rendered {
 /// Renders every diagnostic, in order, followed by nothing else (the caller prints
 /// the summary line).
 pub fn render(diags: &[Diagnostic], options: HumanOptions) -> String {
+    let mut out = String::new();
+    let written: std::io::Result<()> = render_each(diags, options, |text| {
+        out.push_str(text);
+        Ok(())
+    });
+    // Pushing to a string cannot fail.
+    debug_assert!(written.is_ok());
+    out
+}
+
+/// [`render`], handing each finding's text to `emit` as soon as it is rendered, so a
+/// report is written while it is made: the report of 50,000 findings is 70 MB of
+/// text, which a whole rendered string added to the peak memory of the run (issue
+/// 43). Stops at the first error of `emit`.
+pub fn render_each(
+    diags: &[Diagnostic],
+    options: HumanOptions,
+    mut emit: impl FnMut(&str) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let theme = if options.color {
         GraphicalTheme::unicode()
     } else {
@@ -418,6 +437,7 @@ pub fn render(diags: &[Diagnostic], options: HumanOptions) -> String {
     let mut out = String::new();
     let mut masked = Masked::default();
     for d in diags {
+        out.clear();
         let mut r = to_rendered(d, &mut masked);
         // Notes are rendered as reports of their own ("☞ see FILE" and its excerpt):
         // miette heads a related diagnostic with its severity ("Advice: "), which
@@ -438,6 +458,7 @@ pub fn render(diags: &[Diagnostic], options: HumanOptions) -> String {
             ));
         }
         out.push('\n');
+        emit(&out)?;
     }
-    out
+    Ok(())
 }

@@ -340,25 +340,32 @@ impl<'a> Collector<'a> {
                     &first.label,
                 );
                 d.severity = first.severity;
-                let mut labels: Vec<&(Location, String)> = Vec::new();
+                // Each label once, in the order of the hits: a set beside the list,
+                // since one finding can group thousands of operations (a scan per
+                // label made `check` quadratic in them; issue 43).
+                let mut seen: HashSet<(&std::path::Path, usize, usize, &str)> = HashSet::new();
                 for (_, hit) in &g.hits {
-                    for l in &hit.labels {
-                        if !labels
-                            .iter()
-                            .any(|(loc, m)| same_location(loc, &l.0) && *m == l.1)
-                        {
-                            labels.push(l);
+                    for (loc, msg) in &hit.labels {
+                        let key = (
+                            loc.file.path.as_path(),
+                            loc.span.start,
+                            loc.span.end,
+                            msg.as_str(),
+                        );
+                        if seen.insert(key) {
+                            d = d.with_label(loc.clone(), msg.clone());
                         }
                     }
                 }
-                for (loc, msg) in labels {
-                    d = d.with_label(loc.clone(), msg.clone());
+                // The label of each operation: its first hit's.
+                let mut op_labels: HashMap<(PathBuf, usize, u32), &String> = HashMap::new();
+                for (o, h) in &g.hits {
+                    op_labels.entry(o.key.key()).or_insert(&h.op_label);
                 }
                 let d = label_operations(d, &ops, |op| {
-                    g.hits
-                        .iter()
-                        .find(|(o, _)| o.key.same_node(&op.key))
-                        .map(|(_, h)| h.op_label.clone())
+                    op_labels
+                        .get(&op.key.key())
+                        .map(|l| (*l).clone())
                         .unwrap_or_default()
                 });
                 d.with_help(fill(&first.help))

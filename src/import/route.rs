@@ -346,9 +346,18 @@ pub struct PathRegex(Arc<Compiled>);
 struct Compiled {
     /// The expression as written.
     pattern: Box<str>,
-    /// The compiled expression while it is in use (`None` before the first match
-    /// and after [`PathRegex::release`]).
-    vm: std::sync::Mutex<Option<Arc<PikeVM>>>,
+    /// The compiled expression while it is in use.
+    vm: std::sync::Mutex<Kept>,
+}
+
+/// What a [`PathRegex`] keeps of its compiled form.
+enum Kept {
+    /// Nothing: before the first match, and after [`PathRegex::release`].
+    Nothing,
+    /// The compiled expression.
+    Compiled(Arc<PikeVM>),
+    /// It did not compile (kept through a release, so it is never tried again).
+    Failed,
 }
 
 impl PathRegex {
@@ -358,7 +367,7 @@ impl PathRegex {
         match check(pattern) {
             Ok(()) => Ok(PathRegex(Arc::new(Compiled {
                 pattern: pattern.into(),
-                vm: std::sync::Mutex::new(None),
+                vm: std::sync::Mutex::new(Kept::Nothing),
             }))),
             // The message as `regex` words it (it parses with the same settings).
             Err(e) => {
@@ -374,14 +383,21 @@ impl PathRegex {
     pub fn is_match(&self, text: &str) -> bool {
         let vm = {
             let mut kept = self.0.vm.lock().unwrap_or_else(|p| p.into_inner());
-            match kept.as_ref() {
-                Some(vm) => vm.clone(),
-                None => match compile(&self.0.pattern) {
-                    Ok(vm) => kept.insert(Arc::new(vm)).clone(),
-                    // `new` checked the expression: only an NFA over the size limit
-                    // that parsing alone let through gets here, and it matches
-                    // nothing, as an expression that does not compile.
-                    Err(_) => return false,
+            match &*kept {
+                Kept::Compiled(vm) => vm.clone(),
+                Kept::Failed => return false,
+                Kept::Nothing => match compile(&self.0.pattern) {
+                    Ok(vm) => {
+                        let vm = Arc::new(vm);
+                        *kept = Kept::Compiled(vm.clone());
+                        vm
+                    }
+                    // `new` checked the expression, so this is not expected; it
+                    // matches nothing then, and is not compiled again.
+                    Err(_) => {
+                        *kept = Kept::Failed;
+                        return false;
+                    }
                 },
             }
         };
@@ -392,7 +408,10 @@ impl PathRegex {
     /// Drops the compiled expression; the next [`PathRegex::is_match`] compiles it
     /// again.
     pub fn release(&self) {
-        *self.0.vm.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        let mut kept = self.0.vm.lock().unwrap_or_else(|p| p.into_inner());
+        if matches!(*kept, Kept::Compiled(_)) {
+            *kept = Kept::Nothing;
+        }
     }
 
     /// The expression as written.
@@ -404,14 +423,12 @@ impl PathRegex {
 /// Whether `pattern` compiles with the settings of `regex::Regex`. Parsing it is
 /// enough unless it may be over the size limit: a seventh of the cost of compiling
 /// it, and it is compiled again when it is first matched. Only a counted repetition
-/// (`x{1000}`) or a long expression can make an NFA of 10 MiB; those are compiled
-/// here to know.
+/// (`x{1000}`) or a long expression can make an NFA of 10 MiB; an expression with a
+/// brace or over 256 bytes is compiled here to know.
 fn check(pattern: &str) -> Result<(), String> {
-    let counted = pattern
-        .as_bytes()
-        .windows(2)
-        .any(|w| w[0] == b'{' && w[1].is_ascii_digit());
-    if counted || pattern.len() > 256 {
+    // Any `{`: a counted repetition may be spelled with spaces or escapes inside
+    // (`x{ 1000}`, an HAProxy `\ `), and a literal brace is rare in a path.
+    if pattern.contains('{') || pattern.len() > 256 {
         return compile(pattern).map(drop);
     }
     regex_automata::util::syntax::parse_with(
@@ -537,6 +554,11 @@ mod tests {
     fn an_expression_over_the_size_limit_is_refused_when_checked() {
         // A parse alone accepts it; the counted repetition makes `new` compile it.
         let err = PathRegex::new(r"\w{1000}{1000}").err().unwrap();
+        assert!(err.contains("size limit"), "{err}");
+        // Spaces inside the braces are the same repetition (the newcomer's case).
+        let err = PathRegex::new(r"/api/orders/\w{ 1000}{ 1000}")
+            .err()
+            .unwrap();
         assert!(err.contains("size limit"), "{err}");
         let err = PathRegex::new("/orders/(").err().unwrap();
         assert!(err.contains("unclosed group"), "{err}");

@@ -490,30 +490,10 @@ fn parsed(canonical: &Path, display: String, text: &str, from_disk: bool) -> Loa
             message: "source code is not YAML or JSON".to_string(),
             offset: 0,
         }))
-    } else if is_text_config(canonical) {
-        // Read by their own readers (nginx, HAProxy, Traefik TOML, Java properties).
-        // Most of them are valid YAML, one plain scalar as long as the file: a copy
-        // of the whole text kept beside it (issue 43: memory per byte of a text
-        // config), and the time of a YAML parse of every byte.
-        Err(LoadError::Syntax(SyntaxError {
-            message: "a text config (nginx, HAProxy, TOML, properties) is not read as YAML"
-                .to_string(),
-            offset: 0,
-        }))
     } else {
         Tree::parse(file.text.clone()).map_err(LoadError::Syntax)
     };
     Loaded { file, tree }
-}
-
-/// Whether `path` names a config in a text format of its own, never YAML or JSON:
-/// `*.conf` (nginx), `*.cfg` (HAProxy), `*.toml` (Traefik), `*.properties` (Spring).
-fn is_text_config(path: &Path) -> bool {
-    path.extension().is_some_and(|e| {
-        ["conf", "cfg", "toml", "properties"]
-            .iter()
-            .any(|x| e.eq_ignore_ascii_case(x))
-    })
 }
 
 /// Whether `path` names a Protocol Buffers file (`*.proto`, any case).

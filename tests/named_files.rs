@@ -322,6 +322,55 @@ fn spec_names_are_read_by_content_and_unrelated_yaml_is_skipped() {
     assert!(only_unrelated.diagnostics.is_empty());
 }
 
+/// In a folder of specs named freely (vendor specs kept side by side), a spec whose
+/// `openapi` key comes late, a Swagger JSON whose `swagger` key comes last and a YAML
+/// fragment that names the named spec's operationIds are no retry configs: they do
+/// not bring themselves, nor the specs and policies they name (each spec of such a
+/// folder cost the run of the whole folder). The VirtualService that binds still
+/// comes, and one other document as context (so that the run is not taken for one
+/// whose only spec takes every config).
+#[test]
+fn specs_and_fragments_naming_a_named_spec_are_not_taken_for_configs() {
+    let repo = repo_of(&["named-files/freely-named-specs"]);
+    let full = check(&repo, &["."]);
+    assert_eq!(full.documents, 3);
+    let named = check(&repo, &["orders-api.yaml"]);
+    assert_eq!(
+        named.documents, 2,
+        "orders-api.yaml and one document as context"
+    );
+    assert_eq!(named.policies, 0);
+    assert!(
+        named
+            .diagnostics
+            .iter()
+            .any(|d| d.primary.location.file.display == "mesh.yaml"),
+        "the VirtualService's findings: {:#?}",
+        codes(&named)
+    );
+}
+
+/// A spec that writes no server is bound by the name the repository gives its
+/// service (here the Compose service building its folder): a run over another spec
+/// or over the VirtualService that binds both still reports the findings the route
+/// has on it, which its text alone would not have brought.
+#[test]
+fn a_document_bound_by_its_service_identity_comes_with_the_config() {
+    let repo = repo_of(&["named-files/identity-bound"]);
+    let full = check(&repo, &["."]);
+    assert!(
+        full.diagnostics
+            .iter()
+            .any(|d| d.operations.iter().any(|o| o == "POST /purchases")),
+        "the full run binds the VirtualService to orders-v2/spec.yaml: {:#?}",
+        codes(&full)
+    );
+    for named in ["orders/api.yaml", "mesh.yaml"] {
+        let run = check(&repo, &[named]);
+        assert_eq!(codes(&run), codes(&full), "{named}");
+    }
+}
+
 /// Every file of each layout, named alone, gives the findings the full run gives
 /// for it: nothing the full run does not report, and every label the full run puts
 /// in that file.
@@ -331,6 +380,8 @@ fn each_named_file_run_agrees_with_the_full_run() {
         &["cases/41-policy-outside-folder-chain"],
         &["named-files/ref-fragment"],
         &["named-files/odd-names"],
+        &["named-files/freely-named-specs"],
+        &["named-files/identity-bound"],
         &[
             "cases/05-relative-external-refs.yaml",
             "cases/05-relative-external-refs",

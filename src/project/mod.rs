@@ -15,7 +15,7 @@ use crate::source::loader::{Limits, LoadError, Loaded, Workspace};
 use crate::source::refs::normalize;
 use crate::source::tree::{Kind, Tree};
 use crate::source::{rl001_invalid_syntax, rl002_duplicate_key, rl014_multiple_documents};
-use discover::{discover, Candidate, NameKind};
+use discover::{discover, opens_as_openapi, Candidate, NameKind};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -941,66 +941,6 @@ fn streamable(doc: &Loaded, kind: NameKind) -> bool {
         && has_top_level_key(doc, &["openapi", "swagger"])
 }
 
-/// How much of a file [`opens_as_openapi`] looks at.
-const HEAD_BYTES: u64 = 1024;
-
-/// Whether the file at `path` surely opens as an OpenAPI document, from its first
-/// [`HEAD_BYTES`] (see [`head_opens_as_openapi`]). Such a file is never sorted as a
-/// retry config (the sorting takes a top-level `openapi`/`swagger` for a document
-/// first, and a file that does not parse is no config either), so it can wait for
-/// the second stage of [`load`]. Anything else (unreadable, not a regular file, a
-/// first key elsewhere) says no, and the file is read in the first stage.
-fn opens_as_openapi(path: &Path) -> bool {
-    use std::io::Read;
-    // Never open a FIFO or a device: opening one may block.
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return false;
-    }
-    let mut head = Vec::with_capacity(HEAD_BYTES as usize);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(HEAD_BYTES).read_to_end(&mut head))
-        .is_ok()
-        && head_opens_as_openapi(&head)
-}
-
-/// Whether `head`, the start of a UTF-8 file, opens its first document with a
-/// top-level `openapi` or `swagger` key: in JSON the first key of the top-level
-/// object; in YAML the first line that is not blank, a comment, a directive or one
-/// `---` starts at column 0 with `openapi:` or `swagger:` and a space or its end.
-/// Sound, not complete: a `false` only means the file is read earlier.
-fn head_opens_as_openapi(head: &[u8]) -> bool {
-    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    let key = |rest: &[u8]| {
-        ["openapi", "swagger"].iter().any(|k| {
-            rest.strip_prefix(k.as_bytes())
-                .and_then(|r| r.strip_prefix(b":"))
-                .is_some_and(|r| r.is_empty() || matches!(r[0], b' ' | b'\t' | b'\r' | b'\n'))
-        })
-    };
-    let trimmed = head.trim_ascii_start();
-    if let Some(object) = trimmed.strip_prefix(b"{") {
-        let object = object.trim_ascii_start();
-        return ["\"openapi\"", "\"swagger\""].iter().any(|k| {
-            object
-                .strip_prefix(k.as_bytes())
-                .is_some_and(|r| r.trim_ascii_start().starts_with(b":"))
-        });
-    }
-    let mut markers = 0;
-    for line in head.split(|&b| b == b'\n') {
-        let text = line.trim_ascii_end();
-        if text.is_empty() || text.starts_with(b"#") || text.starts_with(b"%") {
-            continue;
-        }
-        if text == b"---" && markers == 0 {
-            markers += 1;
-            continue;
-        }
-        return key(line);
-    }
-    false
-}
-
 fn has_top_level_key(doc: &Loaded, keys: &[&str]) -> bool {
     let Ok(tree) = &doc.tree else { return false };
     let Some(root) = tree.root() else {
@@ -1128,38 +1068,4 @@ fn named_configs_to_projects(paths: Vec<PathBuf>, root: Option<&Path>) -> Vec<Pa
             }
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::head_opens_as_openapi as opens;
-
-    #[test]
-    fn a_head_opening_an_openapi_document_waits_for_the_second_stage() {
-        assert!(opens(b"openapi: 3.0.3\ninfo:\n"));
-        assert!(opens(
-            b"\xEF\xBB\xBF# comment\n\n%YAML 1.2\n---\nswagger: '2.0'\n"
-        ));
-        assert!(opens(b"openapi:\n  3.1.0"));
-        assert!(opens(b"  {\n  \"openapi\" : \"3.0.0\", \"paths\": {}}"));
-        assert!(opens(b"{\"swagger\":\"2.0\"}"));
-    }
-
-    #[test]
-    fn anything_else_is_read_in_the_first_stage() {
-        // A config, a key that is not first, an indented or quoted key, a scalar.
-        assert!(!opens(
-            b"apiVersion: networking.istio.io/v1\nkind: VirtualService\n"
-        ));
-        assert!(!opens(b"info:\n  title: x\nopenapi: 3.0.0\n"));
-        assert!(!opens(b"  openapi: 3.0.0\n"));
-        assert!(!opens(b"\"openapi\": 3.0.0\n"));
-        assert!(!opens(b"openapi:3.0.0\n"));
-        assert!(!opens(b"{\"info\": {}, \"openapi\": \"3.0.0\"}"));
-        assert!(!opens(b"[{\"openapi\": \"3.0.0\"}]"));
-        // A second `---`: the first document may be empty.
-        assert!(!opens(b"---\n---\nopenapi: 3.0.0\n"));
-        assert!(!opens(b""));
-        assert!(!opens(b"\xFF\xFEo\0p\0"));
-    }
 }

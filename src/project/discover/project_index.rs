@@ -164,9 +164,9 @@ impl ProjectIndex {
 
     /// True when `document` (a canonical path) is the only OpenAPI document under
     /// the root: then every retry config and client of the project that binds to no
-    /// other API takes it (`layers.md` "Binding", the only spec of the run). Files
-    /// are read one by one until a second document turns up; only those whose text
-    /// says `openapi` or `swagger` are parsed.
+    /// other API takes it (`layers.md` "Binding", the only spec of the run). Only
+    /// the files whose text says `openapi` or `swagger` are parsed, those that open
+    /// as a document and the smallest first, until a second document turns up.
     pub fn is_the_only_document(&self, document: &Path, ws: &Workspace) -> bool {
         self.only_document(ws).is_some_and(|only| only == document)
     }
@@ -179,17 +179,32 @@ impl ProjectIndex {
                 &[b"openapi".to_vec(), b"swagger".to_vec()],
                 Case::Insensitive,
             );
-            let mut found: Vec<PathBuf> = Vec::new();
+            // The files that say `openapi` or `swagger`, those that open as a
+            // document first and the smallest first: parsing stops at the second
+            // document, so two small documents settle the answer (no only document)
+            // before a large one or a fragment that merely says `openapi` is parsed.
+            // The answer does not depend on the order.
+            let mut candidates: Vec<(bool, usize, usize)> = Vec::new();
             for (i, c) in self.others.iter().enumerate() {
                 if !matches!(
                     c.kind,
                     NameKind::SpecLike | NameKind::Other | NameKind::Unlisted
-                ) || !markers
-                    .as_ref()
-                    .is_some_and(|m| self.text(i, ws).is_some_and(|t| m.is_match(t)))
-                {
+                ) {
                     continue;
                 }
+                let Some(text) = self.text(i, ws) else {
+                    continue;
+                };
+                if markers.as_ref().is_some_and(|m| m.is_match(text)) {
+                    let opens =
+                        super::head_opens_as_openapi(&text[..text.len().min(super::HEAD_BYTES)]);
+                    candidates.push((!opens, text.len(), i));
+                }
+            }
+            candidates.sort_unstable();
+            let mut found: Vec<PathBuf> = Vec::new();
+            for (_, _, i) in candidates {
+                let c = &self.others[i];
                 if is_openapi(&ws.load(&c.path)) {
                     found.push(canonical(&c.path));
                     if found.len() > 1 {
@@ -217,10 +232,17 @@ impl ProjectIndex {
         };
         let holds = |i: usize| {
             self.text(i, ws).is_some_and(|t| {
-                finder.is_match(t)
-                    || (self.others[i].kind == NameKind::Other
-                        && escaped_scalars(&self.others[i].path, t, ws)
-                            .is_some_and(|d| finder.is_match(d.as_bytes())))
+                // A file whose first lines open an OpenAPI document is never sorted
+                // as a retry config: a spec naming another spec's hosts or
+                // operationIds brings nothing (every spec of a folder of specs
+                // named freely came, with the specs their texts named in turn).
+                let config_like = !(self.others[i].kind == NameKind::Other
+                    && super::head_opens_as_openapi(&t[..t.len().min(super::HEAD_BYTES)]));
+                config_like
+                    && (finder.is_match(t)
+                        || (self.others[i].kind == NameKind::Other
+                            && escaped_scalars(&self.others[i].path, t, ws)
+                                .is_some_and(|d| finder.is_match(d.as_bytes()))))
             })
         };
         let configs = self
@@ -273,34 +295,50 @@ impl ProjectIndex {
         let Some(finder) = &names.finder else {
             return Vec::new();
         };
-        let limit = ws.limits().max_file_bytes;
-        let mut hit: Vec<usize> = configs
-            .par_iter()
-            .flat_map_iter(|path| {
-                let mut patterns: Vec<usize> = Vec::new();
-                scan(ws.boundary(), path, limit, |bytes| {
-                    patterns.extend(
-                        finder
-                            .find_overlapping_iter(bytes)
-                            .map(|m| m.pattern().as_usize()),
-                    );
-                    if let Some(decoded) = escaped_scalars(path, bytes, ws) {
-                        patterns.extend(
-                            finder
-                                .find_overlapping_iter(decoded.as_bytes())
-                                .map(|m| m.pattern().as_usize()),
-                        );
-                    }
-                });
-                patterns
-            })
-            .flat_map_iter(|p| names.owners[p].iter().copied())
+        let mut hit: Vec<usize> = patterns_in(configs, ws, finder)
+            .into_iter()
+            .flat_map(|p| names.owners[p].iter().copied())
             .collect();
         hit.sort_unstable();
         hit.dedup();
         hit.into_iter()
             .map(|i| names.documents[i].clone())
             .collect()
+    }
+
+    /// The documents of `named` (each with its names, lower case) one of whose names
+    /// the retry configs at `configs` hold, read as
+    /// [`ProjectIndex::documents_named_by`] reads them: for the names a document's
+    /// text does not spell (the service identity the repository gives it), in the
+    /// order of `named`.
+    pub fn documents_named_in(
+        &self,
+        configs: &[PathBuf],
+        ws: &Workspace,
+        named: &[(Candidate, Vec<Vec<u8>>)],
+    ) -> Vec<Candidate> {
+        let (patterns, owners): (Vec<Vec<u8>>, Vec<usize>) = named
+            .iter()
+            .enumerate()
+            .flat_map(|(i, (_, names))| names.iter().map(move |n| (n.clone(), i)))
+            .unzip();
+        let Some(finder) = finder(&patterns, Case::Insensitive) else {
+            return Vec::new();
+        };
+        // `finder` leaves out empty names: its pattern numbers count the others.
+        let owners: Vec<usize> = patterns
+            .iter()
+            .zip(owners)
+            .filter(|(p, _)| !p.is_empty())
+            .map(|(_, o)| o)
+            .collect();
+        let mut hit: Vec<usize> = patterns_in(configs, ws, &finder)
+            .into_iter()
+            .map(|p| owners[p])
+            .collect();
+        hit.sort_unstable();
+        hit.dedup();
+        hit.into_iter().map(|i| named[i].0.clone()).collect()
     }
 
     /// Every file of the walk that may be an OpenAPI document (YAML or JSON whose
@@ -448,12 +486,14 @@ enum Case {
     Insensitive,
 }
 
-/// The string scalars of a YAML or JSON file whose text holds an escape (`\`), as
-/// the file means them, one a line: a host written `ord\x65rs` or `\u0065` binds as
-/// `orders`, and its text does not spell it. `None` when the text holds no escape
-/// or the file does not parse.
+/// The string scalars of a YAML or JSON file whose text holds an escape that may
+/// spell a name ([`may_spell_by_escape`]), as the file means them, one a line: a host
+/// written `ord\x65rs` or `\u0065` binds as `orders`, and its text does not spell
+/// it. `None` when the text holds no such escape or the file does not parse.
 fn escaped_scalars(path: &Path, text: &[u8], ws: &Workspace) -> Option<String> {
-    memchr::memchr(b'\\', text)?;
+    if !may_spell_by_escape(text) {
+        return None;
+    }
     let doc = ws.load(path);
     // Every document of a YAML stream (a file of VirtualServices).
     let documents = crate::import::stream::documents(&doc).ok()?;
@@ -468,6 +508,22 @@ fn escaped_scalars(path: &Path, text: &[u8], ws: &Workspace) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// True when `text` holds an escape that can put a character of a host, an
+/// operationId or a file name into a scalar: `\x`, `\u`, `\U` (any character; YAML
+/// 1.2 §5.7, JSON), `\/` (a slash) and a backslash ending a line (YAML joins the
+/// next line without a space). The other escapes give whitespace, quotes, a
+/// backslash or control and Unicode line characters, which no name holds, so a file
+/// with only those (a regular expression's `\d`, a Windows path) needs no parse.
+/// Sound, not exact: `\\x` counts too.
+fn may_spell_by_escape(text: &[u8]) -> bool {
+    memchr::memchr_iter(b'\\', text).any(|i| {
+        matches!(
+            text.get(i + 1),
+            Some(b'x' | b'u' | b'U' | b'/' | b'\n' | b'\r')
+        )
+    })
 }
 
 /// One automaton finding any of `needles` in one pass over a file (a scan per needle
@@ -491,6 +547,38 @@ fn finder(needles: &[Vec<u8>], case: Case) -> Option<aho_corasick::AhoCorasick> 
         .kind(kind)
         .build(needles)
         .ok()
+}
+
+/// The patterns of `finder` that the files at `configs` hold (each match once; a
+/// file's text and, when it holds escapes, its scalars as the file means them), read
+/// on every core through the run's read boundary.
+fn patterns_in(
+    configs: &[PathBuf],
+    ws: &Workspace,
+    finder: &aho_corasick::AhoCorasick,
+) -> Vec<usize> {
+    let limit = ws.limits().max_file_bytes;
+    configs
+        .par_iter()
+        .flat_map_iter(|path| {
+            let mut patterns: Vec<usize> = Vec::new();
+            scan(ws.boundary(), path, limit, |bytes| {
+                patterns.extend(
+                    finder
+                        .find_overlapping_iter(bytes)
+                        .map(|m| m.pattern().as_usize()),
+                );
+                if let Some(decoded) = escaped_scalars(path, bytes, ws) {
+                    patterns.extend(
+                        finder
+                            .find_overlapping_iter(decoded.as_bytes())
+                            .map(|m| m.pattern().as_usize()),
+                    );
+                }
+            });
+            patterns
+        })
+        .collect()
 }
 
 /// True when the file's bytes contain one of the needles of `finder` (a cheap
@@ -569,6 +657,36 @@ pub(super) fn external_refs(doc: &Loaded) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_escapes_that_can_spell_a_name_need_a_parse() {
+        for spelling in [
+            &br#"host: "ord\x65rs""#[..],
+            br#"{"host": "ord\u0065rs"}"#,
+            br#"host: "ord\U00000065rs""#,
+            br#"{"url": "http:\/\/orders"}"#,
+            b"host: \"ord\\\n  ers\"",
+            b"host: \"ord\\\r\n  ers\"",
+        ] {
+            assert!(
+                may_spell_by_escape(spelling),
+                "{}",
+                String::from_utf8_lossy(spelling)
+            );
+        }
+        for other in [
+            &br#"pattern: "^\d+\t\"$""#[..],
+            br#"path: 'C:\Windows'"#,
+            b"plain text",
+            b"ends with a backslash \\",
+        ] {
+            assert!(
+                !may_spell_by_escape(other),
+                "{}",
+                String::from_utf8_lossy(other)
+            );
+        }
+    }
 
     #[test]
     fn needles_add_the_percent_encoded_name_when_it_differs() {

@@ -471,9 +471,26 @@ impl Related<'_> {
     }
 
     fn bring_configs_mentioning(&mut self, bound: &Path, needles: &[Vec<u8>], ws: &Workspace) {
-        let hits = crate::timing::detail("configs naming documents", || {
+        let mut hits = crate::timing::detail("configs naming documents", || {
             self.index(bound).configs_mentioning(needles, ws)
         });
+        // Only a file the run sorts as a retry config binds: one that is a document
+        // although its first lines do not say so (`components:` before `openapi:`,
+        // a JSON object whose `swagger` key comes last), or a YAML fragment of a
+        // spec that names a host, is none. Left in, a folder of freely named specs
+        // brought every spec and fragment naming a common operationId, then every
+        // spec those named (a run over one 5 kB spec read and modelled 16).
+        {
+            use rayon::prelude::*;
+            hits.configs = std::mem::take(&mut hits.configs)
+                .into_par_iter()
+                .filter(|c| {
+                    let doc = ws.load(&c.path);
+                    !(c.kind == NameKind::Other && is_openapi(&doc))
+                        && crate::import::recognize(&doc).is_some()
+                })
+                .collect();
+        }
         // A client in code links its calls across the project's files, and a gRPC
         // service config names RPCs that may bind to any document: the whole
         // project, for an exact answer at the cost of a whole run.
@@ -501,16 +518,46 @@ impl Related<'_> {
         // related in turn (their policies, the configs naming them) until nothing
         // new turns up: the binding component of the files asked about.
         let paths: Vec<PathBuf> = hits.iter().map(|c| c.path.clone()).collect();
-        let named = crate::timing::detail("documents named by configs", || {
+        let mut named = crate::timing::detail("documents named by configs", || {
             self.index(bound)
                 .documents_named_by(&paths, ws, binding_needles_in_text)
         });
+        named.extend(self.documents_named_by_identity(bound, &paths));
         for c in hits {
             self.add_context(c.path, c.kind);
         }
         for d in named {
             self.add(d.path, d.kind);
         }
+    }
+
+    /// The documents of `bound`'s project that the configs at `configs` name by a
+    /// service identity (`import::identity`: a Compose service building from the
+    /// document's folder, the `spring.application.name` above it), which binding
+    /// counts as a server host and the document's text need not spell.
+    fn documents_named_by_identity(&mut self, bound: &Path, configs: &[PathBuf]) -> Vec<Candidate> {
+        let ws = self.ws;
+        let documents = self
+            .index(bound)
+            .documents(ws, binding_needles_in_text)
+            .to_vec();
+        let named: Vec<(Candidate, Vec<Vec<u8>>)> =
+            crate::timing::detail("identities of documents", || {
+                documents
+                    .into_iter()
+                    .filter_map(|d| {
+                        let mut needles = Vec::new();
+                        for name in self.identities.of(&canonical(&d.path)) {
+                            host_needles(&name.to_ascii_lowercase(), &mut needles);
+                        }
+                        (!needles.is_empty()).then_some((d, needles))
+                    })
+                    .collect()
+            });
+        if named.is_empty() {
+            return Vec::new();
+        }
+        self.index(bound).documents_named_in(configs, ws, &named)
     }
 
     /// True when the project must be read whole for `configs`: `.retrylint.yaml`
@@ -541,11 +588,12 @@ impl Related<'_> {
             return;
         }
         let ws = self.ws;
-        let named = self.index(bound).documents_named_by(
+        let mut named = self.index(bound).documents_named_by(
             std::slice::from_ref(&c.path),
             ws,
             binding_needles_in_text,
         );
+        named.extend(self.documents_named_by_identity(bound, std::slice::from_ref(&c.path)));
         for d in named {
             self.add(d.path, d.kind);
         }

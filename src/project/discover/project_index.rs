@@ -184,23 +184,25 @@ impl ProjectIndex {
             // document, so two small documents settle the answer (no only document)
             // before a large one or a fragment that merely says `openapi` is parsed.
             // The answer does not depend on the order.
-            let mut candidates: Vec<(bool, usize, usize)> = Vec::new();
-            for (i, c) in self.others.iter().enumerate() {
-                if !matches!(
-                    c.kind,
-                    NameKind::SpecLike | NameKind::Other | NameKind::Unlisted
-                ) {
-                    continue;
-                }
-                let Some(text) = self.text(i, ws) else {
-                    continue;
-                };
-                if markers.as_ref().is_some_and(|m| m.is_match(text)) {
-                    let opens =
-                        super::head_opens_as_openapi(&text[..text.len().min(super::HEAD_BYTES)]);
-                    candidates.push((!opens, text.len(), i));
-                }
-            }
+            // Read on every core: the texts are kept for the other look-ups.
+            let mut candidates: Vec<(bool, usize, usize)> = self
+                .others
+                .par_iter()
+                .enumerate()
+                .filter(|(_, c)| {
+                    matches!(
+                        c.kind,
+                        NameKind::SpecLike | NameKind::Other | NameKind::Unlisted
+                    )
+                })
+                .filter_map(|(i, _)| {
+                    let text = self.text(i, ws)?;
+                    markers.as_ref().is_some_and(|m| m.is_match(text)).then(|| {
+                        let head = &text[..text.len().min(super::HEAD_BYTES)];
+                        (!super::head_opens_as_openapi(head), text.len(), i)
+                    })
+                })
+                .collect();
             candidates.sort_unstable();
             let mut found: Vec<PathBuf> = Vec::new();
             for (_, _, i) in candidates {

@@ -175,34 +175,16 @@ impl ProjectIndex {
     /// (see [`ProjectIndex::is_the_only_document`]).
     pub fn only_document(&self, ws: &Workspace) -> Option<PathBuf> {
         let found = self.only_document.get_or_init(|| {
-            let markers = finder(
-                &[b"openapi".to_vec(), b"swagger".to_vec()],
-                Case::Insensitive,
-            );
             // The files that say `openapi` or `swagger`, those that open as a
             // document first and the smallest first: parsing stops at the second
             // document, so two small documents settle the answer (no only document)
             // before a large one or a fragment that merely says `openapi` is parsed.
             // The answer does not depend on the order.
-            // Read on every core: the texts are kept for the other look-ups.
-            let mut candidates: Vec<(bool, usize, usize)> = self
-                .others
-                .par_iter()
-                .enumerate()
-                .filter(|(_, c)| {
-                    matches!(
-                        c.kind,
-                        NameKind::SpecLike | NameKind::Other | NameKind::Unlisted
-                    )
-                })
-                .filter_map(|(i, _)| {
-                    let text = self.text(i, ws)?;
-                    markers.as_ref().is_some_and(|m| m.is_match(text)).then(|| {
-                        let head = &text[..text.len().min(super::HEAD_BYTES)];
-                        (!super::head_opens_as_openapi(head), text.len(), i)
-                    })
-                })
-                .collect();
+            let mut candidates: Vec<(bool, usize, usize)> =
+                self.marked_documents(ws, |i, _, text| {
+                    let head = &text[..text.len().min(super::HEAD_BYTES)];
+                    (!super::head_opens_as_openapi(head), text.len(), i)
+                });
             candidates.sort_unstable();
             let mut found: Vec<PathBuf> = Vec::new();
             for (_, _, i) in candidates {
@@ -352,28 +334,8 @@ impl ProjectIndex {
 
     fn binding_names(&self, ws: &Workspace, names_of: fn(&[u8]) -> Vec<Vec<u8>>) -> &BindingNames {
         self.binding_names.get_or_init(|| {
-            let markers = finder(
-                &[b"openapi".to_vec(), b"swagger".to_vec()],
-                Case::Insensitive,
-            );
-            let found: Vec<(Candidate, Vec<Vec<u8>>)> = self
-                .others
-                .par_iter()
-                .enumerate()
-                .filter(|(_, c)| {
-                    matches!(
-                        c.kind,
-                        NameKind::SpecLike | NameKind::Other | NameKind::Unlisted
-                    )
-                })
-                .filter_map(|(i, c)| {
-                    let text = self.text(i, ws)?;
-                    markers
-                        .as_ref()
-                        .is_some_and(|m| m.is_match(text))
-                        .then(|| (c.clone(), names_of(text)))
-                })
-                .collect();
+            let found: Vec<(Candidate, Vec<Vec<u8>>)> =
+                self.marked_documents(ws, |_, c, text| (c.clone(), names_of(text)));
             let mut by_name: std::collections::BTreeMap<Vec<u8>, Vec<usize>> =
                 std::collections::BTreeMap::new();
             for (i, (_, names)) in found.iter().enumerate() {
@@ -437,6 +399,38 @@ impl ProjectIndex {
 }
 
 impl ProjectIndex {
+    /// `f` of each file of the walk that may be an OpenAPI document (YAML or JSON,
+    /// or named on the command line, whose text says `openapi` or `swagger`; never
+    /// parsed) with its index, candidate and text, in walk order. The texts are
+    /// read on every core and kept for the other look-ups.
+    fn marked_documents<T: Send>(
+        &self,
+        ws: &Workspace,
+        f: impl Fn(usize, &Candidate, &[u8]) -> T + Sync + Send,
+    ) -> Vec<T> {
+        let markers = finder(
+            &[b"openapi".to_vec(), b"swagger".to_vec()],
+            Case::Insensitive,
+        );
+        self.others
+            .par_iter()
+            .enumerate()
+            .filter(|(_, c)| {
+                matches!(
+                    c.kind,
+                    NameKind::SpecLike | NameKind::Other | NameKind::Unlisted
+                )
+            })
+            .filter_map(|(i, c)| {
+                let text = self.text(i, ws)?;
+                markers
+                    .as_ref()
+                    .is_some_and(|m| m.is_match(text))
+                    .then(|| f(i, c, text))
+            })
+            .collect()
+    }
+
     /// The text of `others[i]` (wide encodings decoded), read once.
     fn text(&self, i: usize, ws: &Workspace) -> Option<&[u8]> {
         self.texts[i]

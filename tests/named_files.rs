@@ -371,6 +371,41 @@ fn a_document_bound_by_its_service_identity_comes_with_the_config() {
     }
 }
 
+/// A `.proto` whose RPCs carry `google.api.http` rules declares those HTTP
+/// operations (`docs/commands/check.md`, "One answer"): named alone, it answers for every
+/// finding on them, here the gRPC service config's RL201 on the operations a
+/// generated swagger describes, as well as its own RL203. A proto without the rule
+/// for an operation does not take that operation's findings.
+#[test]
+fn a_named_proto_answers_for_the_operations_its_http_rules_declare() {
+    let repo = repo_of(&["examples/grpc"]);
+    let full = check(&repo, &["."]);
+    assert!(
+        full.diagnostics.iter().any(|d| d.code == "RL201"),
+        "{:#?}",
+        codes(&full)
+    );
+    let named = check(&repo, &["library.proto"]);
+    assert_eq!(codes(&named), codes(&full));
+    // Without the rule of `MoveBook`, the proto no longer declares its operation:
+    // the findings naming only that operation are not its answer.
+    let proto = repo.dir.join("library.proto");
+    let text = std::fs::read_to_string(&proto).expect("read");
+    let rule = "post: \"/v1/{name=shelves/*/books/*}:move\"";
+    assert!(text.contains(rule), "the fixture maps MoveBook");
+    std::fs::write(&proto, text.replace(rule, "post: \"/v2/elsewhere\"")).expect("write");
+    let without = check(&repo, &["library.proto"]);
+    assert!(
+        without
+            .diagnostics
+            .iter()
+            .all(|d| d.operations.iter().any(|o| o != "POST /v1/{name}:move")),
+        "{:#?}",
+        codes(&without)
+    );
+    assert!(without.diagnostics.iter().any(|d| d.code == "RL201"));
+}
+
 /// Every file of each layout, named alone, gives the findings the full run gives
 /// for it: nothing the full run does not report, and every label the full run puts
 /// in that file.
@@ -382,6 +417,7 @@ fn each_named_file_run_agrees_with_the_full_run() {
         &["named-files/odd-names"],
         &["named-files/freely-named-specs"],
         &["named-files/identity-bound"],
+        &["examples/grpc"],
         &[
             "cases/05-relative-external-refs.yaml",
             "cases/05-relative-external-refs",

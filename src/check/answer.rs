@@ -1,10 +1,11 @@
-//! One answer however a run is asked (README "Files given by name"): for a project
+//! One answer however a run is asked (`docs/commands/check.md`, "One answer however it is asked"): for a project
 //! root R, the findings of `retrylint check R` are the answer. A run that names files
 //! or folders F (pre-commit, `check FILE`, an editor buffer, a folder below the root)
 //! reports exactly the part of that answer that concerns F:
 //!
 //! - every finding with a label (primary or related) in F;
-//! - every finding on an operation that F declares (a document in F) or reaches: the
+//! - every finding on an operation that F declares (a document in F, or a `.proto`
+//!   in F whose `google.api.http` rules map to it) or reaches: the
 //!   operations a policy, retry config or client in code in F governs or binds to,
 //!   and those of the documents whose `$ref`s reach a file in F (a shared fragment),
 //!   whose every finding is F's (a `$ref` that F's change broke is reported there).
@@ -27,6 +28,8 @@ use std::path::{Path, PathBuf};
 pub struct Scope {
     files: HashSet<PathBuf>,
     folders: Vec<PathBuf>,
+    /// The project root: a named file is read here only inside it (the read boundary).
+    root: PathBuf,
 }
 
 impl Scope {
@@ -35,7 +38,10 @@ impl Scope {
     /// path, a folder at or above the root, or a named `.retrylint.yaml`), so every
     /// finding is its answer.
     pub fn of(paths: &[PathBuf], policies: &[PathBuf], cwd: &Path, root: &Path) -> Option<Scope> {
-        let mut scope = Scope::default();
+        let mut scope = Scope {
+            root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
+            ..Scope::default()
+        };
         let given: Vec<&PathBuf> = if paths.is_empty() && policies.is_empty() {
             Vec::new()
         } else {
@@ -111,6 +117,7 @@ impl<'a> Reached<'a> {
                 .map(|d| d.doc.file.path.as_path())
                 .collect()
         };
+        let declared_by_protos = http_rules_in(scope);
         for joined in &analysis.operations {
             let Some(doc) = documents.get(joined.document) else {
                 continue;
@@ -119,13 +126,20 @@ impl<'a> Reached<'a> {
                 continue;
             };
             let path = &doc.doc.file.path;
+            let declared_by_proto = declared_by_protos
+                .iter()
+                .any(|rule| crate::import::grpc::http_rule_declares(rule, &op.method, &op.path));
             let governed_from_scope = joined.layers.iter().any(|layer| {
                 layer
                     .policy
                     .and_then(|i| analysis.policies.get(i))
                     .is_some_and(|p| scope.contains(&p.doc.file.path))
             });
-            if governed_from_scope || scope.contains(path) || reaching.contains(path.as_path()) {
+            if governed_from_scope
+                || declared_by_proto
+                || scope.contains(path)
+                || reaching.contains(path.as_path())
+            {
                 operations.insert((path.clone(), op.display()));
                 reached_documents.insert(path.clone());
             }
@@ -160,6 +174,30 @@ impl<'a> Reached<'a> {
             }
         })
     }
+}
+
+/// The `google.api.http` rules of the `.proto` files asked about: the HTTP
+/// operations such a file declares (a gateway or a generated swagger serves them), so
+/// its answer holds every finding on them, from whatever layer. Read again here (a
+/// few small files), only inside the project root as every read of the run; a file
+/// that does not parse declares nothing.
+fn http_rules_in(scope: &Scope) -> Vec<crate::import::proto::HttpRule> {
+    let protos: Vec<_> = scope
+        .files
+        .iter()
+        .filter(|f| {
+            f.starts_with(&scope.root)
+                && crate::project::discover::name_kind(f)
+                    == Some(crate::project::discover::NameKind::Proto)
+        })
+        .collect();
+    if protos.is_empty() {
+        return Vec::new();
+    }
+    let ws = Workspace::new(PathBuf::new(), Limits::default());
+    let loaded: Vec<_> = protos.into_iter().map(|p| ws.load(p)).collect();
+    let (index, _) = crate::import::proto::ProtoIndex::build(&loaded);
+    index.rpcs.into_iter().flat_map(|rpc| rpc.http).collect()
 }
 
 /// For each operation of `analysis.operations`, whether `scope` declares or reaches

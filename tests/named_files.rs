@@ -5,7 +5,7 @@
 //! temporary git repository, whose work tree is the project root.
 
 use retrylint::check::{run, CheckOptions, CheckOutcome};
-use retrylint::diagnostic::{Diagnostic, Label};
+use retrylint::diagnostic::{Diagnostic, Label, Severity};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -406,6 +406,44 @@ fn a_named_proto_answers_for_the_operations_its_http_rules_declare() {
     assert!(without.diagnostics.iter().any(|d| d.code == "RL201"));
 }
 
+/// A folder below the root that holds only retry configs is asked about as its
+/// files are: `check deploy/istio` reports the VirtualService's findings on the
+/// operations it binds (and exits 1), as `check deploy/istio/vs.yaml` does, in a
+/// repository with no `.retrylint.yaml`. A named folder once brought only the
+/// project's only document, so its configs bound nothing: RL016 and exit 0. Text
+/// configs (`nginx.conf`) are walked by another path and answer the same.
+#[test]
+fn a_named_folder_of_configs_answers_as_its_files_do() {
+    let repo = repo_of(&["named-files/folder-of-configs"]);
+    for (folder, file) in [
+        ("deploy/istio", "deploy/istio/vs.yaml"),
+        ("deploy/envoy", "deploy/envoy/envoy.yaml"),
+        ("deploy/nginx", "deploy/nginx/nginx.conf"),
+    ] {
+        let by_file = check(&repo, &[file]);
+        assert!(
+            by_file
+                .diagnostics
+                .iter()
+                .any(|d| d.code.starts_with("RL2") || d.code.starts_with("RL3")),
+            "{file}: {:#?}",
+            codes(&by_file)
+        );
+        assert!(
+            !by_file.diagnostics.iter().any(|d| d.code == "RL016"),
+            "{file} binds: {:#?}",
+            codes(&by_file)
+        );
+        let by_folder = check(&repo, &[folder]);
+        assert_eq!(codes(&by_folder), codes(&by_file), "{folder}");
+    }
+    let istio = check(&repo, &["deploy/istio"]);
+    assert!(istio
+        .diagnostics
+        .iter()
+        .any(|d| d.severity == Severity::Error));
+}
+
 /// Every file of each layout, named alone, gives the findings the full run gives
 /// for it: nothing the full run does not report, and every label the full run puts
 /// in that file.
@@ -417,6 +455,7 @@ fn each_named_file_run_agrees_with_the_full_run() {
         &["named-files/odd-names"],
         &["named-files/freely-named-specs"],
         &["named-files/identity-bound"],
+        &["named-files/folder-of-configs"],
         &["examples/grpc"],
         &[
             "cases/05-relative-external-refs.yaml",

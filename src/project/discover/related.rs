@@ -7,8 +7,12 @@
 use super::{discover, is_openapi, name_kind, spec_paths, Candidate, NameKind, ProjectIndex};
 use crate::source::loader::Workspace;
 use crate::source::refs::normalize;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
+
+/// The retry configs, clients and `.proto` files walked under a named folder, by
+/// project root: the retry configs among them, asked about as named ones are.
+type WalkedConfigs = BTreeMap<PathBuf, Vec<Candidate>>;
 
 /// Adds the files related to the files asked about among `candidates` (those named,
 /// and those walked under a named folder), as the whole project's run reads them:
@@ -34,9 +38,10 @@ use std::path::{Path, PathBuf};
 ///   client in code or `.proto`: the whole project (the clients whose calls it
 ///   binds, the RPCs its HTTP rules map); walked under a named folder, the whole
 ///   project when the project has a `.retrylint.yaml` of its own, else the
-///   documents `services:` names and the only document of the project (a folder of
-///   a repository without one is judged with what it names, not with every spec of
-///   the repository).
+///   documents `services:` names, the documents its retry configs name (as for a
+///   named config) and the only document of the project (a folder of a repository
+///   without one is judged with what it names, not with every spec of the
+///   repository).
 ///
 /// Repeated until nothing new is found.
 pub fn with_related(
@@ -97,22 +102,29 @@ pub fn with_related(
         .cloned()
         .collect();
     related.asked = related.queue.iter().map(|c| canonical(&c.path)).collect();
-    // Retry configs, clients and `.proto` files walked under a named folder.
-    let mut config_roots: Vec<PathBuf> = candidates
-        .iter()
-        .filter(|c| {
-            !c.explicit
-                && matches!(
-                    c.kind,
-                    NameKind::TextConfig | NameKind::Proto | NameKind::Source(_)
-                )
-                && below_root(c)
-        })
-        .filter_map(|c| standing(&c.path).parent().map(Path::to_path_buf))
-        .collect::<std::collections::BTreeSet<PathBuf>>()
-        .into_iter()
-        .map(|dir| crate::project::answer_root(&dir, root))
-        .collect();
+    // Retry configs, clients and `.proto` files walked under a named folder, by
+    // project root; with each the text configs (`nginx.conf`, `haproxy.cfg`), which
+    // bring the documents they name as a named config does. The YAML/JSON ones join
+    // when visited.
+    let mut config_roots: WalkedConfigs = BTreeMap::new();
+    for c in candidates.iter().filter(|c| {
+        !c.explicit
+            && matches!(
+                c.kind,
+                NameKind::TextConfig | NameKind::Proto | NameKind::Source(_)
+            )
+            && below_root(c)
+    }) {
+        let Some(dir) = standing(&c.path).parent().map(Path::to_path_buf) else {
+            continue;
+        };
+        let walked = config_roots
+            .entry(crate::project::answer_root(&dir, root))
+            .or_default();
+        if c.kind == NameKind::TextConfig {
+            walked.push(c.clone());
+        }
+    }
     related.out = candidates;
     let mut config_roots_done: HashSet<PathBuf> = HashSet::new();
     // Named files other than policies (possible `$ref` targets), by project root.
@@ -147,9 +159,9 @@ pub fn with_related(
         while let Some(c) = related.queue.pop_front() {
             related.visit(&c, &mut fragments, &mut config_roots);
         }
-        for bound in std::mem::take(&mut config_roots) {
+        for (bound, configs) in std::mem::take(&mut config_roots) {
             if config_roots_done.insert(bound.clone()) {
-                related.walked_configs_of(&bound);
+                related.walked_configs_of(&bound, &configs);
             }
         }
         related.bring_configs_naming_documents();
@@ -330,7 +342,7 @@ impl Related<'_> {
 
     /// The documents the retry configs walked under a named folder of project
     /// `bound` bind to (see [`with_related`]).
-    fn walked_configs_of(&mut self, bound: &Path) {
+    fn walked_configs_of(&mut self, bound: &Path, configs: &[Candidate]) {
         if bound.join(crate::config::FILE_NAME).is_file() {
             self.expand(bound);
             return;
@@ -344,6 +356,13 @@ impl Related<'_> {
         for spec in specs {
             self.add(spec, NameKind::SpecLike);
         }
+        // The retry configs walked under the folder are asked about as a named
+        // config is: the documents they name come (`check deploy/istio` answers the
+        // VirtualService's findings on them, as `check deploy/istio/vs.yaml` does).
+        if !configs.is_empty() {
+            self.named_configs(configs, bound);
+            return;
+        }
         let ws = self.ws;
         if let Some(only) = self.index(bound).only_document(ws) {
             self.add(only, NameKind::SpecLike);
@@ -354,7 +373,7 @@ impl Related<'_> {
         &mut self,
         c: &Candidate,
         fragments: &mut HashMap<PathBuf, Vec<PathBuf>>,
-        config_roots: &mut Vec<PathBuf>,
+        config_roots: &mut WalkedConfigs,
     ) {
         if !c.path.is_file() {
             return;
@@ -402,7 +421,12 @@ impl Related<'_> {
                 // project's files.
                 self.expand(&bound);
             } else {
-                config_roots.push(bound);
+                let walked = config_roots.entry(bound).or_default();
+                // A retry config walked under a named folder (asked about), not one
+                // brought because it names a document asked about.
+                if recognized && self.asked.contains(&abs) {
+                    walked.push(c.clone());
+                }
             }
             return;
         }
@@ -583,17 +607,22 @@ impl Related<'_> {
     /// it on their operations), and the only document of the project, which takes
     /// a config that binds nowhere else.
     fn named_config(&mut self, c: &Candidate, bound: &Path) {
-        if self.binds_anywhere(bound, std::slice::from_ref(c)) {
+        self.named_configs(std::slice::from_ref(c), bound);
+    }
+
+    /// [`Related::named_config`] for several configs of one project at once (those
+    /// walked under a named folder): one scan of their texts.
+    fn named_configs(&mut self, configs: &[Candidate], bound: &Path) {
+        if self.binds_anywhere(bound, configs) {
             self.expand(bound);
             return;
         }
         let ws = self.ws;
-        let mut named = self.index(bound).documents_named_by(
-            std::slice::from_ref(&c.path),
-            ws,
-            binding_needles_in_text,
-        );
-        named.extend(self.documents_named_by_identity(bound, std::slice::from_ref(&c.path)));
+        let paths: Vec<PathBuf> = configs.iter().map(|c| c.path.clone()).collect();
+        let mut named = self
+            .index(bound)
+            .documents_named_by(&paths, ws, binding_needles_in_text);
+        named.extend(self.documents_named_by_identity(bound, &paths));
         for d in named {
             self.add(d.path, d.kind);
         }

@@ -327,9 +327,14 @@ pub struct PlanArgs {
     /// --policy.
     #[arg(long, required_unless_present_any = ["input", "policy"])]
     pub method: Option<String>,
-    /// HTTP status of the failed attempt. Required without --transport-error,
-    /// --input or --policy.
-    #[arg(long, required_unless_present_any = ["transport_error", "input", "policy"])]
+    /// HTTP status of the failed attempt, 100 to 599 (RFC 9110 §15: the first
+    /// digit is the class, 1xx to 5xx). Required without --transport-error, --input
+    /// or --policy.
+    #[arg(
+        long,
+        required_unless_present_any = ["transport_error", "input", "policy"],
+        value_parser = clap::value_parser!(u16).range(100..=599)
+    )]
     pub status: Option<u16>,
     /// The attempt failed with a transport error (timeout, reset, refused).
     #[arg(long)]

@@ -329,6 +329,63 @@ fn plan_and_simulate_resolve_among_the_governed_documents_only() {
     assert!(out.contains(r#""retry":true"#), "{out}");
 }
 
+/// `--policy` naming a folder says so, not that the file does not exist (a user
+/// who passed `deploy` for `deploy/x.retry-policy.yaml` looked for a missing file).
+#[test]
+fn a_policy_that_is_a_folder_is_named_as_one() {
+    for (command, extra) in [
+        ("simulate", &[][..]),
+        ("plan", &["--signal", "timeout"][..]),
+    ] {
+        let run = |policy: &str| {
+            let mut args = vec![command, "--policy", policy, "--operation", "getReport"];
+            args.extend_from_slice(extra);
+            retrylint(&args)
+        };
+        let (code, _, err) = run("fixtures/simulate");
+        assert_eq!(code, 2, "{command}: {err}");
+        assert!(
+            err.contains("`fixtures/simulate` is a directory, not a policy file"),
+            "{command}: {err}"
+        );
+        let (code, _, err) = run("fixtures/simulate/nothere.retry-policy.yaml");
+        assert_eq!(code, 2, "{command}: {err}");
+        assert!(err.contains("does not exist"), "{command}: {err}");
+    }
+}
+
+/// A status outside 100-599 is no HTTP status (RFC 9110 §15): refused as a usage
+/// error, not planned for.
+#[test]
+fn plan_refuses_a_status_outside_the_http_classes() {
+    let plan = |status: &str| {
+        retrylint(&[
+            "plan",
+            "--method",
+            "GET",
+            "--status",
+            status,
+            "--attempt",
+            "0",
+            "--now-ms",
+            "0",
+            "--deadline-ms",
+            "10000",
+        ])
+    };
+    for status in ["999", "42", "600"] {
+        let (code, _, err) = plan(status);
+        assert_eq!(code, 2, "{status}: {err}");
+        assert!(
+            err.contains(&format!("invalid value '{status}' for '--status")),
+            "{status}: {err}"
+        );
+    }
+    let (code, out, err) = plan("503");
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.is_empty());
+}
+
 #[test]
 fn an_ambiguous_selector_names_the_files() {
     for command in [

@@ -36,10 +36,13 @@ pub fn layers_for(
     layer: Option<&str>,
 ) -> Result<(String, Vec<EffectivePolicy>), String> {
     if let Some(missing) = policies.iter().find(|p| !p.is_file()) {
-        return Err(format!(
-            "policy file `{}` does not exist",
-            missing.display()
-        ));
+        // Say what is there: a folder or a device is not a missing file.
+        let what = match std::fs::metadata(missing) {
+            Ok(m) if m.is_dir() => "is a directory, not a policy file",
+            Ok(_) => "is not a regular file",
+            Err(_) => "does not exist",
+        };
+        return Err(format!("policy file `{}` {what}", missing.display()));
     }
     let given = |path: &Path| policies.iter().any(|p| same_file(path, p));
     let mut dirs: Vec<PathBuf> = Vec::new();

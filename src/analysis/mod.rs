@@ -802,6 +802,35 @@ fn matches_op(sel: &Selector, op: &Operation) -> bool {
     sel.matches(&op.method, &op.path, op.operation_id.as_deref())
 }
 
+/// The help of an entry of a policy that has no `spec:` and governs no document (none
+/// lies in its folder or below): add `spec:`, naming the document of the run that
+/// holds the entry's operation when one does, relative to the policy's folder as
+/// `spec:` is read (policy-format.md "spec").
+fn spec_missing_help(
+    pf: &PolicyFile,
+    selector: Option<&Selector>,
+    documents: &[Document],
+) -> String {
+    let every: Vec<usize> = (0..documents.len()).collect();
+    let holding = selector.and_then(|s| find_op(s, documents, &every));
+    let folder = pf
+        .doc
+        .file
+        .path
+        .parent()
+        .unwrap_or(std::path::Path::new(""));
+    match holding {
+        Some(op) => {
+            let spec = crate::source::loader::relative_to(&documents[op.document].doc.file.path, folder);
+            format!(
+                "this policy has no `spec:` and no OpenAPI document lies in its folder or below: add `spec: {}` (relative to this policy file), which holds this operation",
+                spec.to_string_lossy().replace('\\', "/")
+            )
+        }
+        None => "this policy has no `spec:` and no OpenAPI document lies in its folder or below: add `spec:` naming the document it governs (relative to this policy file)".to_string(),
+    }
+}
+
 fn find_op(sel: &Selector, documents: &[Document], order: &[usize]) -> Option<OpRef> {
     order.iter().find_map(|&d| {
         documents[d]
@@ -1254,6 +1283,11 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
         for (i, e) in pf.operations.iter().enumerate() {
             if e.selector.is_some() && !entry_matched[p][i] {
                 let help = match did_you_mean(&e.text, &candidates) {
+                    // A policy with no `spec:` away from its documents (`deploy/`
+                    // beside `api/`) governs nothing: the fix is the `spec:` line.
+                    _ if governs[p].is_empty() && pf.spec.is_empty() => {
+                        spec_missing_help(pf, e.selector.as_ref(), documents)
+                    }
                     Some(s) => format!("did you mean `{s}`? Fix the selector, or remove the entry"),
                     None => "fix the method or path (path templates match `{name}` segments whatever the name), or remove the entry".to_string(),
                 };

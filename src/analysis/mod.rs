@@ -804,30 +804,41 @@ fn matches_op(sel: &Selector, op: &Operation) -> bool {
 
 /// The help of an entry of a policy that has no `spec:` and governs no document (none
 /// lies in its folder or below): add `spec:`, naming the document of the run that
-/// holds the entry's operation when one does, relative to the policy's folder as
+/// holds the entry's operation when exactly one does, relative to the policy's folder as
 /// `spec:` is read (policy-format.md "spec").
 fn spec_missing_help(
     pf: &PolicyFile,
     selector: Option<&Selector>,
     documents: &[Document],
 ) -> String {
-    let every: Vec<usize> = (0..documents.len()).collect();
-    let holding = selector.and_then(|s| find_op(s, documents, &every));
+    const NO_SPEC: &str =
+        "this policy has no `spec:` and no OpenAPI document lies in its folder or below";
+    // Named only when one document of the run holds the operation: with several,
+    // which one the policy meant is the user's call.
+    let holding: Vec<usize> = selector
+        .map(|s| {
+            (0..documents.len())
+                .filter(|&d| find_op(s, documents, &[d]).is_some())
+                .collect()
+        })
+        .unwrap_or_default();
     let folder = pf
         .doc
         .file
         .path
         .parent()
         .unwrap_or(std::path::Path::new(""));
-    match holding {
-        Some(op) => {
-            let spec = crate::source::loader::relative_to(&documents[op.document].doc.file.path, folder);
+    match holding[..] {
+        [d] => {
+            let spec = crate::source::loader::relative_to(&documents[d].doc.file.path, folder);
             format!(
-                "this policy has no `spec:` and no OpenAPI document lies in its folder or below: add `spec: {}` (relative to this policy file), which holds this operation",
+                "{NO_SPEC}: add `spec: {}` (relative to this policy file), which holds this operation",
                 spec.to_string_lossy().replace('\\', "/")
             )
         }
-        None => "this policy has no `spec:` and no OpenAPI document lies in its folder or below: add `spec:` naming the document it governs (relative to this policy file)".to_string(),
+        _ => format!(
+            "{NO_SPEC}: add `spec:` naming the document it governs (relative to this policy file)"
+        ),
     }
 }
 

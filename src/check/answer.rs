@@ -68,6 +68,14 @@ impl Scope {
         Some(scope)
     }
 
+    /// A workspace reading within the project root only, as every read of the run
+    /// (`source::boundary`): the files read again to tell what the answer holds.
+    fn workspace(&self) -> Workspace {
+        Workspace::new(PathBuf::new(), Limits::default()).with_boundary(std::sync::Arc::new(
+            crate::source::boundary::ReadBoundary::new(std::slice::from_ref(&self.root)),
+        ))
+    }
+
     /// True when `path` (canonical) is a named file or lies in a named folder.
     pub fn contains(&self, path: &Path) -> bool {
         self.files.contains(path) || self.folders.iter().any(|f| path.starts_with(f))
@@ -106,9 +114,13 @@ impl<'a> Reached<'a> {
         let reaching: HashSet<&Path> = if fragments.is_empty() {
             HashSet::new()
         } else {
-            let ws = Workspace::new(PathBuf::new(), Limits::default());
+            let ws = scope.workspace();
             documents
                 .iter()
+                // A document asked about answers for all its findings already: its
+                // closure (DigitalOcean's spec reaches 1,700 files, each parsed
+                // again here) cannot add to the answer.
+                .filter(|d| !scope.contains(&d.doc.file.path))
                 .filter(|d| {
                     crate::project::discover::ref_closure(&d.doc, &ws)
                         .iter()
@@ -194,7 +206,7 @@ fn http_rules_in(scope: &Scope) -> Vec<crate::import::proto::HttpRule> {
     if protos.is_empty() {
         return Vec::new();
     }
-    let ws = Workspace::new(PathBuf::new(), Limits::default());
+    let ws = scope.workspace();
     let loaded: Vec<_> = protos.into_iter().map(|p| ws.load(p)).collect();
     let (index, _) = crate::import::proto::ProtoIndex::build(&loaded);
     index.rpcs.into_iter().flat_map(|rpc| rpc.http).collect()

@@ -234,7 +234,10 @@ impl Workspace {
     /// Loads (or returns the cached) file at `path`. Never panics: every failure is a
     /// [`LoadError`].
     pub fn load(&self, path: &Path) -> Arc<Loaded> {
-        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| absolute(&self.cwd, path));
+        let canonical = self
+            .boundary
+            .real_path(path)
+            .unwrap_or_else(|| absolute(&self.cwd, path));
         if let Some(hit) = self.cache.lock().expect("cache lock").get(&canonical) {
             return hit.clone();
         }
@@ -281,7 +284,10 @@ impl Workspace {
         path: &Path,
         wanted: impl FnOnce(&[u8]) -> bool,
     ) -> std::io::Result<bool> {
-        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| absolute(&self.cwd, path));
+        let canonical = self
+            .boundary
+            .real_path(path)
+            .unwrap_or_else(|| absolute(&self.cwd, path));
         if self
             .cache
             .lock()

@@ -654,9 +654,9 @@ impl<'w> Resolver<'w> {
                 target: joined,
             });
         }
-        let canonical = match std::fs::canonicalize(&joined) {
-            Ok(c) => c,
-            Err(_) => {
+        let canonical = match self.ws.boundary().real_path(&joined) {
+            Some(c) => c,
+            None => {
                 return Err(RefProblem::Missing {
                     at: ref_at.clone(),
                     reason: format!("file `{shown}` does not exist"),

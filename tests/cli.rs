@@ -386,6 +386,19 @@ fn plan_refuses_a_status_outside_the_http_classes() {
     assert!(!out.is_empty());
 }
 
+/// `check --diff` refused by an unreadable file names it, with its position, as
+/// `check` would: "a file could not be read" alone left the user to guess which.
+#[test]
+fn diff_refused_by_an_unreadable_file_names_it() {
+    let (code, out, err) = retrylint(&["check", "--diff", "fixtures/no-such-spec.yaml"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("retrylint: fixtures/no-such-spec.yaml:1:1: `fixtures/no-such-spec.yaml` could not be read"),
+        "{err}"
+    );
+}
+
 #[test]
 fn an_ambiguous_selector_names_the_files() {
     for command in [

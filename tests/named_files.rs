@@ -387,6 +387,26 @@ fn a_named_proto_answers_for_the_operations_its_http_rules_declare() {
     );
     let named = check(&repo, &["library.proto"]);
     assert_eq!(codes(&named), codes(&full));
+    // A folder holding the proto is asked about as the proto is.
+    std::fs::create_dir(repo.dir.join("protos")).expect("mkdir");
+    std::fs::rename(
+        repo.dir.join("library.proto"),
+        repo.dir.join("protos/library.proto"),
+    )
+    .expect("move");
+    let full_moved = check(&repo, &["."]);
+    for asked in ["protos", "protos/library.proto"] {
+        assert_eq!(
+            codes(&check(&repo, &[asked])),
+            codes(&full_moved),
+            "{asked}"
+        );
+    }
+    std::fs::rename(
+        repo.dir.join("protos/library.proto"),
+        repo.dir.join("library.proto"),
+    )
+    .expect("move back");
     // Without the rule of `MoveBook`, the proto no longer declares its operation:
     // the findings naming only that operation are not its answer.
     let proto = repo.dir.join("library.proto");

@@ -803,44 +803,10 @@ fn matches_op(sel: &Selector, op: &Operation) -> bool {
 }
 
 /// The help of an entry of a policy that has no `spec:` and governs no document (none
-/// lies in its folder or below): add `spec:`, naming the document of the run that
-/// holds the entry's operation when exactly one does, relative to the policy's folder as
-/// `spec:` is read (policy-format.md "spec").
-fn spec_missing_help(
-    pf: &PolicyFile,
-    selector: Option<&Selector>,
-    documents: &[Document],
-) -> String {
-    const NO_SPEC: &str =
-        "this policy has no `spec:` and no OpenAPI document lies in its folder or below";
-    // Named only when one document of the run holds the operation: with several,
-    // which one the policy meant is the user's call.
-    let holding: Vec<usize> = selector
-        .map(|s| {
-            (0..documents.len())
-                .filter(|&d| find_op(s, documents, &[d]).is_some())
-                .collect()
-        })
-        .unwrap_or_default();
-    let folder = pf
-        .doc
-        .file
-        .path
-        .parent()
-        .unwrap_or(std::path::Path::new(""));
-    match holding[..] {
-        [d] => {
-            let spec = crate::source::loader::relative_to(&documents[d].doc.file.path, folder);
-            format!(
-                "{NO_SPEC}: add `spec: {}` (relative to this policy file), which holds this operation",
-                spec.to_string_lossy().replace('\\', "/")
-            )
-        }
-        _ => format!(
-            "{NO_SPEC}: add `spec:` naming the document it governs (relative to this policy file)"
-        ),
-    }
-}
+/// lies in its folder or below): add the `spec:` line, relative to the policy's
+/// folder as `spec:` is read (policy-format.md "spec"). It names no document: a run
+/// over the policy alone reads none, and its answer is the whole run's.
+const SPEC_MISSING_HELP: &str = "this policy has no `spec:` and no OpenAPI document lies in its folder or below: add `spec:` naming the document it governs (relative to this policy file)";
 
 fn find_op(sel: &Selector, documents: &[Document], order: &[usize]) -> Option<OpRef> {
     order.iter().find_map(|&d| {
@@ -1297,7 +1263,7 @@ pub fn join(documents: &[Document], policies: &[PolicyFile]) -> (Analysis, Vec<D
                     // A policy with no `spec:` away from its documents (`deploy/`
                     // beside `api/`) governs nothing: the fix is the `spec:` line.
                     _ if governs[p].is_empty() && pf.spec.is_empty() => {
-                        spec_missing_help(pf, e.selector.as_ref(), documents)
+                        SPEC_MISSING_HELP.to_string()
                     }
                     Some(s) => format!("did you mean `{s}`? Fix the selector, or remove the entry"),
                     None => "fix the method or path (path templates match `{name}` segments whatever the name), or remove the entry".to_string(),

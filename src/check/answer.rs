@@ -194,20 +194,31 @@ impl<'a> Reached<'a> {
 /// few small files), only inside the project root as every read of the run; a file
 /// that does not parse declares nothing.
 fn http_rules_in(scope: &Scope) -> Vec<crate::import::proto::HttpRule> {
-    let protos: Vec<_> = scope
+    let is_proto = |f: &Path| {
+        f.starts_with(&scope.root)
+            && crate::project::discover::name_kind(f)
+                == Some(crate::project::discover::NameKind::Proto)
+    };
+    // Named, or walked under a named folder (the walk of the run: `.gitignore`d
+    // files are none).
+    let mut protos: Vec<PathBuf> = scope
         .files
         .iter()
-        .filter(|f| {
-            f.starts_with(&scope.root)
-                && crate::project::discover::name_kind(f)
-                    == Some(crate::project::discover::NameKind::Proto)
-        })
+        .filter(|f| is_proto(f))
+        .cloned()
         .collect();
+    if !scope.folders.is_empty() {
+        let (walked, _) = crate::project::discover::discover(&scope.folders, &[]);
+        protos.extend(walked.into_iter().map(|c| c.path).filter(|p| {
+            let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+            is_proto(&real)
+        }));
+    }
     if protos.is_empty() {
         return Vec::new();
     }
     let ws = scope.workspace();
-    let loaded: Vec<_> = protos.into_iter().map(|p| ws.load(p)).collect();
+    let loaded: Vec<_> = protos.into_iter().map(|p| ws.load(&p)).collect();
     let (index, _) = crate::import::proto::ProtoIndex::build(&loaded);
     index.rpcs.into_iter().flat_map(|rpc| rpc.http).collect()
 }

@@ -57,6 +57,9 @@ pub struct FixOutcome {
     pub unsafe_left: usize,
     /// True when nothing was done because the run had an RL001.
     pub refused: bool,
+    /// When refused: each RL001 as `path:line:column: message`, for the user to
+    /// see which file stopped the fix.
+    pub unreadable: Vec<String>,
     /// Files that could not be written (the error names the file).
     pub errors: Vec<crate::write::FileError>,
     /// Passes run.
@@ -76,6 +79,21 @@ pub fn fix(options: &CheckOptions, mode: FixMode) -> FixOutcome {
             .any(|d| d.code == crate::rules::rl001_invalid_syntax::META.code);
         if unreadable || outcome.could_not_lint {
             out.refused = out.passes == 1;
+            if out.refused {
+                out.unreadable = outcome
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.code == crate::rules::rl001_invalid_syntax::META.code)
+                    .map(|d| {
+                        let l = &d.primary.location;
+                        let at = l.file.line_col(l.span.start);
+                        format!(
+                            "{}:{}:{}: {}",
+                            l.file.display, at.line, at.column, d.message
+                        )
+                    })
+                    .collect();
+            }
             break;
         }
         // Files the run read, inside a project root: a file named on the command

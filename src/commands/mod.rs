@@ -381,6 +381,9 @@ fn fix_diff(options: &CheckOptions, unsafe_fixes: bool) -> u8 {
     };
     let done = crate::check::fix::fix(options, mode);
     if done.refused {
+        for line in &done.unreadable {
+            write::errln(format_args!("retrylint: {line}"));
+        }
         write::errln(
             "retrylint: a file could not be read or parsed (RL001); no fix computed \
              (run `retrylint check` to see it)",

@@ -541,9 +541,7 @@ pub fn lexical_normal(path: &Path) -> PathBuf {
     out.iter().map(|c| c.as_os_str()).collect()
 }
 
-/// `path` relative to the folder `base` (`../api/orders.yaml`), or `path` itself when
-/// the two share no folder but the file-system root.
-pub(crate) fn relative_to(path: &Path, base: &Path) -> PathBuf {
+fn relative_to(path: &Path, base: &Path) -> PathBuf {
     if let Ok(rest) = path.strip_prefix(base) {
         return rest.to_path_buf();
     }

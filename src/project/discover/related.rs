@@ -104,7 +104,8 @@ pub fn with_related(
     related.asked = related.queue.iter().map(|c| canonical(&c.path)).collect();
     // Retry configs, clients and `.proto` files walked under a named folder, by
     // project root; with each the text configs (`nginx.conf`, `haproxy.cfg`), which
-    // bring the documents they name as a named config does. The YAML/JSON ones join
+    // bring the documents they name as a named config does, and the `.proto` files,
+    // which bring the whole project as a named one does. The YAML/JSON configs join
     // when visited.
     let mut config_roots: WalkedConfigs = BTreeMap::new();
     for c in candidates.iter().filter(|c| {
@@ -121,7 +122,7 @@ pub fn with_related(
         let walked = config_roots
             .entry(crate::project::answer_root(&dir, root))
             .or_default();
-        if c.kind == NameKind::TextConfig {
+        if matches!(c.kind, NameKind::TextConfig | NameKind::Proto) {
             walked.push(c.clone());
         }
     }
@@ -343,7 +344,10 @@ impl Related<'_> {
     /// The documents the retry configs walked under a named folder of project
     /// `bound` bind to (see [`with_related`]).
     fn walked_configs_of(&mut self, bound: &Path, configs: &[Candidate]) {
-        if bound.join(crate::config::FILE_NAME).is_file() {
+        // A `.proto` maps RPCs that gRPC configs anywhere in the project name, as
+        // when it is named (`check protos/` answers what `check protos/x.proto` does).
+        let proto = configs.iter().any(|c| c.kind == NameKind::Proto);
+        if proto || bound.join(crate::config::FILE_NAME).is_file() {
             self.expand(bound);
             return;
         }
@@ -359,8 +363,13 @@ impl Related<'_> {
         // The retry configs walked under the folder are asked about as a named
         // config is: the documents they name come (`check deploy/istio` answers the
         // VirtualService's findings on them, as `check deploy/istio/vs.yaml` does).
+        let configs: Vec<Candidate> = configs
+            .iter()
+            .filter(|c| c.kind != NameKind::Proto)
+            .cloned()
+            .collect();
         if !configs.is_empty() {
-            self.named_configs(configs, bound);
+            self.named_configs(&configs, bound);
             return;
         }
         let ws = self.ws;

@@ -84,14 +84,7 @@ pub fn fix(options: &CheckOptions, mode: FixMode) -> FixOutcome {
                     .diagnostics
                     .iter()
                     .filter(|d| d.code == crate::rules::rl001_invalid_syntax::META.code)
-                    .map(|d| {
-                        let l = &d.primary.location;
-                        let at = l.file.line_col(l.span.start);
-                        format!(
-                            "{}:{}:{}: {}",
-                            l.file.display, at.line, at.column, d.message
-                        )
-                    })
+                    .map(|d| format!("{}: {}", d.primary.location.position(), d.message))
                     .collect();
             }
             break;

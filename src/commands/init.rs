@@ -85,14 +85,7 @@ pub fn run(args: &InitArgs) -> u8 {
         .diagnostics
         .iter()
         .filter(|d| d.code == "RL001" && within(&d.primary.location.file.path))
-        .map(|d| {
-            let l = &d.primary.location;
-            let lc = l.file.line_col(l.span.start);
-            format!(
-                "{}:{}:{}: {}",
-                l.file.display, lc.line, lc.column, d.message
-            )
-        })
+        .map(|d| format!("{}: {}", d.primary.location.position(), d.message))
         .collect();
     if !unreadable.is_empty() {
         for u in &unreadable {

@@ -50,6 +50,15 @@ pub struct Location {
     pub pointer: String,
 }
 
+impl Location {
+    /// `path:line:column` of the start (1-based, the column in Unicode scalar values), as a
+    /// one-line message names a place.
+    pub fn position(&self) -> String {
+        let at = self.file.line_col(self.span.start);
+        format!("{}:{}:{}", self.file.display, at.line, at.column)
+    }
+}
+
 /// A secondary place with a short noun-phrase message ("retried here").
 #[derive(Debug, Clone)]
 pub struct Label {

@@ -420,14 +420,7 @@ fn row(
         unbound_routes
             .iter()
             .filter(|u| u.may_carry(&op.method, &op.path))
-            .map(|u| {
-                let loc = u.at.location();
-                let lc = loc.file.line_col(loc.span.start);
-                format!(
-                    "{} at {}:{}:{}",
-                    u.source, loc.file.display, lc.line, lc.column
-                )
-            })
+            .map(|u| format!("{} at {}", u.source, u.at.location().position()))
             .collect()
     };
     let verdict = if serious || (retried && !missing.is_empty()) {

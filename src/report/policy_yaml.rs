@@ -666,9 +666,7 @@ mod tests {
     }
 
     fn location(at: &At) -> Option<String> {
-        let l = at.location();
-        let lc = l.file.line_col(l.span.start);
-        Some(format!("{}:{}:{}", l.file.display, lc.line, lc.column))
+        Some(at.location().position())
     }
 
     fn emit(p: &PolicyFile) -> String {

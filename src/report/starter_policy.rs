@@ -179,9 +179,7 @@ fn imported_layer(
 
 /// `file:line:col` of a node, for a comment.
 fn position(at: &At) -> String {
-    let l = at.location();
-    let lc = l.file.line_col(l.span.start);
-    format!("{}:{}:{}", l.file.display, lc.line, lc.column)
+    at.location().position()
 }
 
 /// The comment naming where an imported value came from.

@@ -1,7 +1,8 @@
-//! One answer however a run is asked (`docs/commands/check.md`, "One answer however it is asked"): for a project
-//! root R, the findings of `retrylint check R` are the answer. A run that names files
-//! or folders F (pre-commit, `check FILE`, an editor buffer, a folder below the root)
-//! reports exactly the part of that answer that concerns F:
+//! One answer however a run is asked (`docs/commands/check.md`, "One answer however
+//! it is asked"): for a project root R, the findings of `retrylint check R` are the
+//! answer. A run that names files or folders F (pre-commit, `check FILE`, an editor
+//! buffer, a folder below the root) reports exactly the part of that answer that
+//! concerns F:
 //!
 //! - every finding with a label (primary or related) in F;
 //! - every finding on an operation that F declares (a document in F, or a `.proto`
@@ -140,7 +141,7 @@ impl<'a> Reached<'a> {
             let path = &doc.doc.file.path;
             let declared_by_proto = declared_by_protos
                 .iter()
-                .any(|rule| crate::import::grpc::http_rule_declares(rule, &op.method, &op.path));
+                .any(|m| m.may_match(&op.method, &op.path, "", None));
             let governed_from_scope = joined.layers.iter().any(|layer| {
                 layer
                     .policy
@@ -188,12 +189,13 @@ impl<'a> Reached<'a> {
     }
 }
 
-/// The `google.api.http` rules of the `.proto` files asked about: the HTTP
-/// operations such a file declares (a gateway or a generated swagger serves them), so
-/// its answer holds every finding on them, from whatever layer. Read again here (a
-/// few small files), only inside the project root as every read of the run; a file
-/// that does not parse declares nothing.
-fn http_rules_in(scope: &Scope) -> Vec<crate::import::proto::HttpRule> {
+/// The `google.api.http` rules of the `.proto` files asked about, each compiled once
+/// as the request match a gRPC config binds with: the HTTP operations such a file
+/// declares (a gateway or a generated swagger serves them), so its answer holds every
+/// finding on them, from whatever layer. Read again here (a few small files), only
+/// inside the project root as every read of the run; a file that does not parse
+/// declares nothing.
+fn http_rules_in(scope: &Scope) -> Vec<crate::import::RequestMatch> {
     let is_proto = |f: &Path| {
         f.starts_with(&scope.root)
             && crate::project::discover::name_kind(f)
@@ -209,10 +211,13 @@ fn http_rules_in(scope: &Scope) -> Vec<crate::import::proto::HttpRule> {
         .collect();
     if !scope.folders.is_empty() {
         let (walked, _) = crate::project::discover::discover(&scope.folders, &[]);
-        protos.extend(walked.into_iter().map(|c| c.path).filter(|p| {
-            let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
-            is_proto(&real)
-        }));
+        protos.extend(
+            walked
+                .into_iter()
+                .filter(|c| c.kind == crate::project::discover::NameKind::Proto)
+                .map(|c| c.path)
+                .filter(|p| is_proto(&std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))),
+        );
     }
     if protos.is_empty() {
         return Vec::new();
@@ -220,7 +225,12 @@ fn http_rules_in(scope: &Scope) -> Vec<crate::import::proto::HttpRule> {
     let ws = scope.workspace();
     let loaded: Vec<_> = protos.into_iter().map(|p| ws.load(&p)).collect();
     let (index, _) = crate::import::proto::ProtoIndex::build(&loaded);
-    index.rpcs.into_iter().flat_map(|rpc| rpc.http).collect()
+    index
+        .rpcs
+        .iter()
+        .flat_map(|rpc| &rpc.http)
+        .filter_map(crate::import::grpc::http_rule_request_match)
+        .collect()
 }
 
 /// For each operation of `analysis.operations`, whether `scope` declares or reaches

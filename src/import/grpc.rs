@@ -579,14 +579,13 @@ fn http_rule_match(method: &str, template: &str) -> Option<RequestMatch> {
     })
 }
 
-/// True when the operation `method path` (an OpenAPI path template, `/v1/{name}:move`)
-/// is one a `google.api.http` rule declares: the same HTTP method, and the path
-/// matched as [`http_rule_match`] matches it when binding a gRPC method config. So a
-/// `.proto` named alone answers for the operations its RPCs' rules map to
-/// (`docs/commands/check.md`, "One answer"), whichever document describes them.
-pub fn http_rule_declares(rule: &super::proto::HttpRule, method: &str, path: &str) -> bool {
-    rule.method.eq_ignore_ascii_case(method)
-        && http_rule_match(&rule.method, &rule.template).is_some_and(|m| m.path.matches(path))
+/// The operations a `google.api.http` rule declares, as the request match a gRPC
+/// method config binds with ([`http_rule_match`]; `None` when its template does not
+/// compile). So a `.proto` named alone answers for the operations its RPCs' rules
+/// map to (`docs/commands/check.md`, "One answer"), whichever document describes
+/// them.
+pub fn http_rule_request_match(rule: &super::proto::HttpRule) -> Option<RequestMatch> {
+    http_rule_match(&rule.method, &rule.template)
 }
 
 /// The regex of a `google.api.http` path template (`GHTTP` template syntax), over

@@ -242,3 +242,104 @@ fn a_spec_changed_after_its_check_keeps_its_positions_and_loses_only_its_excerpt
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `check::run` over `dir` beside `check::run_full`: the outcome of the first (its
+/// count of documents checked alone) and both sets of findings.
+fn streamed_beside_full(dir: &Path) -> (retrylint::check::CheckOutcome, Vec<String>) {
+    let options = CheckOptions {
+        paths: vec![dir.to_path_buf()],
+        cwd: Some(dir.to_path_buf()),
+        related: true,
+        ..CheckOptions::default()
+    };
+    let outcome = run(&options);
+    let (_, full) = run_full(&options);
+    let streamed: Vec<String> = outcome.diagnostics.iter().map(shown).collect();
+    let full: Vec<String> = full.iter().map(shown).collect();
+    assert_eq!(streamed, full, "findings differ on {}", dir.display());
+    (outcome, streamed)
+}
+
+#[test]
+fn beside_a_retry_config_only_the_documents_it_may_bind_are_held() {
+    // Issue 40: a VirtualService in `deploy/` used to hold every document of the
+    // run whole. Now only the spec whose server it names is held; the others are
+    // checked as they load, and RL016 of a route naming no spec still lists every
+    // spec of the run as a candidate, in walk order.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(tmp.path()).unwrap();
+    std::fs::create_dir_all(dir.join("api")).unwrap();
+    std::fs::create_dir_all(dir.join("deploy")).unwrap();
+    let spec = |title: &str, host: &str| {
+        format!(
+            "openapi: 3.0.3\ninfo: {{title: {title}, version: '1'}}\nservers: [{{url: 'http://{host}'}}]\npaths:\n  /orders:\n    post:\n      operationId: create{title}\n      responses:\n        '201': {{description: created}}\n        '429': {{description: slow down}}\n"
+        )
+    };
+    for n in 0..7 {
+        std::fs::write(
+            dir.join(format!("api/s{n}.yaml")),
+            spec(&format!("S{n}"), &format!("s{n}.example.org")),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.join("api/orders.yaml"),
+        spec("Orders", "orders.shop.svc"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("deploy/vs.yaml"),
+        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: orders}\nspec:\n  hosts: [orders.shop.svc]\n  http:\n  - route: [{destination: {host: orders.shop.svc}}]\n    retries: {attempts: 3, retryOn: '5xx,reset'}\n---\napiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: elsewhere}\nspec:\n  hosts: [nowhere.example.net]\n  http:\n  - route: [{destination: {host: nowhere.example.net}}]\n    retries: {attempts: 3, retryOn: '5xx'}\n",
+    )
+    .unwrap();
+    let (outcome, found) = streamed_beside_full(&dir);
+    assert_eq!(outcome.documents, 8);
+    assert_eq!(outcome.streamed, 7, "only the bound spec is held");
+    assert!(
+        found
+            .iter()
+            .any(|d| d.starts_with("RL201") && d.contains("api/orders.yaml")),
+        "the retried POST of the bound spec is judged: {found:#?}"
+    );
+    let unbound = found
+        .iter()
+        .find(|d| d.starts_with("RL016") && d.contains("elsewhere"))
+        .expect("the route to no spec's host is RL016");
+    assert!(
+        unbound.contains("`api/orders.yaml`, `api/s0.yaml`, `api/s1.yaml`, `api/s2.yaml`, `api/s3.yaml`, and 3 more"),
+        "{unbound}"
+    );
+    assert!(unbound.contains("`s0.example.org`"), "{unbound}");
+}
+
+#[test]
+fn the_only_spec_of_a_run_binds_a_config_that_names_no_host() {
+    // A route naming no spec's host binds to the run's only spec (`layers.md`
+    // "Binding" 3); checked alone as it loaded, that spec is taken back. A file
+    // that opens as a spec but does not parse is no second spec.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(tmp.path()).unwrap();
+    std::fs::create_dir_all(dir.join("api")).unwrap();
+    std::fs::create_dir_all(dir.join("deploy")).unwrap();
+    std::fs::write(
+        dir.join("api/openapi.yaml"),
+        "openapi: 3.0.3\ninfo: {title: Orders, version: '1'}\npaths:\n  /orders:\n    post:\n      operationId: createOrder\n      responses:\n        '201': {description: created}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("deploy/vs.yaml"),
+        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: orders}\nspec:\n  hosts: [orders]\n  http:\n  - route: [{destination: {host: orders}}]\n    retries: {attempts: 3, retryOn: '5xx,reset'}\n",
+    )
+    .unwrap();
+    let (outcome, found) = streamed_beside_full(&dir);
+    assert_eq!(outcome.streamed, 0);
+    assert!(
+        found.iter().any(|d| d.starts_with("RL201")),
+        "the lone spec is bound: {found:#?}"
+    );
+    std::fs::write(dir.join("api/broken.yaml"), "openapi: 3.0.3\npaths: [\n").unwrap();
+    let (outcome, found) = streamed_beside_full(&dir);
+    assert_eq!(outcome.streamed, 0);
+    assert!(found.iter().any(|d| d.starts_with("RL001")));
+    assert!(found.iter().any(|d| d.starts_with("RL201")), "{found:#?}");
+}

@@ -87,6 +87,9 @@ pub struct CheckOutcome {
     /// How many times the run read each file from disk and parsed it (see
     /// [`Analyzed::reads`]).
     pub reads: std::collections::BTreeMap<PathBuf, usize>,
+    /// Of `documents`, those checked alone as they loaded and released (nothing of
+    /// the run binds to them): what keeps memory to the documents in flight.
+    pub streamed: usize,
 }
 
 /// The root that machine formats (SARIF, GitLab, baselines) make paths relative to:
@@ -153,7 +156,9 @@ pub struct Analyzed {
     /// How many times the run read each file (canonical path) from disk and parsed
     /// it: once each, since one pass reads what binds before the documents
     /// (`tests/read_once.rs`); a streamed document that a `$ref` of another reaches
-    /// is read twice (released after its check, read again as the `$ref` target).
+    /// is read twice (released after its check, read again as the `$ref` target), and
+    /// so is the one spec of a run whose other document candidates were none, when
+    /// a retry config may bind it as the run's only spec.
     pub reads: std::collections::BTreeMap<PathBuf, usize>,
     /// The retrying routes of configs that bound no operation
     /// ([`crate::import::bind::UnboundRoute`]): `readiness` says "unknown" for an
@@ -161,11 +166,10 @@ pub struct Analyzed {
     pub unbound_routes: Vec<crate::import::bind::UnboundRoute>,
 }
 
-/// Runs the whole pipeline. A run with nothing that binds across documents (no
-/// policy file, retry config, `.proto` or source file) checks each OpenAPI document
-/// as soon as it is loaded and keeps only its findings, so memory follows the
-/// documents in flight, not the repository; its output is the same as
-/// [`run_full`]'s, whose [`Analyzed`] holds every document.
+/// Runs the whole pipeline. A run with no policy file checks each OpenAPI document
+/// that no retry config may bind to as soon as it is loaded and keeps only its
+/// findings, so memory follows the documents in flight, not the repository; its
+/// output is the same as [`run_full`]'s, whose [`Analyzed`] holds every document.
 pub fn run(options: &CheckOptions) -> CheckOutcome {
     let (analyzed, diagnostics) = run_with(options, true);
     let Analyzed {
@@ -181,7 +185,8 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         reads,
         ..
     } = analyzed;
-    let count = documents.len() + analyzed.streamed_documents;
+    let streamed = analyzed.streamed_documents;
+    let count = documents.len() + streamed;
     let from_code = documents.iter().filter(|d| d.server_code.is_some()).count();
     // Freeing every tree of a big run takes a while (0.16 s for 2,639 specs) and
     // nothing waits for it: free them beside the report, or let the exit do it. A
@@ -203,6 +208,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         suppressed,
         inputs,
         reads,
+        streamed,
     }
 }
 
@@ -325,6 +331,7 @@ fn check_alone(
     doc: &Arc<Loaded>,
     root: &Path,
     thresholds: &Thresholds,
+    gate: Option<&BindGate<'_>>,
 ) -> Option<Vec<Diagnostic>> {
     let resolver = Resolver::new(ws, root);
     let (document, mut diags) = model_document(&resolver, doc);
@@ -338,6 +345,11 @@ fn check_alone(
     if !ext.policies.is_empty() || !ext.notes.is_empty() || !ext.diagnostics.is_empty() {
         return None;
     }
+    // A document some retry config may bind to is checked with the whole run.
+    let summary = match (gate, documents.first()) {
+        (Some(gate), Some(document)) => Some(gate.summary_if_unbound(ws, document)?),
+        _ => None,
+    };
     let (analysis, d) = analysis::join(&documents, &[]);
     if !suppress::collect(&documents, &analysis).is_empty() {
         return None;
@@ -351,7 +363,53 @@ fn check_alone(
     diags.extend(rules::run_checks_split(&ctx, None));
     // Only the findings stay: their places keep line and column, not the text.
     crate::diagnostic::release_text(&mut diags, &doc.file);
+    if let (Some(gate), Some(summary)) = (gate, summary) {
+        gate.keep(doc.file.path.clone(), summary);
+    }
     Some(diags)
+}
+
+/// What a run with retry configs asks of each document as it loads: may an object
+/// bind to it? One that none may bind is checked alone and released, as in a run
+/// with nothing to bind; binding keeps only its summary (what RL016 names).
+struct BindGate<'a> {
+    may_bind: crate::import::bind::MayBind<'a>,
+    /// The names the repository gives each document's service (one finder for the
+    /// run: it lists each folder once).
+    identities: &'a std::sync::Mutex<crate::import::identity::Identities>,
+    /// The summaries of the documents checked alone, by canonical path.
+    kept:
+        std::sync::Mutex<std::collections::HashMap<PathBuf, crate::import::bind::DocumentSummary>>,
+}
+
+impl BindGate<'_> {
+    /// `None` when some object may bind to `document`; else what binding keeps of it.
+    fn summary_if_unbound(
+        &self,
+        ws: &Workspace,
+        document: &Document,
+    ) -> Option<crate::import::bind::DocumentSummary> {
+        let identities = self
+            .identities
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .of(&document.doc.file.path, &|p| ws.admitted(p));
+        self.may_bind.summary_if_unbound(document, &identities)
+    }
+
+    fn keep(&self, path: PathBuf, summary: crate::import::bind::DocumentSummary) {
+        self.kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(path, summary);
+    }
+
+    fn take(&self, path: &Path) -> Option<crate::import::bind::DocumentSummary> {
+        self.kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(path)
+    }
 }
 
 /// [`analyze_with`] for a run over named files: first with the binding component of
@@ -387,15 +445,13 @@ fn unbound_in_named_file(options: &CheckOptions, diagnostics: &[Diagnostic]) -> 
     })
 }
 
-/// [`analyze`], checking documents as they load when `stream` and the run allows it:
-/// no baseline split, no `services:`, no policy file, and no retry config or client
-/// in code that imports to a route. One pass: the files that say what binds are read
-/// first ([`project::load`]), then the documents ([`project::Staged::documents`]).
+/// [`analyze`], checking documents as they load when `stream` and the run allows it
+/// (no baseline split, no `services:`, no policy file): each document no imported
+/// route or client may bind to ([`BindGate`]; with retry code or `.proto` files, none
+/// is). One pass: the files that say what binds are read first ([`project::load`]),
+/// then the documents ([`project::Staged::documents`]).
 fn analyze_with(options: &CheckOptions, stream: bool, every_document: bool) -> Analyzed {
     let stream = stream && options.split.is_none() && options.services.is_empty();
-    let hook = |ws: &Workspace, doc: &Arc<Loaded>, root: &Path| {
-        check_alone(ws, doc, root, &options.thresholds)
-    };
     let cwd = options
         .cwd
         .clone()
@@ -437,9 +493,37 @@ fn analyze_with(options: &CheckOptions, stream: bool, every_document: bool) -> A
             &ctx,
         )
     });
-    // A retry config binds to operations of any document: with one, every document
-    // is held whole; with none, each is checked as it loads and released.
-    let stream = stream && imported.objects.is_empty();
+    // With retry configs, a document some object may bind to is held whole; every
+    // other document is checked as it loads and released, as in a run with nothing
+    // to bind. Server code and `.proto` files describe APIs beside the documents
+    // (which ones depends on every document): with either, every document is held.
+    let to_bind = !imported.objects.is_empty();
+    // The run's only spec binds every object that names no other host: it is held.
+    let stream = stream
+        && (!to_bind
+            || (staged.document_candidates() > 1
+                && staged.protos.is_empty()
+                && staged.sources_rest.is_empty()
+                && !staged
+                    .configs
+                    .iter()
+                    .any(|(_, f)| matches!(f, crate::import::Format::Code(_)))));
+    // The names the repository gives each document's service (its Spring application
+    // name, Compose service, Aspire project), read only when there is something to
+    // bind: one finder for the run, asked while documents load and after.
+    let identities = to_bind.then(|| {
+        std::sync::Mutex::new(crate::timing::phase("import/identities", || {
+            identities_finder(&staged)
+        }))
+    });
+    let gate = identities.as_ref().map(|identities| BindGate {
+        may_bind: crate::import::bind::MayBind::new(&imported.objects),
+        identities,
+        kept: Default::default(),
+    });
+    let hook = |ws: &Workspace, doc: &Arc<Loaded>, root: &Path| {
+        check_alone(ws, doc, root, &options.thresholds, gate.as_ref())
+    };
     let mut inputs = staged.documents(if stream {
         Some(project::Stream(&hook))
     } else {
@@ -465,13 +549,50 @@ fn analyze_with(options: &CheckOptions, stream: bool, every_document: bool) -> A
     // A document of the whole-run path that reads a streamed one through a `$ref`
     // shares nodes with it: that one is taken back and checked with the whole run.
     let taken = inputs.unstream_referenced();
-    if !taken.is_empty() {
+    let model_taken = |inputs: &project::Inputs, built: &mut Vec<_>, taken: Vec<usize>| {
         let again: Vec<(Arc<Loaded>, PathBuf)> =
             taken.iter().map(|&i| inputs.documents[i].clone()).collect();
         for (&i, one) in taken.iter().zip(model_all(&inputs.ws, &again)) {
             built.insert(i, one);
         }
+    };
+    if !taken.is_empty() {
+        model_taken(&inputs, &mut built, taken);
     }
+    // The run's only spec binds every object that names no other host: when the
+    // others turned out to be no specs, the one checked alone is taken back.
+    if let Some(gate) = &gate {
+        let kept = gate
+            .kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .keys()
+            .cloned()
+            .collect::<Vec<PathBuf>>();
+        if kept.len() == 1 && built.iter().all(|(doc, _)| doc.is_none()) {
+            let taken = inputs.unstream_where(|path| *path == kept[0]);
+            model_taken(&inputs, &mut built, taken);
+        }
+    }
+    // What binding keeps of the documents checked alone, with the places of all.
+    let unheld = match &gate {
+        None => crate::import::bind::Unheld::default(),
+        Some(gate) => crate::import::bind::Unheld {
+            held_places: inputs
+                .document_places()
+                .iter()
+                .zip(&built)
+                .filter(|(_, (doc, _))| doc.is_some())
+                .map(|(&place, _)| place)
+                .collect(),
+            others: inputs
+                .streamed
+                .places()
+                .filter_map(|(path, place)| Some((place, gate.take(path)?)))
+                .collect(),
+        },
+    };
+    drop(gate);
     let mut streamed = std::mem::take(&mut inputs.streamed);
     // Every tree of a streamed document is gone by now: its findings come back.
     let lost = match streamed.take_diagnostics() {
@@ -503,27 +624,10 @@ fn analyze_with(options: &CheckOptions, stream: bool, every_document: bool) -> A
         // The service names the repository gives each document (its Spring
         // application name, Compose service, Aspire project), read only when there is
         // something to bind.
-        let load = |p: &std::path::Path| inputs.ws.boundary().admits(p).then(|| inputs.ws.load(p));
-        let mut finder = (!imported.objects.is_empty()).then(|| {
-            crate::timing::phase("import/identities", || {
-                // The Aspire AppHost sources of the run name the projects it runs.
-                let apphosts: Vec<_> = inputs
-                    .configs
-                    .iter()
-                    .filter_map(|(doc, format)| match format {
-                        crate::import::Format::Code(l) => Some((doc.file.path.clone(), *l)),
-                        _ => None,
-                    })
-                    .chain(inputs.sources_rest.iter().cloned())
-                    .filter(|(_, l)| *l == crate::import::code::Language::CSharp)
-                    .filter_map(|(p, _)| load(&p))
-                    .filter(|d| d.file.text.contains(crate::import::aspire::MARKER))
-                    .collect();
-                let aspire = crate::import::aspire::project_names(
-                    apphosts.iter().map(|d| d.file.text.as_ref()),
-                );
-                crate::import::identity::Identities::new(&load).with_aspire(aspire)
-            })
+        let load = |p: &std::path::Path| inputs.ws.admitted(p);
+        let mut finder = identities.map(|m| {
+            m.into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
         });
         // With something to bind, the services no document describes are read
         // from their server code (issue 41).
@@ -544,7 +648,7 @@ fn analyze_with(options: &CheckOptions, stream: bool, every_document: bool) -> A
             let spec_names: Vec<String> = crate::timing::phase("import/identities", || {
                 documents
                     .iter()
-                    .flat_map(|d| finder.of(&d.doc.file.path))
+                    .flat_map(|d| finder.of(&d.doc.file.path, &load))
                     .collect()
             });
             let read = crate::timing::phase("import/server", || {
@@ -562,7 +666,7 @@ fn analyze_with(options: &CheckOptions, stream: bool, every_document: bool) -> A
                 .into_iter()
                 .filter(|d| {
                     !finder
-                        .of(&d.doc.file.path)
+                        .of(&d.doc.file.path, &load)
                         .iter()
                         .any(|n| spec_names.contains(n))
                 })
@@ -585,13 +689,14 @@ fn analyze_with(options: &CheckOptions, stream: bool, every_document: bool) -> A
                 Some(finder) => crate::timing::phase("import/identities", || {
                     documents
                         .iter()
-                        .map(|d| finder.of(&d.doc.file.path))
+                        .map(|d| finder.of(&d.doc.file.path, &load))
                         .collect()
                 }),
             };
             crate::import::bind::bind(
                 &imported.objects,
                 &documents,
+                &unheld,
                 &options.services,
                 &identities,
                 &ctx,
@@ -665,6 +770,26 @@ fn analyze_with(options: &CheckOptions, stream: bool, every_document: bool) -> A
         reads: inputs.ws.read_counts().into_iter().collect(),
         unbound_routes,
     }
+}
+
+/// The finder of the names the repository gives each document's service, knowing
+/// the Aspire projects that the run's AppHost sources name.
+fn identities_finder(staged: &project::Staged) -> crate::import::identity::Identities {
+    let apphosts: Vec<_> = staged
+        .configs
+        .iter()
+        .filter_map(|(doc, format)| match format {
+            crate::import::Format::Code(l) => Some((doc.file.path.clone(), *l)),
+            _ => None,
+        })
+        .chain(staged.sources_rest.iter().cloned())
+        .filter(|(_, l)| *l == crate::import::code::Language::CSharp)
+        .filter_map(|(p, _)| staged.ws.admitted(&p))
+        .filter(|d| d.file.text.contains(crate::import::aspire::MARKER))
+        .collect();
+    let aspire =
+        crate::import::aspire::project_names(apphosts.iter().map(|d| d.file.text.as_ref()));
+    crate::import::identity::Identities::new().with_aspire(aspire)
 }
 
 /// Appends each platform-default note to the help of the first finding (in report

@@ -132,6 +132,185 @@ fn servers(doc: &Document) -> Vec<Server> {
     out
 }
 
+/// [`servers`] of `doc`, with each name the repository gives its service
+/// (`identities`, [`super::identity`]) as one more host, with the path of its first
+/// server.
+fn servers_known_as(doc: &Document, identities: &[String]) -> Vec<Server> {
+    let mut list = servers(doc);
+    let path = list.first().map(|s| s.path.clone()).unwrap_or_default();
+    for name in identities {
+        if !list.iter().any(|s| s.host == *name) {
+            list.push(Server {
+                host: name.clone(),
+                path: path.clone(),
+                url: None,
+            });
+        }
+    }
+    list
+}
+
+/// What binding keeps of a document it does not hold ([`Unheld`]): what RL016 says
+/// of the run's specs.
+#[derive(Debug, Clone)]
+pub struct DocumentSummary {
+    /// The document's path as reports show it.
+    pub display: String,
+    /// Its server hosts and the names the repository gives its service, as binding
+    /// compares them with a config's names.
+    pub hosts: Vec<String>,
+}
+
+/// The documents of a run that [`bind`] does not hold, with the places (walk order)
+/// of those it does: a document no object may bind ([`MayBind`]) is checked alone
+/// as it loads, and its tree is released.
+#[derive(Debug, Default)]
+pub struct Unheld {
+    /// The place of each held document (same order as `documents`); only read when
+    /// [`Unheld::others`] is not empty.
+    pub held_places: Vec<usize>,
+    /// The documents not held, each with its place.
+    pub others: Vec<(usize, DocumentSummary)>,
+}
+
+/// One spec of the run as RL016 names it.
+struct Listed<'a> {
+    display: &'a str,
+    hosts: Vec<&'a str>,
+}
+
+impl Unheld {
+    /// Every spec of the run in walk order: the held `documents` (with their
+    /// `servers`) and the others.
+    fn listed<'a>(
+        &'a self,
+        documents: &'a [Document],
+        servers: &'a [Vec<Server>],
+    ) -> Vec<Listed<'a>> {
+        let held = documents.iter().zip(servers).map(|(d, list)| Listed {
+            display: &d.doc.file.display,
+            hosts: list.iter().map(|s| s.host.as_str()).collect(),
+        });
+        if self.others.is_empty() {
+            return held.collect();
+        }
+        let others = self.others.iter().map(|(place, o)| {
+            (
+                *place,
+                Listed {
+                    display: &o.display,
+                    hosts: o.hosts.iter().map(String::as_str).collect(),
+                },
+            )
+        });
+        // Documents read from server code or protos come after the walked ones.
+        let mut all: Vec<(usize, Listed<'a>)> = self
+            .held_places
+            .iter()
+            .copied()
+            .chain(std::iter::repeat(usize::MAX))
+            .zip(held)
+            .chain(others)
+            .collect();
+        all.sort_by_key(|(place, _)| *place);
+        all.into_iter().map(|(_, l)| l).collect()
+    }
+}
+
+/// Which documents some object of a run may bind to, asked of each document alone
+/// as it loads: a host or service name ([`bind`] step 2), an operationId or tag
+/// (2b) or an RPC (2c) of it named by an object. The `services:` of
+/// `.retrylint.yaml` and the run's only spec (steps 1 and 3) are the caller's to
+/// keep: with either, every document is held.
+pub struct MayBind<'a> {
+    objects: &'a [ConfigObject],
+    /// Objects by the first label of each name (lower case, no port): a name that
+    /// names a host has the host's first label.
+    by_label: std::collections::HashMap<String, Vec<usize>>,
+    /// Objects with a `*.` name, compared with every host.
+    wildcards: Vec<usize>,
+    /// Objects whose routes name operations (2b) or that are gRPC configs (2c).
+    by_operation: Vec<usize>,
+}
+
+impl<'a> MayBind<'a> {
+    /// The index of `objects`.
+    pub fn new(objects: &'a [ConfigObject]) -> MayBind<'a> {
+        let mut by_label: std::collections::HashMap<String, Vec<usize>> = Default::default();
+        let mut wildcards = Vec::new();
+        let mut by_operation = Vec::new();
+        for (i, o) in objects.iter().enumerate() {
+            if names_operations_only(o) || o.grpc() {
+                by_operation.push(i);
+            }
+            for n in &o.names {
+                let name = strip_port(n.value.trim()).to_ascii_lowercase();
+                if name.starts_with("*.") {
+                    wildcards.push(i);
+                } else if let Some(label) = name.split('.').next() {
+                    by_label.entry(label.to_string()).or_default().push(i);
+                }
+            }
+        }
+        wildcards.dedup();
+        MayBind {
+            objects,
+            by_label,
+            wildcards,
+            by_operation,
+        }
+    }
+
+    /// `None` when some object may bind to `doc`, known by `identities` too; else
+    /// what binding keeps of it.
+    pub fn summary_if_unbound(
+        &self,
+        doc: &Document,
+        identities: &[String],
+    ) -> Option<DocumentSummary> {
+        let servers = servers_known_as(doc, identities);
+        for srv in servers.iter().filter(|s| !s.host.is_empty()) {
+            let label = srv.host.split('.').next().unwrap_or("");
+            let named = self
+                .by_label
+                .get(label)
+                .into_iter()
+                .flatten()
+                .chain(&self.wildcards)
+                .any(|&i| {
+                    self.objects[i]
+                        .names
+                        .iter()
+                        .any(|n| names_host(&n.value, &srv.host))
+                });
+            if named {
+                return None;
+            }
+        }
+        let named_operation = self.by_operation.iter().any(|&i| {
+            let o = &self.objects[i];
+            let by_name = names_operations_only(o);
+            doc.operations.iter().any(|op| {
+                (o.grpc() && names_rpc_of(o, op))
+                    || (by_name
+                        && o.routes.iter().any(|r| {
+                            r.matches.iter().any(|m| {
+                                m.path.names_operation(op.operation_id.as_deref(), &op.tags)
+                                    == Some(true)
+                            })
+                        }))
+            })
+        });
+        if named_operation {
+            return None;
+        }
+        Some(DocumentSummary {
+            display: doc.doc.file.display.clone(),
+            hosts: servers.into_iter().map(|s| s.host).collect(),
+        })
+    }
+}
+
 fn strip_port(host: &str) -> &str {
     host.rsplit_once(':')
         .filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit()))
@@ -199,9 +378,14 @@ fn names_host(name: &str, host: &str) -> bool {
 /// `identities` holds, per document (same order; shorter: none), the service names
 /// the repository gives it ([`super::identity`]): each counts as a server host of
 /// that document, with the path of its first server.
+///
+/// `unheld` names the documents of the run that binding does not hold (checked
+/// alone as they loaded, since no object could bind to them, [`MayBind`]): they
+/// count among the run's specs (one spec, or several) and RL016 names them.
 pub fn bind(
     objects: &[ConfigObject],
     documents: &[Document],
+    unheld: &Unheld,
     services: &[ServiceBinding],
     identities: &[Vec<String>],
     ctx: &super::ImportContext<'_>,
@@ -213,21 +397,14 @@ pub fn bind(
     let doc_servers: Vec<Vec<Server>> = documents
         .iter()
         .enumerate()
-        .map(|(d, doc)| {
-            let mut list = servers(doc);
-            let path = list.first().map(|s| s.path.clone()).unwrap_or_default();
-            for name in identities.get(d).into_iter().flatten() {
-                if !list.iter().any(|s| s.host == *name) {
-                    list.push(Server {
-                        host: name.clone(),
-                        path: path.clone(),
-                        url: None,
-                    });
-                }
-            }
-            list
-        })
+        .map(|(d, doc)| servers_known_as(doc, identities.get(d).map_or(&[], Vec::as_slice)))
         .collect();
+    // How many specs the run holds, those checked alone included.
+    let specs_in_run = documents.len() + unheld.others.len();
+    // What RL016 names of the run's specs, built at the first object that binds
+    // nothing.
+    let listed: std::cell::OnceCell<Vec<Listed<'_>>> = std::cell::OnceCell::new();
+    let listed = || listed.get_or_init(|| unheld.listed(documents, &doc_servers));
     let canonical_specs: Vec<(usize, PathBuf)> = services
         .iter()
         .enumerate()
@@ -343,7 +520,7 @@ pub fn bind(
         }
         // 2c. A gRPC service config names RPCs, not hosts: with several specs it
         // binds to each spec that holds one of its RPCs (`layers.md` "Binding" 4).
-        if found.is_empty() && o.grpc() && documents.len() > 1 {
+        if found.is_empty() && o.grpc() && specs_in_run > 1 {
             for (d, doc) in documents.iter().enumerate() {
                 if doc.operations.iter().any(|op| names_rpc_of(o, op)) {
                     found.push((d, String::new()));
@@ -363,7 +540,7 @@ pub fn bind(
     let mut lone_served_by: Vec<Vec<String>> = vec![Vec::new(); objects.len()];
     // The objects that took the lone spec in this step.
     let mut took_lone: Vec<usize> = Vec::new();
-    if documents.len() == 1 {
+    if specs_in_run == 1 && documents.len() == 1 {
         for (i, o) in objects.iter().enumerate() {
             if !bindings[i].is_empty() {
                 continue;
@@ -482,7 +659,7 @@ pub fn bind(
                         &doc_servers[0],
                         &lone_served_by[i],
                     ),
-                    None => unbound(o, documents, &doc_servers),
+                    None => unbound(o, listed()),
                 });
             }
             continue;
@@ -597,7 +774,7 @@ pub fn bind(
             // Routes that name operations (an operationId, a tag) found none: the
             // reason is the name, not the paths.
             if names_operations_only(o) {
-                out.diagnostics.push(unbound(o, documents, &doc_servers));
+                out.diagnostics.push(unbound(o, listed()));
             } else {
                 let specs: Vec<&Document> =
                     bindings[i].iter().map(|(d, _)| &documents[*d]).collect();
@@ -715,9 +892,9 @@ pub fn bind(
             );
         }
         let (field, name) = binding_name(&objects[i]);
-        let spec = documents
+        let spec = listed()
             .first()
-            .map_or("path/to/openapi.yaml", |d| d.doc.file.display.as_str());
+            .map_or("path/to/openapi.yaml", |d| d.display);
         format!(
             "bind the spec of the API it serves in `.retrylint.yaml`, so that each operation it reaches is judged (RL201 then replaces this finding):\n  services:\n    - spec: {spec}\n      {field}: [{name}]"
         )
@@ -1483,7 +1660,9 @@ fn at_most_five(mut items: Vec<String>) -> Vec<String> {
     items
 }
 
-fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) -> Diagnostic {
+/// RL016 for `o`, which binds to no operation of the run's specs `documents`
+/// (walk order, as [`Unheld::listed`] gives them).
+fn unbound(o: &ConfigObject, documents: &[Listed<'_>]) -> Diagnostic {
     let at = o.names.first().map_or(&o.at, |n| &n.at);
     let what = format!("{} {} `{}`", o.platform.display_name(), o.kind, o.name);
     let names: Vec<String> = o.names.iter().map(|n| n.value.clone()).collect();
@@ -1508,11 +1687,11 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
     } else if names.is_empty() {
         "it names no host or service, and the run holds more than one spec".to_string()
     } else {
-        let mut hosts: Vec<String> = servers
+        let mut hosts: Vec<String> = documents
             .iter()
-            .flatten()
-            .filter(|s| !s.host.is_empty())
-            .map(|s| format!("`{}`", s.host))
+            .flat_map(|d| &d.hosts)
+            .filter(|h| !h.is_empty())
+            .map(|h| format!("`{h}`"))
             .collect();
         hosts.dedup();
         let hosts = at_most_five(hosts);
@@ -1533,13 +1712,13 @@ fn unbound(o: &ConfigObject, documents: &[Document], servers: &[Vec<Server>]) ->
     let candidates: Vec<String> = at_most_five(
         documents
             .iter()
-            .map(|d| format!("`{}`", d.doc.file.display))
+            .map(|d| format!("`{}`", d.display))
             .collect(),
     );
     let spec = documents
         .first()
         .map_or("path/to/openapi.yaml".to_string(), |d| {
-            d.doc.file.display.clone()
+            d.display.to_string()
         });
     if o.grpc() {
         let name = names.first().cloned().unwrap_or_else(|| o.name.clone());

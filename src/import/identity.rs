@@ -38,10 +38,8 @@ const CANDIDATES: &[&str] = &[
 ];
 
 /// Finds the identities of specs, one folder lookup each at most.
-pub struct Identities<'a> {
-    /// Reads a file through the run's read boundary; `None` when it may not be read
-    /// or is absent.
-    load: &'a dyn Fn(&Path) -> Option<Arc<Loaded>>,
+#[derive(Default)]
+pub struct Identities {
     /// Folder -> the application name its property files give (`None`: none).
     by_folder: HashMap<PathBuf, Option<String>>,
     /// Compose file -> its services that build from a folder.
@@ -54,40 +52,40 @@ pub struct Identities<'a> {
     aspire: HashMap<String, Vec<String>>,
 }
 
-impl<'a> Identities<'a> {
-    /// A finder reading files with `load`.
-    pub fn new(load: &'a dyn Fn(&Path) -> Option<Arc<Loaded>>) -> Identities<'a> {
-        Identities {
-            load,
-            by_folder: HashMap::new(),
-            compose: HashMap::new(),
-            listed: HashMap::new(),
-            aspire: HashMap::new(),
-        }
+/// Reads a file through the run's read boundary; `None` when it may not be read or
+/// is absent. Given with each look-up, so that one finder (its folder memo) serves
+/// every stage of a run, whichever holds the workspace then.
+pub type Load<'a> = &'a dyn Fn(&Path) -> Option<Arc<Loaded>>;
+
+impl Identities {
+    /// A finder with nothing looked up yet.
+    pub fn new() -> Identities {
+        Identities::default()
     }
 
     /// The finder, also knowing the Aspire resource names `names` (by project
     /// class, as [`super::aspire::project_names`] gives them).
-    pub fn with_aspire(mut self, names: HashMap<String, Vec<String>>) -> Identities<'a> {
+    pub fn with_aspire(mut self, names: HashMap<String, Vec<String>>) -> Identities {
         self.aspire = names;
         self
     }
 
     /// The identities of the spec at `spec` (lower case): the application name of
     /// the nearest folder above it that names one, and the names of the Compose
-    /// services that build from a folder holding it; empty when none does.
-    pub fn of(&mut self, spec: &Path) -> Vec<String> {
+    /// services that build from a folder holding it; empty when none does. Files
+    /// are read with `load`.
+    pub fn of(&mut self, spec: &Path, load: Load<'_>) -> Vec<String> {
         let mut out = Vec::new();
         let mut dir = spec.parent();
         for _ in 0..MAX_UP {
             let Some(d) = dir else { break };
-            if let Some(name) = self.folder(d) {
+            if let Some(name) = self.folder(d, load) {
                 out.push(name);
                 break;
             }
             dir = d.parent();
         }
-        for name in self.compose_names(spec) {
+        for name in self.compose_names(spec, load) {
             if !out.contains(&name) {
                 out.push(name);
             }
@@ -148,7 +146,7 @@ impl<'a> Identities<'a> {
         })
     }
 
-    fn folder(&mut self, dir: &Path) -> Option<String> {
+    fn folder(&mut self, dir: &Path, load: Load<'_>) -> Option<String> {
         if let Some(hit) = self.by_folder.get(dir) {
             return hit.clone();
         }
@@ -157,7 +155,7 @@ impl<'a> Identities<'a> {
             if !self.has_file(&path) {
                 return None;
             }
-            let doc = (self.load)(&path)?;
+            let doc = load(&path)?;
             application_name(&doc)
         });
         self.by_folder.insert(dir.to_path_buf(), found.clone());
@@ -205,11 +203,11 @@ const COMPOSE: &[&str] = &[
     "docker-compose.yml",
 ];
 
-impl Identities<'_> {
+impl Identities {
     /// The Compose services whose `build` context holds `spec`, from the Compose
     /// files of the folders above it: each service name (its DNS name on the
     /// Compose network) and its `hostname`, lower case.
-    fn compose_names(&mut self, spec: &Path) -> Vec<String> {
+    fn compose_names(&mut self, spec: &Path, load: Load<'_>) -> Vec<String> {
         let mut out = Vec::new();
         let mut dir = spec.parent();
         for _ in 0..MAX_UP {
@@ -222,7 +220,7 @@ impl Identities<'_> {
                 let services = match self.compose.get(&path) {
                     Some(hit) => hit.clone(),
                     None => {
-                        let read = (self.load)(&path)
+                        let read = load(&path)
                             .map(|doc| compose_services(&doc, d))
                             .unwrap_or_default();
                         self.compose.insert(path.clone(), read.clone());

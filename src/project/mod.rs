@@ -189,9 +189,9 @@ pub type StreamHook<'a> =
     dyn Fn(&Workspace, &Arc<Loaded>, &Path) -> Option<Vec<Diagnostic>> + Sync + 'a;
 
 /// The documents checked one by one while loading ([`Staged::documents`]). Only a
-/// run with nothing to bind streams: no policy file, and no retry config or client
-/// in code that imports to some route (its caller knows that before the documents
-/// load, [`load`]).
+/// run with no policy file streams; with retry configs, the hook keeps for the
+/// whole run each document a config may bind to (its caller knows the configs
+/// before the documents load, [`load`]).
 #[derive(Debug, Default)]
 pub struct Streamed {
     /// Canonical paths of the documents checked (their trees released).
@@ -207,6 +207,15 @@ pub struct Streamed {
 }
 
 impl Streamed {
+    /// Each streamed document's canonical path with its place (walk order among the
+    /// candidates, as [`Inputs::document_places`]).
+    pub fn places(&self) -> impl Iterator<Item = (&PathBuf, usize)> {
+        self.paths
+            .iter()
+            .zip(&self.places)
+            .map(|(path, (_, place))| (path, *place))
+    }
+
     /// The findings of every streamed document, in load order. Errors: the findings
     /// set aside could not be read back (the message says why).
     pub fn take_diagnostics(&mut self) -> Result<Vec<Diagnostic>, String> {
@@ -467,6 +476,12 @@ pub fn load(sel: &Selection<'_>) -> Staged {
 }
 
 impl Staged {
+    /// How many files the second stage loads as OpenAPI documents (at most: one
+    /// may turn out to be none).
+    pub fn document_candidates(&self) -> usize {
+        self.later.len()
+    }
+
     /// The second stage: loads the OpenAPI documents (in parallel; each file once)
     /// and sorts them with the rest. With `stream` (and [`Staged::may_stream`]),
     /// each document is checked by the hook as it loads and, when the hook says it
@@ -803,8 +818,23 @@ impl Inputs {
     /// holding it is read, and a streamed document is released as soon as it is
     /// checked: knowing it before streaming would mean holding every document.
     pub fn unstream_referenced(&mut self) -> Vec<usize> {
+        let ws = &self.ws;
+        let referenced: Vec<PathBuf> = self
+            .streamed
+            .paths
+            .iter()
+            .filter(|p| ws.is_referenced(p))
+            .cloned()
+            .collect();
+        self.unstream_where(|p| referenced.contains(p))
+    }
+
+    /// Takes back into [`Inputs::documents`] the streamed documents whose canonical
+    /// path satisfies `take` (read again; their findings alone are dropped). Returns
+    /// their places in [`Inputs::documents`], ascending.
+    pub fn unstream_where(&mut self, take: impl Fn(&PathBuf) -> bool) -> Vec<usize> {
         let taken: Vec<usize> = (0..self.streamed.paths.len())
-            .filter(|&k| self.ws.is_referenced(&self.streamed.paths[k]))
+            .filter(|&k| take(&self.streamed.paths[k]))
             .collect();
         if taken.is_empty() {
             return Vec::new();
@@ -827,6 +857,12 @@ impl Inputs {
             .filter(|(_, p)| taken_places.contains(p))
             .map(|(i, _)| i)
             .collect()
+    }
+
+    /// The place (walk order among the candidates) of each of
+    /// [`Inputs::documents`], same order.
+    pub fn document_places(&self) -> &[usize] {
+        &self.document_places
     }
 
     /// Canonical paths of the files read as input: documents, policies, `$ref`

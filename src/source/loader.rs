@@ -158,6 +158,13 @@ impl Workspace {
         &self.boundary
     }
 
+    /// [`Workspace::load`] of a file the read boundary admits; `None` (nothing
+    /// opened) for one outside it. For files a run reads only if they are there
+    /// (a Spring application name, a Compose file beside a spec).
+    pub fn admitted(&self, path: &Path) -> Option<Arc<Loaded>> {
+        self.boundary.admits(path).then(|| self.load(path))
+    }
+
     /// The limits in force.
     pub fn limits(&self) -> Limits {
         self.limits

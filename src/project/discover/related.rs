@@ -62,8 +62,6 @@ pub fn with_related(
             (folder, root)
         })
         .collect();
-    // Files the identity look-ups read, through the run's read boundary.
-    let load = |p: &Path| ws.boundary().admits(p).then(|| ws.load(p));
     let mut related = Related {
         seen: candidates.iter().map(|c| canonical(&c.path)).collect(),
         queue: VecDeque::new(),
@@ -75,7 +73,7 @@ pub fn with_related(
         roots: HashMap::new(),
         context: HashSet::new(),
         every_document,
-        identities: crate::import::identity::Identities::new(&load),
+        identities: crate::import::identity::Identities::new(),
         ws,
         root,
         bound_specs,
@@ -224,7 +222,7 @@ struct Related<'a> {
     every_document: bool,
     /// The names the repository gives each document's service, one finder for the
     /// whole search (it lists each folder once).
-    identities: crate::import::identity::Identities<'a>,
+    identities: crate::import::identity::Identities,
     ws: &'a Workspace,
     root: Option<&'a Path>,
     bound_specs: &'a [PathBuf],
@@ -482,7 +480,7 @@ impl Related<'_> {
         // The names the repository gives its service (Compose, Spring
         // `spring.application.name`) bind like hosts (`import::identity`).
         let mut needles = binding_needles(&doc);
-        for name in self.identities.of(&abs) {
+        for name in self.identities.of(&abs, &|p| self.ws.admitted(p)) {
             host_needles(&name.to_ascii_lowercase(), &mut needles);
         }
         self.needles.entry(bound).or_default().extend(needles);
@@ -580,7 +578,7 @@ impl Related<'_> {
                     .into_iter()
                     .filter_map(|d| {
                         let mut needles = Vec::new();
-                        for name in self.identities.of(&canonical(&d.path)) {
+                        for name in self.identities.of(&canonical(&d.path), &|p| ws.admitted(p)) {
                             host_needles(&name.to_ascii_lowercase(), &mut needles);
                         }
                         (!needles.is_empty()).then_some((d, needles))

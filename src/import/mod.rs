@@ -63,6 +63,7 @@ use crate::diagnostic::Diagnostic;
 use crate::policy::model::{Layer, Settings, Spanned};
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use crate::policy::platform::Platform;
@@ -568,23 +569,26 @@ fn merge_routes(mut members: Vec<Diagnostic>) -> Diagnostic {
             if more == 1 { "" } else { "s" },
             if more == 1 { "is" } else { "are" },
         );
+        // The operations named so far, by (operation, document): thousands of routes
+        // may share one default, each naming the same operations.
+        let mut known: std::collections::HashSet<(String, Option<PathBuf>)> = merged
+            .operations
+            .iter()
+            .enumerate()
+            .map(|(i, op)| (op.clone(), document_path(&merged.operation_documents, i)))
+            .collect();
+        merged.labels.reserve(more);
         for d in rest.drain(..) {
             merged.labels.push(crate::diagnostic::Label {
                 location: d.primary.location.clone(),
                 message: format!("also: {}", d.primary.message),
             });
             for (i, op) in d.operations.iter().enumerate() {
-                let doc = d.operation_documents.get(i).cloned().flatten();
-                let known = merged
-                    .operations
-                    .iter()
-                    .zip(&merged.operation_documents)
-                    .any(|(o, f)| {
-                        o == op && f.as_ref().map(|f| &f.path) == doc.as_ref().map(|f| &f.path)
-                    });
-                if !known {
+                if known.insert((op.clone(), document_path(&d.operation_documents, i))) {
                     merged.operations.push(op.clone());
-                    merged.operation_documents.push(doc);
+                    merged
+                        .operation_documents
+                        .push(d.operation_documents.get(i).cloned().flatten());
                 }
             }
         }
@@ -595,6 +599,16 @@ fn merge_routes(mut members: Vec<Diagnostic>) -> Diagnostic {
         _ => None,
     };
     merged
+}
+
+/// The path of the document of a finding's `i`th operation (`None`: not known).
+fn document_path(
+    documents: &[Option<Arc<crate::source::SourceFile>>],
+    i: usize,
+) -> Option<PathBuf> {
+    documents
+        .get(i)
+        .and_then(|f| f.as_ref().map(|f| f.path.clone()))
 }
 
 /// Names the operations an object bound on the findings located inside it that name

@@ -548,10 +548,10 @@ fn rl001_constructor() {
     let loaded = ws.load_text(&manifest().join("virtual/bad.yaml"), "a: 1\nb: [1, 2\n");
     let d = rl001_invalid_syntax::diagnostic(&loaded).expect("syntax error");
     assert_eq!(d.code, "RL001");
-    let big = Loaded {
-        file: loaded.file.clone(),
-        tree: Err(LoadError::TooLarge { size: 10, limit: 5 }),
-    };
+    let big = Loaded::new(
+        loaded.file.clone(),
+        Err(LoadError::TooLarge { size: 10, limit: 5 }),
+    );
     let d = rl001_invalid_syntax::diagnostic(&big).unwrap();
     assert!(d.help.unwrap().contains("--max-file-size"));
     assert!(d.message.contains('5'));

@@ -158,3 +158,72 @@ fn deep_nesting_is_an_error_not_a_crash() {
     }
     assert!(Tree::parse(Arc::from(text.as_str())).is_err());
 }
+
+/// `Tree::parse_keeping_stream` reads a file once and gives what `Tree::parse` and,
+/// for a stream of several documents, `Tree::parse_stream` give (the loader uses it
+/// so that an importer never parses a Kubernetes manifest again).
+fn assert_keeping_stream_agrees(text: &str, name: &str) {
+    let text: Arc<str> = Arc::from(text);
+    let kept = Tree::parse_keeping_stream(text.clone());
+    let first = Tree::parse(text.clone());
+    match (&kept, &first) {
+        (Err(a), Err(b)) => assert_eq!(a, b, "{name}"),
+        (Ok((tree, documents)), Ok(parsed)) => {
+            assert_eq!(format!("{tree:?}"), format!("{parsed:?}"), "{name}");
+            if parsed.later_documents().is_empty() {
+                assert!(documents.is_empty(), "{name}");
+            } else {
+                let stream = Tree::parse_stream(text.clone()).expect("a stream that parsed");
+                assert_eq!(format!("{documents:?}"), format!("{stream:?}"), "{name}");
+                assert_eq!(
+                    documents.len(),
+                    parsed.later_documents().len() + 1,
+                    "{name}"
+                );
+            }
+        }
+        _ => panic!("{name}: one parse failed, the other did not: {kept:?} / {first:?}"),
+    }
+}
+
+#[test]
+fn keeping_the_stream_gives_what_parse_and_parse_stream_give() {
+    for text in [
+        "",
+        "# only a comment\n",
+        "---\n",
+        "---\n---\n",
+        "a: 1\n",
+        "a: 1\n---\n",
+        "---\na: 1\n---\nb: 2\n",
+        "a: 1\n...\nb: 2\n",
+        "a: 1\n...\n---\nb: 2\n---\n# empty\n---\nc: [3]\n",
+        "---\n---\na: 1\n---\n~\n---\n''\n",
+        "{\"a\": 1}\n",
+        "{a: 1}\n---\n{b: 2}\n",
+        "a: &x 1\nb: *x\n---\nc: &y {d: 1}\ne: *y\n",
+        "a: 1\n---\nb: [\n",
+        "a:\tb\n---\nc: 1\n",
+        "a: 1\na: 2\n---\nb: 1\nb: 2\n",
+        "%YAML 1.2\n---\na: 1\n---\nb: 2\n",
+    ] {
+        assert_keeping_stream_agrees(text, &format!("{text:?}"));
+    }
+    let mut checked = 0;
+    for entry in walkdir::WalkDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures")) {
+        let entry = entry.unwrap();
+        let path = entry.path();
+        let yaml = path
+            .extension()
+            .is_some_and(|e| e == "yaml" || e == "yml" || e == "json");
+        if !entry.file_type().is_file() || !yaml {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        assert_keeping_stream_agrees(&text, &path.display().to_string());
+        checked += 1;
+    }
+    assert!(checked > 500, "only {checked} fixture files");
+}

@@ -272,10 +272,7 @@ fn embedded(doc: &Arc<Loaded>, tree: &Tree, node: NodeId) -> Option<Arc<Loaded>>
     let mut b = TreeBuilder::new(&file_text);
     build(&mut b, &value, span.clone());
     let built = b.finish(file_text.clone());
-    Some(Arc::new(Loaded {
-        file: doc.file.clone(),
-        tree: Ok(built),
-    }))
+    Some(Arc::new(Loaded::new(doc.file.clone(), Ok(built))))
 }
 
 fn build(b: &mut TreeBuilder<'_>, v: &serde_json::Value, span: std::ops::Range<usize>) {

@@ -655,14 +655,14 @@ mod tests {
 
     #[test]
     fn imported_objects_keep_no_growth_slack() {
-        let doc = Arc::new(Loaded {
-            file: Arc::new(crate::source::SourceFile::new(
+        let doc = Arc::new(Loaded::new(
+            Arc::new(crate::source::SourceFile::new(
                 "nginx.conf".into(),
                 "nginx.conf".into(),
                 "events {}\n",
             )),
-            tree: Err(crate::source::loader::LoadError::Binary),
-        });
+            Err(crate::source::loader::LoadError::Binary),
+        ));
         let at = At::new(&doc, crate::source::tree::NodeId(0));
         let route = Route {
             at: at.clone(),

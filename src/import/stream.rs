@@ -19,6 +19,10 @@ pub fn documents(doc: &Arc<Loaded>) -> Result<Vec<Arc<Loaded>>, Box<Diagnostic>>
     if first.later_documents().is_empty() {
         return Ok(vec![doc.clone()]);
     }
+    // Kept by the parse that loaded the file.
+    if let Some(documents) = doc.stream() {
+        return Ok(documents);
+    }
     let trees = Tree::parse_stream(doc.file.text.clone()).map_err(|e| {
         Box::new(rl001_invalid_syntax::from_error(
             doc,
@@ -27,12 +31,7 @@ pub fn documents(doc: &Arc<Loaded>) -> Result<Vec<Arc<Loaded>>, Box<Diagnostic>>
     })?;
     Ok(trees
         .into_iter()
-        .map(|tree| {
-            Arc::new(Loaded {
-                file: doc.file.clone(),
-                tree: Ok(tree),
-            })
-        })
+        .map(|tree| Arc::new(Loaded::new(doc.file.clone(), Ok(tree))))
         .collect())
 }
 

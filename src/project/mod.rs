@@ -648,7 +648,16 @@ impl Sorter {
 
     /// Sorts one loaded file (the candidate at place `i`): an OpenAPI document, a
     /// policy, a retry config, a `.proto`, a finding (RL001, RL014), or skipped.
+    /// Only a retry config keeps the documents of its stream.
     fn sort(&mut self, i: usize, cand: &Candidate, doc: &Arc<Loaded>, at: &Sorting<'_>) {
+        let configs = self.configs.len();
+        self.sort_one(i, cand, doc, at);
+        if self.configs.len() == configs {
+            doc.forget_stream();
+        }
+    }
+
+    fn sort_one(&mut self, i: usize, cand: &Candidate, doc: &Arc<Loaded>, at: &Sorting<'_>) {
         let root_arg = root_arg(at.paths, &cand.path);
         // Source code that mentions a retry library: read by `crate::import::code`;
         // one that cannot be read as text is skipped (code is not a spec: no RL001).

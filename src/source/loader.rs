@@ -100,6 +100,40 @@ pub struct Loaded {
     pub file: Arc<SourceFile>,
     /// The located tree, or why there is none.
     pub tree: Result<Tree, LoadError>,
+    /// For a YAML stream of several documents: each document as a loaded file of
+    /// its own ([`Loaded::stream`]), kept from the one parse that read them all.
+    stream: Mutex<Option<Vec<Arc<Loaded>>>>,
+}
+
+impl Loaded {
+    /// A loaded file of `file`'s text with `tree` (or why there is none).
+    pub fn new(file: Arc<SourceFile>, tree: Result<Tree, LoadError>) -> Loaded {
+        Loaded {
+            file,
+            tree,
+            stream: Mutex::new(None),
+        }
+    }
+
+    /// The documents of its YAML stream (more than one), each a loaded file with
+    /// the same text and its own tree, when the parse that read this file kept
+    /// them ([`Tree::parse_keeping_stream`]); `None` otherwise (the caller parses
+    /// the stream).
+    pub fn stream(&self) -> Option<Vec<Arc<Loaded>>> {
+        self.stream
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Lets go of the documents of its stream: a file the run reads as no retry
+    /// config (a manifest of Deployments) keeps only its first document's tree.
+    pub fn forget_stream(&self) {
+        self.stream
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+    }
 }
 
 /// Texts that replace files on disk for one run, by canonical path: the unsaved
@@ -331,7 +365,7 @@ impl Workspace {
         let display = self.display_path(&canonical);
         let file = Arc::new(SourceFile::new(canonical.clone(), display, text));
         let tree = Tree::parse(file.text.clone()).map_err(LoadError::Syntax);
-        let loaded = Arc::new(Loaded { file, tree });
+        let loaded = Arc::new(Loaded::new(file, tree));
         self.cache
             .lock()
             .expect("cache lock")
@@ -343,10 +377,7 @@ impl Workspace {
     /// another document of the same text (from [`Tree::parse_stream`]), so `$ref`s
     /// into the file read that document too. Returns the new entry.
     pub fn substitute(&self, doc: &Loaded, tree: Tree) -> Arc<Loaded> {
-        let loaded = Arc::new(Loaded {
-            file: doc.file.clone(),
-            tree: Ok(tree),
-        });
+        let loaded = Arc::new(Loaded::new(doc.file.clone(), Ok(tree)));
         self.cache
             .lock()
             .expect("cache lock")
@@ -361,10 +392,10 @@ impl Workspace {
             .strip_prefix("./")
             .map(str::to_string)
             .unwrap_or(display);
-        Loaded {
-            file: Arc::new(SourceFile::new(canonical.to_path_buf(), display, "")),
-            tree: Err(LoadError::OutsideRoot),
-        }
+        Loaded::new(
+            Arc::new(SourceFile::new(canonical.to_path_buf(), display, "")),
+            Err(LoadError::OutsideRoot),
+        )
     }
 
     /// How a file opened by the name `given` is shown.
@@ -387,42 +418,37 @@ impl Workspace {
             |display: String| Arc::new(SourceFile::new(canonical.to_path_buf(), display, ""));
         if let Some(text) = self.overlay.as_ref().and_then(|o| o.get(canonical)) {
             if text.len() as u64 > self.limits.max_file_bytes {
-                return Loaded {
-                    file: empty(display),
-                    tree: Err(LoadError::TooLarge {
+                return Loaded::new(
+                    empty(display),
+                    Err(LoadError::TooLarge {
                         size: text.len() as u64,
                         limit: self.limits.max_file_bytes,
                     }),
-                };
+                );
             }
             return parsed(canonical, display, text, false);
         }
         let meta = match std::fs::metadata(canonical) {
             Ok(m) => m,
-            Err(e) => {
-                return Loaded {
-                    file: empty(display),
-                    tree: Err(LoadError::Io(e.to_string())),
-                }
-            }
+            Err(e) => return Loaded::new(empty(display), Err(LoadError::Io(e.to_string()))),
         };
         // A FIFO, a device (`/dev/zero`, `/dev/stdin`) or a directory is never read:
         // reading it could block forever or never end.
         if !meta.is_file() {
-            return Loaded {
-                file: empty(display),
-                tree: Err(LoadError::Io("not a regular file".to_string())),
-            };
+            return Loaded::new(
+                empty(display),
+                Err(LoadError::Io("not a regular file".to_string())),
+            );
         }
         let size = meta.len();
         if size > self.limits.max_file_bytes {
-            return Loaded {
-                file: empty(display),
-                tree: Err(LoadError::TooLarge {
+            return Loaded::new(
+                empty(display),
+                Err(LoadError::TooLarge {
                     size,
                     limit: self.limits.max_file_bytes,
                 }),
-            };
+            );
         }
         // Read at most one byte past the limit, so a file that grows while it is read
         // still cannot exhaust memory.
@@ -433,19 +459,16 @@ impl Workspace {
                 .read_to_end(&mut bytes)
         });
         if let Err(e) = read {
-            return Loaded {
-                file: empty(display),
-                tree: Err(LoadError::Io(e.to_string())),
-            };
+            return Loaded::new(empty(display), Err(LoadError::Io(e.to_string())));
         }
         if bytes.len() as u64 > self.limits.max_file_bytes {
-            return Loaded {
-                file: empty(display),
-                tree: Err(LoadError::TooLarge {
+            return Loaded::new(
+                empty(display),
+                Err(LoadError::TooLarge {
                     size: bytes.len() as u64,
                     limit: self.limits.max_file_bytes,
                 }),
-            };
+            );
         }
         self.decoded(canonical, display, bytes)
     }
@@ -461,10 +484,7 @@ impl Workspace {
             return parsed(canonical, display, &text, false);
         }
         if bytes.contains(&0) {
-            return Loaded {
-                file: empty(display),
-                tree: Err(LoadError::Binary),
-            };
+            return Loaded::new(empty(display), Err(LoadError::Binary));
         }
         let text = match std::str::from_utf8(&bytes) {
             Ok(t) => t,
@@ -472,10 +492,7 @@ impl Workspace {
                 let valid = std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or("");
                 let file = Arc::new(SourceFile::new(canonical.to_path_buf(), display, valid));
                 let offset = file.text.len();
-                return Loaded {
-                    file,
-                    tree: Err(LoadError::NotUtf8(offset)),
-                };
+                return Loaded::new(file, Err(LoadError::NotUtf8(offset)));
             }
         };
         parsed(canonical, display, text, true)
@@ -504,9 +521,25 @@ fn parsed(canonical: &Path, display: String, text: &str, from_disk: bool) -> Loa
             offset: 0,
         }))
     } else {
-        Tree::parse(file.text.clone()).map_err(LoadError::Syntax)
+        match Tree::parse_keeping_stream(file.text.clone()) {
+            Err(e) => Err(LoadError::Syntax(e)),
+            Ok((first, later)) => {
+                let loaded = Loaded::new(file.clone(), Ok(first));
+                if !later.is_empty() {
+                    // The documents of a stream, from the same parse: an importer
+                    // reads them without parsing the file again.
+                    *loaded.stream.lock().expect("fresh lock") = Some(
+                        later
+                            .into_iter()
+                            .map(|tree| Arc::new(Loaded::new(file.clone(), Ok(tree))))
+                            .collect(),
+                    );
+                }
+                return loaded;
+            }
+        }
     };
-    Loaded { file, tree }
+    Loaded::new(file, tree)
 }
 
 /// Whether `path` names a Protocol Buffers file (`*.proto`, any case).

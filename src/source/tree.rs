@@ -86,7 +86,7 @@ pub struct Duplicate {
 }
 
 /// A parsed file: an arena of nodes with byte spans into the source text.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Tree {
     text: Arc<str>,
     nodes: Vec<Node>,
@@ -137,12 +137,38 @@ impl Tree {
     pub fn parse(text: Arc<str>) -> Result<Tree, SyntaxError> {
         let mut tree = match Tree::parse_json(&text) {
             Some(Ok(tree)) => tree,
-            _ => Tree::parse_yaml(&text, Keep::First)?
+            _ => Tree::parse_yaml(&text, Keep::First, &mut Vec::new())?
                 .pop()
                 .unwrap_or_default(),
         };
         tree.text = text;
         Ok(tree)
+    }
+
+    /// [`Tree::parse`], in the same one pass also keeping every document of a YAML
+    /// stream as [`Tree::parse_stream`] gives them: `(first, documents)`, the
+    /// documents empty for a single document. For a loader that does not know yet
+    /// whether the file is a stream by design (a Kubernetes manifest) or a single
+    /// document, so that a stream is never parsed twice.
+    pub fn parse_keeping_stream(text: Arc<str>) -> Result<(Tree, Vec<Tree>), SyntaxError> {
+        if let Some(Ok(mut tree)) = Tree::parse_json(&text) {
+            tree.text = text;
+            return Ok((tree, Vec::new()));
+        }
+        let mut markers = Vec::new();
+        let mut documents = Tree::parse_yaml(&text, Keep::All, &mut markers)?;
+        for tree in &mut documents {
+            tree.text = text.clone();
+        }
+        match documents.len() {
+            // No document (only comments, a lone `---`): the tree `parse` gives.
+            0 => return Ok((Tree::parse(text)?, Vec::new())),
+            1 => return Ok((documents.pop().unwrap_or_default(), Vec::new())),
+            _ => {}
+        }
+        let mut first = documents[0].clone();
+        first.later_documents = markers.split_off(1);
+        Ok((first, documents))
     }
 
     /// Parses a YAML stream (YAML 1.2 section 9.2) into one tree per non-empty
@@ -152,7 +178,7 @@ impl Tree {
     pub fn parse_stream(text: Arc<str>) -> Result<Vec<Tree>, SyntaxError> {
         let mut trees = match Tree::parse_json(&text) {
             Some(Ok(tree)) => vec![tree],
-            _ => Tree::parse_yaml(&text, Keep::All)?,
+            _ => Tree::parse_yaml(&text, Keep::All, &mut Vec::new())?,
         };
         for tree in &mut trees {
             tree.text = text.clone();
@@ -164,7 +190,11 @@ impl Tree {
     /// characters (U+0080..U+009F) unescaped; the YAML parser rejects them, so a copy
     /// with each replaced by a printable character of the same UTF-8 length is parsed
     /// instead, and every span still points into the original text.
-    fn parse_yaml(text: &str, keep: Keep) -> Result<Vec<Tree>, SyntaxError> {
+    fn parse_yaml(
+        text: &str,
+        keep: Keep,
+        markers: &mut Vec<Range<usize>>,
+    ) -> Result<Vec<Tree>, SyntaxError> {
         let has_c1 = text
             .as_bytes()
             .windows(2)
@@ -180,9 +210,9 @@ impl Tree {
                     }
                 })
                 .collect();
-            Builder::new(&parsed).build(keep)
+            Builder::new(&parsed).build(keep, markers)
         } else {
-            Builder::new(text).build(keep)
+            Builder::new(text).build(keep, markers)
         }
     }
 
@@ -798,7 +828,14 @@ impl<'t> Builder<'t> {
     /// document (or the empty one when there is no other) is built and the rest are
     /// only parsed, their starts recorded; with [`Keep::All`], each non-empty
     /// document becomes a tree of its own.
-    fn build(mut self, keep: Keep) -> Result<Vec<Tree>, SyntaxError> {
+    /// Builds the documents `keep` asks for; with [`Keep::All`], `markers` gets the
+    /// start of each document kept, as [`Tree::later_documents`] records them.
+    fn build(
+        mut self,
+        keep: Keep,
+        markers: &mut Vec<Range<usize>>,
+    ) -> Result<Vec<Tree>, SyntaxError> {
+        let mut marker: Range<usize> = 0..0;
         let options = granit_parser::options! {
             emit_comments: false,
             simple_key_max_lookahead: 16 * 1024,
@@ -861,13 +898,17 @@ impl<'t> Builder<'t> {
                     }
                     self.anchors.clear();
                     self.tree.document = range.start..range.end;
+                    marker = range.clone();
                 }
                 Event::DocumentEnd => {
                     self.tree.document.end = self.tree.document.end.max(range.end);
                     if !self.tree.is_empty_document() {
                         match keep {
                             Keep::First => skipping = true,
-                            Keep::All => done.push(std::mem::take(&mut self.tree)),
+                            Keep::All => {
+                                markers.push(marker.clone());
+                                done.push(std::mem::take(&mut self.tree));
+                            }
                         }
                     }
                 }

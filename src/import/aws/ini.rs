@@ -232,10 +232,7 @@ pub fn read(doc: &Arc<Loaded>) -> Result<Ini, Box<Diagnostic>> {
     b.close(text.len());
     let tree = b.finish(doc.file.text.clone());
     Ok(Ini {
-        doc: Arc::new(Loaded {
-            file: doc.file.clone(),
-            tree: Ok(tree),
-        }),
+        doc: Arc::new(Loaded::new(doc.file.clone(), Ok(tree))),
         sections,
     })
 }
@@ -271,10 +268,10 @@ mod tests {
     use proptest::prelude::*;
 
     fn loaded(text: &str) -> Arc<Loaded> {
-        Arc::new(Loaded {
-            file: Arc::new(SourceFile::new("config".into(), "config".into(), text)),
-            tree: Err(crate::source::loader::LoadError::Binary),
-        })
+        Arc::new(Loaded::new(
+            Arc::new(SourceFile::new("config".into(), "config".into(), text)),
+            Err(crate::source::loader::LoadError::Binary),
+        ))
     }
 
     fn line_col(ini: &Ini, node: NodeId) -> (usize, usize) {

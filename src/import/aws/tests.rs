@@ -30,10 +30,10 @@ fn fixture(rel: &str) -> String {
 }
 
 fn text(t: &str) -> String {
-    let doc = Arc::new(Loaded {
-        file: Arc::new(SourceFile::new("config".into(), "config".into(), t)),
-        tree: Err(crate::source::loader::LoadError::Binary),
-    });
+    let doc = Arc::new(Loaded::new(
+        Arc::new(SourceFile::new("config".into(), "config".into(), t)),
+        Err(crate::source::loader::LoadError::Binary),
+    ));
     with_ctx(|ctx| render(&import(&doc, ctx)))
 }
 

@@ -44,10 +44,7 @@ impl Located {
         b.close(text.len());
         let tree = b.finish(doc.file.text.clone());
         Located {
-            doc: Arc::new(Loaded {
-                file: doc.file.clone(),
-                tree: Ok(tree),
-            }),
+            doc: Arc::new(Loaded::new(doc.file.clone(), Ok(tree))),
             nodes,
             root,
         }

@@ -300,10 +300,7 @@ pub fn read(doc: &Arc<Loaded>) -> Result<Config, Box<Diagnostic>> {
     b.close(text.len());
     let tree = b.finish(doc.file.text.clone());
     Ok(Config {
-        doc: Arc::new(Loaded {
-            file: doc.file.clone(),
-            tree: Ok(tree),
-        }),
+        doc: Arc::new(Loaded::new(doc.file.clone(), Ok(tree))),
         sections,
     })
 }
@@ -315,14 +312,14 @@ mod tests {
     use proptest::prelude::*;
 
     fn loaded(text: &str) -> Arc<Loaded> {
-        Arc::new(Loaded {
-            file: Arc::new(SourceFile::new(
+        Arc::new(Loaded::new(
+            Arc::new(SourceFile::new(
                 "haproxy.cfg".into(),
                 "haproxy.cfg".into(),
                 text,
             )),
-            tree: Err(crate::source::loader::LoadError::Binary),
-        })
+            Err(crate::source::loader::LoadError::Binary),
+        ))
     }
 
     #[test]

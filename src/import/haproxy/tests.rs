@@ -12,10 +12,10 @@ fn import_fixture(path: &str) -> String {
     );
     let text = std::fs::read_to_string(&full).expect("fixture");
     let file = Arc::new(SourceFile::new(full.into(), path.to_string(), &text));
-    let doc = Arc::new(Loaded {
+    let doc = Arc::new(Loaded::new(
         file,
-        tree: Err(crate::source::loader::LoadError::Binary),
-    });
+        Err(crate::source::loader::LoadError::Binary),
+    ));
     let platforms = Platforms::default();
     let imported = import(
         &doc,
@@ -67,10 +67,7 @@ proptest::proptest! {
     #[test]
     fn import_never_panics(s in "(frontend f|backend b|listen l|defaults|use_backend b|default_backend b| if | unless |\\{|\\}|!|\\|\\||path_beg /a|hdr\\(host\\) h|method POST|METH_GET|acl a|retries 2|retry-on|conn-failure|503|none|mode http|mode tcp|timeout connect 5s|timeout server 1s|http-request disable-l7-retry|option redispatch|\\n|\"|#){0,60}") {
         let file = Arc::new(SourceFile::new("haproxy.cfg".into(), "haproxy.cfg".into(), &s));
-        let doc = Arc::new(Loaded {
-            file,
-            tree: Err(crate::source::loader::LoadError::Binary),
-        });
+        let doc = Arc::new(Loaded::new(file, Err(crate::source::loader::LoadError::Binary)));
         let platforms = Platforms::default();
         let _ = import(&doc, &ImportContext { platforms: &platforms , protos: &crate::import::proto::ProtoIndex::empty(),});
     }

@@ -386,10 +386,7 @@ pub fn read(doc: &Arc<Loaded>) -> Result<Config, Box<Diagnostic>> {
     emit_block(&mut b, text, 0, text.len(), &mut directives);
     let tree = b.finish(doc.file.text.clone());
     Ok(Config {
-        doc: Arc::new(Loaded {
-            file: doc.file.clone(),
-            tree: Ok(tree),
-        }),
+        doc: Arc::new(Loaded::new(doc.file.clone(), Ok(tree))),
         directives,
     })
 }
@@ -401,14 +398,14 @@ mod tests {
     use proptest::prelude::*;
 
     fn loaded(text: &str) -> Arc<Loaded> {
-        Arc::new(Loaded {
-            file: Arc::new(SourceFile::new(
+        Arc::new(Loaded::new(
+            Arc::new(SourceFile::new(
                 "nginx.conf".into(),
                 "nginx.conf".into(),
                 text,
             )),
-            tree: Err(crate::source::loader::LoadError::Binary),
-        })
+            Err(crate::source::loader::LoadError::Binary),
+        ))
     }
 
     #[test]

@@ -15,7 +15,7 @@ fn load(path: &str) -> Arc<Loaded> {
     ));
     let tree = crate::source::tree::Tree::parse(file.text.clone())
         .map_err(crate::source::loader::LoadError::Syntax);
-    Arc::new(Loaded { file, tree })
+    Arc::new(Loaded::new(file, tree))
 }
 
 fn render(imported: &Imported) -> String {
@@ -96,10 +96,10 @@ fn import_text(text: &str) -> Imported {
         "nginx.conf".into(),
         text,
     ));
-    let doc = Arc::new(Loaded {
+    let doc = Arc::new(Loaded::new(
         file,
-        tree: Err(crate::source::loader::LoadError::Binary),
-    });
+        Err(crate::source::loader::LoadError::Binary),
+    ));
     import(
         &doc,
         &ImportContext {

@@ -137,10 +137,7 @@ pub fn read(doc: &Arc<Loaded>) -> (Option<FileRead>, Vec<Diagnostic>) {
     }
     b.close(text.len());
     let tree = b.finish(doc.file.text.clone());
-    let located = Arc::new(Loaded {
-        file: doc.file.clone(),
-        tree: Ok(tree),
-    });
+    let located = Arc::new(Loaded::new(doc.file.clone(), Ok(tree)));
     (
         Some(FileRead {
             doc: located,

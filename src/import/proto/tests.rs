@@ -6,14 +6,13 @@ use crate::source::loader::LoadError;
 use crate::source::SourceFile;
 
 fn loaded(display: &str, text: &str) -> Arc<Loaded> {
-    Arc::new(Loaded {
-        file: Arc::new(SourceFile::new(display.into(), display.to_string(), text)),
-        // What the loader leaves for a `.proto`: it is no YAML.
-        tree: Err(LoadError::Syntax(crate::source::tree::SyntaxError {
+    Arc::new(Loaded::new(
+        Arc::new(SourceFile::new(display.into(), display.to_string(), text)), // What the loader leaves for a `.proto`: it is no YAML.
+        Err(LoadError::Syntax(crate::source::tree::SyntaxError {
             message: "not YAML".into(),
             offset: 0,
         })),
-    })
+    ))
 }
 
 fn fixture(path: &str) -> Arc<Loaded> {
@@ -235,10 +234,10 @@ fn editions_files_are_read_with_positions() {
 
 #[test]
 fn unreadable_file_is_rl001() {
-    let doc = Arc::new(Loaded {
-        file: Arc::new(SourceFile::new("x.proto".into(), "x.proto".into(), "")),
-        tree: Err(LoadError::NotUtf8(0)),
-    });
+    let doc = Arc::new(Loaded::new(
+        Arc::new(SourceFile::new("x.proto".into(), "x.proto".into(), "")),
+        Err(LoadError::NotUtf8(0)),
+    ));
     let (index, diags) = ProtoIndex::build(&[doc]);
     assert!(index.is_empty());
     assert_eq!(diags.len(), 1);

@@ -91,10 +91,7 @@ pub fn document(
     b.close(text.len());
     b.close(text.len());
     let tree = b.finish(text.clone());
-    let loaded = Arc::new(Loaded {
-        file: source.file.clone(),
-        tree: Ok(tree),
-    });
+    let loaded = Arc::new(Loaded::new(source.file.clone(), Ok(tree)));
     let (document, _) = crate::openapi::build::build_document(resolver, &loaded);
     document.map(|mut d| {
         // Not a written document: RL008's structural check has nothing to say.

@@ -345,11 +345,11 @@ pub fn recognize(doc: &Loaded) -> bool {
                 return false;
             }
             // Every document of the stream, normalised (dotted keys, any spelling).
-            let Ok(list) = documents(&Arc::new(Loaded {
-                file: doc.file.clone(),
-                tree: Tree::parse(doc.file.text.clone())
+            let Ok(list) = documents(&Arc::new(Loaded::new(
+                doc.file.clone(),
+                Tree::parse(doc.file.text.clone())
                     .map_err(crate::source::loader::LoadError::Syntax),
-            })) else {
+            ))) else {
                 return false;
             };
             list.iter().any(|d| {
@@ -593,10 +593,7 @@ fn build(doc: &Arc<Loaded>, v: &V, fallback_profile: Option<&str>) -> SpringDoc 
     emit(&mut b, v);
     let tree = b.finish(text.clone());
     let root = tree.root().unwrap_or(NodeId(0));
-    let loaded = Arc::new(Loaded {
-        file: doc.file.clone(),
-        tree: Ok(tree),
-    });
+    let loaded = Arc::new(Loaded::new(doc.file.clone(), Ok(tree)));
     let profile = match profile_of(v) {
         Some((name, _)) => {
             let tree = loaded.tree.as_ref().ok();
@@ -1238,7 +1235,7 @@ mod tests {
     fn loaded(name: &str, text: &str) -> Arc<Loaded> {
         let file = Arc::new(SourceFile::new(PathBuf::from(name), name.to_string(), text));
         let tree = Tree::parse(file.text.clone()).map_err(crate::source::loader::LoadError::Syntax);
-        Arc::new(Loaded { file, tree })
+        Arc::new(Loaded::new(file, tree))
     }
 
     fn pos(d: &SpringDoc, node: NodeId) -> (u32, u32) {

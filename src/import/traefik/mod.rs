@@ -60,10 +60,7 @@ pub fn read(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> TraefikRead {
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
     let located = if is_toml {
         match toml_tree::parse(&doc.file.text) {
-            Ok(tree) => Arc::new(Loaded {
-                file: doc.file.clone(),
-                tree: Ok(tree),
-            }),
+            Ok(tree) => Arc::new(Loaded::new(doc.file.clone(), Ok(tree))),
             Err(e) => {
                 if is_template(&doc.file.text) {
                     out.skipped_template = true;

@@ -359,7 +359,7 @@ mod tests {
 
     fn yaml(text: &str) -> Tree {
         let mut tree = Builder::new(text)
-            .build(Keep::First)
+            .build(Keep::First, &mut Vec::new())
             .expect("YAML parses")
             .pop()
             .expect("one document");

@@ -268,10 +268,10 @@ mod tests {
     use std::sync::Arc;
 
     fn facts(language: Language, text: &str) -> CodeFacts {
-        let doc = Arc::new(Loaded {
-            file: Arc::new(SourceFile::new("t.ts".into(), "t.ts".into(), text)),
-            tree: Err(crate::source::loader::LoadError::Io("code".into())),
-        });
+        let doc = Arc::new(Loaded::new(
+            Arc::new(SourceFile::new("t.ts".into(), "t.ts".into(), text)),
+            Err(crate::source::loader::LoadError::Io("code".into())),
+        ));
         let Parsed::Tree(tree) = parse(language, text) else {
             panic!("parses");
         };

@@ -343,3 +343,41 @@ fn the_only_spec_of_a_run_binds_a_config_that_names_no_host() {
     assert!(found.iter().any(|d| d.starts_with("RL001")));
     assert!(found.iter().any(|d| d.starts_with("RL201")), "{found:#?}");
 }
+
+#[test]
+fn a_file_that_builds_no_document_is_counted_as_the_whole_run_counts_it() {
+    // An `openapi: 4.0.0` file opens as a spec but builds no document (RL007): the
+    // streamed run counted it among the documents checked, the whole run did not.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(tmp.path()).unwrap();
+    std::fs::write(
+        dir.join("a.yaml"),
+        "openapi: 3.0.3\ninfo: {title: A, version: '1'}\nservers: [{url: 'https://a.example.com'}]\npaths:\n  /a:\n    get:\n      responses: {'200': {description: ok}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b.yaml"),
+        "openapi: 4.0.0\ninfo: {title: B, version: '1'}\npaths: {}\n",
+    )
+    .unwrap();
+    let options = CheckOptions {
+        paths: vec![dir.clone()],
+        cwd: Some(dir.clone()),
+        related: true,
+        ..CheckOptions::default()
+    };
+    for with_config in [false, true] {
+        if with_config {
+            std::fs::write(
+                dir.join("vs.yaml"),
+                "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: backend}\nspec:\n  hosts: [backend]\n  http:\n  - route: [{destination: {host: backend}}]\n    retries: {attempts: 3, retryOn: '5xx'}\n",
+            )
+            .unwrap();
+        }
+        let (_, found) = streamed_beside_full(&dir);
+        assert!(found.iter().any(|d| d.starts_with("RL007")), "{found:#?}");
+        let (analyzed, _) = run_full(&options);
+        assert_eq!(run(&options).documents, analyzed.documents.len());
+        assert_eq!(analyzed.documents.len(), 1);
+    }
+}

@@ -335,7 +335,9 @@ fn check_alone(
 ) -> Option<Vec<Diagnostic>> {
     let resolver = Resolver::new(ws, root);
     let (document, mut diags) = model_document(&resolver, doc);
-    if resolver.reached_other_files() {
+    // A file that builds no document (an unsupported `openapi` version) is no
+    // document the run counts: the whole-run path reports it as it always does.
+    if resolver.reached_other_files() || document.is_none() {
         return None;
     }
     let documents: Vec<Document> = document.into_iter().collect();

@@ -109,7 +109,7 @@ fn streaming_finds_what_the_whole_run_finds_on_specs_without_policies() {
     )
     .unwrap();
     std::fs::write(dir.join("api/parts.yaml"), "ok: {description: fine}\n").unwrap();
-    std::fs::write(dir.join("api/broken.yaml"), "openapi: 3.0.3\npaths: [\n").unwrap();
+    add_file(&dir, "api/broken.yaml", "openapi: 3.0.3\npaths: [\n");
     let (streamed, full, s_err, f_err) = both(&dir);
     assert_eq!(streamed, full);
     assert!(s_err && f_err, "the broken spec is reported by both");
@@ -243,6 +243,26 @@ fn a_spec_changed_after_its_check_keeps_its_positions_and_loses_only_its_excerpt
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// An Istio VirtualService retrying every request to `orders` on 5xx and resets.
+const VS_ORDERS: &str = "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: orders}\nspec:\n  hosts: [orders]\n  http:\n  - route: [{destination: {host: orders}}]\n    retries: {attempts: 3, retryOn: '5xx,reset'}\n";
+
+/// A temporary repository holding `files` (path relative to it, text), with its
+/// canonical path.
+fn repository(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(tmp.path()).unwrap();
+    for (rel, text) in files {
+        add_file(&dir, rel, text);
+    }
+    (tmp, dir)
+}
+
+fn add_file(dir: &Path, rel: &str, text: &str) {
+    let path = dir.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
 /// `check::run` over `dir` beside `check::run_full`: the outcome of the first (its
 /// count of documents checked alone) and both sets of findings.
 fn streamed_beside_full(dir: &Path) -> (retrylint::check::CheckOutcome, Vec<String>) {
@@ -266,32 +286,22 @@ fn beside_a_retry_config_only_the_documents_it_may_bind_are_held() {
     // run whole. Now only the spec whose server it names is held; the others are
     // checked as they load, and RL016 of a route naming no spec still lists every
     // spec of the run as a candidate, in walk order.
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = std::fs::canonicalize(tmp.path()).unwrap();
-    std::fs::create_dir_all(dir.join("api")).unwrap();
-    std::fs::create_dir_all(dir.join("deploy")).unwrap();
     let spec = |title: &str, host: &str| {
         format!(
             "openapi: 3.0.3\ninfo: {{title: {title}, version: '1'}}\nservers: [{{url: 'http://{host}'}}]\npaths:\n  /orders:\n    post:\n      operationId: create{title}\n      responses:\n        '201': {{description: created}}\n        '429': {{description: slow down}}\n"
         )
     };
+    let (_tmp, dir) = repository(&[
+        ("api/orders.yaml", &spec("Orders", "orders.shop.svc")),
+        ("deploy/vs.yaml", "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: orders}\nspec:\n  hosts: [orders.shop.svc]\n  http:\n  - route: [{destination: {host: orders.shop.svc}}]\n    retries: {attempts: 3, retryOn: '5xx,reset'}\n---\napiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: elsewhere}\nspec:\n  hosts: [nowhere.example.net]\n  http:\n  - route: [{destination: {host: nowhere.example.net}}]\n    retries: {attempts: 3, retryOn: '5xx'}\n"),
+    ]);
     for n in 0..7 {
-        std::fs::write(
-            dir.join(format!("api/s{n}.yaml")),
-            spec(&format!("S{n}"), &format!("s{n}.example.org")),
-        )
-        .unwrap();
+        add_file(
+            &dir,
+            &format!("api/s{n}.yaml"),
+            &spec(&format!("S{n}"), &format!("s{n}.example.org")),
+        );
     }
-    std::fs::write(
-        dir.join("api/orders.yaml"),
-        spec("Orders", "orders.shop.svc"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("deploy/vs.yaml"),
-        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: orders}\nspec:\n  hosts: [orders.shop.svc]\n  http:\n  - route: [{destination: {host: orders.shop.svc}}]\n    retries: {attempts: 3, retryOn: '5xx,reset'}\n---\napiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: elsewhere}\nspec:\n  hosts: [nowhere.example.net]\n  http:\n  - route: [{destination: {host: nowhere.example.net}}]\n    retries: {attempts: 3, retryOn: '5xx'}\n",
-    )
-    .unwrap();
     let (outcome, found) = streamed_beside_full(&dir);
     assert_eq!(outcome.documents, 8);
     assert_eq!(outcome.streamed, 7, "only the bound spec is held");
@@ -317,27 +327,17 @@ fn the_only_spec_of_a_run_binds_a_config_that_names_no_host() {
     // A route naming no spec's host binds to the run's only spec (`layers.md`
     // "Binding" 3); checked alone as it loaded, that spec is taken back. A file
     // that opens as a spec but does not parse is no second spec.
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = std::fs::canonicalize(tmp.path()).unwrap();
-    std::fs::create_dir_all(dir.join("api")).unwrap();
-    std::fs::create_dir_all(dir.join("deploy")).unwrap();
-    std::fs::write(
-        dir.join("api/openapi.yaml"),
-        "openapi: 3.0.3\ninfo: {title: Orders, version: '1'}\npaths:\n  /orders:\n    post:\n      operationId: createOrder\n      responses:\n        '201': {description: created}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("deploy/vs.yaml"),
-        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: orders}\nspec:\n  hosts: [orders]\n  http:\n  - route: [{destination: {host: orders}}]\n    retries: {attempts: 3, retryOn: '5xx,reset'}\n",
-    )
-    .unwrap();
+    let (_tmp, dir) = repository(&[
+        ("api/openapi.yaml", "openapi: 3.0.3\ninfo: {title: Orders, version: '1'}\npaths:\n  /orders:\n    post:\n      operationId: createOrder\n      responses:\n        '201': {description: created}\n"),
+        ("deploy/vs.yaml", VS_ORDERS),
+    ]);
     let (outcome, found) = streamed_beside_full(&dir);
     assert_eq!(outcome.streamed, 0);
     assert!(
         found.iter().any(|d| d.starts_with("RL201")),
         "the lone spec is bound: {found:#?}"
     );
-    std::fs::write(dir.join("api/broken.yaml"), "openapi: 3.0.3\npaths: [\n").unwrap();
+    add_file(&dir, "api/broken.yaml", "openapi: 3.0.3\npaths: [\n");
     let (outcome, found) = streamed_beside_full(&dir);
     assert_eq!(outcome.streamed, 0);
     assert!(found.iter().any(|d| d.starts_with("RL001")));
@@ -348,18 +348,10 @@ fn the_only_spec_of_a_run_binds_a_config_that_names_no_host() {
 fn a_file_that_builds_no_document_is_counted_as_the_whole_run_counts_it() {
     // An `openapi: 4.0.0` file opens as a spec but builds no document (RL007): the
     // streamed run counted it among the documents checked, the whole run did not.
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = std::fs::canonicalize(tmp.path()).unwrap();
-    std::fs::write(
-        dir.join("a.yaml"),
-        "openapi: 3.0.3\ninfo: {title: A, version: '1'}\nservers: [{url: 'https://a.example.com'}]\npaths:\n  /a:\n    get:\n      responses: {'200': {description: ok}}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("b.yaml"),
-        "openapi: 4.0.0\ninfo: {title: B, version: '1'}\npaths: {}\n",
-    )
-    .unwrap();
+    let (_tmp, dir) = repository(&[
+        ("a.yaml", "openapi: 3.0.3\ninfo: {title: A, version: '1'}\nservers: [{url: 'https://a.example.com'}]\npaths:\n  /a:\n    get:\n      responses: {'200': {description: ok}}\n"),
+        ("b.yaml", "openapi: 4.0.0\ninfo: {title: B, version: '1'}\npaths: {}\n"),
+    ]);
     let options = CheckOptions {
         paths: vec![dir.clone()],
         cwd: Some(dir.clone()),
@@ -368,11 +360,7 @@ fn a_file_that_builds_no_document_is_counted_as_the_whole_run_counts_it() {
     };
     for with_config in [false, true] {
         if with_config {
-            std::fs::write(
-                dir.join("vs.yaml"),
-                "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: backend}\nspec:\n  hosts: [backend]\n  http:\n  - route: [{destination: {host: backend}}]\n    retries: {attempts: 3, retryOn: '5xx'}\n",
-            )
-            .unwrap();
+            add_file(&dir, "vs.yaml", VS_ORDERS);
         }
         let (_, found) = streamed_beside_full(&dir);
         assert!(found.iter().any(|d| d.starts_with("RL007")), "{found:#?}");

@@ -170,7 +170,9 @@ fn assert_keeping_stream_agrees(text: &str, name: &str) {
         (Err(a), Err(b)) => assert_eq!(a, b, "{name}"),
         (Ok((tree, documents)), Ok(parsed)) => {
             assert_eq!(format!("{tree:?}"), format!("{parsed:?}"), "{name}");
-            if parsed.later_documents().is_empty() {
+            let mentions_retries = text.contains("retr") || text.contains("Retr");
+            if parsed.later_documents().is_empty() || !mentions_retries {
+                // Only a stream that mentions retries keeps its documents.
                 assert!(documents.is_empty(), "{name}");
             } else {
                 let stream = Tree::parse_stream(text.clone()).expect("a stream that parsed");
@@ -208,6 +210,9 @@ fn keeping_the_stream_gives_what_parse_and_parse_stream_give() {
         "%YAML 1.2\n---\na: 1\n---\nb: 2\n",
     ] {
         assert_keeping_stream_agrees(text, &format!("{text:?}"));
+        // A comment naming retries: the stream is kept.
+        let kept = format!("{text}# retries\n");
+        assert_keeping_stream_agrees(&kept, &format!("{kept:?}"));
     }
     let mut checked = 0;
     for entry in walkdir::WalkDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures")) {
@@ -226,4 +231,30 @@ fn keeping_the_stream_gives_what_parse_and_parse_stream_give() {
         checked += 1;
     }
     assert!(checked > 500, "only {checked} fixture files");
+}
+
+#[test]
+fn a_stream_of_many_tiny_documents_keeps_only_where_each_starts() {
+    // 5,000 documents of a dozen bytes: as trees they would cost about 40 times the
+    // text; the loader keeps the first tree and the starts, as `Tree::parse` does.
+    let text: String = (0..5_000).map(|i| format!("---\na: {i}\n")).collect();
+    let (first, documents) = Tree::parse_keeping_stream(Arc::from(text.as_str())).unwrap();
+    assert!(documents.is_empty());
+    assert_eq!(first.later_documents().len(), 4_999);
+    let parsed = Tree::parse(Arc::from(text.as_str())).unwrap();
+    assert!(
+        format!("{first:?}") == format!("{parsed:?}"),
+        "the first tree is the one `Tree::parse` gives"
+    );
+    // Fewer, larger documents that mention retries are kept; without retries, not.
+    let text: String = (0..1_500)
+        .map(|i| format!("---\nkind: VirtualService\nmetadata: {{name: r{i}, namespace: shop}}\nspec: {{hosts: [orders], http: [{{retries: {{attempts: 3, retryOn: 5xx}}}}]}}\n# {}\n", "x".repeat(200)))
+        .collect();
+    let (_, documents) = Tree::parse_keeping_stream(Arc::from(text.as_str())).unwrap();
+    assert_eq!(documents.len(), 1_500);
+    let text = text
+        .replace("retries", "replicas")
+        .replace("retryOn", "image");
+    let (_, documents) = Tree::parse_keeping_stream(Arc::from(text.as_str())).unwrap();
+    assert!(documents.is_empty());
 }

@@ -117,6 +117,14 @@ enum Keep {
 /// input is a syntax error naming this limit, never a stack overflow.
 pub const MAX_NESTING: usize = 255;
 
+/// [`Tree::parse_keeping_stream`] keeps the documents of a stream of more than this
+/// many `---` separators only when they average at least [`TINY_DOCUMENT_BYTES`]:
+/// a tree and its loaded file cost about 500 bytes beside the text.
+const TINY_DOCUMENTS: usize = 1_000;
+
+/// See [`TINY_DOCUMENTS`].
+const TINY_DOCUMENT_BYTES: usize = 256;
+
 /// Upper bound on `<<` merge chains followed during one lookup.
 const MAX_MERGE_DEPTH: usize = 32;
 
@@ -154,6 +162,21 @@ impl Tree {
         if let Some(Ok(mut tree)) = Tree::parse_json(&text) {
             tree.text = text;
             return Ok((tree, Vec::new()));
+        }
+        // Only a stream that mentions retries (`retries:`, `retryOn`, `RetryPolicy`)
+        // is worth its trees: a manifest of Deployments is read for its first
+        // document only, and building the others would triple its peak memory. A
+        // stream not kept is parsed again by whoever needs it (an Istio
+        // VirtualService relying on the default retries): slower, never different.
+        // Many tiny documents (a hostile stream) would cost far more as trees than
+        // as text: for those, only where each starts is kept, as `parse` does.
+        let bytes = text.as_bytes();
+        let mentions_retries = memchr::memmem::find(bytes, b"retr").is_some()
+            || memchr::memmem::find(bytes, b"Retr").is_some();
+        let separators = memchr::memmem::find_iter(bytes, b"\n---").count();
+        let tiny = separators > TINY_DOCUMENTS && text.len() / separators < TINY_DOCUMENT_BYTES;
+        if !mentions_retries || tiny {
+            return Ok((Tree::parse(text)?, Vec::new()));
         }
         let mut markers = Vec::new();
         let mut documents = Tree::parse_yaml(&text, Keep::All, &mut markers)?;

@@ -291,15 +291,37 @@ fn binary_file_named_yaml() {
     assert!(rl001[0]["message"].as_str().unwrap().contains("binary"));
     r.assert_valid_linted();
     assert_eq!(r.code, 2);
-    // Found by the walk: the spec-like name is RL001; `blob.yaml` is skipped.
+    // Found by the walk: both are RL001 too, as when named (one answer however
+    // it is asked): a corrupted spec must not pass a walk quietly.
     let r = cli(&dir, &["."]);
+    let mut paths: Vec<String> = r
+        .with_code("RL001")
+        .iter()
+        .map(|d| d["path"].as_str().unwrap().rsplit('/').next().unwrap().to_owned())
+        .collect();
+    paths.sort();
+    assert_eq!(paths, ["blob.openapi.yaml", "blob.yaml"], "{:#?}", r.diags);
+    r.assert_valid_linted();
+    assert_eq!(r.code, 2);
+}
+
+#[test]
+fn git_crypt_file_is_skipped_when_walked_and_rl001_when_named() {
+    let dir = tempdir("git-crypt");
+    write_valid(&dir);
+    // git-crypt's header, then ciphertext: a locked checkout of a repository that
+    // keeps its secrets encrypted by design.
+    let mut bytes = b"\0GITCRYPT\0".to_vec();
+    bytes.extend((0u8..=255).cycle().take(512));
+    std::fs::write(dir.join("secrets.yaml"), &bytes).unwrap();
+    let r = cli(&dir, &["."]);
+    assert!(r.with_code("RL001").is_empty(), "{:#?}", r.diags);
+    r.assert_valid_linted();
+    assert_eq!(r.code, 1);
+    let r = cli(&dir, &["secrets.yaml", "valid.openapi.yaml"]);
     let rl001 = r.with_code("RL001");
     assert_eq!(rl001.len(), 1, "{:#?}", r.diags);
-    assert!(rl001[0]["path"]
-        .as_str()
-        .unwrap()
-        .ends_with("blob.openapi.yaml"));
-    r.assert_valid_linted();
+    assert!(rl001[0]["message"].as_str().unwrap().contains("git-crypt"));
     assert_eq!(r.code, 2);
 }
 

@@ -642,7 +642,16 @@ struct Sorter {
 
 impl Sorter {
     fn skip(&mut self, i: usize, doc: &Loaded) {
-        self.skipped.push((i, doc.file.display.clone()));
+        // `--verbose` says why when the reason is not "neither" (the
+        // `PATH: skipped: WHY` form the code reader's notes use).
+        let listed = match doc.tree {
+            Err(LoadError::Encrypted) => format!(
+                "{}: skipped: encrypted by git-crypt (unlock the repository to lint it)",
+                doc.file.display
+            ),
+            _ => doc.file.display.clone(),
+        };
+        self.skipped.push((i, listed));
         self.skipped_paths.insert(doc.file.path.clone());
     }
 
@@ -693,8 +702,10 @@ impl Sorter {
                 Err(LoadError::Io(_)
                     | LoadError::NotUtf8(_)
                     | LoadError::Binary
+                    | LoadError::Encrypted
                     | LoadError::TooLarge { .. })
             );
+            let encrypted = matches!(doc.tree, Err(LoadError::Encrypted));
             let config_name = cand.path.file_name().is_some_and(|n| {
                 let n = n.to_string_lossy().to_ascii_lowercase();
                 n.starts_with("nginx")
@@ -726,7 +737,7 @@ impl Sorter {
                 // say what it is: reported too, whatever its name.
                 _ if unreadable
                     && (cand.explicit
-                        || config_name
+                        || (config_name && !encrypted)
                         || matches!(doc.tree, Err(LoadError::TooLarge { .. }))) =>
                 {
                     if let Err(e) = &doc.tree {
@@ -755,13 +766,22 @@ impl Sorter {
                     // One over `--max-file-size` is never read, so its content
                     // cannot say what it is: reported (RL001, "larger than the
                     // limit"), as `docs/limits.md` says, never skipped as "neither".
+                    // A binary one (NUL bytes, not UTF-16/32 text) is reported as a
+                    // named one is: a corrupted spec must not pass the walk quietly.
+                    // One encrypted by git-crypt is skipped: a locked checkout holds
+                    // its secrets so by design.
                     NameKind::Other => {
                         cand.explicit
-                            || matches!(e, LoadError::Io(_) | LoadError::TooLarge { .. })
+                            || matches!(
+                                e,
+                                LoadError::Io(_) | LoadError::TooLarge { .. } | LoadError::Binary
+                            )
                             || declares_openapi(&doc.file.text)
                             || crate::import::recognize::looks_like_config_text(&doc.file.text)
                     }
-                    NameKind::Policy | NameKind::SpecLike => true,
+                    NameKind::Policy | NameKind::SpecLike => {
+                        cand.explicit || !matches!(e, LoadError::Encrypted)
+                    }
                     NameKind::TextConfig | NameKind::Proto | NameKind::Source(_) => false,
                 };
                 if reported {

@@ -77,6 +77,10 @@ pub enum LoadError {
     /// The file holds a NUL byte and is not UTF-16 or UTF-32 text
     /// ([`super::encoding`]): not YAML or JSON text.
     Binary,
+    /// A file encrypted by git-crypt (its bytes begin with `\0GITCRYPT\0`): text
+    /// that cannot be read until the repository is unlocked. Walked, it is skipped
+    /// (a locked checkout keeps its secrets so by design); named, it is RL001.
+    Encrypted,
     /// The bytes are not UTF-8; offset of the first invalid byte.
     NotUtf8(usize),
     /// Larger than [`Limits::max_file_bytes`].
@@ -92,6 +96,9 @@ pub enum LoadError {
     /// the command line ([`super::boundary`]): never opened.
     OutsideRoot,
 }
+
+/// The first bytes of a file that git-crypt encrypted (its `GITCRYPT` magic).
+const GIT_CRYPT_HEADER: &[u8] = b"\0GITCRYPT\0";
 
 /// A file as loaded: its source and either its tree or why there is none.
 #[derive(Debug)]
@@ -482,6 +489,9 @@ impl Workspace {
         // undecoded bytes). Recognised from its first four bytes: no extra scan.
         if let Some((text, _)) = super::encoding::decode_wide(&bytes) {
             return parsed(canonical, display, &text, false);
+        }
+        if bytes.starts_with(GIT_CRYPT_HEADER) {
+            return Loaded::new(empty(display), Err(LoadError::Encrypted));
         }
         if bytes.contains(&0) {
             return Loaded::new(empty(display), Err(LoadError::Binary));

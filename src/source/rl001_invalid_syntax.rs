@@ -49,7 +49,14 @@ pub fn from_error(loaded: &Loaded, error: &LoadError) -> Diagnostic {
             at(0),
             "binary content",
         )
-        .with_help("Point the `$ref` or the command line at a YAML or JSON file."),
+        .with_help("Replace it with the YAML or JSON text it should hold, or point the `$ref` or the command line at such a file."),
+        LoadError::Encrypted => Diagnostic::new(
+            &META,
+            format!("`{name}` is encrypted by git-crypt, so its content cannot be read."),
+            at(0),
+            "encrypted content",
+        )
+        .with_help("Unlock the repository (`git-crypt unlock`) before linting it; a walked encrypted file is skipped."),
         LoadError::NotUtf8(offset) => Diagnostic::new(
             &META,
             format!("`{name}` is not valid UTF-8 text."),

@@ -267,6 +267,10 @@ pub struct CheckArgs {
     /// Also list skipped files (YAML/JSON that is neither an OpenAPI document nor a policy).
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// Print how many findings each rule gave, most first, instead of the findings
+    /// (human and json formats); the exit code is the same as without it.
+    #[arg(long)]
+    pub statistics: bool,
     /// Also list the findings that suppressions hid, with each suppression's reason
     /// (human format; standard error for the other formats).
     #[arg(long)]

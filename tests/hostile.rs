@@ -297,7 +297,15 @@ fn binary_file_named_yaml() {
     let mut paths: Vec<String> = r
         .with_code("RL001")
         .iter()
-        .map(|d| d["path"].as_str().unwrap().rsplit('/').next().unwrap().to_owned())
+        .map(|d| {
+            d["path"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap()
+                .to_owned()
+        })
         .collect();
     paths.sort();
     assert_eq!(paths, ["blob.openapi.yaml", "blob.yaml"], "{:#?}", r.diags);

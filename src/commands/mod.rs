@@ -71,6 +71,16 @@ fn capped_jobs(asked: usize) -> usize {
 }
 
 fn check_on_pool(args: &CheckArgs) -> u8 {
+    // Refused before anything is read: the other formats are for machines that
+    // want each finding.
+    if args.statistics && !matches!(args.format, Format::Human | Format::Json) {
+        return fail(format!(
+            "--statistics works with --format human or json, not {}",
+            clap::ValueEnum::to_possible_value(&args.format)
+                .map(|v| v.get_name().to_owned())
+                .unwrap_or_default()
+        ));
+    }
     let config = match load_config(args.config.as_deref(), &args.paths) {
         Ok(c) => c,
         Err(code) => return code,
@@ -250,6 +260,30 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
                 " (run with --verbose to list them)"
             }
         ));
+    }
+    // One line per rule in place of the findings; the exit code is unchanged.
+    if args.statistics {
+        let counts = report::statistics::per_rule(&outcome.diagnostics);
+        let text = match args.format {
+            Format::Json => report::statistics::render_json(&counts),
+            _ => {
+                let mut s = report::statistics::render_human(&counts);
+                s.push_str(&report::summary_line(
+                    &outcome.diagnostics,
+                    outcome.documents,
+                    outcome.from_code,
+                    outcome.policies,
+                    outcome.configs,
+                    outcome.left_out.len(),
+                ));
+                s.push('\n');
+                s
+            }
+        };
+        if let Err(e) = write_output(output.file(), &text) {
+            return fail(format!("cannot write the report: {e}"));
+        }
+        return exit_code(&outcome, args, &config);
     }
     let to_terminal = output.is_terminal();
     // JSON is written as it is serialised (a repository's report can be hundreds

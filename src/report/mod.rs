@@ -13,6 +13,7 @@ pub mod policy_yaml;
 pub mod sarif;
 pub mod sarif_limits;
 pub mod starter_policy;
+pub mod statistics;
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::source::SourceFile;

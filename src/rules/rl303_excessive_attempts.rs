@@ -26,13 +26,18 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                 &META,
                 at,
                 format!("above {max}"),
+                // The total, not the field as written: an imported layer counts
+                // retries (Istio `attempts: 5` is 6 attempts), so quoting the field
+                // would misquote the file.
                 format!(
-                    "{{ops}} {{is}} retried{} with `attempts: {}`, above the limit of {max}",
+                    "{{ops}} {{is}} retried{} with {} attempts in all (the first and {} retries), above the limit of {max}",
                     layer_phrase(eff.layer),
-                    a.value
+                    a.value,
+                    a.value - 1
                 ),
                 format!(
-                    "lower `attempts` to at most {max} (it counts the first attempt) and let the `deadline` bound the rest"
+                    "allow at most {max} attempts in all, the first included ({} retries), and let the deadline bound the rest",
+                    max - 1
                 ),
                 op,
             )

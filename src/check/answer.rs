@@ -233,10 +233,44 @@ fn http_rules_in(scope: &Scope) -> Vec<crate::import::RequestMatch> {
         .collect()
 }
 
-/// For each operation of `analysis.operations`, whether `scope` declares or reaches
-/// it: the rows `readiness`, `report` and the other views of a named run show.
-pub fn asked_operations(scope: &Scope, documents: &[Document], analysis: &Analysis) -> Vec<bool> {
+/// What a run over named files or folders is asked about, for the views and the
+/// summary: see [`asked`].
+#[derive(Debug, Clone, Default)]
+pub struct Asked {
+    /// For each operation of `analysis.operations`, whether the scope declares or
+    /// reaches it: the rows `readiness`, `report` and the other views show.
+    pub operations: Vec<bool>,
+    /// For each document held by the run, whether the scope names it, holds it in a
+    /// named folder, reaches one of its operations, or is reached by its `$ref`s:
+    /// the documents the summary counts as checked. The others were read as
+    /// context (to bind a config, to know which documents reach a fragment).
+    pub documents: Vec<bool>,
+}
+
+/// What `scope` asks about among the run's documents and operations ([`Asked`]).
+pub fn asked(scope: &Scope, documents: &[Document], analysis: &Analysis) -> Asked {
     let reached = Reached::of(scope, documents, analysis);
+    let asked_documents = documents
+        .iter()
+        .map(|d| {
+            let path = &d.doc.file.path;
+            scope.contains(path)
+                || reached.documents.contains(path)
+                || reached.reaching.contains(path)
+        })
+        .collect();
+    Asked {
+        operations: asked_operations(&reached, documents, analysis),
+        documents: asked_documents,
+    }
+}
+
+/// For each operation of `analysis.operations`, whether `reached` holds it.
+fn asked_operations(
+    reached: &Reached<'_>,
+    documents: &[Document],
+    analysis: &Analysis,
+) -> Vec<bool> {
     analysis
         .operations
         .iter()

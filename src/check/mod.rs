@@ -153,6 +153,14 @@ pub struct Analyzed {
     /// ([`answer::asked_operations`]); the views (`readiness`, `report`) show those
     /// rows only. `None`: the whole project was asked, every row is shown.
     pub asked_operations: Option<Vec<bool>>,
+    /// A run asked about named files or folders: how many of its documents (held or
+    /// streamed) the asked files name, hold, reach or are reached by
+    /// ([`answer::Asked::documents`]), and how many of those were read from server
+    /// code. The summary counts these as checked; the rest were read as context.
+    /// `None`: the whole project was asked.
+    pub asked_documents: Option<(usize, usize)>,
+    /// Canonical paths of the documents checked one by one as they loaded.
+    pub streamed_paths: Vec<PathBuf>,
     /// How many times the run read each file (canonical path) from disk and parsed
     /// it: once each, since one pass reads what binds before the documents
     /// (`tests/read_once.rs`); a streamed document that a `$ref` of another reaches
@@ -186,8 +194,13 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         ..
     } = analyzed;
     let streamed = analyzed.streamed_documents;
-    let count = documents.len() + streamed;
-    let from_code = documents.iter().filter(|d| d.server_code.is_some()).count();
+    // A run asked about named files counts the documents their answer is about.
+    let (count, from_code) = analyzed.asked_documents.unwrap_or_else(|| {
+        (
+            documents.len() + streamed,
+            documents.iter().filter(|d| d.server_code.is_some()).count(),
+        )
+    });
     // Freeing every tree of a big run takes a while (0.16 s for 2,639 specs) and
     // nothing waits for it: free them beside the report, or let the exit do it. A
     // few documents are freed here: starting a thread costs more (pre-commit).
@@ -266,11 +279,20 @@ fn run_with(options: &CheckOptions, stream: bool) -> (Analyzed, Vec<Diagnostic>)
     // in the whole project's run, before the part asked about is kept.
     attach_notes(&mut diagnostics, &analyzed.notes);
     if let Some(scope) = &scope {
-        analyzed.asked_operations = Some(answer::asked_operations(
-            scope,
-            &analyzed.documents,
-            &analyzed.analysis,
-        ));
+        let asked = answer::asked(scope, &analyzed.documents, &analyzed.analysis);
+        let held = analyzed.documents.iter().zip(&asked.documents);
+        let from_code = held
+            .clone()
+            .filter(|(d, &a)| a && d.server_code.is_some())
+            .count();
+        let count = held.filter(|(_, &a)| a).count()
+            + analyzed
+                .streamed_paths
+                .iter()
+                .filter(|p| scope.contains(p))
+                .count();
+        analyzed.asked_documents = Some((count, from_code));
+        analyzed.asked_operations = Some(asked.operations);
         answer::restrict(
             scope,
             &analyzed.documents,
@@ -768,7 +790,9 @@ fn analyze_with(options: &CheckOptions, stream: bool, every_document: bool) -> A
         could_not_lint: lost,
         inputs: inputs.read_paths(),
         streamed_documents: streamed.paths.len(),
+        streamed_paths: std::mem::take(&mut streamed.paths),
         asked_operations: None,
+        asked_documents: None,
         reads: inputs.ws.read_counts().into_iter().collect(),
         unbound_routes,
     }

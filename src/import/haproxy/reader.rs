@@ -270,6 +270,32 @@ fn emit_grouped<T>(
     }
 }
 
+/// The nodes, sequence items and mapping entries of the tree [`read`] builds for
+/// `sections`, counted as it lays them out.
+fn tree_size(sections: &[Section<'_>]) -> (usize, usize, usize) {
+    let distinct = |keywords: &mut dyn Iterator<Item = &str>| {
+        let mut seen = std::collections::HashSet::new();
+        keywords.filter(|k| seen.insert(*k)).count()
+    };
+    let kinds = distinct(&mut sections.iter().map(|s| s.kind()));
+    // The root mapping; per kind its key and sequence.
+    let (mut nodes, mut items, mut entries) = (1 + 2 * kinds, 0, kinds);
+    for s in sections {
+        let groups = distinct(&mut s.lines.iter().map(|l| l.keyword.text.as_ref()));
+        // The section's mapping, keyword and argument sequence; per keyword its key
+        // and sequence; per line its mapping, keyword and argument sequence.
+        nodes += 3 + s.header.args.len() + 2 * groups;
+        items += 1 + s.header.args.len();
+        entries += 1 + groups;
+        for l in &s.lines {
+            nodes += 3 + l.args.len();
+            items += 1 + l.args.len();
+            entries += 1;
+        }
+    }
+    (nodes, items, entries)
+}
+
 /// Reads `doc`'s text as HAProxy configuration: the sections with their nodes in a
 /// new loaded file (same path and text, the built tree), or RL001 at the first
 /// syntax error. The words borrow `doc`'s text.
@@ -316,6 +342,8 @@ pub fn read(doc: &Arc<Loaded>) -> Result<Config<'_>, Box<Diagnostic>> {
     }
     sections.shrink_to_fit();
     let mut b = TreeBuilder::new(text);
+    let (nodes, items, entries) = tree_size(&sections);
+    b.reserve(nodes, items, entries);
     b.open_map(0);
     emit_grouped(
         &mut b,
@@ -369,7 +397,8 @@ mod tests {
     #[test]
     fn sections_lines_quotes_and_positions() {
         let text = "# c\r\nbackend b1\r\n  retries 2 # two\r\n  retry-on \"conn-failure\" 5\\03\r\n\tretries 3\r\nfrontend f";
-        let c = read(&loaded(text)).unwrap();
+        let doc = loaded(text);
+        let c = read(&doc).unwrap();
         assert_eq!(c.sections.len(), 2);
         let b = &c.sections[0];
         assert_eq!((b.kind(), b.name()), ("backend", "b1"));
@@ -382,6 +411,15 @@ mod tests {
             .file
             .line_col(c.word_at(&b.lines[1].args[1]).location().span.start);
         assert_eq!((lc.line, lc.column), (4, 27));
+    }
+
+    #[test]
+    fn the_tree_is_built_at_the_size_counted() {
+        let text = "global\ndefaults\n  mode http\n  timeout connect 1s\n  timeout server 2s\nfrontend f\n  use_backend b if { path_beg /a }\n  use_backend b\n  acl x path /y\nbackend b\n  server s a:80\n  server t b:80\nbackend c from d\n";
+        let doc = loaded(text);
+        let c = read(&doc).unwrap();
+        let tree = c.doc.tree.as_ref().unwrap();
+        assert_eq!(tree_size(&c.sections).0, tree.len());
     }
 
     #[test]

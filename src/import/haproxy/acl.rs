@@ -13,6 +13,7 @@
 
 use super::reader::{Line, Word};
 use crate::import::PathMatch;
+use crate::source::tree::NodeId;
 use std::collections::BTreeSet;
 
 /// Every v1 method token.
@@ -26,8 +27,8 @@ pub const METHODS: &[&str] = &[
 pub struct Host {
     /// The pattern as a name.
     pub name: String,
-    /// The criterion word.
-    pub word: Word,
+    /// The criterion word's node (the word itself borrows the file's text).
+    pub node: NodeId,
 }
 
 /// One alternative of a condition: all its parts must hold.
@@ -94,17 +95,17 @@ fn escape(s: &str) -> String {
 }
 
 /// One criterion with its values (`path_beg /img /css`).
-fn criterion(word: &Word, values: &[Word]) -> Vec<Alt> {
-    let c = word.text.as_str();
+fn criterion(word: &Word<'_>, values: &[Word<'_>]) -> Vec<Alt> {
+    let c = word.text.as_ref();
     let mut flags_match: Option<&str> = None;
     let mut vals: Vec<&str> = Vec::new();
     let mut i = 0;
     while i < values.len() {
-        let v = values[i].text.as_str();
+        let v = values[i].text.as_ref();
         match v {
             "-i" | "-n" | "--" => {}
             "-m" => {
-                flags_match = values.get(i + 1).map(|w| w.text.as_str());
+                flags_match = values.get(i + 1).map(|w| w.text.as_ref());
                 i += 1;
             }
             "-f" | "-M" | "-u" => i += 1,
@@ -173,7 +174,7 @@ fn criterion(word: &Word, values: &[Word]) -> Vec<Alt> {
                     ("hdr_dom", _) | (_, Some("dom")) => format!("*.{v}"),
                     _ => v.to_string(),
                 },
-                word: word.clone(),
+                node: word.node,
             })
             .collect();
         return vec![Alt {
@@ -209,16 +210,16 @@ fn predefined(name: &str) -> Option<Vec<Alt>> {
 }
 
 /// The named ACLs of a section: name → the `acl` lines defining it.
-pub fn named(lines: &[Line]) -> Vec<(&str, &Line)> {
+pub fn named<'l, 'a>(lines: &'l [Line<'a>]) -> Vec<(&'l str, &'l Line<'a>)> {
     lines
         .iter()
         .filter(|l| l.keyword.text == "acl" && !l.args.is_empty())
-        .map(|l| (l.args[0].text.as_str(), l))
+        .map(|l| (l.args[0].text.as_ref(), l))
         .collect()
 }
 
-fn named_alts(acls: &[(&str, &Line)], name: &str) -> Vec<Alt> {
-    let defs: Vec<&Line> = acls
+fn named_alts(acls: &[(&str, &Line<'_>)], name: &str) -> Vec<Alt> {
+    let defs: Vec<&Line<'_>> = acls
         .iter()
         .filter(|(n, _)| *n == name)
         .map(|(_, l)| *l)
@@ -266,13 +267,13 @@ fn negate(alts: &[Alt]) -> Vec<Alt> {
 /// The alternatives of the condition `words` (what follows `if`), with the
 /// section's named ACLs. `None` when the condition is `unless` (its negation is
 /// taken).
-pub fn condition(words: &[Word], acls: &[(&str, &Line)]) -> Vec<Alt> {
+pub fn condition(words: &[Word<'_>], acls: &[(&str, &Line<'_>)]) -> Vec<Alt> {
     let mut alts: Vec<Alt> = Vec::new();
     let mut current: Vec<Alt> = vec![Alt::any(false)];
     let mut i = 0;
     while i < words.len() {
         let w = &words[i];
-        let t = w.text.as_str();
+        let t: &str = &w.text;
         if t == "||" || t.eq_ignore_ascii_case("or") {
             alts.append(&mut current);
             current = vec![Alt::any(false)];
@@ -324,7 +325,7 @@ pub fn condition(words: &[Word], acls: &[(&str, &Line)]) -> Vec<Alt> {
 
 /// The alternatives of `if ...` or `unless ...` words (the keyword included);
 /// `unless` is negated as far as expressible. No keyword: every request.
-pub fn guard(words: &[Word], acls: &[(&str, &Line)]) -> Vec<Alt> {
+pub fn guard(words: &[Word<'_>], acls: &[(&str, &Line<'_>)]) -> Vec<Alt> {
     match words.split_first() {
         Some((k, rest)) if k.text == "if" => condition(rest, acls),
         Some((k, rest)) if k.text == "unless" => negate(&condition(rest, acls)),

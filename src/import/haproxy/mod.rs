@@ -118,23 +118,40 @@ pub fn time(text: &str) -> Option<f64> {
     Some(n * factor).filter(|&ms| ms <= MAX_TIME_MS)
 }
 
+/// The keywords of the lines that routes are built from ([`Proxy::find`], `acl`,
+/// `use_backend`, ...): every other line is dropped once the file is validated.
+const ROUTES_READ: &[&str] = &[
+    "mode",
+    "retries",
+    "retry-on",
+    "timeout",
+    "contimeout",
+    "srvtimeout",
+    "option",
+    "no",
+    "acl",
+    "use_backend",
+    "default_backend",
+    "http-request",
+];
+
 /// A proxy section and the `defaults` section it inherits from.
 #[derive(Clone, Copy)]
 struct Proxy<'a> {
-    section: &'a Section,
-    defaults: Option<&'a Section>,
+    section: &'a Section<'a>,
+    defaults: Option<&'a Section<'a>>,
 }
 
 impl<'a> Proxy<'a> {
     /// The last line matching `pred`, in the proxy, else in its defaults.
-    fn find(&self, pred: impl Fn(&Line) -> bool) -> Option<&'a Line> {
+    fn find(&self, pred: impl Fn(&Line<'_>) -> bool) -> Option<&'a Line<'a>> {
         self.section.lines.iter().rfind(|l| pred(l)).or_else(|| {
             self.defaults
                 .and_then(|d| d.lines.iter().rfind(|l| pred(l)))
         })
     }
 
-    fn timeout(&self, which: &str, legacy: &str) -> Option<&'a Line> {
+    fn timeout(&self, which: &str, legacy: &str) -> Option<&'a Line<'a>> {
         self.find(|l| {
             (l.keyword.text == "timeout" && l.args.first().is_some_and(|a| a.text == which))
                 || l.keyword.text == legacy
@@ -149,11 +166,11 @@ impl<'a> Proxy<'a> {
 }
 
 /// The proxies (frontend, backend, listen) of the file with their defaults.
-fn proxies(config: &Config) -> Vec<Proxy<'_>> {
+fn proxies<'a>(config: &'a Config<'_>) -> Vec<Proxy<'a>> {
     let mut out = Vec::new();
-    let mut last_defaults: Option<&Section> = None;
+    let mut last_defaults: Option<&Section<'_>> = None;
     // The first `defaults` section of each name, for `from NAME`.
-    let mut named_defaults: HashMap<&str, &Section> = HashMap::new();
+    let mut named_defaults: HashMap<&str, &Section<'_>> = HashMap::new();
     for d in config.sections.iter().filter(|d| d.kind() == "defaults") {
         named_defaults.entry(d.name()).or_insert(d);
     }
@@ -183,7 +200,7 @@ fn proxies(config: &Config) -> Vec<Proxy<'_>> {
 /// `retry-on` keywords, unreadable `retries`, and `retry-on` in tcp mode.
 pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
     let _ = ctx;
-    let config = match reader::read(doc) {
+    let mut config = match reader::read(doc) {
         Ok(c) => c,
         Err(d) => {
             return Imported {
@@ -196,6 +213,13 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
     let mut out = Imported::default();
     out.diagnostics.extend(repeats::check(&config));
     validate(&config, &mut out);
+    // Only the lines the routes read live on beside them (a backend's `server`
+    // lines were a tenth of the memory of a large haproxy.cfg; issue 43).
+    for s in &mut config.sections {
+        s.lines
+            .retain(|l| ROUTES_READ.contains(&l.keyword.text.as_ref()));
+        s.lines.shrink_to_fit();
+    }
     let all = proxies(&config);
     // Backends (and listens) by name, the first of a name as HAProxy's own look-up:
     // a map, not a scan per `use_backend` (50,000 backends took 22 s: case 87).
@@ -218,14 +242,18 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
         let mut host_objects: Vec<ConfigObject> = Vec::new();
         // Host object label → its index in `host_objects`.
         let mut host_index: HashMap<String, usize> = HashMap::new();
-        let mut rules: Vec<(&Line, &str, &[reader::Word])> = Vec::new();
+        let mut rules: Vec<(&Line<'_>, &str, &[reader::Word<'_>])> = Vec::new();
         for l in &p.section.lines {
             if l.keyword.text == "use_backend" {
                 if let Some((name, guard)) = l.args.split_first() {
-                    rules.push((l, name.text.as_str(), guard));
+                    rules.push((l, name.text.as_ref(), guard));
                 }
             }
         }
+        // A route per rule (and the default): room for them at once, not the
+        // doubling growth whose copies and slack were a fifth of the peak of a
+        // frontend of 50,000 rules (issue 43).
+        main.routes.reserve_exact(rules.len() + 1);
         let default = p
             .section
             .lines
@@ -257,7 +285,7 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
                                 let mut o = object(&config, p, label.clone());
                                 o.names.push(Spanned {
                                     value: h.name.clone(),
-                                    at: config.word_at(&h.word),
+                                    at: At::new(&config.doc, h.node),
                                 });
                                 host_objects.push(o);
                                 host_objects.len() - 1
@@ -320,7 +348,7 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
     out
 }
 
-fn object(config: &Config, p: &Proxy<'_>, name: String) -> ConfigObject {
+fn object(config: &Config<'_>, p: &Proxy<'_>, name: String) -> ConfigObject {
     ConfigObject {
         method_scoped: Vec::new(),
         variant: None,
@@ -340,13 +368,13 @@ fn object(config: &Config, p: &Proxy<'_>, name: String) -> ConfigObject {
 fn push_name(
     o: &mut ConfigObject,
     named: &mut HashSet<String>,
-    config: &Config,
+    config: &Config<'_>,
     backend: &Proxy<'_>,
 ) {
     if let Some(w) = backend.section.header.args.first() {
-        if named.insert(w.text.clone()) {
+        if named.insert(w.text.to_string()) {
             o.names.push(Spanned {
-                value: w.text.clone(),
+                value: w.text.to_string(),
                 at: config.word_at(w),
             });
         }
@@ -376,7 +404,7 @@ fn request_matches(alt: &acl::Alt) -> Vec<RequestMatch> {
 }
 
 /// RL017 for lines HAProxy refuses or ignores, once per line.
-fn validate(config: &Config, out: &mut Imported) {
+fn validate(config: &Config<'_>, out: &mut Imported) {
     for p in config.sections.iter() {
         let tcp = matches!(p.kind(), "frontend" | "backend" | "listen")
             && p.lines
@@ -385,7 +413,7 @@ fn validate(config: &Config, out: &mut Imported) {
                 .and_then(|l| l.args.first())
                 .is_some_and(|a| a.text == "tcp");
         for l in &p.lines {
-            match l.keyword.text.as_str() {
+            match l.keyword.text.as_ref() {
                 "retry-on" => {
                     if tcp {
                         out.diagnostics.push(rl017_ineffective_setting::diagnostic(
@@ -442,7 +470,7 @@ fn validate(config: &Config, out: &mut Imported) {
 }
 
 /// The settings (and default notes) of a backend (or listen) section.
-fn backend_settings(config: &Config, p: &Proxy<'_>) -> (Settings, Vec<OriginNote>) {
+fn backend_settings(config: &Config<'_>, p: &Proxy<'_>) -> (Settings, Vec<OriginNote>) {
     let header = config.at(&p.section.header);
     let mut s = Settings::empty(header.clone());
     let mut notes = Vec::new();

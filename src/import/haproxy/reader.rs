@@ -20,6 +20,7 @@ use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use crate::source::rl001_invalid_syntax;
 use crate::source::tree::{Kind, NodeId, TreeBuilder};
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -46,44 +47,56 @@ pub const SECTIONS: &[&str] = &[
 ];
 
 /// A word: decoded text, byte span, tree node.
+///
+/// A word written plain (most of them) borrows its text from the file, and its span
+/// is two `u32`s (the tree's own offsets): a word was a `String` and a `Range<usize>`,
+/// and the words of a large haproxy.cfg were a third of its run's memory (issue 43:
+/// memory per byte of a text config).
 #[derive(Debug, Clone)]
-pub struct Word {
+pub struct Word<'a> {
     /// The text with quotes and escapes decoded.
-    pub text: String,
-    /// Byte span in the file.
-    pub span: Range<usize>,
+    pub text: Cow<'a, str>,
+    start: u32,
+    end: u32,
     /// Its scalar node.
     pub node: NodeId,
 }
 
+impl Word<'_> {
+    /// Byte span in the file.
+    pub fn span(&self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
 /// One line: its keyword (first word) and arguments.
 #[derive(Debug, Clone)]
-pub struct Line {
+pub struct Line<'a> {
     /// The first word.
-    pub keyword: Word,
-    /// The other words.
-    pub args: Vec<Word>,
+    pub keyword: Word<'a>,
+    /// The other words (a boxed slice: no growth slack kept per line).
+    pub args: Box<[Word<'a>]>,
     /// The line's mapping (located at the keyword).
     pub node: NodeId,
 }
 
-impl Line {
+impl Line<'_> {
     /// The argument texts.
     pub fn texts(&self) -> Vec<&str> {
-        self.args.iter().map(|a| a.text.as_str()).collect()
+        self.args.iter().map(|a| a.text.as_ref()).collect()
     }
 }
 
 /// One section: its header line and its keyword lines.
 #[derive(Debug, Clone)]
-pub struct Section {
+pub struct Section<'a> {
     /// The header (`backend static`): keyword = the section kind.
-    pub header: Line,
+    pub header: Line<'a>,
     /// The keyword lines, in order.
-    pub lines: Vec<Line>,
+    pub lines: Vec<Line<'a>>,
 }
 
-impl Section {
+impl Section<'_> {
     /// The section kind (`backend`).
     pub fn kind(&self) -> &str {
         &self.header.keyword.text
@@ -91,37 +104,46 @@ impl Section {
 
     /// The section name (first argument), empty when none.
     pub fn name(&self) -> &str {
-        self.header.args.first().map_or("", |a| a.text.as_str())
+        self.header.args.first().map_or("", |a| a.text.as_ref())
     }
 }
 
-/// A read file: the loaded file with the built tree, and its sections.
+/// A read file: the loaded file with the built tree, and its sections (whose words
+/// borrow the text of the file read).
 #[derive(Debug, Clone)]
-pub struct Config {
+pub struct Config<'a> {
     /// The file with the built tree.
     pub doc: Arc<Loaded>,
     /// The sections in order.
-    pub sections: Vec<Section>,
+    pub sections: Vec<Section<'a>>,
 }
 
-impl Config {
+impl Config<'_> {
     /// A line's node (located at its keyword).
-    pub fn at(&self, line: &Line) -> At {
+    pub fn at(&self, line: &Line<'_>) -> At {
         At::new(&self.doc, line.node)
     }
 
     /// A word's node.
-    pub fn word_at(&self, w: &Word) -> At {
+    pub fn word_at(&self, w: &Word<'_>) -> At {
         At::new(&self.doc, w.node)
     }
 }
 
 type Error = (String, usize);
 
-/// The words of the line `text[start..end]` (no line break inside).
-fn words(text: &str, start: usize, end: usize) -> Result<Vec<Word>, Error> {
+/// The words of the line `text[start..end]` (no line break inside), into `out`
+/// (cleared first: one buffer serves every line). `decoded` is scratch for a word's
+/// text.
+fn words<'a>(
+    text: &'a str,
+    start: usize,
+    end: usize,
+    out: &mut Vec<Word<'a>>,
+    decoded: &mut String,
+) -> Result<(), Error> {
     let line = &text[start..end];
-    let mut out = Vec::new();
+    out.clear();
     let mut chars = line.char_indices().peekable();
     loop {
         while let Some(&(_, c)) = chars.peek() {
@@ -137,7 +159,8 @@ fn words(text: &str, start: usize, end: usize) -> Result<Vec<Word>, Error> {
         if c == '#' {
             break;
         }
-        let mut word = String::new();
+        let word = &mut *decoded;
+        word.clear();
         let mut last = first;
         while let Some(&(i, c)) = chars.peek() {
             match c {
@@ -180,37 +203,48 @@ fn words(text: &str, start: usize, end: usize) -> Result<Vec<Word>, Error> {
                 }
             }
         }
+        let (from, to) = (start + first, start + last);
+        // The file's own text when decoding changed nothing; else a copy of exactly
+        // its length.
+        let value = match text.get(from..to) {
+            Some(raw) if raw == word.as_str() => Cow::Borrowed(raw),
+            _ => Cow::Owned(word.as_str().to_owned()),
+        };
         out.push(Word {
-            text: word,
-            span: start + first..start + last,
+            text: value,
+            start: from as u32,
+            end: to as u32,
             node: NodeId(0),
         });
     }
-    Ok(out)
+    Ok(())
 }
 
-fn line_of(mut ws: Vec<Word>) -> Line {
-    let keyword = ws.remove(0);
-    Line {
+/// The line of the words in `ws` (not empty), which it leaves empty.
+fn line_of<'a>(ws: &mut Vec<Word<'a>>) -> Option<Line<'a>> {
+    let mut words = ws.drain(..);
+    let keyword = words.next()?;
+    Some(Line {
         keyword,
-        args: ws,
+        args: words.collect(),
         node: NodeId(0),
-    }
+    })
 }
 
-fn scalar(b: &mut TreeBuilder<'_>, source: &str, w: &mut Word) {
-    let owned = (source.get(w.span.clone()) != Some(w.text.as_str())).then(|| w.text.clone());
-    w.node = b.scalar(w.span.clone(), owned, Kind::Str);
+fn scalar(b: &mut TreeBuilder<'_>, source: &str, w: &mut Word<'_>) {
+    let owned = (source.get(w.span()) != Some(w.text.as_ref())).then(|| w.text.to_string());
+    w.node = b.scalar(w.span(), owned, Kind::Str);
 }
 
-fn emit_line(b: &mut TreeBuilder<'_>, source: &str, l: &mut Line) {
-    l.node = b.open_map(l.keyword.span.start);
+fn emit_line(b: &mut TreeBuilder<'_>, source: &str, l: &mut Line<'_>) {
+    let start = l.keyword.span().start;
+    l.node = b.open_map(start);
     scalar(b, source, &mut l.keyword);
-    b.open_seq(l.keyword.span.start);
-    for a in &mut l.args {
+    b.open_seq(start);
+    for a in l.args.iter_mut() {
         scalar(b, source, a);
     }
-    let end = l.args.last().map_or(l.keyword.span.end, |a| a.span.end);
+    let end = l.args.last().unwrap_or(&l.keyword).span().end;
     b.close(end);
     b.close(end);
 }
@@ -219,14 +253,14 @@ fn emit_grouped<T>(
     b: &mut TreeBuilder<'_>,
     source: &str,
     items: &mut [T],
-    key: impl Fn(&T) -> &Word,
+    key: impl Fn(&T) -> &Word<'_>,
     mut emit: impl FnMut(&mut TreeBuilder<'_>, &mut T),
 ) {
-    for group in grouped::by_first_appearance(items, |it| key(it).text.as_str()) {
+    for group in grouped::by_first_appearance(items, |it| key(it).text.as_ref()) {
         let name = key(&items[group[0]]);
-        let span = name.span.clone();
+        let span = name.span();
         let owned =
-            (source.get(span.clone()) != Some(name.text.as_str())).then(|| name.text.clone());
+            (source.get(span.clone()) != Some(name.text.as_ref())).then(|| name.text.to_string());
         b.scalar(span.clone(), owned, Kind::Str);
         b.open_seq(span.start);
         for i in group {
@@ -236,10 +270,36 @@ fn emit_grouped<T>(
     }
 }
 
+/// The nodes, sequence items and mapping entries of the tree [`read`] builds for
+/// `sections`, counted as it lays them out.
+fn tree_size(sections: &[Section<'_>]) -> (usize, usize, usize) {
+    let distinct = |keywords: &mut dyn Iterator<Item = &str>| {
+        let mut seen = std::collections::HashSet::new();
+        keywords.filter(|k| seen.insert(*k)).count()
+    };
+    let kinds = distinct(&mut sections.iter().map(|s| s.kind()));
+    // The root mapping; per kind its key and sequence.
+    let (mut nodes, mut items, mut entries) = (1 + 2 * kinds, 0, kinds);
+    for s in sections {
+        let groups = distinct(&mut s.lines.iter().map(|l| l.keyword.text.as_ref()));
+        // The section's mapping, keyword and argument sequence; per keyword its key
+        // and sequence; per line its mapping, keyword and argument sequence.
+        nodes += 3 + s.header.args.len() + 2 * groups;
+        items += 1 + s.header.args.len();
+        entries += 1 + groups;
+        for l in &s.lines {
+            nodes += 3 + l.args.len();
+            items += 1 + l.args.len();
+            entries += 1;
+        }
+    }
+    (nodes, items, entries)
+}
+
 /// Reads `doc`'s text as HAProxy configuration: the sections with their nodes in a
 /// new loaded file (same path and text, the built tree), or RL001 at the first
-/// syntax error.
-pub fn read(doc: &Arc<Loaded>) -> Result<Config, Box<Diagnostic>> {
+/// syntax error. The words borrow `doc`'s text.
+pub fn read(doc: &Arc<Loaded>) -> Result<Config<'_>, Box<Diagnostic>> {
     let text: &str = &doc.file.text;
     let err = |(msg, at): Error| {
         Box::new(rl001_invalid_syntax::in_format(
@@ -250,13 +310,18 @@ pub fn read(doc: &Arc<Loaded>) -> Result<Config, Box<Diagnostic>> {
         ))
     };
     let mut sections: Vec<Section> = Vec::new();
+    let mut ws: Vec<Word> = Vec::new();
+    let mut decoded = String::new();
     let mut start = 0;
     while start <= text.len() {
         let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
-        let ws = words(text, start, end).map_err(err)?;
-        if !ws.is_empty() {
-            let line = line_of(ws);
-            if SECTIONS.contains(&line.keyword.text.as_str()) {
+        words(text, start, end, &mut ws, &mut decoded).map_err(err)?;
+        if let Some(line) = line_of(&mut ws) {
+            if SECTIONS.contains(&line.keyword.text.as_ref()) {
+                // The section before is complete: its lines without growth slack.
+                if let Some(s) = sections.last_mut() {
+                    s.lines.shrink_to_fit();
+                }
                 sections.push(Section {
                     header: line,
                     lines: Vec::new(),
@@ -266,13 +331,19 @@ pub fn read(doc: &Arc<Loaded>) -> Result<Config, Box<Diagnostic>> {
             } else {
                 return Err(err((
                     format!("unknown keyword '{}' out of section", line.keyword.text),
-                    line.keyword.span.start,
+                    line.keyword.span().start,
                 )));
             }
         }
         start = end + 1;
     }
+    if let Some(s) = sections.last_mut() {
+        s.lines.shrink_to_fit();
+    }
+    sections.shrink_to_fit();
     let mut b = TreeBuilder::new(text);
+    let (nodes, items, entries) = tree_size(&sections);
+    b.reserve(nodes, items, entries);
     b.open_map(0);
     emit_grouped(
         &mut b,
@@ -280,13 +351,14 @@ pub fn read(doc: &Arc<Loaded>) -> Result<Config, Box<Diagnostic>> {
         &mut sections,
         |s| &s.header.keyword,
         |b, s| {
-            s.header.node = b.open_map(s.header.keyword.span.start);
+            let span = s.header.keyword.span();
+            s.header.node = b.open_map(span.start);
             scalar(b, text, &mut s.header.keyword);
-            b.open_seq(s.header.keyword.span.start);
-            for a in &mut s.header.args {
+            b.open_seq(span.start);
+            for a in s.header.args.iter_mut() {
                 scalar(b, text, a);
             }
-            b.close(s.header.keyword.span.end);
+            b.close(span.end);
             emit_grouped(
                 b,
                 text,
@@ -294,7 +366,7 @@ pub fn read(doc: &Arc<Loaded>) -> Result<Config, Box<Diagnostic>> {
                 |l| &l.keyword,
                 |b, l| emit_line(b, text, l),
             );
-            b.close(s.header.keyword.span.end);
+            b.close(span.end);
         },
     );
     b.close(text.len());
@@ -325,7 +397,8 @@ mod tests {
     #[test]
     fn sections_lines_quotes_and_positions() {
         let text = "# c\r\nbackend b1\r\n  retries 2 # two\r\n  retry-on \"conn-failure\" 5\\03\r\n\tretries 3\r\nfrontend f";
-        let c = read(&loaded(text)).unwrap();
+        let doc = loaded(text);
+        let c = read(&doc).unwrap();
         assert_eq!(c.sections.len(), 2);
         let b = &c.sections[0];
         assert_eq!((b.kind(), b.name()), ("backend", "b1"));
@@ -338,6 +411,15 @@ mod tests {
             .file
             .line_col(c.word_at(&b.lines[1].args[1]).location().span.start);
         assert_eq!((lc.line, lc.column), (4, 27));
+    }
+
+    #[test]
+    fn the_tree_is_built_at_the_size_counted() {
+        let text = "global\ndefaults\n  mode http\n  timeout connect 1s\n  timeout server 2s\nfrontend f\n  use_backend b if { path_beg /a }\n  use_backend b\n  acl x path /y\nbackend b\n  server s a:80\n  server t b:80\nbackend c from d\n";
+        let doc = loaded(text);
+        let c = read(&doc).unwrap();
+        let tree = c.doc.tree.as_ref().unwrap();
+        assert_eq!(tree_size(&c.sections).0, tree.len());
     }
 
     #[test]

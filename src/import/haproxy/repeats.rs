@@ -10,10 +10,10 @@ use std::ops::Range;
 
 /// RL002 at every repeat of a retry setting within one section (the earlier line
 /// labelled), in file order.
-pub fn check(config: &Config) -> Vec<Diagnostic> {
+pub fn check(config: &Config<'_>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for section in &config.sections {
-        let mut seen: HashMap<String, &Line> = HashMap::new();
+        let mut seen: HashMap<String, &Line<'_>> = HashMap::new();
         for line in &section.lines {
             let Some(key) = setting(line) else { continue };
             match seen.get(&key) {
@@ -34,8 +34,8 @@ pub fn check(config: &Config) -> Vec<Diagnostic> {
 }
 
 /// The setting a line writes, when it is one whose repeat overrides.
-fn setting(line: &Line) -> Option<String> {
-    match line.keyword.text.as_str() {
+fn setting(line: &Line<'_>) -> Option<String> {
+    match line.keyword.text.as_ref() {
         k @ ("retries" | "retry-on" | "mode") => Some(k.to_string()),
         "timeout" => line.args.first().map(|a| format!("timeout {}", a.text)),
         _ => None,
@@ -43,10 +43,7 @@ fn setting(line: &Line) -> Option<String> {
 }
 
 /// The line from its keyword to its last word.
-fn span(line: &Line) -> Range<usize> {
-    let end = line
-        .args
-        .last()
-        .map_or(line.keyword.span.end, |a| a.span.end);
-    line.keyword.span.start..end
+fn span(line: &Line<'_>) -> Range<usize> {
+    let end = line.args.last().unwrap_or(&line.keyword).span().end;
+    line.keyword.span().start..end
 }

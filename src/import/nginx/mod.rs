@@ -74,7 +74,7 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
     // dropped as soon as its routes are built and the file's parse never lives beside
     // all its routes (issue 43: memory per byte of nginx.conf).
     let mut directives = std::mem::take(&mut config.directives);
-    let mut contexts: Vec<Vec<Directive>> = Vec::new();
+    let mut contexts: Vec<Vec<Directive<'_>>> = Vec::new();
     let top_level = directives
         .iter()
         .any(|d| d.name.text == "server" || d.name.text == "upstream");
@@ -88,20 +88,20 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
     }
     // The few directives read across servers, copied: `upstream`s by name and each
     // context's inherited settings.
-    let mut upstreams: HashMap<String, Directive> = HashMap::new();
+    let mut upstreams: HashMap<String, Directive<'_>> = HashMap::new();
     for list in &contexts {
         for u in list.iter().filter(|d| d.name.text == "upstream") {
             if let Some(name) = u.args.first() {
-                upstreams.insert(name.text.clone(), u.clone());
+                upstreams.insert(name.text.to_string(), u.clone());
             }
         }
     }
-    let upstreams: HashMap<&str, &Directive> =
+    let upstreams: HashMap<&str, &Directive<'_>> =
         upstreams.iter().map(|(k, v)| (k.as_str(), v)).collect();
     for list in contexts {
-        let inherited: Vec<Directive> = list
+        let inherited: Vec<Directive<'_>> = list
             .iter()
-            .filter(|d| INHERITED.contains(&d.name.text.as_str()))
+            .filter(|d| INHERITED.contains(&d.name.text.as_ref()))
             .cloned()
             .collect();
         let http_scope = Scope::default().enter(&inherited);
@@ -117,11 +117,11 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
 /// The effective directive of each inherited setting.
 #[derive(Debug, Clone, Default)]
 struct Scope<'a> {
-    set: HashMap<&'static str, &'a Directive>,
+    set: HashMap<&'static str, &'a Directive<'a>>,
 }
 
 impl<'a> Scope<'a> {
-    fn enter(&self, block: &'a [Directive]) -> Scope<'a> {
+    fn enter(&self, block: &'a [Directive<'a>]) -> Scope<'a> {
         let mut next = self.clone();
         for name in INHERITED {
             if let Some(d) = block.iter().rfind(|d| d.name.text == *name) {
@@ -131,21 +131,21 @@ impl<'a> Scope<'a> {
         next
     }
 
-    fn get(&self, name: &str) -> Option<&'a Directive> {
+    fn get(&self, name: &str) -> Option<&'a Directive<'a>> {
         self.set.get(name).copied()
     }
 }
 
 /// RL017 for every `proxy_next_upstream*` directive of the file whose value nginx
 /// would refuse, reported once per directive.
-fn validate(config: &Config, list: &[Directive], out: &mut Imported) {
+fn validate(config: &Config<'_>, list: &[Directive<'_>], out: &mut Imported) {
     for d in list {
-        match d.name.text.as_str() {
+        match d.name.text.as_ref() {
             "proxy_next_upstream" => {
                 let tokens: Vec<(String, At)> = d
                     .args
                     .iter()
-                    .map(|a| (a.text.clone(), config.word_at(a)))
+                    .map(|a| (a.text.to_string(), config.word_at(a)))
                     .collect();
                 out.diagnostics
                     .extend(conditions::read(&tokens, "`proxy_next_upstream`").diagnostics);
@@ -180,8 +180,8 @@ fn validate(config: &Config, list: &[Directive], out: &mut Imported) {
 
 /// How a `location` matches, from its arguments; `None` for a named location
 /// (`@name`, reached only by internal redirects) or an unreadable one.
-fn location_match(d: &Directive) -> Option<(u8, PathMatch, String)> {
-    let args: Vec<&str> = d.args.iter().map(|a| a.text.as_str()).collect();
+fn location_match(d: &Directive<'_>) -> Option<(u8, PathMatch, String)> {
+    let args: Vec<&str> = d.args.iter().map(|a| a.text.as_ref()).collect();
     let (modifier, path) = match args.as_slice() {
         [m, p] => (*m, *p),
         [one] => {
@@ -237,9 +237,9 @@ fn location_match(d: &Directive) -> Option<(u8, PathMatch, String)> {
 
 /// Every `location` of a block (nested ones too) with its scope, in file order.
 fn locations<'a>(
-    block: &'a [Directive],
+    block: &'a [Directive<'a>],
     scope: &Scope<'a>,
-    out: &mut Vec<(&'a Directive, Scope<'a>)>,
+    out: &mut Vec<(&'a Directive<'a>, Scope<'a>)>,
 ) {
     for loc in block.iter().filter(|d| d.name.text == "location") {
         let inner = scope.enter(loc.block.as_deref().unwrap_or(&[]));
@@ -252,8 +252,8 @@ fn locations<'a>(
 
 /// True when the `proxy_pass` host looks like the name of an `upstream` group (no
 /// port, no dot, not `localhost`, not an address), so its servers are elsewhere.
-fn single_name(host: &str, pass: &Directive) -> bool {
-    let url = pass.args.first().map_or("", |a| a.text.as_str());
+fn single_name(host: &str, pass: &Directive<'_>) -> bool {
+    let url = pass.args.first().map_or("", |a| a.text.as_ref());
     let after_scheme = url.split_once("://").map_or(url, |(_, r)| r);
     let hostport = after_scheme.split('/').next().unwrap_or("");
     !hostport.contains(':') && !host.contains('.') && host != "localhost" && !host.starts_with('[')
@@ -280,10 +280,10 @@ fn split_pass(url: &str) -> (String, Option<String>) {
 }
 
 fn server_object(
-    config: &Config,
-    server: &Directive,
+    config: &Config<'_>,
+    server: &Directive<'_>,
     http: &Scope<'_>,
-    upstreams: &HashMap<&str, &Directive>,
+    upstreams: &HashMap<&str, &Directive<'_>>,
 ) -> Option<ConfigObject> {
     let block = server.block.as_deref()?;
     let scope = http.enter(block);
@@ -297,9 +297,9 @@ fn server_object(
     let mut named: HashSet<String> = HashSet::new();
     for sn in server.children("server_name") {
         for a in &sn.args {
-            if a.text != "_" && !a.text.is_empty() && named.insert(a.text.clone()) {
+            if a.text != "_" && !a.text.is_empty() && named.insert(a.text.to_string()) {
                 names.push(Spanned {
-                    value: a.text.clone(),
+                    value: a.text.to_string(),
                     at: config.word_at(a),
                 });
             }
@@ -360,9 +360,9 @@ fn server_object(
                 let upstream = upstreams.get(host.as_str()).copied();
                 if let Some(u) = upstream {
                     if let Some(n) = u.args.first() {
-                        if named.insert(n.text.clone()) {
+                        if named.insert(n.text.to_string()) {
                             names.push(Spanned {
-                                value: n.text.clone(),
+                                value: n.text.to_string(),
                                 at: config.word_at(n),
                             });
                         }
@@ -401,7 +401,7 @@ fn server_object(
     let name = server
         .last("server_name")
         .and_then(|d| d.args.first())
-        .map(|a| a.text.clone())
+        .map(|a| a.text.to_string())
         .or_else(|| {
             server
                 .last("listen")
@@ -439,7 +439,7 @@ fn note(route: &mut Route, at: &At, text: String) {
 
 /// Fills a proxying route's settings from the directives in effect.
 fn retry_settings(
-    config: &Config,
+    config: &Config<'_>,
     route: &mut Route,
     scope: &Scope<'_>,
     host: &str,
@@ -452,7 +452,7 @@ fn retry_settings(
         Some(d) => conditions::read(
             &d.args
                 .iter()
-                .map(|a| (a.text.clone(), config.word_at(a)))
+                .map(|a| (a.text.to_string(), config.word_at(a)))
                 .collect::<Vec<_>>(),
             "`proxy_next_upstream`",
         ),

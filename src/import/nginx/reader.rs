@@ -23,6 +23,7 @@ use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use crate::source::rl001_invalid_syntax;
 use crate::source::tree::{Kind, NodeId, TreeBuilder};
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -31,25 +32,36 @@ use std::sync::Arc;
 pub const MAX_DEPTH: usize = 64;
 
 /// A word of the file: its decoded text, byte span and tree node.
+///
+/// A word without escapes borrows its text from the file, and its span is two
+/// `u32`s (the tree's own offsets): a `String` and a `Range<usize>` per word were
+/// a fifth of the peak memory of a large nginx.conf (issue 43).
 #[derive(Debug, Clone)]
-pub struct Word {
+pub struct Word<'a> {
     /// The text with quotes removed and escapes decoded.
-    pub text: String,
-    /// Byte span in the file (quotes included).
-    pub span: Range<usize>,
+    pub text: Cow<'a, str>,
+    start: u32,
+    end: u32,
     /// Its scalar node in the built tree.
     pub node: NodeId,
 }
 
+impl Word<'_> {
+    /// Byte span in the file (quotes included).
+    pub fn span(&self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
 /// One directive: `name args...;` or `name args... { block }`.
 #[derive(Debug, Clone)]
-pub struct Directive {
+pub struct Directive<'a> {
     /// The name token.
-    pub name: Word,
-    /// The arguments.
-    pub args: Vec<Word>,
+    pub name: Word<'a>,
+    /// The arguments (a boxed slice: no growth slack kept per directive).
+    pub args: Box<[Word<'a>]>,
     /// The directives of its block, for a block directive.
-    pub block: Option<Vec<Directive>>,
+    pub block: Option<Vec<Directive<'a>>>,
     /// Byte of the `{` of a block directive.
     open: usize,
     /// Byte span from the name to the `;` or `}`.
@@ -58,9 +70,9 @@ pub struct Directive {
     pub node: NodeId,
 }
 
-impl Directive {
+impl<'t> Directive<'t> {
     /// The directives named `name` in this directive's block, in order.
-    pub fn children<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Directive> + 'a {
+    pub fn children<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Directive<'t>> + 'a {
         self.block
             .iter()
             .flatten()
@@ -69,35 +81,35 @@ impl Directive {
 
     /// The last directive named `name` in this block (nginx keeps the last of a
     /// repeated setting... or rejects it: either way the last is what a reader sees).
-    pub fn last<'a>(&'a self, name: &str) -> Option<&'a Directive> {
+    pub fn last<'a>(&'a self, name: &str) -> Option<&'a Directive<'t>> {
         self.block.iter().flatten().rfind(|d| d.name.text == name)
     }
 }
 
 /// A read file: the loaded file with the located tree, and its top-level directives.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub struct Config<'a> {
     /// The file with the built tree (same text and path as the input).
     pub doc: Arc<Loaded>,
-    /// The main context.
-    pub directives: Vec<Directive>,
+    /// The main context (its words borrow the text of the file read).
+    pub directives: Vec<Directive<'a>>,
 }
 
-impl Config {
+impl Config<'_> {
     /// The node of a directive (located at its name).
-    pub fn at(&self, d: &Directive) -> At {
+    pub fn at(&self, d: &Directive<'_>) -> At {
         At::new(&self.doc, d.node)
     }
 
     /// The node of a word.
-    pub fn word_at(&self, w: &Word) -> At {
+    pub fn word_at(&self, w: &Word<'_>) -> At {
         At::new(&self.doc, w.node)
     }
 }
 
 #[derive(Debug)]
-enum Tok {
-    Word(String, Range<usize>),
+enum Tok<'t> {
+    Word(Cow<'t, str>, Range<usize>),
     Semi(usize),
     Open(usize),
     Close(usize),
@@ -111,7 +123,7 @@ struct Lexer<'t> {
 type Error = (String, usize);
 
 impl<'t> Lexer<'t> {
-    fn next(&mut self) -> Result<Option<Tok>, Error> {
+    fn next(&mut self) -> Result<Option<Tok<'t>>, Error> {
         let bytes = self.text.as_bytes();
         loop {
             while self.pos < bytes.len() && matches!(bytes[self.pos], b' ' | b'\t' | b'\r' | b'\n')
@@ -152,8 +164,15 @@ impl<'t> Lexer<'t> {
                     };
                     if ch as u32 == u32::from(c) {
                         self.pos = i + 1;
-                        out.shrink_to_fit();
-                        return Ok(Some(Tok::Word(out, start..i + 1)));
+                        // Without escapes the text between the quotes is the word.
+                        let inner = &self.text[start + 1..i];
+                        let text = if inner == out {
+                            Cow::Borrowed(inner)
+                        } else {
+                            out.shrink_to_fit();
+                            Cow::Owned(out)
+                        };
+                        return Ok(Some(Tok::Word(text, start..i + 1)));
                     }
                     if ch == '\\' {
                         if let Some(n) = self.text[i + 1..].chars().next() {
@@ -177,7 +196,7 @@ impl<'t> Lexer<'t> {
             }
             _ => {
                 // An unquoted word is its own text (a `\x` and a `${...}` are kept as
-                // written): one copy of exactly its length, no growth slack.
+                // written): borrowed from the file.
                 let mut i = start;
                 while let Some(ch) = self.text[i..].chars().next() {
                     match ch {
@@ -198,7 +217,10 @@ impl<'t> Lexer<'t> {
                     }
                 }
                 self.pos = i;
-                Ok(Some(Tok::Word(self.text[start..i].to_string(), start..i)))
+                Ok(Some(Tok::Word(
+                    Cow::Borrowed(&self.text[start..i]),
+                    start..i,
+                )))
             }
         }
     }
@@ -244,11 +266,11 @@ impl<'t> Lexer<'t> {
     }
 }
 
-fn parse_block(
-    lx: &mut Lexer<'_>,
+fn parse_block<'t>(
+    lx: &mut Lexer<'t>,
     depth: usize,
     closing: bool,
-) -> Result<(Vec<Directive>, usize), Error> {
+) -> Result<(Vec<Directive<'t>>, usize), Error> {
     let mut out = Vec::new();
     loop {
         let tok = lx.next()?;
@@ -274,7 +296,7 @@ fn parse_block(
                     out.push(Directive {
                         span: name_span.start..at + 1,
                         name: word(name, name_span),
-                        args,
+                        args: args.into_boxed_slice(),
                         block: None,
                         open: 0,
                         node: NodeId(0),
@@ -294,7 +316,7 @@ fn parse_block(
                     out.push(Directive {
                         span: name_span.start..end,
                         name: word(name, name_span),
-                        args,
+                        args: args.into_boxed_slice(),
                         block: Some(block),
                         open: at,
                         node: NodeId(0),
@@ -318,17 +340,18 @@ fn parse_block(
     }
 }
 
-fn word(text: String, span: Range<usize>) -> Word {
+fn word(text: Cow<'_, str>, span: Range<usize>) -> Word<'_> {
     Word {
         text,
-        span,
+        start: span.start as u32,
+        end: span.end as u32,
         node: NodeId(0),
     }
 }
 
-fn scalar(b: &mut TreeBuilder<'_>, source: &str, w: &mut Word) {
-    let owned = (source.get(w.span.clone()) != Some(w.text.as_str())).then(|| w.text.clone());
-    w.node = b.scalar(w.span.clone(), owned, Kind::Str);
+fn scalar(b: &mut TreeBuilder<'_>, source: &str, w: &mut Word<'_>) {
+    let owned = (source.get(w.span()) != Some(w.text.as_ref())).then(|| w.text.to_string());
+    w.node = b.scalar(w.span(), owned, Kind::Str);
 }
 
 fn emit_block(
@@ -336,14 +359,14 @@ fn emit_block(
     source: &str,
     start: usize,
     end: usize,
-    ds: &mut [Directive],
+    ds: &mut [Directive<'_>],
 ) {
     b.open_map(start);
-    for group in grouped::by_first_appearance(ds, |d| d.name.text.as_str()) {
+    for group in grouped::by_first_appearance(ds, |d| d.name.text.as_ref()) {
         let name = &ds[group[0]].name;
-        let key_span = name.span.clone();
-        let owned =
-            (source.get(key_span.clone()) != Some(name.text.as_str())).then(|| name.text.clone());
+        let key_span = name.span();
+        let owned = (source.get(key_span.clone()) != Some(name.text.as_ref()))
+            .then(|| name.text.to_string());
         b.scalar(key_span.clone(), owned, Kind::Str);
         b.open_seq(key_span.start);
         let mut last_end = key_span.end;
@@ -351,11 +374,11 @@ fn emit_block(
             let d = &mut ds[i];
             d.node = b.open_map(d.span.start);
             scalar(b, source, &mut d.name);
-            b.open_seq(d.name.span.start);
-            for a in &mut d.args {
+            b.open_seq(d.name.span().start);
+            for a in d.args.iter_mut() {
                 scalar(b, source, a);
             }
-            b.close(d.args.last().map_or(d.name.span.end, |a| a.span.end));
+            b.close(d.args.last().unwrap_or(&d.name).span().end);
             if let Some(block) = &mut d.block {
                 b.scalar(d.open..d.open + 1, None, Kind::Str);
                 emit_block(b, source, d.open, d.span.end, block);
@@ -368,10 +391,35 @@ fn emit_block(
     b.close(end);
 }
 
+/// Adds the nodes, sequence items and mapping entries of the tree [`emit_block`]
+/// builds for `ds`, counted as it lays them out.
+fn tree_size(ds: &[Directive<'_>], nodes: &mut usize, items: &mut usize, entries: &mut usize) {
+    let mut seen = std::collections::HashSet::new();
+    let groups = ds
+        .iter()
+        .filter(|d| seen.insert(d.name.text.as_ref()))
+        .count();
+    // The block's mapping; per name its key and sequence.
+    *nodes += 1 + 2 * groups;
+    *entries += groups;
+    for d in ds {
+        // The occurrence's mapping, name and argument sequence, and the `{` key
+        // with the block's own tree.
+        *nodes += 3 + d.args.len();
+        *items += 1 + d.args.len();
+        *entries += 1;
+        if let Some(block) = &d.block {
+            *nodes += 1;
+            *entries += 1;
+            tree_size(block, nodes, items, entries);
+        }
+    }
+}
+
 /// Reads `doc`'s text as nginx configuration: the directives with their nodes in a
 /// new loaded file (same path and text, the built tree), or RL001 at the first
-/// syntax error.
-pub fn read(doc: &Arc<Loaded>) -> Result<Config, Box<Diagnostic>> {
+/// syntax error. The words borrow `doc`'s text.
+pub fn read(doc: &Arc<Loaded>) -> Result<Config<'_>, Box<Diagnostic>> {
     let text: &str = &doc.file.text;
     let mut lx = Lexer { text, pos: 0 };
     let (mut directives, _) = parse_block(&mut lx, 0, false).map_err(|(msg, at)| {
@@ -383,6 +431,9 @@ pub fn read(doc: &Arc<Loaded>) -> Result<Config, Box<Diagnostic>> {
         ))
     })?;
     let mut b = TreeBuilder::new(text);
+    let (mut nodes, mut items, mut entries) = (0, 0, 0);
+    tree_size(&directives, &mut nodes, &mut items, &mut entries);
+    b.reserve(nodes, items, entries);
     emit_block(&mut b, text, 0, text.len(), &mut directives);
     let tree = b.finish(doc.file.text.clone());
     Ok(Config {
@@ -409,9 +460,20 @@ mod tests {
     }
 
     #[test]
+    fn the_tree_is_built_at_the_size_counted() {
+        let text = "events {}\nhttp {\n  upstream u { server a; server b; }\n  server {\n    listen 80;\n    location ~ ^/x { proxy_pass http://u; proxy_next_upstream error timeout; }\n    location / { access_by_lua_block { x() } }\n  }\n}\n";
+        let doc = loaded(text);
+        let c = read(&doc).unwrap();
+        let (mut nodes, mut items, mut entries) = (0, 0, 0);
+        tree_size(&c.directives, &mut nodes, &mut items, &mut entries);
+        assert_eq!(nodes, c.doc.tree.as_ref().unwrap().len());
+    }
+
+    #[test]
     fn directives_blocks_quotes_and_positions() {
         let text = "http {\r\n  # c\r\n  proxy_next_upstream error \"http_503\";\r\n  location = /x { proxy_pass http://a/v1/; }\r\n}";
-        let c = read(&loaded(text)).unwrap();
+        let doc = loaded(text);
+        let c = read(&doc).unwrap();
         let http = &c.directives[0];
         assert_eq!(http.name.text, "http");
         let pnu = http.last("proxy_next_upstream").unwrap();
@@ -423,7 +485,7 @@ mod tests {
         assert_eq!((lc.line, lc.column), (3, 3));
         let loc = http.last("location").unwrap();
         assert_eq!(
-            loc.args.iter().map(|a| a.text.as_str()).collect::<Vec<_>>(),
+            loc.args.iter().map(|a| a.text.as_ref()).collect::<Vec<_>>(),
             ["=", "/x"]
         );
         assert_eq!(loc.last("proxy_pass").unwrap().args[0].text, "http://a/v1/");
@@ -446,10 +508,8 @@ mod tests {
 
     #[test]
     fn lua_blocks_are_skipped() {
-        let c = read(&loaded(
-            "content_by_lua_block { ngx.say(\"}\") -- }\n }\nx 1;",
-        ))
-        .unwrap();
+        let doc = loaded("content_by_lua_block { ngx.say(\"}\") -- }\n }\nx 1;");
+        let c = read(&doc).unwrap();
         assert_eq!(c.directives.len(), 2);
     }
 

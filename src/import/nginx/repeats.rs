@@ -24,16 +24,16 @@ const ONCE: &[&str] = &[
 
 /// RL002 at every second (and later) occurrence of a [`ONCE`] directive in one
 /// block, the first labelled; every block of the file, in file order.
-pub fn check(config: &Config) -> Vec<Diagnostic> {
+pub fn check(config: &Config<'_>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     block(config, &config.directives, &mut out);
     out
 }
 
-fn block(config: &Config, directives: &[Directive], out: &mut Vec<Diagnostic>) {
-    let mut seen: HashMap<&str, &Directive> = HashMap::new();
+fn block(config: &Config<'_>, directives: &[Directive<'_>], out: &mut Vec<Diagnostic>) {
+    let mut seen: HashMap<&str, &Directive<'_>> = HashMap::new();
     for d in directives {
-        let name = d.name.text.as_str();
+        let name = d.name.text.as_ref();
         if ONCE.contains(&name) {
             match seen.get(name) {
                 Some(first) => out.push(rl002_duplicate_key::repeated(

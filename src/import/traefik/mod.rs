@@ -19,6 +19,7 @@
 
 pub mod retry;
 pub mod rule;
+mod toml_lean;
 pub mod toml_tree;
 
 use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, Route};

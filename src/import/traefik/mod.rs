@@ -3,8 +3,9 @@
 //! (`http.routers.<name>`: `rule`, `middlewares`, `service`, `priority`);
 //! `retry-configs.md` §9.2.
 //!
-//! - TOML is read with `toml_edit` into a located tree ([`toml_tree`]); a syntax
-//!   error is RL001 at its position. A Go template that breaks the syntax (`{{ if
+//! - TOML is read into a located tree ([`toml_tree`]; valid files by the lean reader
+//!   of `toml_lean`, anything else by `toml_edit`); a syntax error is RL001 at its
+//!   position. A Go template that breaks the syntax (`{{ if
 //!   }}` lines) is skipped: [`read`] says so in [`TraefikRead::skipped_template`]
 //!   (printed under `--verbose`; render the template first). Placeholders inside
 //!   strings (`"http://{{ .WhoamiIP }}:80"`) are just strings.

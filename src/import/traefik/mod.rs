@@ -3,8 +3,9 @@
 //! (`http.routers.<name>`: `rule`, `middlewares`, `service`, `priority`);
 //! `retry-configs.md` §9.2.
 //!
-//! - TOML is read with `toml_edit` into a located tree ([`toml_tree`]); a syntax
-//!   error is RL001 at its position. A Go template that breaks the syntax (`{{ if
+//! - TOML is read into a located tree ([`toml_tree`]; valid files by the lean reader
+//!   of `toml_lean`, anything else by `toml_edit`); a syntax error is RL001 at its
+//!   position. A Go template that breaks the syntax (`{{ if
 //!   }}` lines) is skipped: [`read`] says so in [`TraefikRead::skipped_template`]
 //!   (printed under `--verbose`; render the template first). Placeholders inside
 //!   strings (`"http://{{ .WhoamiIP }}:80"`) are just strings.
@@ -19,6 +20,7 @@
 
 pub mod retry;
 pub mod rule;
+mod toml_lean;
 pub mod toml_tree;
 
 use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, Route};
@@ -167,6 +169,15 @@ fn import_tree(doc: &Arc<Loaded>) -> Imported {
     // The chain middlewares: (name, name node, the names it lists).
     let mut chains: Vec<(String, NodeId, Vec<String>)> = Vec::new();
     if let Some((_, mws)) = get_ci(tree, http, "middlewares") {
+        // Exactly as many as there are retry middlewares: a middleware is most of a
+        // kilobyte, and a doubled vector's old and new buffers were the peak of a
+        // large file's run (issue 43).
+        let count = tree
+            .raw_entries(mws)
+            .iter()
+            .filter(|&&(_, v)| get_ci(tree, v, "retry").is_some())
+            .count();
+        retries.reserve_exact(count);
         for &(k, v) in tree.raw_entries(mws) {
             let Some(name) = tree.scalar(k) else { continue };
             if let Some((_, block)) = get_ci(tree, v, "retry") {
@@ -189,6 +200,7 @@ fn import_tree(doc: &Arc<Loaded>) -> Imported {
     // Routers.
     let mut routers = Vec::new();
     if let Some((_, rs)) = get_ci(tree, http, "routers") {
+        routers.reserve_exact(tree.raw_entries(rs).len());
         for &(k, v) in tree.raw_entries(rs) {
             let Some(name) = tree.scalar(k) else { continue };
             if tree.kind(v) != Kind::Map {
@@ -265,7 +277,8 @@ fn import_tree(doc: &Arc<Loaded>) -> Imported {
                 push_name(host, url_node);
             }
         }
-        let mut routes = Vec::new();
+        // A route holds its settings (most of a kilobyte): no growth slack.
+        let mut routes = Vec::with_capacity(group.len());
         for r in &group {
             let parsed = r.rule.as_ref().map(|(_, text)| rule::parse(text));
             if let (Some(p), Some((rule_node, _))) = (&parsed, &r.rule) {

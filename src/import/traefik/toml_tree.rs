@@ -1,7 +1,8 @@
 //! TOML text -> located [`Tree`], so that values read from a Traefik TOML file carry
 //! origins like YAML values do (`layers.md` "One model, many sources").
 //!
-//! Parsing is `toml_edit`'s (TOML 1.0/1.1, with byte spans); this module only lays its
+//! Parsing is `toml_edit`'s (TOML 1.0/1.1, with byte spans; valid files take the lean
+//! way of [`toml_lean`], which builds the same tree); this module only lays its
 //! document out as a tree: tables (`[a.b]`, dotted keys, inline tables) become
 //! mappings, arrays and arrays of tables become sequences, and every key and value
 //! keeps its byte span. A table opened by a header (`[http.middlewares.retry.retry]`,
@@ -9,6 +10,7 @@
 //! it points at the header's `[` (the convention of the retry-config cases:
 //! "where findings point", Traefik row).
 
+use super::toml_lean;
 use crate::source::tree::{Kind, NodeId, Tree, TreeBuilder};
 use std::ops::Range;
 use std::sync::Arc;
@@ -25,7 +27,20 @@ pub struct TomlSyntaxError {
 
 /// Parses `text` (a whole TOML file) into a located tree whose root is the document
 /// table. `Err` with the first syntax error's message and offset.
+///
+/// Valid TOML takes the lean way ([`toml_lean`]: the same tree at a fraction of the
+/// memory); anything else is parsed again by `toml_edit`, whose message and position
+/// the error keeps.
 pub fn parse(text: &Arc<str>) -> Result<Tree, TomlSyntaxError> {
+    match toml_lean::tree(text) {
+        Some(tree) => Ok(tree),
+        None => parse_with_toml_edit(text),
+    }
+}
+
+/// [`parse`] through `toml_edit`'s document: every error's message and position, and
+/// the tree the lean way must equal.
+pub(super) fn parse_with_toml_edit(text: &Arc<str>) -> Result<Tree, TomlSyntaxError> {
     let doc = toml_edit::Document::parse(text.as_ref()).map_err(|e| TomlSyntaxError {
         message: e
             .message()

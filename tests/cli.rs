@@ -1205,36 +1205,47 @@ fn write_baseline_to_standard_output_is_refused() {
     assert!(!std::path::Path::new("-").exists());
 }
 
-/// `check --statistics` counts, per rule, exactly the findings the JSON report
-/// lists, most first, and keeps the exit code of the run without it.
+/// `check --statistics` counts, per rule and severity, exactly the findings the
+/// JSON report lists, most first, and keeps the exit code of the run without it.
+/// The shop example has a rule (RL306) with findings of two severities.
 #[test]
 fn statistics_count_the_findings_of_the_report_per_rule() {
-    let dir = "fixtures/examples/platform";
+    let dir = "fixtures/examples/shop";
     let (code, json, _) = retrylint(&["check", dir, "--format", "json"]);
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let mut expected: std::collections::BTreeMap<String, u64> = Default::default();
+    let mut expected: std::collections::BTreeMap<(String, String), u64> = Default::default();
     for d in report["diagnostics"].as_array().unwrap() {
-        *expected
-            .entry(d["code"].as_str().unwrap().to_owned())
-            .or_default() += 1;
+        let key = (
+            d["code"].as_str().unwrap().to_owned(),
+            d["severity"].as_str().unwrap().to_owned(),
+        );
+        *expected.entry(key).or_default() += 1;
     }
-    assert!(expected.len() > 1, "{expected:?}");
+    let codes: std::collections::BTreeSet<&String> = expected.keys().map(|(c, _)| c).collect();
+    assert!(
+        codes.len() < expected.len(),
+        "a rule with two severities: {expected:?}"
+    );
     let (stats_code, stats, _) = retrylint(&["check", dir, "--statistics", "--format", "json"]);
     assert_eq!(stats_code, code);
     let stats: Vec<serde_json::Value> = serde_json::from_str(&stats).unwrap();
-    let counted: std::collections::BTreeMap<String, u64> = stats
+    let counted: std::collections::BTreeMap<(String, String), u64> = stats
         .iter()
         .map(|s| {
             (
-                s["code"].as_str().unwrap().to_owned(),
+                (
+                    s["code"].as_str().unwrap().to_owned(),
+                    s["severity"].as_str().unwrap().to_owned(),
+                ),
                 s["count"].as_u64().unwrap(),
             )
         })
         .collect();
+    assert_eq!(counted.len(), stats.len(), "one row per rule and severity");
     assert_eq!(counted, expected);
     let counts: Vec<u64> = stats.iter().map(|s| s["count"].as_u64().unwrap()).collect();
     assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
-    // The human table: one line per rule, then the usual summary line.
+    // The human table: one line per row, then the usual summary line.
     let (human_code, human, _) = retrylint(&["check", dir, "--statistics"]);
     assert_eq!(human_code, code);
     let lines: Vec<&str> = human.lines().collect();

@@ -683,3 +683,31 @@ fn markdown_groups_one_change_of_defaults_into_one_row() {
     assert!(grouped[0][0].contains("(3 operations)"), "{text}");
     assert!(grouped[0][1].contains("lost its jitter"), "{text}");
 }
+
+/// Two client layers on one operation (a Go client in code and a Resilience4j
+/// instance, bound to one spec when two examples share a folder) each pair with
+/// their own on the other side: a tree against itself reports nothing (before,
+/// both paired with the first client layer: "retry-on-widened" twice).
+#[test]
+fn two_client_layers_of_one_operation_pair_with_their_own() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().join("tree");
+    copy_tree(&repo().join("fixtures/examples/code"), &root.join("code"));
+    copy_tree(
+        &repo().join("fixtures/examples/spring"),
+        &root.join("spring"),
+    );
+    let root = root.to_string_lossy().into_owned();
+    // The premise: one operation retried by two client layers.
+    let (_, layers, _) = retrylint_in(&repo(), &["layers", "getOrder", &root]);
+    assert!(
+        layers.matches("client layer:").count() >= 2,
+        "two client layers on getOrder: {layers}"
+    );
+    let (code, stdout, stderr) = diff(&[&root, &root]);
+    assert_eq!(code, 0, "{stderr}\n{stdout}");
+    assert!(
+        stdout.contains("0 regressions, 0 improvements; findings: 0 new, 0 fixed"),
+        "{stdout}"
+    );
+}

@@ -148,6 +148,41 @@ pub fn pair(base: &[OpFacts], head: &[OpFacts]) -> Vec<(usize, usize)> {
     pairs
 }
 
+/// Pairs the layers of one operation on both sides, as (base index, head index): a
+/// layer with one of the same kind written in the same file, then the rest of each
+/// kind in order. Two client layers of one operation (a client in code and a
+/// Resilience4j instance) each pair with their own, not both with the first client
+/// layer of the other side.
+fn pair_layers(base: &[LayerFacts], head: &[LayerFacts]) -> Vec<(usize, usize)> {
+    let file = |l: &LayerFacts| l.pos.as_ref().map(|p| p.path.clone());
+    let mut used = vec![false; base.len()];
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    let mut left: Vec<usize> = Vec::new();
+    for (hi, hl) in head.iter().enumerate() {
+        let same_file = base.iter().enumerate().position(|(bi, bl)| {
+            !used[bi] && bl.layer == hl.layer && file(hl).is_some() && file(bl) == file(hl)
+        });
+        match same_file {
+            Some(bi) => {
+                used[bi] = true;
+                out.push((bi, hi));
+            }
+            None => left.push(hi),
+        }
+    }
+    for hi in left {
+        if let Some(bi) = base
+            .iter()
+            .enumerate()
+            .position(|(bi, bl)| !used[bi] && bl.layer == head[hi].layer)
+        {
+            used[bi] = true;
+            out.push((bi, hi));
+        }
+    }
+    out
+}
+
 fn one_document(ops: &[OpFacts]) -> bool {
     ops.windows(2).all(|w| w[0].document == w[1].document)
 }
@@ -392,12 +427,17 @@ fn operation(b: &OpFacts, h: &OpFacts, out: &mut Changes) {
             h.effect_pos.as_ref().unwrap_or(&h.pos),
         );
     }
-    for hl in &h.layers {
-        let bl = b.layers.iter().find(|l| l.layer == hl.layer);
+    let paired = pair_layers(&b.layers, &h.layers);
+    for (hi, hl) in h.layers.iter().enumerate() {
+        let bl = paired
+            .iter()
+            .find(|&&(_, h)| h == hi)
+            .map(|&(bi, _)| &b.layers[bi]);
         layer(&mut op, bl, hl);
     }
-    for bl in &b.layers {
-        if bl.retried && !h.layers.iter().any(|l| l.layer == bl.layer) && bl.non_idempotent {
+    for (bi, bl) in b.layers.iter().enumerate() {
+        let kept = paired.iter().any(|&(b, _)| b == bi);
+        if bl.retried && !kept && bl.non_idempotent {
             op.push(
                 false,
                 "stops-retrying-non-idempotent",

@@ -1,4 +1,5 @@
-//! `check --statistics`: how many findings each rule gave, most first, in place of
+//! `check --statistics`: how many findings each rule gave (one row per rule and
+//! severity), most first, in place of
 //! the findings themselves (ruff's `--statistics`). A first look at a large
 //! repository (552 RL011 blocks on the Kubernetes spec) reads as one line per rule.
 
@@ -12,24 +13,29 @@ pub struct RuleCount {
     pub code: &'static str,
     /// The rule's name (`retried-post-without-key`).
     pub name: &'static str,
-    /// The highest severity among its findings (a per-file override may lower some).
+    /// The severity of these findings (a rule with findings of two severities has
+    /// a row for each).
     pub severity: Severity,
     /// How many findings it gave.
     pub count: usize,
 }
 
-/// The findings counted per rule: most findings first, then by code.
+/// The findings counted per rule and severity (a rule's findings may differ in
+/// severity: RL306 is an error where the layer retries a write): most findings
+/// first, then by code, errors before warnings.
 pub fn per_rule(diags: &[Diagnostic]) -> Vec<RuleCount> {
-    let mut by_code: BTreeMap<&'static str, RuleCount> = BTreeMap::new();
+    let mut by_code: BTreeMap<(&'static str, std::cmp::Reverse<Severity>), RuleCount> =
+        BTreeMap::new();
     for d in diags {
-        let entry = by_code.entry(d.code).or_insert(RuleCount {
-            code: d.code,
-            name: d.name,
-            severity: d.severity,
-            count: 0,
-        });
-        entry.count += 1;
-        entry.severity = entry.severity.max(d.severity);
+        by_code
+            .entry((d.code, std::cmp::Reverse(d.severity)))
+            .or_insert(RuleCount {
+                code: d.code,
+                name: d.name,
+                severity: d.severity,
+                count: 0,
+            })
+            .count += 1;
     }
     let mut counts: Vec<RuleCount> = by_code.into_values().collect();
     // Stable: equal counts stay in code order.

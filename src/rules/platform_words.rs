@@ -145,13 +145,13 @@ pub fn words(platform: Platform, setting: Setting) -> Option<&'static str> {
         (P::Backon, S::Jitter) => "call `.with_jitter()` on the backoff builder",
         (P::Backon, S::Deadline) => "call `.with_total_delay(Some(...))` on the backoff builder",
         (P::StainlessSdk, S::Deadline) => "pass `timeout=` to the client constructor (it bounds each attempt) and keep `max_retries` low",
-        (P::Istio, S::Attempts) => "lower `retries.attempts` to at most 4 retries (5 tries)",
-        (P::Envoy, S::Attempts) => "lower `retry_policy.num_retries` to at most 4",
-        (P::Urllib3, S::Attempts) => "lower `total` (and `connect`/`read`/`status`) on the `Retry` to at most 4",
-        (P::Tenacity, S::Attempts) => "use `stop=stop_after_attempt(5)` or fewer",
-        (P::Backoff, S::Attempts) => "pass `max_tries=5` or fewer to the decorator",
-        (P::AxiosRetry, S::Attempts) => "set `retries` to at most 4",
-        (P::GoRetryablehttp, S::Attempts) => "set `RetryMax` to at most 4",
+        (P::Istio, S::Attempts) => "lower `retries.attempts` to at most {retries} retries ({tries})",
+        (P::Envoy, S::Attempts) => "lower `retry_policy.num_retries` to at most {retries}",
+        (P::Urllib3, S::Attempts) => "lower `total` (and `connect`/`read`/`status`) on the `Retry` to at most {retries}",
+        (P::Tenacity, S::Attempts) => "use `stop=stop_after_attempt({max})` or fewer",
+        (P::Backoff, S::Attempts) => "pass `max_tries={max}` or fewer to the decorator",
+        (P::AxiosRetry, S::Attempts) => "set `retries` to at most {retries}",
+        (P::GoRetryablehttp, S::Attempts) => "set `RetryMax` to at most {retries}",
         (P::Envoy, S::ClientErrorRetry) => "remove `409` from `retriable_status_codes` (or `retry_on: retriable-4xx`)",
         (P::Istio, S::ClientErrorRetry) => "remove `409` and `retriable-4xx` from `retries.retryOn`",
         (P::Grpc, S::Hedging) => "remove the `hedgingPolicy` from this method's config, or have the client send an idempotency key the server de-duplicates on",
@@ -175,7 +175,7 @@ fn fallback(setting: Setting) -> &'static str {
         Setting::CapRetryAfter => "cap the `Retry-After` wait at the call's time budget, or give up on a larger value",
         Setting::AttemptTimeout => "keep each attempt's timeout below the whole call's timeout",
         Setting::InnerBound => "bound this layer's retries within the outer layer's wait",
-        Setting::Attempts => "lower its number of attempts to at most 5 (counting the first)",
+        Setting::Attempts => "lower its number of attempts to at most {max} (counting the first)",
         Setting::ClientErrorRetry => "stop retrying 409 unless the request carries an idempotency key (409 then means \"still in progress\")",
         Setting::TimeoutRetry => "retry a timed-out attempt only where repeating is safe, or let one attempt use the whole remaining time",
         Setting::Hedging => "stop hedging this write, or have the client send an idempotency key the server de-duplicates on",
@@ -186,8 +186,27 @@ fn fallback(setting: Setting) -> &'static str {
 /// platform's own setting ([`words`]), else the behaviour to get in no policy's
 /// keys, prefixed with the platform's name; `None` for a rule that names no retry
 /// setting (its help stays).
-pub fn help(code: &str, platform: Platform) -> Option<String> {
+///
+/// `max_attempts` is the run's RL303 threshold (`thresholds.max_attempts`, attempts
+/// counting the first): the attempts words say it, and the retries it leaves.
+pub fn help(code: &str, platform: Platform, max_attempts: u32) -> Option<String> {
     let name = platform.display_name();
+    let help = help_words(code, platform, name)?;
+    Some(
+        help.replace(
+            "{tries}",
+            &if max_attempts == 1 {
+                "1 try".to_owned()
+            } else {
+                format!("{max_attempts} tries")
+            },
+        )
+        .replace("{max}", &max_attempts.to_string())
+        .replace("{retries}", &max_attempts.saturating_sub(1).to_string()),
+    )
+}
+
+fn help_words(code: &str, platform: Platform, name: &str) -> Option<String> {
     Some(match Setting::of_rule(code)? {
         Setting::InnerBound => {
             let w = words(platform, Setting::Deadline).unwrap_or(fallback(Setting::InnerBound));
@@ -239,7 +258,7 @@ pub fn apply(ctx: &Context<'_>, mut found: Vec<Diagnostic>) -> Vec<Diagnostic> {
                 chosen.1.platform
             }
         };
-        if let Some(h) = help(d.code, platform) {
+        if let Some(h) = help(d.code, platform, ctx.thresholds.max_attempts) {
             d.help = Some(h);
         }
     }
@@ -291,7 +310,7 @@ mod tests {
 
     #[test]
     fn the_main_platforms_spell_their_settings() {
-        let h = |c, p| help(c, p).unwrap_or_default();
+        let h = |c, p| help(c, p, 5).unwrap_or_default();
         assert!(h("RL301", Platform::Istio).contains("`timeout:`"));
         assert!(h("RL309", Platform::Istio).contains("`retries.perTryTimeout`"));
         assert!(h("RL313", Platform::Istio).contains("`timeout:`"));
@@ -307,7 +326,7 @@ mod tests {
         assert!(h("RL201", Platform::Urllib3).contains("`allowed_methods`"));
         assert!(h("RL305", Platform::Urllib3).contains("`backoff_jitter`"));
         assert!(h("RL201", Platform::AxiosRetry).contains("`retryCondition`"));
-        assert_eq!(help("RL101", Platform::Istio), None);
+        assert_eq!(help("RL101", Platform::Istio, 5), None);
     }
 
     const PLATFORMS: [Platform; 32] = [

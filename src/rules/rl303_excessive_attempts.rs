@@ -30,19 +30,32 @@ pub fn check(ctx: &Context<'_>) -> Vec<Diagnostic> {
                 // retries (Istio `attempts: 5` is 6 attempts), so quoting the field
                 // would misquote the file.
                 format!(
-                    "{{ops}} {{is}} retried{} with {} attempts in all (the first and {} retries), above the limit of {max}",
+                    "{{ops}} {{is}} retried{} with {} attempts in all (the first and {}), above the limit of {max}",
                     layer_phrase(eff.layer),
                     a.value,
-                    a.value - 1
+                    retries(a.value - 1)
                 ),
-                format!(
-                    "allow at most {max} attempts in all, the first included ({} retries), and let the deadline bound the rest",
-                    max - 1
-                ),
+                if max <= 1 {
+                    "allow one attempt in all (no retry), or raise `thresholds.max_attempts` if more are meant".to_owned()
+                } else {
+                    format!(
+                        "allow at most {max} attempts in all, the first included ({}), and let the deadline bound the rest",
+                        retries(max - 1)
+                    )
+                },
                 op,
             )
             .op_label("retried operation"),
         );
     }
     out.finish(&META)
+}
+
+/// `1 retry`, `4 retries`.
+fn retries(n: i64) -> String {
+    if n == 1 {
+        "1 retry".to_owned()
+    } else {
+        format!("{n} retries")
+    }
 }

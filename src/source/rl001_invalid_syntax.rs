@@ -49,7 +49,7 @@ pub fn from_error(loaded: &Loaded, error: &LoadError) -> Diagnostic {
             at(0),
             "binary content",
         )
-        .with_help("Replace it with the YAML or JSON text it should hold, or point the `$ref` or the command line at such a file."),
+        .with_help("Replace it with the YAML or JSON text it should hold, or leave it out of the run (`exclude` in `.retrylint.yaml`)."),
         LoadError::Encrypted => Diagnostic::new(
             &META,
             format!("`{name}` is encrypted by git-crypt, so its content cannot be read."),

@@ -268,14 +268,7 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
             Format::Json => report::statistics::render_json(&counts),
             _ => {
                 let mut s = report::statistics::render_human(&counts);
-                s.push_str(&report::summary_line(
-                    &outcome.diagnostics,
-                    outcome.documents,
-                    outcome.from_code,
-                    outcome.policies,
-                    outcome.configs,
-                    outcome.left_out.len(),
-                ));
+                s.push_str(&summary_of(&outcome));
                 s.push('\n');
                 s
             }
@@ -361,14 +354,7 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
             if args.show_suppressed {
                 s.push_str(&report::suppressed_list(&outcome.suppressed));
             }
-            s.push_str(&report::summary_line(
-                &outcome.diagnostics,
-                outcome.documents,
-                outcome.from_code,
-                outcome.policies,
-                outcome.configs,
-                outcome.left_out.len(),
-            ));
+            s.push_str(&summary_of(&outcome));
             s.push('\n');
             s
         }
@@ -403,6 +389,18 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
         return fail(format!("cannot write the report: {e}"));
     }
     exit_code(&outcome, args, &config)
+}
+
+/// The human summary line of a run (`3 errors, 8 warnings, ...`).
+fn summary_of(outcome: &crate::check::CheckOutcome) -> String {
+    report::summary_line(
+        &outcome.diagnostics,
+        outcome.documents,
+        outcome.from_code,
+        outcome.policies,
+        outcome.configs,
+        outcome.left_out.len(),
+    )
 }
 
 /// `check --diff`: the fixes as a unified diff on standard output, nothing written;

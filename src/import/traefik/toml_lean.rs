@@ -234,16 +234,7 @@ impl<'a> Document<'a> {
         if dotted && !parent.implicit {
             return None;
         }
-        match parent.entries.entry(key.name) {
-            indexmap::map::Entry::Vacant(v) => {
-                v.insert(Entry {
-                    key_span: key.span,
-                    item: Item::Value(value),
-                });
-                Some(())
-            }
-            indexmap::map::Entry::Occupied(_) => None,
-        }
+        insert_new(parent, key, value)
     }
 
     /// Files the current section under its header.
@@ -546,7 +537,13 @@ fn inline_entry<'a>(
             _ => return None,
         };
     }
-    match t.entries.entry(key.name) {
+    insert_new(t, key, value)
+}
+
+/// Adds `key = value` to `table`; `None` when the key is already there (a repeated
+/// key: the caller gives up and `toml_edit` reports it with its position).
+fn insert_new<'a>(table: &mut Table<'a>, key: Key<'a>, value: Value<'a>) -> Option<()> {
+    match table.entries.entry(key.name) {
         indexmap::map::Entry::Vacant(v) => {
             v.insert(Entry {
                 key_span: key.span,

@@ -150,7 +150,7 @@ pub struct Analyzed {
     pub streamed_documents: usize,
     /// A run asked about named files or folders ([`run_full`]): for each operation of
     /// `analysis.operations`, whether the asked files declare or reach it
-    /// ([`answer::asked_operations`]); the views (`readiness`, `report`) show those
+    /// ([`answer::asked`]); the views (`readiness`, `report`) show those
     /// rows only. `None`: the whole project was asked, every row is shown.
     pub asked_operations: Option<Vec<bool>>,
     /// A run asked about named files or folders: how many of its documents (held or

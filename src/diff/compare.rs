@@ -148,39 +148,32 @@ pub fn pair(base: &[OpFacts], head: &[OpFacts]) -> Vec<(usize, usize)> {
     pairs
 }
 
-/// Pairs the layers of one operation on both sides, as (base index, head index): a
-/// layer with one of the same kind written in the same file, then the rest of each
-/// kind in order. Two client layers of one operation (a client in code and a
-/// Resilience4j instance) each pair with their own, not both with the first client
-/// layer of the other side.
-fn pair_layers(base: &[LayerFacts], head: &[LayerFacts]) -> Vec<(usize, usize)> {
-    let file = |l: &LayerFacts| l.pos.as_ref().map(|p| p.path.clone());
+/// Pairs the layers of one operation on both sides: for each head layer, the base
+/// layer it is compared with, if any. A layer pairs with one of the same kind
+/// written in the same file, then with the rest of its kind in order. Two client
+/// layers of one operation (a client in code and a Resilience4j instance) each
+/// pair with their own, not both with the first client layer of the other side.
+fn pair_layers(base: &[LayerFacts], head: &[LayerFacts]) -> Vec<Option<usize>> {
+    fn file(l: &LayerFacts) -> Option<&str> {
+        l.pos.as_ref().map(|p| p.path.as_str())
+    }
     let mut used = vec![false; base.len()];
-    let mut out: Vec<(usize, usize)> = Vec::new();
-    let mut left: Vec<usize> = Vec::new();
+    let mut take = |hl: &LayerFacts, same_file: bool| {
+        let bi = base.iter().enumerate().position(|(bi, bl)| {
+            !used[bi]
+                && bl.layer == hl.layer
+                && (!same_file || (file(hl).is_some() && file(bl) == file(hl)))
+        })?;
+        used[bi] = true;
+        Some(bi)
+    };
+    let mut paired: Vec<Option<usize>> = head.iter().map(|hl| take(hl, true)).collect();
     for (hi, hl) in head.iter().enumerate() {
-        let same_file = base.iter().enumerate().position(|(bi, bl)| {
-            !used[bi] && bl.layer == hl.layer && file(hl).is_some() && file(bl) == file(hl)
-        });
-        match same_file {
-            Some(bi) => {
-                used[bi] = true;
-                out.push((bi, hi));
-            }
-            None => left.push(hi),
+        if paired[hi].is_none() {
+            paired[hi] = take(hl, false);
         }
     }
-    for hi in left {
-        if let Some(bi) = base
-            .iter()
-            .enumerate()
-            .position(|(bi, bl)| !used[bi] && bl.layer == head[hi].layer)
-        {
-            used[bi] = true;
-            out.push((bi, hi));
-        }
-    }
-    out
+    paired
 }
 
 fn one_document(ops: &[OpFacts]) -> bool {
@@ -428,15 +421,11 @@ fn operation(b: &OpFacts, h: &OpFacts, out: &mut Changes) {
         );
     }
     let paired = pair_layers(&b.layers, &h.layers);
-    for (hi, hl) in h.layers.iter().enumerate() {
-        let bl = paired
-            .iter()
-            .find(|&&(_, h)| h == hi)
-            .map(|&(bi, _)| &b.layers[bi]);
-        layer(&mut op, bl, hl);
+    for (hl, bi) in h.layers.iter().zip(&paired) {
+        layer(&mut op, bi.map(|bi| &b.layers[bi]), hl);
     }
     for (bi, bl) in b.layers.iter().enumerate() {
-        let kept = paired.iter().any(|&(b, _)| b == bi);
+        let kept = paired.contains(&Some(bi));
         if bl.retried && !kept && bl.non_idempotent {
             op.push(
                 false,

@@ -1,7 +1,7 @@
 //! `check --statistics`: how many findings each rule gave (one row per rule and
-//! severity), most first, in place of
-//! the findings themselves (ruff's `--statistics`). A first look at a large
-//! repository (552 RL011 blocks on the Kubernetes spec) reads as one line per rule.
+//! severity), most first, in place of the findings themselves (ruff's
+//! `--statistics`). A first look at a large repository (552 RL011 blocks on the
+//! Kubernetes spec) reads as one line per rule.
 
 use crate::diagnostic::{Diagnostic, Severity};
 use std::collections::BTreeMap;

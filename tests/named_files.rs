@@ -313,6 +313,25 @@ fn a_named_configuration_rechecks_the_whole_project() {
 }
 
 #[test]
+fn a_named_service_configuration_rechecks_its_service_not_the_repository() {
+    // A monorepo whose service keeps a `.retrylint.yaml` of its own: naming it (a
+    // pre-commit run after editing it) re-checks that service, as `check services/shop`
+    // does, not every spec of the git work tree around it.
+    let repo = repo_of(&["named-files/ref-fragment"]);
+    copy_into(
+        &fixtures().join("examples/shop"),
+        &repo.dir.join("services/shop"),
+    );
+    std::fs::write(repo.dir.join("services/shop/.retrylint.yaml"), "{}\n").expect("write");
+    let service = check(&repo, &["services/shop"]);
+    let named = check(&repo, &["services/shop/.retrylint.yaml"]);
+    assert_eq!(service.documents, 1, "the shop's own spec");
+    assert_eq!(named.documents, service.documents);
+    assert_eq!(codes(&named), codes(&service));
+    assert!(!codes(&named).is_empty(), "the shop example has findings");
+}
+
+#[test]
 fn spec_names_are_read_by_content_and_unrelated_yaml_is_skipped() {
     let repo = repo_of(&["named-files/odd-names"]);
     let named = check(

@@ -1120,14 +1120,16 @@ fn spec_targets_not_openapi(
 }
 
 /// A named configuration file (`.retrylint.yaml`) changes what every file of its
-/// project reports, so it stands for its whole project: it is replaced by the
-/// project root, which is walked as `retrylint check ROOT` would walk it.
+/// project reports, so it stands for its whole project: it is replaced by the root
+/// of the project it configures ([`answer_root`]: its own folder, or `--root`),
+/// which is walked as `retrylint check ROOT` would walk it. Not the git work tree
+/// around it: a service's own configuration in a monorepo configures that service.
 fn named_configs_to_projects(paths: Vec<PathBuf>, root: Option<&Path>) -> Vec<PathBuf> {
     paths
         .into_iter()
         .map(|p| {
             if p.file_name().is_some_and(|n| n == crate::config::FILE_NAME) && p.is_file() {
-                project_root(&p, root)
+                answer_root(&p, root)
             } else {
                 p
             }

@@ -268,8 +268,9 @@ pub struct CheckArgs {
     #[arg(long, short = 'v')]
     pub verbose: bool,
     /// Print how many findings each rule gave, most first, instead of the findings
-    /// (human and json formats); the exit code is the same as without it.
-    #[arg(long)]
+    /// (human and json formats); the exit code is the same as without it. Not with
+    /// --diff, which prints fixes, not findings.
+    #[arg(long, conflicts_with = "diff")]
     pub statistics: bool,
     /// Also list the findings that suppressions hid, with each suppression's reason
     /// (human format; standard error for the other formats).

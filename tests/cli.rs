@@ -1262,4 +1262,8 @@ fn statistics_count_the_findings_of_the_report_per_rule() {
     let (code, _, err) = retrylint(&["check", dir, "--statistics", "--format", "sarif"]);
     assert_eq!(code, 2);
     assert!(err.contains("--statistics works with"), "{err}");
+    // --diff prints fixes, not findings: the two are refused together.
+    let (code, out, err) = retrylint(&["check", dir, "--statistics", "--diff"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("cannot be used with"), "{err}");
 }

@@ -207,6 +207,27 @@ fn files_named_on_the_command_line_are_read_whatever_their_name() {
         out.contains("skipped fixtures/unlisted/notes.txt: neither an OpenAPI document"),
         "{out}"
     );
+    // A machine format keeps standard output to itself: --verbose lists the skipped
+    // files on standard error, as it lists the paths left out.
+    let (code, out, err) = retrylint(&[
+        "check",
+        "--verbose",
+        "--format",
+        "json",
+        "fixtures/unlisted/api-spec",
+        "fixtures/unlisted/notes.txt",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("skipped"), "{out}");
+    assert!(
+        err.contains("skipped fixtures/unlisted/notes.txt: neither an OpenAPI document"),
+        "{err}"
+    );
+    // Asked with --verbose, the warning of an empty run does not ask for --verbose.
+    let (code, _, err) = retrylint(&["check", "--verbose", "fixtures/unlisted/notes.txt"]);
+    assert_eq!(code, 0);
+    assert!(err.contains("nothing was checked"), "{err}");
+    assert!(!err.contains("run with --verbose"), "{err}");
     // A broken file that declares itself a spec is RL001, exit 2.
     let (code, out, _) = retrylint(&["check", "fixtures/unlisted/broken-spec.txt"]);
     assert_eq!(code, 2, "{out}");

@@ -242,11 +242,20 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
     if nothing && read_nothing && !outcome.could_not_lint {
         write::errln(format_args!(
             "retrylint: warning: found no OpenAPI document, retry policy or retry config \
-             to check; nothing was checked (run with --verbose to list the files skipped)"
+             to check; nothing was checked{}",
+            if args.verbose {
+                ""
+            } else {
+                " (run with --verbose to list the files skipped)"
+            }
         ));
     }
-    // Machine formats keep standard output to their format: what the read boundary
-    // left out is said on standard error (the human format says it in its summary).
+    // Machine formats keep standard output to their format: the files skipped
+    // (`--verbose`) and what the read boundary left out are said on standard error
+    // (the human format says them before its summary).
+    if args.format != Format::Human && args.verbose {
+        write::err(format_args!("{}", skipped_list(&outcome.skipped)));
+    }
     if args.format != Format::Human && !outcome.left_out.is_empty() {
         if args.verbose {
             write::err(format_args!("{}", report::left_out_list(&outcome.left_out)));
@@ -330,23 +339,7 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
             // of the report, after them.
             let mut s = String::new();
             if args.verbose {
-                for skipped in &outcome.skipped {
-                    // A template (Helm's `{{ }}`) is no config until it is rendered.
-                    let template = stdin::is_template(skipped);
-                    let source =
-                        crate::source::language::Language::of_path(std::path::Path::new(skipped))
-                            .is_some();
-                    s.push_str(&if let Some((path, why)) = skipped.split_once(": skipped: ") {
-                        // A source file the code reader skipped says why itself.
-                        format!("skipped {path}: {why}\n")
-                    } else if source {
-                        format!("skipped {skipped}: source code that cannot be read as UTF-8 text (binary, not UTF-8 or unreadable)\n")
-                    } else if template {
-                        format!("skipped {skipped}: a template, not yet YAML (render it first, e.g. `helm template`, and check the output)\n")
-                    } else {
-                        format!("skipped {skipped}: neither an OpenAPI document, a retry policy nor a retry config retrylint reads\n")
-                    });
-                }
+                s.push_str(&skipped_list(&outcome.skipped));
             }
             if args.verbose {
                 s.push_str(&report::left_out_list(&outcome.left_out));
@@ -389,6 +382,32 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
         return fail(format!("cannot write the report: {e}"));
     }
     exit_code(&outcome, args, &config)
+}
+
+/// The `--verbose` lines of the files a run skipped, one per file with why:
+/// `skipped PATH: WHY` (a source file the code reader skipped, a file that is not
+/// UTF-8, a Helm template, or YAML/JSON that is none of the kinds retrylint reads).
+fn skipped_list(skipped: &[String]) -> String {
+    skipped
+        .iter()
+        .map(|skipped| {
+            // A template (Helm's `{{ }}`) is no config until it is rendered.
+            let template = stdin::is_template(skipped);
+            let source =
+                crate::source::language::Language::of_path(std::path::Path::new(skipped))
+                    .is_some();
+            if let Some((path, why)) = skipped.split_once(": skipped: ") {
+                // A source file the code reader skipped says why itself.
+                format!("skipped {path}: {why}\n")
+            } else if source {
+                format!("skipped {skipped}: source code that cannot be read as UTF-8 text (binary, not UTF-8 or unreadable)\n")
+            } else if template {
+                format!("skipped {skipped}: a template, not yet YAML (render it first, e.g. `helm template`, and check the output)\n")
+            } else {
+                format!("skipped {skipped}: neither an OpenAPI document, a retry policy nor a retry config retrylint reads\n")
+            }
+        })
+        .collect()
 }
 
 /// The human summary line of a run (`3 errors, 8 warnings, ...`).

@@ -25,7 +25,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::loader::{Limits, Loaded, Workspace};
 use crate::source::strict::{suggest, StrictReader};
 use crate::source::tree::{Kind, NodeId};
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -469,7 +469,10 @@ pub fn parse(doc: &Arc<Loaded>, path: &Path) -> Result<Config, ConfigError> {
             "services" => config.services = p.services(v, &dir),
             "platforms" => config.platforms = p.platforms(v),
             "baseline" => config.baseline = p.string(v, "`baseline`").map(|b| dir.join(b)),
-            "projects" => config.projects = p.globs(v, "`projects`"),
+            // A project is a folder at a known depth: `services/*` names
+            // `services/billing`, never `services/billing/api` (one name per `*`;
+            // `**` for any depth).
+            "projects" => config.projects = p.globs_of(v, "`projects`", true),
             _ => unreachable!("filtered by known_entries"),
         }
     }
@@ -613,6 +616,12 @@ impl Parser<'_> {
     }
 
     fn globs(&mut self, node: NodeId, what: &str) -> Option<GlobSet> {
+        self.globs_of(node, what, false)
+    }
+
+    /// The globs of `node`; with `one_name_per_star`, `*` and `?` never match a `/`
+    /// (globset's `literal_separator`), as in a shell.
+    fn globs_of(&mut self, node: NodeId, what: &str, one_name_per_star: bool) -> Option<GlobSet> {
         let items: Vec<NodeId> = match self.tree.kind(node) {
             Kind::Seq => self.tree.items(node).to_vec(),
             Kind::Str => vec![node],
@@ -628,7 +637,10 @@ impl Parser<'_> {
                 continue;
             };
             let pattern = text.trim_start_matches("./").trim_end_matches('/');
-            match Glob::new(pattern) {
+            match GlobBuilder::new(pattern)
+                .literal_separator(one_name_per_star)
+                .build()
+            {
                 Ok(g) => {
                     builder.add(g);
                 }

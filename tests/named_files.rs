@@ -332,6 +332,36 @@ fn a_named_service_configuration_rechecks_its_service_not_the_repository() {
 }
 
 #[test]
+fn a_projects_star_names_one_folder_not_every_folder_below() {
+    // `projects: ["services/*"]` (the example of docs/configuration.md): the project
+    // of a file in `services/orders/api/` is `services/orders`, where its clients
+    // are. `*` crossed `/`, so `services/orders/api` was a project alone and the
+    // named spec passed with no finding.
+    let repo = repo_of(&[]);
+    copy_into(
+        &fixtures().join("examples/code"),
+        &repo.dir.join("services/orders"),
+    );
+    let _ = std::fs::remove_file(repo.dir.join("services/orders/.retrylint.yaml"));
+    let spec = "services/orders/api/openapi.yaml";
+    let config = repo.dir.join(".retrylint.yaml");
+    std::fs::write(&config, "projects: [\"services/orders\"]\n").expect("write");
+    let exact = check(&repo, &[spec]);
+    std::fs::write(&config, "projects: [\"services/*\"]\n").expect("write");
+    let star = check(&repo, &[spec]);
+    assert!(
+        exact.diagnostics.iter().any(|d| d.code == "RL201"),
+        "{:#?}",
+        codes(&exact)
+    );
+    assert_eq!(codes(&star), codes(&exact));
+    assert_eq!(
+        star.configs, exact.configs,
+        "the service's clients are read"
+    );
+}
+
+#[test]
 fn spec_names_are_read_by_content_and_unrelated_yaml_is_skipped() {
     let repo = repo_of(&["named-files/odd-names"]);
     let named = check(

@@ -4,6 +4,8 @@
 //! the whole project for a named `.retrylint.yaml`. Each layout is copied into a
 //! temporary git repository, whose work tree is the project root.
 
+mod common;
+
 use retrylint::check::{run, CheckOptions, CheckOutcome};
 use retrylint::diagnostic::{Diagnostic, Label, Severity};
 use std::collections::BTreeSet;
@@ -359,6 +361,38 @@ fn a_projects_star_names_one_folder_not_every_folder_below() {
         star.configs, exact.configs,
         "the service's clients are read"
     );
+}
+
+#[test]
+fn files_of_two_projects_named_together_give_each_project_s_answer() {
+    // A pre-commit run over the files staged in two services of a monorepo, each
+    // with its own `.retrylint.yaml`: the union of what naming each alone gives,
+    // whichever files are committed together (it lost 8 findings and made 3).
+    let repo = repo_of(&[]);
+    copy_into(
+        &fixtures().join("examples/code"),
+        &repo.dir.join("services/orders"),
+    );
+    copy_into(
+        &fixtures().join("examples/platform"),
+        &repo.dir.join("services/payments"),
+    );
+    let orders = "services/orders/api/openapi.yaml";
+    let payments = "services/payments/api/openapi.yaml";
+    let run = |paths: &[&str]| {
+        let mut args = vec!["check"];
+        args.extend(paths);
+        let (code, out, err) = common::retrylint_in(&repo.dir, &args);
+        (code, common::findings_sorted(&out), err)
+    };
+    let (_, alone_orders, _) = run(&[orders]);
+    let (_, alone_payments, _) = run(&[payments]);
+    let (code, together, err) = run(&[orders, payments]);
+    assert!(!alone_orders.is_empty() && !alone_payments.is_empty());
+    let mut union: Vec<String> = alone_orders.into_iter().chain(alone_payments).collect();
+    union.sort();
+    assert_eq!(together, union, "{err}");
+    assert_eq!(code, 1);
 }
 
 #[test]

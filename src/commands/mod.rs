@@ -7,13 +7,14 @@ pub mod import_routes;
 pub mod init;
 pub mod layers;
 pub mod origin;
+mod per_project;
 pub mod plan;
 pub mod policy_mode;
 pub mod probe;
 pub mod simulate;
 pub mod stdin;
 
-use crate::check::{run, CheckOptions};
+use crate::check::{run, CheckOptions, CheckOutcome};
 use crate::cli::{
     CheckArgs, Color, FailOn, Format, PlanArgs, PlanFormat, ReadinessArgs, ReadinessFormat,
     RuleArgs, RulesArgs, SimulateArgs, SimulateFormat,
@@ -54,6 +55,38 @@ pub fn check(args: &CheckArgs) -> u8 {
     // the pool's threads, with no hand-over (a wake-up and a wait) per step, and
     // rayon's global pool is never started (pre-commit runs on one small file).
     crate::deep_stack::run(|| check_on_pool(args))
+}
+
+/// [`run`] once per project of the paths given, each with its own configuration
+/// ([`per_project`]: named files of two services of a monorepo), the outcomes
+/// merged; one run when the paths are of one project, or when standard input or
+/// `--policy` files are part of the run. `--fail-on`, the baseline and the report
+/// follow the configuration of the first path's project.
+fn run_each_project(options: &CheckOptions, args: &CheckArgs) -> Result<CheckOutcome, u8> {
+    let groups = if options.overlay.is_some() || !options.policies.is_empty() {
+        Vec::new()
+    } else {
+        per_project::group_by_project(&options.paths, options.root.as_deref())
+    };
+    if groups.len() < 2 {
+        return Ok(run(options));
+    }
+    let mut outcomes = Vec::with_capacity(groups.len());
+    for group in groups {
+        let config = load_config(args.config.as_deref(), &group)?;
+        let mut rule_levels = config.rules.clone();
+        crate::config::apply_cli(&mut rule_levels, &args.select, &args.ignore).map_err(fail)?;
+        outcomes.push(run(&CheckOptions {
+            paths: group,
+            thresholds: config.thresholds,
+            rule_levels,
+            filter: config.filter.clone(),
+            services: config.services.clone(),
+            platforms: config.platforms.clone(),
+            ..options.clone()
+        }));
+    }
+    Ok(per_project::merge(outcomes))
 }
 
 /// `--jobs N` capped at the cores (with a note on standard error): a thread per core
@@ -145,7 +178,10 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
         split: baseline.as_ref().map(|b| crate::baseline::split(b, &root)),
         ..options
     };
-    let mut outcome = crate::timing::phase("check", || run(&options));
+    let mut outcome = match crate::timing::phase("check", || run_each_project(&options, args)) {
+        Ok(outcome) => outcome,
+        Err(code) => return code,
+    };
     // Helm templates of a chart are no YAML until rendered: said once, on standard
     // error (the report stays what the format promises), unless they were piped in.
     let templates = outcome

@@ -182,8 +182,8 @@ pub enum Format {
     /// GitHub Actions workflow commands (`::error file=...::message`); paths relative
     /// to `GITHUB_WORKSPACE` when set, else the project root.
     Github,
-    /// JUnit XML: a test case per operation (or file), a failure per finding; paths
-    /// relative to the current directory.
+    /// JUnit XML: a test case per finding, each a failure, classed by file (one
+    /// passing case when there is none); paths relative to the current directory.
     Junit,
     /// GitLab Code Quality JSON; paths relative to the project root.
     Gitlab,

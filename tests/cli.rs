@@ -1283,6 +1283,21 @@ fn statistics_count_the_findings_of_the_report_per_rule() {
     let (code, _, err) = retrylint(&["check", dir, "--statistics", "--format", "sarif"]);
     assert_eq!(code, 2);
     assert!(err.contains("--statistics works with"), "{err}");
+    // --show-suppressed still lists what suppressions hid: before the summary, or on
+    // standard error beside JSON (it was dropped).
+    let used = "fixtures/rules/RL010-unused-suppression/clean-used-spec";
+    let (_, out, _) = retrylint(&["check", used, "--statistics", "--show-suppressed"]);
+    assert!(out.contains("suppressed RL501"), "{out}");
+    let (_, out, err) = retrylint(&[
+        "check",
+        used,
+        "--statistics",
+        "--show-suppressed",
+        "--format",
+        "json",
+    ]);
+    assert!(err.contains("suppressed RL"), "{err}");
+    assert!(!out.contains("suppressed RL"), "{out}");
     // --diff prints fixes, not findings: the two are refused together.
     let (code, out, err) = retrylint(&["check", dir, "--statistics", "--diff"]);
     assert_eq!(code, 2, "{out}");

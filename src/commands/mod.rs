@@ -309,10 +309,21 @@ fn check_on_pool(args: &CheckArgs) -> u8 {
     // One line per rule in place of the findings; the exit code is unchanged.
     if args.statistics {
         let counts = report::statistics::per_rule(&outcome.diagnostics);
+        // The findings suppressions hid (`--show-suppressed`), where the report
+        // lists them: before the summary, or on standard error beside JSON.
+        let suppressed = report::suppressed_list(&outcome.suppressed);
         let text = match args.format {
-            Format::Json => report::statistics::render_json(&counts),
+            Format::Json => {
+                if args.show_suppressed {
+                    write::err(format_args!("{suppressed}"));
+                }
+                report::statistics::render_json(&counts)
+            }
             _ => {
                 let mut s = report::statistics::render_human(&counts);
+                if args.show_suppressed {
+                    s.push_str(&suppressed);
+                }
                 s.push_str(&summary_of(&outcome));
                 s.push('\n');
                 s

@@ -43,13 +43,16 @@ pub fn from_error(loaded: &Loaded, error: &LoadError) -> Diagnostic {
             "syntax error",
         )
         .with_help("Fix the syntax at the marked position."),
-        LoadError::Binary => Diagnostic::new(
-            &META,
-            format!("`{name}` is a binary file, not YAML or JSON text."),
-            at(0),
-            "binary content",
-        )
-        .with_help("Replace it with the YAML or JSON text it should hold, or leave it out of the run (`exclude` in `.retrylint.yaml`)."),
+        LoadError::Binary => {
+            let text = expected_text(&name);
+            Diagnostic::new(
+                &META,
+                format!("`{name}` is a binary file, not {text}."),
+                at(0),
+                "binary content",
+            )
+            .with_help(format!("Replace it with the {text} it should hold, or leave it out of the run (`exclude` in `.retrylint.yaml`)."))
+        }
         LoadError::Encrypted => Diagnostic::new(
             &META,
             format!("`{name}` is encrypted by git-crypt, so its content cannot be read."),
@@ -145,4 +148,46 @@ pub fn in_format(loaded: &Loaded, format: &str, message: &str, offset: usize) ->
         "syntax error",
     )
     .with_help("Fix the syntax at the marked position.")
+}
+
+/// The text a file of this name should hold, for RL001's binary-file message: a
+/// `nginx.conf` full of NUL bytes is no "YAML or JSON" (the importers read each
+/// format by its name).
+fn expected_text(name: &str) -> &'static str {
+    let file = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let ext = file
+        .rsplit_once('.')
+        .map_or("", |(_, e)| e)
+        .to_ascii_lowercase();
+    match ext.as_str() {
+        "toml" => "TOML text",
+        "properties" => "Java properties text",
+        "conf" | "cfg" => "config text",
+        "proto" => "Protocol Buffers text",
+        "yaml" | "yml" | "json" => "YAML or JSON text",
+        _ if file == "config" || file == "credentials" => "config text",
+        _ if crate::source::language::Language::of_path(std::path::Path::new(file)).is_some() => {
+            "source code text"
+        }
+        _ => "YAML or JSON text",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expected_text;
+
+    #[test]
+    fn a_binary_file_is_told_the_text_its_name_asks_for() {
+        assert_eq!(expected_text("deploy/nginx.conf"), "config text");
+        assert_eq!(expected_text("haproxy.cfg"), "config text");
+        assert_eq!(expected_text("traefik.toml"), "TOML text");
+        assert_eq!(
+            expected_text("src/main/resources/application.properties"),
+            "Java properties text"
+        );
+        assert_eq!(expected_text(".aws/config"), "config text");
+        assert_eq!(expected_text("api/openapi.yaml"), "YAML or JSON text");
+        assert_eq!(expected_text("services/client.py"), "source code text");
+    }
 }

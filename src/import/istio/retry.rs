@@ -165,21 +165,43 @@ pub fn read(src: Src<'_>, node: NodeId, block: &str, diags: &mut Vec<Diagnostic>
         return out;
     }
     diags.extend(src.unknown_keys(node, RETRY_KEYS, block));
+    // An `attempts` Istio refuses rejects the whole object: that one finding says
+    // so, and the keys that 0 retries would refuse are not blamed as well.
+    let mut attempts_refused = false;
     if let Some(n) = tree.get(node, "attempts") {
         let at = src.at(n);
+        let text = tree.scalar(n).unwrap_or("...");
         match tree.as_i64(n) {
             Some(v) if (0..=i64::from(i32::MAX)).contains(&v) => {
                 out.attempts = Some(Field { value: v, at })
             }
-            _ => diags.push(rl017::diagnostic(
-                &at,
-                format!(
-                    "`attempts: {}` is not a number of retries",
-                    tree.scalar(n).unwrap_or("...")
-                ),
-                "not a retry count",
-                "`attempts` is a whole number >= 0 of retries after the first try; Istio's validation rejects this value, so the VirtualService is not applied.".into(),
-            )),
+            _ => {
+                attempts_refused = true;
+                // A whole number too large for `attempts` (an int32) is a number,
+                // just out of range.
+                let digits = text.strip_prefix('+').unwrap_or(text);
+                let (message, label) =
+                    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                        (
+                            format!(
+                                "`attempts: {text}` is out of range: at most {} retries",
+                                i32::MAX
+                            ),
+                            "out of range",
+                        )
+                    } else {
+                        (
+                            format!("`attempts: {text}` is not a number of retries"),
+                            "not a retry count",
+                        )
+                    };
+                diags.push(rl017::diagnostic(
+                    &at,
+                    message,
+                    label,
+                    "`attempts` is a whole number >= 0 of retries after the first try; Istio's validation rejects this value, so the VirtualService is not applied.".into(),
+                ))
+            }
         }
     }
     out.per_try_timeout = duration_field(src, tree, node, "perTryTimeout", block, diags);
@@ -202,7 +224,7 @@ pub fn read(src: Src<'_>, node: NodeId, block: &str, diags: &mut Vec<Diagnostic>
         }
     }
     let retries = out.attempts.as_ref().map_or(0, |a| a.value);
-    if retries == 0 {
+    if retries == 0 && !attempts_refused {
         for key in ["perTryTimeout", "retryOn", "retryRemoteLocalities"] {
             if let Some((k, _)) = tree.get_entry(node, key) {
                 diags.push(rl017::diagnostic(

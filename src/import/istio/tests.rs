@@ -331,3 +331,16 @@ fn bad_input_never_panics() {
         let _ = render(&got);
     }
 }
+
+#[test]
+fn attempts_out_of_range_is_one_finding() {
+    let got = run(&["trigger-attempts-out-of-range.yaml"], &unversioned());
+    let out = render(&got);
+    assert_eq!(got.diagnostics.len(), 1, "{out}");
+    assert!(
+        out.contains("is out of range: at most 2147483647 retries"),
+        "{out}"
+    );
+    assert!(!out.contains("with 0 retries"), "{out}");
+    insta::assert_snapshot!("attempts_out_of_range", out);
+}

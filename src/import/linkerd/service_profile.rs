@@ -224,12 +224,38 @@ fn read_budget(
     let mut ok = true;
     if !(0.0..=1000.0).contains(&ratio) {
         ok = false;
+        // As written: `1e400` read as a float is `inf`, which the file never says.
+        let written = t
+            .get(b, "retryRatio")
+            .and_then(|n| t.scalar(n))
+            .map_or_else(|| ratio.to_string(), str::to_string);
         diags.push(rl017_ineffective_setting::diagnostic(
             &At::new(doc, t.get(b, "retryRatio").unwrap_or(b)),
-            format!("`retryRatio: {ratio}` is outside 0..1000, so the proxy rejects the budget and retries nothing"),
+            format!("`retryRatio: {written}` is outside 0..1000, so the proxy rejects the budget and retries nothing"),
             "budget rejected",
             "write a ratio such as `0.2` (20 % of requests)".into(),
         ));
+    }
+    // Linkerd's `RetryBudget` type reads `minRetriesPerSecond` as a uint32
+    // (linkerd2 controller/gen/apis/serviceprofile/v1alpha2/types.go): a negative,
+    // fractional or larger value does not decode, and the profile is not served.
+    if let Some(n) = t.get(b, "minRetriesPerSecond") {
+        let fits = t
+            .as_i64(n)
+            .is_some_and(|v| (0..=i64::from(u32::MAX)).contains(&v));
+        if !fits {
+            ok = false;
+            diags.push(rl017_ineffective_setting::diagnostic(
+                &At::new(doc, n),
+                format!(
+                    "`minRetriesPerSecond: {}` is not a whole number from 0 to {}, so Linkerd cannot read the profile and retries nothing",
+                    t.scalar(n).unwrap_or("..."),
+                    u32::MAX
+                ),
+                "not a uint32",
+                "write a whole number of retries per second, such as `10` (Linkerd reads it as a uint32)".into(),
+            ));
+        }
     }
     match ttl {
         Some(ms) if (1000.0..=60_000.0).contains(&ms) => {}

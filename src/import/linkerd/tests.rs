@@ -91,3 +91,18 @@ fn deeply_nested_conditions_do_not_exhaust_the_stack() {
         route.matches
     );
 }
+
+#[test]
+fn a_budget_out_of_range_is_quoted_as_written() {
+    let out = ld("trigger-budget-out-of-range.yaml");
+    assert!(
+        out.contains("`retryRatio: 1e400` is outside 0..1000"),
+        "{out}"
+    );
+    assert!(!out.contains("inf"), "{out}");
+    assert!(
+        out.contains("`minRetriesPerSecond: -3` is not a whole number from 0 to 4294967295"),
+        "{out}"
+    );
+    insta::assert_snapshot!(out);
+}

@@ -310,7 +310,12 @@ fn rl003_messages(o: &CheckOutcome) -> Vec<(String, String)> {
     o.diagnostics
         .iter()
         .filter(|d| d.code == "RL003")
-        .map(|d| (d.message.clone(), d.help.clone().unwrap_or_default()))
+        .map(|d| {
+            (
+                d.message.clone(),
+                d.help.as_deref().unwrap_or_default().to_string(),
+            )
+        })
         .collect()
 }
 

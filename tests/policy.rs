@@ -332,7 +332,7 @@ fn unknown_top_level_and_nested_keys() {
     );
     let helps: Vec<_> = d
         .iter()
-        .map(|d| (line_col(d), d.help.clone().unwrap()))
+        .map(|d| (line_col(d), d.help.as_deref().unwrap().to_string()))
         .collect();
     assert_eq!(
         helps,
@@ -873,7 +873,7 @@ fn inline_x_retry_is_parsed_strictly() {
     let (analysis, diags) = join(&docs, &[]);
     let got: Vec<_> = diags
         .iter()
-        .map(|d| (d.code, line_col(d), d.help.clone()))
+        .map(|d| (d.code, line_col(d), d.help.as_deref().map(str::to_string)))
         .collect();
     assert_eq!(
         got,

@@ -848,7 +848,7 @@ fn attach_notes(diagnostics: &mut [Diagnostic], notes: &[crate::import::OriginNo
         if added.is_empty() {
             continue;
         }
-        let mut help = d.help.take().unwrap_or_default();
+        let mut help = d.help.take().map(|h| h.to_string()).unwrap_or_default();
         for text in added {
             if !help.is_empty() {
                 help.push('\n');
@@ -856,6 +856,6 @@ fn attach_notes(diagnostics: &mut [Diagnostic], notes: &[crate::import::OriginNo
             help.push_str("note: ");
             help.push_str(text);
         }
-        d.help = Some(help);
+        d.help = Some(crate::diagnostic::shared_text(help));
     }
 }

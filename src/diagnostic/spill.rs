@@ -306,7 +306,7 @@ impl Decoder<'_> {
             let labels = (0..self.u32()?)
                 .map(|_| self.label())
                 .collect::<Option<Vec<_>>>()?;
-            let help = self.opt_str()?;
+            let help = self.opt_str()?.map(super::shared_text);
             let operation = self.opt_str()?;
             let operations = (0..self.u32()?)
                 .map(|_| self.str())

@@ -45,8 +45,10 @@ pub struct Bound {
 pub struct UnboundRoute {
     /// The object's layer.
     pub layer: crate::policy::model::Layer,
-    /// `Istio VirtualService ledger`: the platform, kind and name of its object.
-    pub source: String,
+    /// `Istio VirtualService ledger`: the platform, kind and name of its object
+    /// (one text shared by the routes of an object: a VirtualService of 100,000
+    /// routes had a copy each, issue 43).
+    pub source: Arc<str>,
     /// The route's node.
     pub at: crate::source::refs::At,
     /// What it matches (empty: every request).
@@ -914,21 +916,29 @@ pub fn bind(
                 o.layer != crate::policy::model::Layer::Client
             }
         };
+        let mut source: Option<Arc<str>> = None;
         for route in o
             .routes
             .iter()
             .filter(|r| r.settings.retry.as_ref().is_some_and(|s| s.value) && judged(r))
         {
+            let source = source.get_or_insert_with(|| {
+                format!("{} {} {}", o.platform.display_name(), o.kind, o.name).into()
+            });
             out.unbound_routes.push(UnboundRoute {
                 layer: o.layer,
-                source: format!("{} {} {}", o.platform.display_name(), o.kind, o.name),
+                source: source.clone(),
                 at: route.at.clone(),
                 matches: route.matches.clone(),
             });
         }
     }
-    let rl209 = rl209_route_may_resend_write::findings(objects, &route_bound, &how_to_bind);
-    out.diagnostics.extend(rl209);
+    rl209_route_may_resend_write::findings(
+        objects,
+        &route_bound,
+        &how_to_bind,
+        &mut out.diagnostics,
+    );
     mesh_services(&mut out, documents, services, &canonical_specs, ctx);
     // Inline `x-linkerd-*` extensions: bound to the operation that carries them.
     let ext = super::linkerd::openapi_ext::read(documents, &out.policies);

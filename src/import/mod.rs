@@ -461,22 +461,7 @@ pub fn group_version_findings(
     // Grouped per file: a finding that merged every file of the repository could not
     // be given to a run over one of them without reading them all (one answer
     // however asked, issue 36).
-    let keys: Vec<String> = diagnostics
-        .iter()
-        .map(|d| {
-            if d.code == code {
-                format!(
-                    "{}\u{0}{}",
-                    d.primary.location.file.path.display(),
-                    d.message
-                )
-            } else {
-                // Not RL314: a group of its own (a key no RL314 message can be).
-                String::new()
-            }
-        })
-        .collect();
-    let groups = grouped::by_first_appearance(&keys, String::as_str);
+    let groups = version_groups(&diagnostics);
     let mut slots: Vec<Option<Diagnostic>> = diagnostics.into_iter().map(Some).collect();
     let mut out = Vec::with_capacity(slots.len());
     for group in groups {
@@ -551,6 +536,28 @@ pub fn group_version_findings(
         );
     }
     out
+}
+
+/// The indices of `diagnostics` grouped by (file, message) for RL314 and in one
+/// group for every other finding, the groups in the order their keys first appear.
+/// The keys are borrowed from the findings: a config of 100,000 routes has a finding
+/// or two each, and a key text per finding was a peak holder (issue 43).
+fn version_groups(diagnostics: &[Diagnostic]) -> Vec<Vec<usize>> {
+    let code = rl314_version_dependent_default::META.code;
+    let mut index: std::collections::HashMap<Option<(&std::path::Path, &str)>, usize> =
+        std::collections::HashMap::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, d) in diagnostics.iter().enumerate() {
+        // Not RL314: one group of their own.
+        let key =
+            (d.code == code).then(|| (d.primary.location.file.path.as_path(), d.message.as_str()));
+        let g = *index.entry(key).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].push(i);
+    }
+    groups
 }
 
 /// One finding of RL314 findings with one message (sorted by position): the first,

@@ -108,7 +108,7 @@ fn one(d: &Diagnostic) -> JsonDiagnostic {
         name: d.name,
         severity: d.severity.as_str(),
         message: d.message.clone(),
-        help: d.help.clone(),
+        help: d.help.as_deref().map(str::to_owned),
         operation: d.operation.clone(),
         operations: d.operations_shown(),
         location: JsonLocation::of(&d.primary.location),

@@ -484,7 +484,7 @@ fn name_paths(ctx: &Context<'_>, mut found: Vec<Diagnostic>) -> Vec<Diagnostic> 
             continue;
         };
         let labels: Vec<&str> = labels.iter().copied().collect();
-        let mut help = d.help.take().unwrap_or_default();
+        let mut help = d.help.take().map(|h| h.to_string()).unwrap_or_default();
         if !help.is_empty() {
             help.push('\n');
         }
@@ -493,7 +493,7 @@ fn name_paths(ctx: &Context<'_>, mut found: Vec<Diagnostic>) -> Vec<Diagnostic> 
             if labels.len() == 1 { "path:" } else { "paths:" },
             labels.join("; ")
         ));
-        d.help = Some(help);
+        d.help = Some(crate::diagnostic::shared_text(help));
     }
     found
 }

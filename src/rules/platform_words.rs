@@ -259,7 +259,7 @@ pub fn apply(ctx: &Context<'_>, mut found: Vec<Diagnostic>) -> Vec<Diagnostic> {
             }
         };
         if let Some(h) = help(d.code, platform, ctx.thresholds.max_attempts) {
-            d.help = Some(h);
+            d.help = Some(crate::diagnostic::shared_text(h));
         }
     }
     found

@@ -217,7 +217,7 @@ pub fn note_read_operations(diagnostics: &mut Vec<Diagnostic>, documents: &[Docu
         if added.is_empty() {
             continue;
         }
-        let mut help = d.help.take().unwrap_or_default();
+        let mut help = d.help.take().map(|h| h.to_string()).unwrap_or_default();
         for text in added {
             if !help.is_empty() {
                 help.push('\n');
@@ -225,7 +225,7 @@ pub fn note_read_operations(diagnostics: &mut Vec<Diagnostic>, documents: &[Docu
             help.push_str("note: ");
             help.push_str(text);
         }
-        d.help = Some(help);
+        d.help = Some(crate::diagnostic::shared_text(help));
     }
 }
 

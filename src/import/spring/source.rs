@@ -1227,12 +1227,12 @@ fn pruned(segs: &[Seg], paths: &Paths<'_>) -> Option<usize> {
         if matched == 0 {
             continue;
         }
-        let past = if matched < path.len() {
-            1
-        } else if *presence_only {
-            1
-        } else {
+        // Off the path (or short of its end) and past a presence-only end: one
+        // segment; past a read value's end: two.
+        let past = if matched == path.len() && !*presence_only {
             2
+        } else {
+            1
         };
         keep = keep.max(matched + past);
     }

@@ -177,7 +177,23 @@ pub fn application_name(doc: &Arc<Loaded>) -> Option<String> {
     if !mentions_application(&doc.file.text) {
         return None;
     }
-    let docs = source::documents(doc).ok()?;
+    // Only the two properties read here are built from a `.properties` file (its
+    // routes are not), so a gateway's file that does name its application is not
+    // parsed whole a second time either.
+    let docs = source::documents_reading(
+        doc,
+        &[
+            source::Wanted {
+                path: "spring.cloud.gateway",
+                presence_only: true,
+            },
+            source::Wanted {
+                path: "spring.application.name",
+                presence_only: false,
+            },
+        ],
+    )
+    .ok()?;
     let is_gateway = docs.iter().any(|d| {
         d.doc
             .tree

@@ -118,15 +118,18 @@ pub fn time(text: &str) -> Option<f64> {
     Some(n * factor).filter(|&ms| ms <= MAX_TIME_MS)
 }
 
-/// The keywords of the lines that routes are built from ([`Proxy::find`], `acl`,
-/// `use_backend`, ...): every other line is dropped once the file is validated.
-const ROUTES_READ: &[&str] = &[
+/// The keywords of the lines this importer reads: those routes are built from
+/// ([`Proxy::find`], `acl`, `use_backend`, ...), and those [`validate`] and
+/// [`repeats`] check (`clitimeout`). The reader keeps no other line, nor builds a
+/// node for one (no finding or route points at a `server` line).
+const LINES_READ: &[&str] = &[
     "mode",
     "retries",
     "retry-on",
     "timeout",
     "contimeout",
     "srvtimeout",
+    "clitimeout",
     "option",
     "no",
     "acl",
@@ -200,7 +203,7 @@ fn proxies<'a>(config: &'a Config<'_>) -> Vec<Proxy<'a>> {
 /// `retry-on` keywords, unreadable `retries`, and `retry-on` in tcp mode.
 pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
     let _ = ctx;
-    let mut config = match reader::read(doc) {
+    let config = match reader::read(doc, LINES_READ) {
         Ok(c) => c,
         Err(d) => {
             return Imported {
@@ -213,13 +216,6 @@ pub fn import(doc: &Arc<Loaded>, ctx: &ImportContext<'_>) -> Imported {
     let mut out = Imported::default();
     out.diagnostics.extend(repeats::check(&config));
     validate(&config, &mut out);
-    // Only the lines the routes read live on beside them (a backend's `server`
-    // lines were a tenth of the memory of a large haproxy.cfg; issue 43).
-    for s in &mut config.sections {
-        s.lines
-            .retain(|l| ROUTES_READ.contains(&l.keyword.text.as_ref()));
-        s.lines.shrink_to_fit();
-    }
     let all = proxies(&config);
     // Backends (and listens) by name, the first of a name as HAProxy's own look-up:
     // a map, not a scan per `use_backend` (50,000 backends took 22 s: case 87).

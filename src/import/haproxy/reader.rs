@@ -92,7 +92,7 @@ impl Line<'_> {
 pub struct Section<'a> {
     /// The header (`backend static`): keyword = the section kind.
     pub header: Line<'a>,
-    /// The keyword lines, in order.
+    /// The keyword lines kept ([`read`]'s `kept`), in order.
     pub lines: Vec<Line<'a>>,
 }
 
@@ -299,7 +299,15 @@ fn tree_size(sections: &[Section<'_>]) -> (usize, usize, usize) {
 /// Reads `doc`'s text as HAProxy configuration: the sections with their nodes in a
 /// new loaded file (same path and text, the built tree), or RL001 at the first
 /// syntax error. The words borrow `doc`'s text.
-pub fn read(doc: &Arc<Loaded>) -> Result<Config<'_>, Box<Diagnostic>> {
+///
+/// Only the lines whose keyword is in `kept` are kept, and only they have nodes:
+/// the others (`server`, `bind`, `log`, ...) are read for their syntax and dropped.
+/// A section's mapping leaves out their keys (its span is its keyword's either
+/// way), so every node built has the pointer and span it has in the tree of the
+/// whole file: a mapping's entries are named, not numbered. The lines no finding
+/// or route points at were a third of the tree of a large haproxy.cfg (issue 43:
+/// memory per byte).
+pub fn read<'a>(doc: &'a Arc<Loaded>, kept: &[&str]) -> Result<Config<'a>, Box<Diagnostic>> {
     let text: &str = &doc.file.text;
     let err = |(msg, at): Error| {
         Box::new(rl001_invalid_syntax::in_format(
@@ -327,7 +335,9 @@ pub fn read(doc: &Arc<Loaded>) -> Result<Config<'_>, Box<Diagnostic>> {
                     lines: Vec::new(),
                 });
             } else if let Some(s) = sections.last_mut() {
-                s.lines.push(line);
+                if kept.contains(&line.keyword.text.as_ref()) {
+                    s.lines.push(line);
+                }
             } else {
                 return Err(err((
                     format!("unknown keyword '{}' out of section", line.keyword.text),
@@ -394,11 +404,69 @@ mod tests {
         ))
     }
 
+    /// Every keyword the tests write.
+    const EVERY: &[&str] = &[
+        "mode",
+        "timeout",
+        "retries",
+        "retry-on",
+        "use_backend",
+        "acl",
+        "server",
+        "x",
+    ];
+
+    #[test]
+    fn lines_not_kept_leave_the_other_nodes_as_they_are() {
+        let text = "defaults\n  mode http\n  log global\n  timeout connect 1s\nfrontend f\n  bind :80\n  use_backend b if { path_beg /a }\n  acl x path /y\nbackend b\n  server s a:80\n  retries 2\n  server t b:80\n  retries 3\n";
+        let doc = loaded(text);
+        let whole = read(
+            &doc,
+            &[
+                "mode",
+                "log",
+                "timeout",
+                "bind",
+                "use_backend",
+                "acl",
+                "server",
+                "retries",
+            ],
+        )
+        .unwrap();
+        let kept = read(&doc, &["timeout", "use_backend", "retries"]).unwrap();
+        let (wt, kt) = (
+            whole.doc.tree.as_ref().unwrap(),
+            kept.doc.tree.as_ref().unwrap(),
+        );
+        assert!(kt.len() < wt.len());
+        assert_eq!(tree_size(&kept.sections).0, kt.len());
+        let place =
+            |t: &crate::source::tree::Tree, n: NodeId| (t.pointer(n), t.span(n), t.label_span(n));
+        for (ws, ks) in whole.sections.iter().zip(&kept.sections) {
+            assert_eq!(place(wt, ws.header.node), place(kt, ks.header.node));
+            let wanted: Vec<&Line<'_>> = ws
+                .lines
+                .iter()
+                .filter(|l| {
+                    ["timeout", "use_backend", "retries"].contains(&l.keyword.text.as_ref())
+                })
+                .collect();
+            assert_eq!(wanted.len(), ks.lines.len());
+            for (wl, kl) in wanted.iter().zip(&ks.lines) {
+                assert_eq!(place(wt, wl.node), place(kt, kl.node));
+                for (wa, ka) in wl.args.iter().zip(kl.args.iter()) {
+                    assert_eq!(place(wt, wa.node), place(kt, ka.node));
+                }
+            }
+        }
+    }
+
     #[test]
     fn sections_lines_quotes_and_positions() {
         let text = "# c\r\nbackend b1\r\n  retries 2 # two\r\n  retry-on \"conn-failure\" 5\\03\r\n\tretries 3\r\nfrontend f";
         let doc = loaded(text);
-        let c = read(&doc).unwrap();
+        let c = read(&doc, EVERY).unwrap();
         assert_eq!(c.sections.len(), 2);
         let b = &c.sections[0];
         assert_eq!((b.kind(), b.name()), ("backend", "b1"));
@@ -417,7 +485,7 @@ mod tests {
     fn the_tree_is_built_at_the_size_counted() {
         let text = "global\ndefaults\n  mode http\n  timeout connect 1s\n  timeout server 2s\nfrontend f\n  use_backend b if { path_beg /a }\n  use_backend b\n  acl x path /y\nbackend b\n  server s a:80\n  server t b:80\nbackend c from d\n";
         let doc = loaded(text);
-        let c = read(&doc).unwrap();
+        let c = read(&doc, EVERY).unwrap();
         let tree = c.doc.tree.as_ref().unwrap();
         assert_eq!(tree_size(&c.sections).0, tree.len());
     }
@@ -425,7 +493,7 @@ mod tests {
     #[test]
     fn errors_are_rl001() {
         for (text, offset) in [("backend a\n x \"y\n", 13), ("retries 3\n", 0)] {
-            let d = read(&loaded(text)).unwrap_err();
+            let d = read(&loaded(text), EVERY).unwrap_err();
             assert_eq!(d.code, "RL001");
             assert_eq!(d.primary.location.span.start, offset, "{text}");
         }
@@ -434,12 +502,12 @@ mod tests {
     proptest! {
         #[test]
         fn never_panics(s in "\\PC{0,200}") {
-            let _ = read(&loaded(&s));
+            let _ = read(&loaded(&s), EVERY);
         }
 
         #[test]
         fn never_panics_on_haproxy_like_text(s in "(backend |defaults|retries |[a-z\"' #\\\\\r\n\t]){0,80}") {
-            let _ = read(&loaded(&s));
+            let _ = read(&loaded(&s), EVERY);
         }
     }
 }

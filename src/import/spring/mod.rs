@@ -26,8 +26,13 @@ pub fn import(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> Imported {
         }
     };
     out.diagnostics.extend(read.duplicates);
-    out.extend(resilience4j::import(doc, &read.variants, &read.documents));
-    out.extend(gateway::import(&read.variants, &read.documents));
+    // Only documents under a profile: the importers ask which profile writes what.
+    out.extend(resilience4j::import(
+        doc,
+        &read.variants,
+        &read.profile_documents,
+    ));
+    out.extend(gateway::import(&read.variants, &read.profile_documents));
     out
 }
 

@@ -32,6 +32,7 @@ use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use crate::source::rl001_invalid_syntax;
 use crate::source::tree::{core_schema_kind, Kind, NodeId, Tree, TreeBuilder};
+use std::borrow::Cow;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
@@ -408,13 +409,16 @@ pub fn is_properties(doc: &Loaded) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("properties"))
 }
 
-/// A Spring file read once: its [`variants`], its [`documents`], and RL002 for
-/// every key it repeats within one document.
+/// A Spring file read once: its [`variants`], its documents that apply under a
+/// profile, and RL002 for every key it repeats within one document.
 pub struct Read {
     /// The variants Spring would bind ([`variants`]).
     pub variants: Vec<SpringDoc>,
-    /// Every document ([`documents`]).
-    pub documents: Vec<SpringDoc>,
+    /// The documents of [`documents`] that apply under a profile, in file order:
+    /// what the importers ask of documents is which profile writes what, never
+    /// asked of a base document (whose tree, beside its variant's, was a second
+    /// copy of a large gateway's routes; issue 43).
+    pub profile_documents: Vec<SpringDoc>,
     /// RL002: a key written twice in one document (YAML mapping keys, properties
     /// keys; a later document may set a key again).
     pub duplicates: Vec<Diagnostic>,
@@ -424,9 +428,16 @@ pub struct Read {
 /// with RL001 at the first syntax error.
 pub fn read(doc: &Arc<Loaded>) -> Result<Read, Box<Diagnostic>> {
     let (raw, duplicates) = raw_documents(doc)?;
+    let variants = variants_of(doc, &raw);
+    let fallback = file_profile(&doc.file.path);
+    let profile_documents = raw
+        .iter()
+        .filter(|v| fallback.is_some() || profile_of(v).is_some())
+        .map(|v| build(doc, v, fallback.as_deref()))
+        .collect();
     Ok(Read {
-        variants: variants_of(doc, &raw),
-        documents: documents_of(doc, &raw),
+        variants,
+        profile_documents,
         duplicates,
     })
 }
@@ -435,6 +446,67 @@ pub fn read(doc: &Arc<Loaded>) -> Result<Read, Box<Diagnostic>> {
 /// with its profile. `Err` with RL001 at the first syntax error.
 pub fn documents(doc: &Arc<Loaded>) -> Result<Vec<SpringDoc>, Box<Diagnostic>> {
     Ok(documents_of(doc, &raw_documents(doc)?.0))
+}
+
+/// A property whose node [`documents_reading`] must build as [`documents`] would.
+#[derive(Debug, Clone, Copy)]
+pub struct Wanted<'a> {
+    /// The dotted property (`spring.application.name`), relaxed names.
+    pub path: &'a str,
+    /// True when only whether the property is written matters (a `find` that is
+    /// empty or not), not its value.
+    pub presence_only: bool,
+}
+
+/// The properties that say a document's profile ([`profile_of`]), kept by
+/// [`documents_reading`] so that its documents' profiles are those of [`documents`].
+const PROFILE_KEYS: [Wanted<'static>; 2] = [
+    Wanted {
+        path: "spring.config.activate.on-profile",
+        presence_only: false,
+    },
+    Wanted {
+        path: "spring.profiles",
+        presence_only: false,
+    },
+];
+
+/// [`documents`] for a caller that asks only about the properties `wanted`: the same
+/// documents, profiles and errors, and the same answer of [`find`] and [`scalar`]
+/// for each wanted property, but of a `.properties` file only the keys that decide
+/// those answers are built. A large gateway `application.properties` asked for its
+/// application name is not built a second time beside its imported routes (issue
+/// 43: that parse was 21 of 48 MB at its peak). A YAML file is read whole, as its
+/// loader has parsed it already.
+pub fn documents_reading(
+    doc: &Arc<Loaded>,
+    wanted: &[Wanted<'_>],
+) -> Result<Vec<SpringDoc>, Box<Diagnostic>> {
+    if !is_properties(doc) {
+        return documents(doc);
+    }
+    let mut all: Vec<Wanted<'_>> = wanted.to_vec();
+    all.extend(PROFILE_KEYS);
+    let paths: Vec<(Vec<&str>, bool)> = all
+        .iter()
+        .map(|w| {
+            let segs = w.path.split('.').filter(|s| !s.is_empty()).collect();
+            (segs, w.presence_only)
+        })
+        .collect();
+    let read = properties_read(&doc.file.text, Some(&paths))
+        .map_err(|(msg, offset)| properties_error(doc, &msg, offset))?;
+    Ok(documents_of(doc, &read.documents))
+}
+
+/// RL001 for a properties syntax error at byte `offset`.
+fn properties_error(doc: &Arc<Loaded>, msg: &str, offset: usize) -> Box<Diagnostic> {
+    Box::new(rl001_invalid_syntax::in_format(
+        doc,
+        "Java properties",
+        msg,
+        offset,
+    ))
 }
 
 fn documents_of(doc: &Arc<Loaded>, raw: &[V]) -> Vec<SpringDoc> {
@@ -459,28 +531,28 @@ fn variants_of(doc: &Arc<Loaded>, raw: &[V]) -> Vec<SpringDoc> {
         .map(|v| profile_of(v).map(|(p, _)| p).or_else(|| fallback.clone()))
         .collect();
     let mut out = Vec::new();
-    let mut base: Option<V> = None;
-    for (v, p) in raw.iter().zip(&profiles) {
-        if p.is_none() {
-            merge_into(&mut base, v.clone());
-        }
-    }
+    let base = merged(
+        raw.iter()
+            .zip(&profiles)
+            .filter(|(_, p)| p.is_none())
+            .map(|(v, _)| v),
+    );
     if let Some(b) = &base {
         out.push(build(doc, b, None));
     }
+    drop(base);
     let mut seen: Vec<String> = Vec::new();
     for p in profiles.iter().flatten() {
         if seen.contains(p) {
             continue;
         }
         seen.push(p.clone());
-        let mut merged: Option<V> = None;
-        for (v, q) in raw.iter().zip(&profiles) {
-            if q.is_none() || q.as_ref() == Some(p) {
-                merge_into(&mut merged, v.clone());
-            }
-        }
-        if let Some(m) = merged {
+        let of_profile = raw
+            .iter()
+            .zip(&profiles)
+            .filter(|(_, q)| q.is_none() || q.as_ref() == Some(p))
+            .map(|(v, _)| v);
+        if let Some(m) = merged(of_profile) {
             let mut d = build(doc, &m, fallback.as_deref());
             // The merged tree's `on-profile` is that of the profile's last document.
             if d.profile.as_ref().map(|(n, _)| n) != Some(p) {
@@ -492,11 +564,15 @@ fn variants_of(doc: &Arc<Loaded>, raw: &[V]) -> Vec<SpringDoc> {
     out
 }
 
-fn merge_into(acc: &mut Option<V>, v: V) {
-    match acc {
-        None => *acc = Some(v),
-        Some(a) => merge(a, v, true),
+/// The documents `docs` merged in order, as Spring binds them; `None` for none. A
+/// single document is not copied (a gateway's one document is most of its file).
+fn merged<'v>(mut docs: impl Iterator<Item = &'v V>) -> Option<Cow<'v, V>> {
+    let first = docs.next()?;
+    let mut acc = Cow::Borrowed(first);
+    for v in docs {
+        merge(acc.to_mut(), v.clone(), true);
     }
+    Some(acc)
 }
 
 /// The profile a document declares: `spring.config.activate.on-profile`, else the
@@ -547,14 +623,8 @@ const YAML_REPEAT: &str = "Spring Boot's YAML loader refuses a duplicate key, so
 /// for every key repeated within one of them.
 fn raw_documents(doc: &Arc<Loaded>) -> Result<(Vec<V>, Vec<Diagnostic>), Box<Diagnostic>> {
     if is_properties(doc) {
-        let read = properties_read(&doc.file.text).map_err(|(msg, offset)| {
-            Box::new(rl001_invalid_syntax::in_format(
-                doc,
-                "Java properties",
-                &msg,
-                offset,
-            ))
-        })?;
+        let read = properties_read(&doc.file.text, None)
+            .map_err(|(msg, offset)| properties_error(doc, &msg, offset))?;
         let duplicates = read
             .repeated
             .into_iter()
@@ -590,7 +660,7 @@ fn raw_documents(doc: &Arc<Loaded>) -> Result<(Vec<V>, Vec<Diagnostic>), Box<Dia
 fn build(doc: &Arc<Loaded>, v: &V, fallback_profile: Option<&str>) -> SpringDoc {
     let text = doc.file.text.clone();
     let mut b = TreeBuilder::new(&text);
-    emit(&mut b, v);
+    emit(&mut b, &text, v);
     let tree = b.finish(text.clone());
     let root = tree.root().unwrap_or(NodeId(0));
     let loaded = Arc::new(Loaded::new(doc.file.clone(), Ok(tree)));
@@ -612,6 +682,14 @@ fn build(doc: &Arc<Loaded>, v: &V, fallback_profile: Option<&str>) -> SpringDoc 
         root,
         profile,
     }
+}
+
+/// The copy a scalar of value `value` at `span` needs in the tree: none when the
+/// file says it verbatim there (most keys and values of a properties file: a copy of
+/// each was a string per key and value of a large gateway's routes, kept as long as
+/// its findings).
+fn owned(text: &str, span: &Range<usize>, value: &str) -> Option<String> {
+    (text.get(span.clone()) != Some(value)).then(|| value.to_string())
 }
 
 // ---------------------------------------------------------------------------
@@ -978,23 +1056,28 @@ fn mergeable(old: &V, new: &V, across: bool) -> bool {
     }
 }
 
-fn emit(b: &mut TreeBuilder<'_>, v: &V) {
+/// Adds `v` to the tree over the file's `text`.
+fn emit(b: &mut TreeBuilder<'_>, text: &str, v: &V) {
     match v {
         V::Leaf(l) => {
-            b.scalar(l.span.clone(), Some(l.text.clone()), l.kind);
+            b.scalar(l.span.clone(), owned(text, &l.span, &l.text), l.kind);
         }
         V::Map(m) => {
             b.open_map(m.start);
             for e in &m.entries {
-                b.scalar(e.key_span.clone(), Some(e.key.clone()), Kind::Str);
-                emit(b, &e.value);
+                b.scalar(
+                    e.key_span.clone(),
+                    owned(text, &e.key_span, &e.key),
+                    Kind::Str,
+                );
+                emit(b, text, &e.value);
             }
             b.close(m.end);
         }
         V::Seq(s) => {
             b.open_seq(s.start);
             for (_, item) in &s.items {
-                emit(b, item);
+                emit(b, text, item);
             }
             b.close(s.end);
         }
@@ -1011,10 +1094,19 @@ struct PropertiesRead {
     repeated: Vec<(String, Range<usize>, Range<usize>)>,
 }
 
+/// The wanted properties of [`documents_reading`]: each as its segment names, and
+/// whether only its presence matters.
+type Paths<'a> = [(Vec<&'a str>, bool)];
+
 /// The documents of a properties file (split at `#---`/`!---` lines), each as a
 /// mapping, and its repeated keys. `Err((message, byte offset))` for a malformed
-/// `\uXXXX` escape.
-fn properties_read(text: &str) -> Result<PropertiesRead, (String, usize)> {
+/// `\uXXXX` escape. With `wanted`, only what decides those properties is built
+/// ([`pruned`]) and repeated keys are not looked for; every line is still read, so
+/// the errors and the node budget are those of a whole read.
+fn properties_read(
+    text: &str,
+    wanted: Option<&Paths<'_>>,
+) -> Result<PropertiesRead, (String, usize)> {
     let mut docs: Vec<V> = Vec::new();
     let mut repeated = Vec::new();
     // The keys of the current document as written (escapes applied): first span.
@@ -1072,7 +1164,7 @@ fn properties_read(text: &str) -> Result<PropertiesRead, (String, usize)> {
         if nodes > MAX_NODES {
             break;
         }
-        if let (Some(a), Some(b)) = (key.first(), key.last()) {
+        if let (Some(a), Some(b), None) = (key.first(), key.last(), wanted) {
             let name: String = key.iter().map(|(c, _)| *c).collect();
             let span = a.1.start..b.1.end;
             match seen.get(&name) {
@@ -1082,7 +1174,16 @@ fn properties_read(text: &str) -> Result<PropertiesRead, (String, usize)> {
                 }
             }
         }
-        let segs = segments(&key);
+        let mut segs = segments(&key);
+        if let Some(paths) = wanted {
+            match pruned(&segs, paths) {
+                Some(keep) => segs.truncate(keep),
+                None => {
+                    cur.end = end;
+                    continue;
+                }
+            }
+        }
         let value_text: String = value.iter().map(|(c, _)| *c).collect();
         let kind = match core_schema_kind(value_text.trim()) {
             Kind::Map | Kind::Seq => Kind::Str,
@@ -1102,6 +1203,40 @@ fn properties_read(text: &str) -> Result<PropertiesRead, (String, usize)> {
         documents: docs,
         repeated,
     })
+}
+
+/// How many leading segments of a key to build so that the wanted `paths` read as
+/// in the whole tree; `None`: none (a top-level key of another name changes nothing
+/// below the wanted ones).
+///
+/// A key's segments are kept up to the first one off every wanted path (that one
+/// included: its parent's kind, mapping or sequence, is the key's to decide, and a
+/// later key of the other kind replaces the parent). Past the end of a wanted path
+/// one segment is kept when only its presence matters (the property stays written),
+/// two when its value is read (whether it and each of its items are containers or
+/// scalars). What lies deeper is never looked at by the wanted reads, and keys that
+/// share a kept prefix merge into the same nodes as in the whole tree.
+fn pruned(segs: &[Seg], paths: &Paths<'_>) -> Option<usize> {
+    let mut keep = 0;
+    for (path, presence_only) in paths {
+        let matched = segs
+            .iter()
+            .zip(path)
+            .take_while(|(seg, name)| matches!(seg, Seg::Key(n, _) if relaxed_eq(n, name)))
+            .count();
+        if matched == 0 {
+            continue;
+        }
+        // Off the path (or short of its end) and past a presence-only end: one
+        // segment; past a read value's end: two.
+        let past = if matched == path.len() && !*presence_only {
+            2
+        } else {
+            1
+        };
+        keep = keep.max(matched + past);
+    }
+    (keep > 0).then(|| keep.min(segs.len()))
 }
 
 /// (start, end) byte ranges of the natural lines, line terminators excluded
@@ -1371,6 +1506,56 @@ mod tests {
         let vs = variants(&f).unwrap();
         assert_eq!(vs.len(), 1);
         assert_eq!(vs[0].profile.as_ref().unwrap().0, "staging");
+    }
+
+    #[test]
+    fn documents_reading_answers_as_the_whole_read() {
+        let wanted = [
+            Wanted {
+                path: "spring.cloud.gateway",
+                presence_only: true,
+            },
+            Wanted {
+                path: "spring.application.name",
+                presence_only: false,
+            },
+        ];
+        // What a reader of the wanted properties sees of one document.
+        let view = |d: &SpringDoc| {
+            let t = d.doc.tree.as_ref().unwrap();
+            let name = find(t, d.root, "spring.application.name")
+                .first()
+                .map(|&n| (t.kind(n), scalar(t, n)));
+            let gateway = !find(t, d.root, "spring.cloud.gateway").is_empty();
+            (name, gateway, d.profile.as_ref().map(|(p, _)| p.clone()))
+        };
+        let cases = [
+            "spring.application.name=edge\nspring.cloud.gateway.routes[0].id=r\n",
+            "spring.application.name=${NAME:Edge}\nother.key=1\n",
+            "spring.application.name=a\nspring.application.name.x=b\n",
+            "spring.application.name[0]=a\n",
+            "spring.application=a\nspring.application.name=b\n",
+            "spring.application.name=b\nspring.application=a\n",
+            "spring.cloud.gateway.routes[0].id=r\nspring.cloud[0]=x\n",
+            "spring.cloud.gateway.routes[0].id=r\nspring.cloud=x\n",
+            "spring.cloud.gateway.routes[0].id=r\nspring[0]=x\nspring.application.name=n\n",
+            "spring.cloud=x\nspring.cloud.gateway.x=1\n",
+            "Spring.Application.NAME=n\nSPRING_APPLICATION_NAME=m\n",
+            "spring.application.name=a\n#---\nspring.config.activate.on-profile=prod\nspring.application.name=b\n",
+            "spring.profiles[0]=a\nspring.profiles[1].x=b\nspring.application.name=c\n",
+            "spring.profiles=dev\nspring.profiles.active=x\n#---\nspring.profiles=qa\n",
+            "spring.application.name=a\nbad=\\u12G4\n",
+        ];
+        for text in cases {
+            let d = loaded("application.properties", text);
+            let whole = documents(&d).map(|ds| ds.iter().map(view).collect::<Vec<_>>());
+            let read =
+                documents_reading(&d, &wanted).map(|ds| ds.iter().map(view).collect::<Vec<_>>());
+            assert_eq!(whole.is_ok(), read.is_ok(), "{text}");
+            if let (Ok(a), Ok(b)) = (whole, read) {
+                assert_eq!(a, b, "{text}");
+            }
+        }
     }
 
     #[test]

@@ -253,6 +253,13 @@ impl Diagnostic {
 /// made on one) and starts over past [`SHARED_TEXTS_KEPT`] texts, so texts that
 /// differ on every finding cannot grow it without bound.
 pub fn shared_text(text: String) -> Arc<str> {
+    shared_str(&text)
+}
+
+/// [`shared_text`] for a borrowed text: copied only when no earlier text of this
+/// thread has the same words (also the notes an importer writes on every route,
+/// `import::note_text`).
+pub fn shared_str(text: &str) -> Arc<str> {
     use std::cell::RefCell;
     use std::collections::HashSet;
     thread_local! {
@@ -260,7 +267,7 @@ pub fn shared_text(text: String) -> Arc<str> {
     }
     TEXTS.with(|texts| {
         let mut texts = texts.borrow_mut();
-        if let Some(shared) = texts.get(text.as_str()) {
+        if let Some(shared) = texts.get(text) {
             return shared.clone();
         }
         if texts.len() >= SHARED_TEXTS_KEPT {

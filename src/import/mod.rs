@@ -93,35 +93,13 @@ pub struct OriginNote {
 }
 
 /// The text of an [`OriginNote`], shared with every earlier note of this thread that
-/// has the same words. An importer writes the same few notes on every route of a
-/// file (nginx's "no backoff, no jitter" on each of 20,000 `location`s), and a copy
-/// per route was a tenth of the memory of a large text config (issue 43: memory per
-/// byte of nginx.conf). The set is per thread (an importer runs on one) and starts
-/// over past [`NOTE_TEXTS_KEPT`] texts, so notes that differ on every route (a route
-/// name in the text) cannot grow it without bound.
+/// has the same words ([`crate::diagnostic::shared_str`]). An importer writes the
+/// same few notes on every route of a file (nginx's "no backoff, no jitter" on each
+/// of 20,000 `location`s), and a copy per route was a tenth of the memory of a large
+/// text config (issue 43: memory per byte of nginx.conf).
 pub fn note_text(text: impl AsRef<str>) -> Arc<str> {
-    use std::cell::RefCell;
-    use std::collections::HashSet;
-    thread_local! {
-        static TEXTS: RefCell<HashSet<Arc<str>>> = RefCell::new(HashSet::new());
-    }
-    let text = text.as_ref();
-    TEXTS.with(|texts| {
-        let mut texts = texts.borrow_mut();
-        if let Some(shared) = texts.get(text) {
-            return shared.clone();
-        }
-        if texts.len() >= NOTE_TEXTS_KEPT {
-            texts.clear();
-        }
-        let shared: Arc<str> = Arc::from(text);
-        texts.insert(shared.clone());
-        shared
-    })
+    crate::diagnostic::shared_str(text.as_ref())
 }
-
-/// How many distinct note texts [`note_text`] keeps per thread.
-pub const NOTE_TEXTS_KEPT: usize = 4096;
 
 /// One route of a route table: which requests it may match and what it does to them.
 #[derive(Debug, Clone)]

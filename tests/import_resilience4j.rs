@@ -233,6 +233,29 @@ fn trigger_invalid_values() {
     insta::assert_snapshot!(text);
 }
 
+/// A multiplier Resilience4j cannot run (issue 43): `.nan` and `.inf` are not
+/// numbers, `-2` and `0` are below 1. One RL017 each, and no multiplier imported:
+/// not the written value, not the default 1.5.
+#[test]
+fn trigger_multiplier_out_of_range() {
+    let text = render("fixtures/import/spring/trigger-multiplier-out-of-range.yml");
+    assert_eq!(text.matches("RL017").count(), 4, "{text}");
+    assert!(text.contains("9:5 RL017 `exponentialBackoffMultiplier: .nan`"), "{text}");
+    assert!(text.contains("13:5 RL017 `exponentialBackoffMultiplier: .inf`"), "{text}");
+    assert!(
+        text.contains("17:5 RL017 `exponentialBackoffMultiplier: -2` is out of range"),
+        "{text}"
+    );
+    assert!(
+        text.contains("21:5 RL017 `exponentialBackoffMultiplier: 0` is out of range"),
+        "{text}"
+    );
+    assert!(!text.contains("multiplier=1.5"), "{text}");
+    assert!(!text.contains("multiplier=-2"), "{text}");
+    assert!(!text.contains("multiplier=0"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
 #[test]
 fn placeholders_take_their_default_or_stay_unknown() {
     let text = render("fixtures/import/spring/placeholders.yml");

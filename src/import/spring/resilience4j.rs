@@ -656,32 +656,53 @@ fn object(
     } else {
         None
     };
-    let number = |key: &str, from: usize, out: &mut Imported| -> Option<(f64, NodeId)> {
-        let f = first(tree, chain, key, from)?;
+    // `Ok(None)`: not written; `Err(node)`: written but not a number Spring binds
+    // (reported here), which is read as nothing, never as the default.
+    let number = |key: &str,
+                  from: usize,
+                  out: &mut Imported|
+     -> Result<Option<(f64, NodeId)>, NodeId> {
+        let Some(f) = first(tree, chain, key, from) else {
+            return Ok(None);
+        };
         if f.level != from && key == "randomizedWaitFactor" {
             // Not inherited: `mergePropertiesIfAny` copies only the flags, the
             // multiplier and the cap.
-            return None;
+            return Ok(None);
         }
         match val(tree, f.node) {
             Val::Text(t) => match t.parse::<f64>() {
-                Ok(x) if x.is_finite() => Some((x, f.node)),
+                Ok(x) if x.is_finite() => Ok(Some((x, f.node))),
                 _ => {
                     out.diagnostics
                         .push(invalid(doc, f.node, key, &t, "a number"));
-                    None
+                    Err(f.node)
                 }
             },
             Val::Unknown(p) => {
                 out.diagnostics.push(unknown_value(doc, f.node, key, &p));
-                None
+                Err(f.node)
             }
-            Val::NotScalar => None,
+            Val::NotScalar => Err(f.node),
         }
     };
     if let Some((true, en)) = exponential {
         match number("exponentialBackoffMultiplier", interval_from, out) {
-            Some((m, n)) => {
+            // Resilience4j refuses a multiplier below 1 (`IntervalFunction`
+            // `checkMultiplier`: "Illegal argument multiplier"): RL017, read as nothing.
+            Ok(Some((m, n))) if m < 1.0 => {
+                out.diagnostics.push(rl017_ineffective_setting::diagnostic(
+                    &at(n),
+                    format!("`exponentialBackoffMultiplier: {}` is out of range: at least 1", tree.scalar(n).unwrap_or("?")),
+                    "out of range",
+                    "Resilience4j refuses a multiplier below 1 (IntervalFunction.checkMultiplier: \"Illegal argument multiplier\") and the retry is not built; write a multiplier of at least 1, such as `2`.".into(),
+                ));
+                settings.misspelled.push(Misspelled {
+                    intended: "backoff.multiplier".to_string(),
+                    at: at(n),
+                });
+            }
+            Ok(Some((m, n))) => {
                 if m <= 1.0 {
                     out.diagnostics.push(invalid(
                         doc,
@@ -696,7 +717,8 @@ fn object(
                     at: at(n),
                 });
             }
-            None => {
+            Err(n) => misspell(&mut settings, "backoff.multiplier", n),
+            Ok(None) => {
                 backoff.multiplier = Some(Spanned {
                     value: DEFAULT_MULTIPLIER,
                     at: at(en),
@@ -750,8 +772,10 @@ fn object(
     match randomized {
         Some((true, en)) => {
             let (f, node) = match number("randomizedWaitFactor", interval_from, out) {
-                Some(x) => x,
-                None => {
+                Ok(Some(x)) => x,
+                // Reported at the value; no jitter read from it, not the default.
+                Err(_) => (f64::NAN, en),
+                Ok(None) => {
                     jitter_note = Some(OriginNote {
                         at: at(en),
                         text: crate::import::note_text(format!("no `randomizedWaitFactor` at this level: Resilience4j's default {DEFAULT_RANDOMIZATION_FACTOR} (±50 %) ({SOURCE})")),
@@ -759,7 +783,11 @@ fn object(
                     (DEFAULT_RANDOMIZATION_FACTOR, en)
                 }
             };
-            if !(0.0..1.0).contains(&f) {
+            // A factor Resilience4j refuses (`checkRandomizationFactor`) is read as
+            // no jitter setting at all, never as none or the default.
+            if f.is_nan() {
+                misspell(&mut settings, "backoff.jitter", en);
+            } else if !(0.0..1.0).contains(&f) {
                 out.diagnostics.push(invalid(
                     doc,
                     node,
@@ -767,12 +795,14 @@ fn object(
                     &format!("{f}"),
                     "a factor in [0, 1)",
                 ));
+                misspell(&mut settings, "backoff.jitter", node);
+            } else {
+                let jitter = JitterFactor::new(f).map_or(Jitter::None, Jitter::Proportional);
+                backoff.jitter = Some(Spanned {
+                    value: jitter,
+                    at: at(node),
+                });
             }
-            let jitter = JitterFactor::new(f).map_or(Jitter::None, Jitter::Proportional);
-            backoff.jitter = Some(Spanned {
-                value: jitter,
-                at: at(node),
-            });
         }
         _ => {
             backoff.jitter = Some(Spanned {

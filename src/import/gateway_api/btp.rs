@@ -20,7 +20,7 @@ use crate::import::{
     duration, envoy_retry_on, keys, rl017_ineffective_setting, ConfigObject, OriginNote, Platform,
     RequestMatch, Route,
 };
-use crate::policy::model::{AttemptTimeout, Jitter, Layer, Settings, Signal};
+use crate::policy::model::{AttemptTimeout, Jitter, Layer, Misspelled, Settings, Signal};
 use crate::source::refs::At;
 use crate::source::tree::{NodeId, Tree};
 
@@ -122,6 +122,17 @@ fn duration_at(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<f64> {
     let text = t.scalar(n).unwrap_or("");
+    if duration::parse_go_nanos(text).is_some()
+        && (!super::within_gep_2257(text) || duration::parse_go_bounded(text).is_none())
+    {
+        diags.push(rl017_ineffective_setting::diagnostic(
+            &At::new(&obj.doc, n),
+            format!("`{what}: {text}` is out of range: a Gateway API duration has at most {} digits per unit (GEP-2257: up to `99999h`)", super::GEP_2257_DIGITS),
+            "out of range",
+            "Envoy Gateway rejects the policy as written, so retrylint reads no value from it (not the default); write a duration such as `250ms` or `10s`".into(),
+        ));
+        return None;
+    }
     let parsed = duration::parse_go_bounded(text);
     if parsed.is_none() {
         diags.push(rl017_ineffective_setting::diagnostic(
@@ -151,8 +162,13 @@ fn retry_settings(
         "Envoy Gateway `retry`",
     ));
     s.retry = Some(sp(true, &r_at));
+    let mut return_default = true;
     match t.get(r, "numRetries") {
-        Some(n) if t.as_i64(n).is_some_and(|v| v >= 0) => {
+        // An int32 in Envoy Gateway's API (`NumRetries *int32`).
+        Some(n)
+            if t.as_i64(n)
+                .is_some_and(|v| (0..=i64::from(i32::MAX)).contains(&v)) =>
+        {
             let v = t.as_i64(n).unwrap_or(0);
             s.attempts = Some(sp(v.saturating_add(1), &At::new(doc, n)));
             if v == 0 {
@@ -161,18 +177,33 @@ fn retry_settings(
         }
         other => {
             if let Some(n) = other {
+                let text = t.scalar(n).unwrap_or("");
+                let digits = text.strip_prefix('+').unwrap_or(text);
+                let message = if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                    format!(
+                        "`numRetries: {text}` is out of range: at most {} retries (an int32)",
+                        i32::MAX
+                    )
+                } else {
+                    format!("`numRetries: {text}` is not a count of retries")
+                };
                 diags.push(rl017_ineffective_setting::diagnostic(
                     &At::new(doc, n),
-                    format!(
-                        "`numRetries: {}` is not a count of retries",
-                        t.scalar(n).unwrap_or("")
-                    ),
+                    message,
                     "invalid numRetries",
-                    "write the number of retries after the first try, e.g. `numRetries: 2`".into(),
+                    "Envoy Gateway rejects the policy as written, so retrylint reads no count from it (not the default); write the number of retries after the first try, e.g. `numRetries: 2`".into(),
                 ));
+                // Read as nothing, and not reported again as missing.
+                s.misspelled.push(Misspelled {
+                    intended: "attempts".to_string(),
+                    at: At::new(doc, n),
+                });
+                return_default = false;
             }
-            s.attempts = Some(sp(3, &r_at));
-            notes.push(note(&r_at, "no `numRetries`: Envoy Gateway's default of 2 retries, 3 tries in all (retry-configs.md §4.3, EG-API)"));
+            if return_default {
+                s.attempts = Some(sp(3, &r_at));
+                notes.push(note(&r_at, "no `numRetries`: Envoy Gateway's default of 2 retries, 3 tries in all (retry-configs.md §4.3, EG-API)"));
+            }
         }
     }
     // retryOn.
@@ -292,10 +323,19 @@ fn retry_settings(
             let base_node = t.get(b, "baseInterval");
             let base = base_node.and_then(|n| duration_at(obj, t, n, "baseInterval", diags));
             let base_at = base_node.map_or(b_at.clone(), |n| At::new(doc, n));
-            let base = base.unwrap_or(25.0);
             let max_node = t.get(b, "maxInterval");
             let cap = max_node.and_then(|n| duration_at(obj, t, n, "maxInterval", diags));
             let cap_at = max_node.map_or(b_at.clone(), |n| At::new(doc, n));
+            // A written interval Envoy Gateway rejects (RL017 at it) is read as no
+            // back-off at all: not the default base, not 10 x base.
+            if (base_node.is_some() && base.is_none()) || (max_node.is_some() && cap.is_none()) {
+                s.misspelled.push(Misspelled {
+                    intended: "backoff".to_string(),
+                    at: b_at,
+                });
+                return (s, notes);
+            }
+            let base = base.unwrap_or(25.0);
             if cap.is_none() {
                 notes.push(note(&b_at, "no `maxInterval`: Envoy caps the backoff at 10 x `baseInterval` (retry-configs.md §3.1, §4.3)"));
             }

@@ -28,7 +28,7 @@ use super::{
     ImportContext, Imported, OriginNote, Platform, Route,
 };
 use crate::diagnostic::Diagnostic;
-use crate::policy::model::{AttemptTimeout, Jitter, Layer, Settings, Signal};
+use crate::policy::model::{AttemptTimeout, Jitter, Layer, Misspelled, Settings, Signal};
 use crate::retry::GrpcCode;
 use crate::source::refs::At;
 use crate::source::tree::{Kind, NodeId, Tree};
@@ -241,6 +241,18 @@ fn ineffective(at: &At, message: String, label: &str, help: &str) -> Diagnostic 
     rl017_ineffective_setting::diagnostic(at, message, label, help.to_string())
 }
 
+/// The most digits GEP-2257 allows in the number of one unit of a duration (its
+/// validation pattern `^([0-9]{1,5}(h|m|s|ms)){1,4}$`).
+pub(super) const GEP_2257_DIGITS: usize = 5;
+
+/// False when a number of the duration `text` (its whole part) has more digits than
+/// GEP-2257 allows ([`GEP_2257_DIGITS`]): beyond the Gateway API's range, whatever
+/// Go would read (`100000ms`, `99999999999999999999999h`).
+pub(super) fn within_gep_2257(text: &str) -> bool {
+    text.split(|c: char| !c.is_ascii_digit() && c != '.')
+        .all(|number| number.split('.').next().unwrap_or("").len() <= GEP_2257_DIGITS)
+}
+
 /// A GEP-1731 duration at `node`, or RL017.
 fn read_duration(
     obj: &KubeObject,
@@ -250,6 +262,17 @@ fn read_duration(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<f64> {
     let text = t.scalar(node).unwrap_or("");
+    if duration::parse_go_nanos(text).is_some()
+        && (!within_gep_2257(text) || duration::parse_go_bounded(text).is_none())
+    {
+        diags.push(ineffective(
+            &At::new(&obj.doc, node),
+            format!("`{what}: {text}` is out of range: a Gateway API duration has at most {GEP_2257_DIGITS} digits per unit (GEP-2257: up to `99999h`)"),
+            "out of range",
+            "the Gateway API rejects the route as written, so retrylint reads no value from it (not the implementation's default); write a GEP-2257 duration such as `500ms`, `2s` or `1m30s`",
+        ));
+        return None;
+    }
     match duration::parse_go_bounded(text) {
         Some(ms) => Some(ms),
         None => {
@@ -319,18 +342,35 @@ fn stanza(
         match t.as_i64(n) {
             Some(0) => {
                 off = true;
-                notes.push(note(&at, "`attempts: 0`: no retries (retry-configs.md §4.1)"));
+                notes.push(note(
+                    &at,
+                    "`attempts: 0`: no retries (retry-configs.md §4.1)",
+                ));
             }
             Some(v) if v > 0 => s.attempts = Some(sp(v.saturating_add(1), &at)),
-            _ => diags.push(ineffective(
-                &at,
-                format!(
-                    "`attempts: {}` is not a count of retries, so the implementation's default applies",
-                    t.scalar(n).unwrap_or("")
-                ),
-                "invalid attempts",
-                "write the number of retries after the first try, e.g. `attempts: 2`",
-            )),
+            _ => {
+                let text = t.scalar(n).unwrap_or("");
+                let digits = text.strip_prefix('+').unwrap_or(text);
+                let message = if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                    format!(
+                        "`attempts: {text}` is out of range: at most {} retries (an int64)",
+                        i64::MAX
+                    )
+                } else {
+                    format!("`attempts: {text}` is not a count of retries")
+                };
+                diags.push(ineffective(
+                    &at,
+                    message,
+                    "invalid attempts",
+                    "the Gateway API rejects the route as written, so retrylint reads no count from it (not the implementation's default); write the number of retries after the first try, e.g. `attempts: 2`",
+                ));
+                // Read as nothing, and not reported again as missing.
+                s.misspelled.push(Misspelled {
+                    intended: "attempts".to_string(),
+                    at,
+                });
+            }
         }
     }
     if off {
@@ -339,7 +379,7 @@ fn stanza(
         return (s, notes);
     }
     s.retry = Some(sp(true, &r_at));
-    if s.attempts.is_none() {
+    if s.attempts.is_none() && s.misspelled.is_empty() {
         s.attempts = Some(sp(3, &r_at));
         notes.push(note(
             &r_at,
@@ -379,9 +419,19 @@ fn stanza(
     match t.get(r, "backoff") {
         Some(b) => {
             let at = At::new(&obj.doc, b);
-            let base = read_duration(obj, t, b, "backoff", diags).unwrap_or(25.0);
-            s.backoff = Some(backoff(&at, (base, &at), (base * 10.0, &at), Jitter::Full));
-            notes.push(note(&at, format!("`backoff` is Envoy's base interval under {by}: each wait is uniform in [0, (2^N-1) x base), capped at 10 x base (retry-configs.md §1 fact 8, §3.1)")));
+            match read_duration(obj, t, b, "backoff", diags) {
+                Some(base) => {
+                    s.backoff = Some(backoff(&at, (base, &at), (base * 10.0, &at), Jitter::Full));
+                    notes.push(note(&at, format!("`backoff` is Envoy's base interval under {by}: each wait is uniform in [0, (2^N-1) x base), capped at 10 x base (retry-configs.md §1 fact 8, §3.1)")));
+                }
+                // Reported at the value (RL017) and read as nothing: not the
+                // implementation's default, and no second finding for a missing
+                // back-off or jitter.
+                None => s.misspelled.push(Misspelled {
+                    intended: "backoff".to_string(),
+                    at,
+                }),
+            }
         }
         None => {
             s.backoff = Some(backoff(&r_at, (25.0, &r_at), (250.0, &r_at), Jitter::Full));

@@ -116,3 +116,42 @@ fn istio_gives_a_route_without_retry_its_implicit_default() {
     assert!(out.contains("503@"), "{out}");
     assert!(!out.contains("RL314"), "{out}");
 }
+
+/// Values the Gateway API rejects (issue 43): one RL017 at each, saying "out of
+/// range" for a number too large, and no default read in their place.
+#[test]
+fn out_of_range_values_are_findings_not_defaults() {
+    let out = gw("trigger-out-of-range.yaml", None);
+    assert_eq!(out.matches("RL017").count(), 4, "{out}");
+    assert!(
+        out.contains("`backoff: 99999999999999999999999h` is out of range"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`attempts: 99999999999999999999` is out of range"),
+        "{out}"
+    );
+    // Only the valid `backoff: 100ms` of the last rule is read.
+    assert_eq!(out.matches("backoff ").count(), 1, "{out}");
+    assert!(!out.contains("25ms"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+/// An Envoy Gateway BackendTrafficPolicy's `numRetries` beyond an int32 and a
+/// `baseInterval` beyond GEP-2257: RL017 each, no default count or back-off.
+#[test]
+fn btp_out_of_range_values_are_findings_not_defaults() {
+    let out = gw("trigger-btp-out-of-range.yaml", None);
+    assert_eq!(out.matches("RL017").count(), 2, "{out}");
+    assert!(
+        out.contains("`numRetries: 4294967296` is out of range"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`baseInterval: 999999999999h` is out of range"),
+        "{out}"
+    );
+    assert!(!out.contains("attempts 3"), "{out}");
+    assert!(!out.contains("backoff "), "{out}");
+    insta::assert_snapshot!(out);
+}

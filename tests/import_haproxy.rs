@@ -41,8 +41,38 @@ fn clean_disable_l7_retry_for_post() {
 fn a_timer_overflow_is_rl017_not_a_value() {
     let out = check("fixtures/import/haproxy/timer-overflow");
     assert!(
-        out.contains("`99999999999999999999999h` is not a time HAProxy can load"),
+        out.contains("`timeout server 99999999999999999999999h` is out of range"),
         "{out}"
     );
     assert!(out.contains("haproxy.cfg:4:18"), "{out}");
+}
+
+/// Numbers too large for the platform (issue 43): one RL017 each saying "out of
+/// range" (never "needs one non-negative number"), and `import` reads neither: no
+/// count of tries, no attempt timeout (not the platform's default).
+#[test]
+fn trigger_out_of_range_is_rl017_not_a_value() {
+    let dir = "fixtures/import/haproxy/trigger-out-of-range";
+    let out = check(dir);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let (code, iout, ierr) = common::retrylint_in(&root, &["import", "haproxy.cfg"]);
+    let out = format!("{out}\n--- import haproxy.cfg: exit {code}\n{iout}{ierr}");
+    assert_eq!(
+        out.matches("RL017 ineffective-setting:").count(),
+        2,
+        "{out}"
+    );
+    assert!(
+        out.contains("`retries 99999999999999999999` is out of range"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`timeout server 99999999999999999999s` is out of range"),
+        "{out}"
+    );
+    assert!(!out.contains("needs one"), "{out}");
+    let import: String = iout.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(!import.contains("attempts:"), "{out}");
+    assert!(!import.contains("attempt_timeout:"), "{out}");
+    insta::assert_snapshot!(out);
 }

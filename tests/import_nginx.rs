@@ -39,3 +39,33 @@ fn ingress_nginx_configmap_retry_non_idempotent() {
     assert!(out.contains("RL201"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+/// Numbers too large for the platform (issue 43): one RL017 each saying "out of
+/// range" (never "needs one non-negative number"), and `import` reads neither: no
+/// count of tries, no attempt timeout (not the platform's default).
+#[test]
+fn trigger_out_of_range_is_rl017_not_a_value() {
+    let dir = "fixtures/import/nginx/trigger-out-of-range";
+    let out = check(dir);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let (code, iout, ierr) = common::retrylint_in(&root, &["import", "nginx.conf"]);
+    let out = format!("{out}\n--- import nginx.conf: exit {code}\n{iout}{ierr}");
+    assert_eq!(
+        out.matches("RL017 ineffective-setting:").count(),
+        2,
+        "{out}"
+    );
+    assert!(
+        out.contains("`proxy_next_upstream_tries 99999999999999999999` is out of range"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`proxy_read_timeout 99999999999999999999s` is out of range"),
+        "{out}"
+    );
+    assert!(!out.contains("needs one"), "{out}");
+    let import: String = iout.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(!import.contains("attempts:"), "{out}");
+    assert!(!import.contains("attempt_timeout:"), "{out}");
+    insta::assert_snapshot!(out);
+}

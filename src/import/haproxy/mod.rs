@@ -35,7 +35,7 @@ pub mod repeats;
 use super::rl017_ineffective_setting;
 use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, RequestMatch, Route};
 use crate::policy::model::{
-    AttemptTimeout, BackoffSettings, Jitter, Layer, Settings, Signal, Spanned,
+    AttemptTimeout, BackoffSettings, Jitter, Layer, Misspelled, Settings, Signal, Spanned,
 };
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
@@ -116,6 +116,25 @@ pub fn time(text: &str) -> Option<f64> {
         _ => return None,
     };
     Some(n * factor).filter(|&ms| ms <= MAX_TIME_MS)
+}
+
+/// A `retries` count HAProxy keeps as written: a whole number from 0 up to a C
+/// `int` (`conn_retries`, read with `atol`: a larger one wraps); `None` otherwise.
+fn retries(text: &str) -> Option<i64> {
+    text.parse::<i64>()
+        .ok()
+        .filter(|n| (0..=i64::from(i32::MAX)).contains(n))
+}
+
+/// [`time`] without its bound: `Some` for a time HAProxy's syntax reads, however
+/// long, so a time beyond [`MAX_TIME_MS`] is told apart from one that is malformed.
+fn time_unbounded(text: &str) -> Option<f64> {
+    let s = text.trim();
+    let digits = s.bytes().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    matches!(&s[digits..], "" | "ms" | "us" | "s" | "m" | "h" | "d").then_some(f64::INFINITY)
 }
 
 /// The keywords of the lines this importer reads: those routes are built from
@@ -443,20 +462,39 @@ fn validate(config: &Config<'_>, out: &mut Imported) {
                         l.args.first()
                     };
                     if let Some(a) = value.filter(|a| time(&a.text).is_none()) {
+                        // A time HAProxy reads but that overflows its timer is out of
+                        // range, not malformed.
+                        let over = time_unbounded(&a.text).is_some();
                         out.diagnostics.push(rl017_ineffective_setting::diagnostic(
                             &config.word_at(a),
-                            format!("`{}` is not a time HAProxy can load", a.text),
-                            "not a time",
+                            if over {
+                                format!(
+                                    "`{} {}` is out of range: at most {} ms (~24.8 days)",
+                                    l.keyword.text,
+                                    l.args.iter().map(|a| a.text.as_ref()).collect::<Vec<&str>>().join(" "),
+                                    MAX_TIME_MS
+                                )
+                            } else {
+                                format!("`{}` is not a time HAProxy can load", a.text)
+                            },
+                            if over { "out of range" } else { "not a time" },
                             format!("write a time such as `5s` or `100ms` (a bare number is ms) of at most {} ms (~24.8 days): HAProxy refuses this line (timer overflow or bad unit), and retrylint does not read it", MAX_TIME_MS),
                         ));
                     }
                 }
-                "retries" if l.args.len() != 1 || l.args[0].text.parse::<u32>().is_err() => {
+                "retries" if l.args.len() != 1 || retries(&l.args[0].text).is_none() => {
+                    let over = l.args.len() == 1
+                        && !l.args[0].text.is_empty()
+                        && l.args[0].text.bytes().all(|b| b.is_ascii_digit());
                     out.diagnostics.push(rl017_ineffective_setting::diagnostic(
                         &config.at(l),
-                        "`retries` needs one non-negative number".into(),
-                        "not a number",
-                        "write the number of retries after the first try, e.g. `retries 2`; HAProxy refuses this line".into(),
+                        if over {
+                            format!("`retries {}` is out of range: at most {} retries (a C `int`)", l.args[0].text, i32::MAX)
+                        } else {
+                            "`retries` needs one non-negative number".into()
+                        },
+                        if over { "out of range" } else { "not a number" },
+                        "write the number of retries after the first try, e.g. `retries 2`; HAProxy refuses this line, and retrylint reads no count from it (not the default 3)".into(),
                     ));
                 }
                 _ => {}
@@ -479,11 +517,19 @@ fn backend_settings(config: &Config<'_>, p: &Proxy<'_>) -> (Settings, Vec<Origin
     let retries_line = p.find(|l| l.keyword.text == "retries");
     let on_at = retries_line.map_or(header.clone(), |l| config.at(l));
     let retries = match retries_line {
-        Some(l) => l
-            .args
-            .first()
-            .and_then(|a| a.text.parse::<i64>().ok())
-            .unwrap_or(3),
+        Some(l) => match l.args.first().and_then(|a| retries(&a.text)) {
+            Some(n) => n,
+            // Reported by `validate` (RL017 at the line) and read as nothing: not
+            // HAProxy's default 3, not a huge or wrapped count.
+            None => {
+                s.misspelled.push(Misspelled {
+                    intended: "attempts".to_string(),
+                    at: on_at.clone(),
+                });
+                // Retried as `retry-on` says, with no count read.
+                i64::MAX
+            }
+        },
         None => {
             note(&on_at, format!("no `retries` here nor in `defaults`: HAProxy's default is 3 retries (CONN_RETRIES), 4 tries in total ({SOURCE})"));
             3
@@ -541,10 +587,12 @@ fn backend_settings(config: &Config<'_>, p: &Proxy<'_>) -> (Settings, Vec<Origin
         value: true,
         at: on_at.clone(),
     });
-    s.attempts = Some(Spanned {
-        value: retries + 1,
-        at: on_at.clone(),
-    });
+    if retries != i64::MAX {
+        s.attempts = Some(Spanned {
+            value: retries + 1,
+            at: on_at.clone(),
+        });
+    }
     s.retry_on = Some(Spanned {
         value: entries,
         at: sig_at,

@@ -128,9 +128,20 @@ pub fn all_methods(at: &At) -> Spanned<Vec<Spanned<String>>> {
     all
 }
 
+/// The longest time nginx reads, in ms: `ngx_parse_time` refuses a total above
+/// `NGX_MAX_INT_T_VALUE` (2^63 - 1 on 64-bit builds) with "invalid value".
+pub const NGINX_MAX_TIME_MS: f64 = i64::MAX as f64;
+
 /// An nginx time (`75s`, `1m30s`, `500ms`, `1h`, `2d`, `1w`; a bare number is
-/// seconds) in ms; `None` when it is not one.
+/// seconds) in ms; `None` when it is not one or is longer than
+/// [`NGINX_MAX_TIME_MS`], which nginx refuses (never read as a huge time).
 pub fn nginx_time(text: &str) -> Option<f64> {
+    nginx_time_unbounded(text).filter(|ms| *ms <= NGINX_MAX_TIME_MS)
+}
+
+/// [`nginx_time`] without its bound: `Some` for any time nginx's syntax reads,
+/// however long, so an out-of-range time is told apart from a malformed one.
+pub fn nginx_time_unbounded(text: &str) -> Option<f64> {
     let s = text.trim();
     if s.is_empty() {
         return None;

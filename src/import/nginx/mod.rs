@@ -32,7 +32,9 @@ pub use ingress::import_ingress;
 use super::rl017_ineffective_setting;
 use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, Route};
 use super::{PathMatch, RequestMatch, Rewrite};
-use crate::policy::model::{AttemptTimeout, BackoffSettings, Jitter, Layer, Settings, Spanned};
+use crate::policy::model::{
+    AttemptTimeout, BackoffSettings, Jitter, Layer, Misspelled, Settings, Spanned,
+};
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use reader::{Config, Directive};
@@ -151,22 +153,45 @@ fn validate(config: &Config<'_>, list: &[Directive<'_>], out: &mut Imported) {
                     .extend(conditions::read(&tokens, "`proxy_next_upstream`").diagnostics);
             }
             "proxy_next_upstream_tries"
-                if d.args.len() != 1 || d.args[0].text.parse::<u32>().is_err() =>
+                if d.args.len() != 1 || d.args[0].text.parse::<i64>().map_or(true, |n| n < 0) =>
             {
+                // All digits but too large: out of range, not malformed.
+                let over = d.args.len() == 1
+                    && !d.args[0].text.is_empty()
+                    && d.args[0].text.bytes().all(|b| b.is_ascii_digit());
                 out.diagnostics.push(rl017_ineffective_setting::diagnostic(
                     &config.at(d),
-                    "`proxy_next_upstream_tries` needs one non-negative number".into(),
-                    "not a number",
+                    if over {
+                        format!(
+                            "`proxy_next_upstream_tries {}` is out of range: at most {} tries (nginx's `ngx_atoi`)",
+                            d.args[0].text,
+                            i64::MAX
+                        )
+                    } else {
+                        "`proxy_next_upstream_tries` needs one non-negative number".into()
+                    },
+                    if over { "out of range" } else { "not a number" },
                     "write the total number of tries, e.g. `proxy_next_upstream_tries 2;` (0: as many as the upstream has servers); nginx refuses this value".into(),
                 ));
             }
             "proxy_next_upstream_timeout" | "proxy_read_timeout" | "proxy_connect_timeout"
                 if d.args.len() != 1 || conditions::nginx_time(&d.args[0].text).is_none() =>
             {
+                let over = d.args.len() == 1
+                    && conditions::nginx_time_unbounded(&d.args[0].text).is_some();
                 out.diagnostics.push(rl017_ineffective_setting::diagnostic(
                     &config.at(d),
-                    format!("`{}` needs one nginx time", d.name.text),
-                    "not a time",
+                    if over {
+                        format!(
+                            "`{} {}` is out of range: at most {} ms (nginx's `ngx_parse_time`)",
+                            d.name.text,
+                            d.args[0].text,
+                            i64::MAX
+                        )
+                    } else {
+                        format!("`{}` needs one nginx time", d.name.text)
+                    },
+                    if over { "out of range" } else { "not a time" },
                     "write a time such as `30s`, `500ms` or `1m` (a bare number is seconds); nginx refuses this value".into(),
                 ));
             }
@@ -490,7 +515,17 @@ fn retry_settings(
     let tries_at = tries_d
         .and_then(|d| d.args.first())
         .map_or(on_at.clone(), |a| config.word_at(a));
+    // A written value nginx refuses (RL017 in `validate`) is read as no count: not
+    // the default of one try per server.
+    let unread = tries_d.is_some_and(|d| d.args.len() != 1 || tries.is_none());
     let attempts = match (tries, servers) {
+        _ if unread => {
+            route.settings.misspelled.push(Misspelled {
+                intended: "attempts".to_string(),
+                at: tries_at.clone(),
+            });
+            Some((i64::MAX, tries_at.clone(), None))
+        }
         (Some(n), Some((s, _))) if n > 0 && (n as usize) <= s => Some((n, tries_at.clone(), None)),
         (Some(n), None) if n > 0 => Some((n, tries_at.clone(), None)),
         (_, Some((s, keepalive))) => {
@@ -534,6 +569,7 @@ fn retry_settings(
             }
             return;
         }
+        Some((i64::MAX, _, _)) => {}
         Some((n, at, text)) => {
             route.settings.attempts = Some(Spanned {
                 value: n,
@@ -592,6 +628,14 @@ fn retry_settings(
         })
     };
     let connect = time("proxy_connect_timeout").map_or(60_000.0, |t| t.0);
+    // A written time nginx refuses (RL017 in `validate`) is read as nothing: not
+    // nginx's default.
+    let refused = |name: &str| {
+        scope
+            .get(name)
+            .map(|d| config.at(d))
+            .filter(|_| time(name).is_none())
+    };
     match time("proxy_read_timeout") {
         Some((ms, at)) => {
             route.settings.attempt_timeout = Some(Spanned {
@@ -599,6 +643,7 @@ fn retry_settings(
                 at,
             })
         }
+        None if refused("proxy_read_timeout").is_some() => {}
         None => {
             route.settings.attempt_timeout = Some(Spanned {
                 value: AttemptTimeout::Fixed(60_000.0),
@@ -610,6 +655,14 @@ fn retry_settings(
     match time("proxy_next_upstream_timeout") {
         Some((ms, at)) if ms > 0.0 => {
             route.settings.deadline = Some(Spanned { value: ms, at })
+        }
+        None if refused("proxy_next_upstream_timeout").is_some() => {
+            if let Some(at) = refused("proxy_next_upstream_timeout") {
+                route.settings.misspelled.push(Misspelled {
+                    intended: "deadline".to_string(),
+                    at,
+                });
+            }
         }
         _ => note(route, &on_at, format!("`proxy_next_upstream_timeout` is 0 (the default): nothing limits the time spent passing the request to next servers ({SOURCE})")),
     }

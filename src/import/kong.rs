@@ -118,6 +118,47 @@ pub fn import(doc: &Arc<Loaded>, _ctx: &ImportContext<'_>) -> Imported {
     out
 }
 
+/// The most milliseconds Kong's schema takes for a service timeout (services.lua
+/// `nonzero_timeout`: an integer between 1 and 2^31 - 2).
+const MAX_TIMEOUT_MS: i64 = (1 << 31) - 2;
+
+/// A service timeout (ms) as Kong's schema takes it: an integer from 1 to
+/// [`MAX_TIMEOUT_MS`]; `None` for anything else.
+fn timeout_ms(tree: &Tree, n: NodeId) -> Option<i64> {
+    tree.as_i64(n).filter(|t| (1..=MAX_TIMEOUT_MS).contains(t))
+}
+
+/// RL017 at a service timeout Kong refuses: "out of range" for a whole number
+/// outside 1..=[`MAX_TIMEOUT_MS`] (negative, zero or too large), else not an integer.
+fn invalid_timeout(
+    doc: &Arc<Loaded>,
+    tree: &Tree,
+    n: NodeId,
+    key: &str,
+    label: &str,
+) -> Diagnostic {
+    let text = tree.scalar(n).unwrap_or("");
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    let (message, tag) = if whole {
+        (
+            format!("`{key}: {text}` of Kong service `{label}` is out of range: 1 to {MAX_TIMEOUT_MS} ms"),
+            "out of range",
+        )
+    } else {
+        (
+            format!("`{key}` of Kong service `{label}` is not a positive integer (ms)"),
+            "invalid timeout",
+        )
+    };
+    rl017_ineffective_setting::diagnostic(
+        &At::new(doc, n),
+        message,
+        tag,
+        format!("Kong rejects the declarative config, and retrylint reads no timeout from it (not the default {DEFAULT_TIMEOUT_MS} ms); write milliseconds as an integer (`{key}: 5000`)."),
+    )
+}
+
 /// The fields of a service that bear on retries.
 struct Service<'t> {
     name: Option<(NodeId, &'t str)>,
@@ -187,10 +228,17 @@ fn service(
         Some(n) => match tree.as_i64(n).filter(|r| (0..=32767).contains(r)) {
             Some(r) => r,
             None => {
+                let text = tree.scalar(n).unwrap_or("");
+                let digits = text.strip_prefix('-').unwrap_or(text);
+                let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
                 diags.push(rl017_ineffective_setting::diagnostic(
                     &at(n),
-                    format!("`retries` of Kong service `{label}` is not an integer in 0..32767"),
-                    "invalid retries",
+                    if whole {
+                        format!("`retries: {text}` of Kong service `{label}` is out of range: 0 to 32767")
+                    } else {
+                        format!("`retries` of Kong service `{label}` is not an integer in 0..32767")
+                    },
+                    if whole { "out of range" } else { "invalid retries" },
                     "Kong rejects the declarative config; write the number of retries after the first try (`retries: 2` is 3 tries).".to_string(),
                 ));
                 return None;
@@ -245,19 +293,17 @@ fn service(
     }
 
     let mut timeout_note = String::new();
-    let read_timeout = match tree.get(svc, "read_timeout") {
-        Some(n) => match tree.as_i64(n).filter(|t| *t >= 1) {
-            Some(t) => Some((t, n)),
-            None => {
-                diags.push(rl017_ineffective_setting::diagnostic(
-                    &at(n),
-                    format!("`read_timeout` of Kong service `{label}` is not a positive integer (ms)"),
-                    "invalid timeout",
-                    "Kong rejects the declarative config; write milliseconds as an integer (`read_timeout: 5000`).".to_string(),
-                ));
-                None
+    // The timeouts Kong's schema refuses, each once (RL017 at the value).
+    for key in ["connect_timeout", "write_timeout", "read_timeout"] {
+        if let Some(n) = tree.get(svc, key) {
+            if timeout_ms(tree, n).is_none() {
+                diags.push(invalid_timeout(doc, tree, n, key, &label));
             }
-        },
+        }
+    }
+    let read_timeout = match tree.get(svc, "read_timeout") {
+        // Reported above and read as nothing: not Kong's default 60000 ms.
+        Some(n) => timeout_ms(tree, n).map(|t| (t, n)),
         None => {
             timeout_note = format!(
                 "no `read_timeout` on this service, so Kong's default applies: {DEFAULT_TIMEOUT_MS} ms for every try"
@@ -592,6 +638,17 @@ mod tests {
         let text = render("trigger-retries.yaml");
         assert!(text.contains("attempts 3 @"), "{text}");
         assert!(text.contains("RL017 unknown key `retires`"), "{text}");
+        insta::assert_snapshot!(text);
+    }
+
+    /// Values Kong's schema refuses (issue 43): one RL017 each saying "out of
+    /// range", and no timeout read from them (not the default 60 s).
+    #[test]
+    fn trigger_out_of_range() {
+        let text = render("trigger-out-of-range.yaml");
+        assert_eq!(text.matches("RL017").count(), 4, "{text}");
+        assert_eq!(text.matches("is out of range").count(), 4, "{text}");
+        assert!(!text.contains("attempt_timeout"), "{text}");
         insta::assert_snapshot!(text);
     }
 

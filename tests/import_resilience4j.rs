@@ -240,8 +240,14 @@ fn trigger_invalid_values() {
 fn trigger_multiplier_out_of_range() {
     let text = render("fixtures/import/spring/trigger-multiplier-out-of-range.yml");
     assert_eq!(text.matches("RL017").count(), 4, "{text}");
-    assert!(text.contains("9:5 RL017 `exponentialBackoffMultiplier: .nan`"), "{text}");
-    assert!(text.contains("13:5 RL017 `exponentialBackoffMultiplier: .inf`"), "{text}");
+    assert!(
+        text.contains("9:5 RL017 `exponentialBackoffMultiplier: .nan`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("13:5 RL017 `exponentialBackoffMultiplier: .inf`"),
+        "{text}"
+    );
     assert!(
         text.contains("17:5 RL017 `exponentialBackoffMultiplier: -2` is out of range"),
         "{text}"

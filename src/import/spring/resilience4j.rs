@@ -658,34 +658,32 @@ fn object(
     };
     // `Ok(None)`: not written; `Err(node)`: written but not a number Spring binds
     // (reported here), which is read as nothing, never as the default.
-    let number = |key: &str,
-                  from: usize,
-                  out: &mut Imported|
-     -> Result<Option<(f64, NodeId)>, NodeId> {
-        let Some(f) = first(tree, chain, key, from) else {
-            return Ok(None);
-        };
-        if f.level != from && key == "randomizedWaitFactor" {
-            // Not inherited: `mergePropertiesIfAny` copies only the flags, the
-            // multiplier and the cap.
-            return Ok(None);
-        }
-        match val(tree, f.node) {
-            Val::Text(t) => match t.parse::<f64>() {
-                Ok(x) if x.is_finite() => Ok(Some((x, f.node))),
-                _ => {
-                    out.diagnostics
-                        .push(invalid(doc, f.node, key, &t, "a number"));
+    let number =
+        |key: &str, from: usize, out: &mut Imported| -> Result<Option<(f64, NodeId)>, NodeId> {
+            let Some(f) = first(tree, chain, key, from) else {
+                return Ok(None);
+            };
+            if f.level != from && key == "randomizedWaitFactor" {
+                // Not inherited: `mergePropertiesIfAny` copies only the flags, the
+                // multiplier and the cap.
+                return Ok(None);
+            }
+            match val(tree, f.node) {
+                Val::Text(t) => match t.parse::<f64>() {
+                    Ok(x) if x.is_finite() => Ok(Some((x, f.node))),
+                    _ => {
+                        out.diagnostics
+                            .push(invalid(doc, f.node, key, &t, "a number"));
+                        Err(f.node)
+                    }
+                },
+                Val::Unknown(p) => {
+                    out.diagnostics.push(unknown_value(doc, f.node, key, &p));
                     Err(f.node)
                 }
-            },
-            Val::Unknown(p) => {
-                out.diagnostics.push(unknown_value(doc, f.node, key, &p));
-                Err(f.node)
+                Val::NotScalar => Err(f.node),
             }
-            Val::NotScalar => Err(f.node),
-        }
-    };
+        };
     if let Some((true, en)) = exponential {
         match number("exponentialBackoffMultiplier", interval_from, out) {
             // Resilience4j refuses a multiplier below 1 (`IntervalFunction`

@@ -15,8 +15,8 @@ use crate::import::rl017_ineffective_setting;
 use crate::import::OriginNote;
 use crate::policy::duration::format_millis;
 use crate::policy::model::{
-    AttemptTimeout, BackoffSettings, Jitter, OnInvalid, RetryAfterSettings, RetryBudget, Settings,
-    Signal, Spanned,
+    AttemptTimeout, BackoffSettings, Jitter, Misspelled, OnInvalid, RetryAfterSettings,
+    RetryBudget, Settings, Signal, Spanned,
 };
 use crate::retry::Hedging;
 use crate::source::loader::Loaded;
@@ -129,6 +129,11 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
             // the default 15 s nor as a huge deadline.
             None => {
                 notes.push(note(t, "this `timeout` is not a proto Duration Envoy accepts (`15s`, at most 315,576,000,000 s): Envoy rejects the route configuration, so no deadline is read from it".to_string()));
+                // Reported once (RL017), not again as a missing deadline (RL301).
+                s.misspelled.push(Misspelled {
+                    intended: "deadline".to_string(),
+                    at: at(t),
+                });
             }
         },
         None => {
@@ -250,6 +255,11 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
         // a wrapped or clamped number).
         Some(n) if uint32(tree, n).is_none() => {
             notes.push(note(n, "this `num_retries` is not an unsigned 32-bit integer: Envoy rejects the route configuration, so no attempt count is read from it".to_string()));
+            // Read as nothing, and not reported again as missing (RL302).
+            s.misspelled.push(Misspelled {
+                intended: "attempts".to_string(),
+                at: at(n),
+            });
         }
         Some(n) => {
             let v = uint32(tree, n).map_or(1, i64::from);
@@ -675,11 +685,19 @@ pub fn check(doc: &Arc<Loaded>, tree: &Tree, p: NodeId) -> Vec<Diagnostic> {
     // num_retries is a google.protobuf.UInt32Value: Envoy rejects anything else.
     if let Some(n) = proto::get(tree, p, "num_retries") {
         if uint32(tree, n).is_none() {
+            // A whole number (negative or above 2^32 - 1) is out of range, not malformed.
+            let text = proto::text(tree, n).unwrap_or("");
+            let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+            let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
             out.push(diag(
                 n,
-                "`num_retries` is not an unsigned 32-bit integer".to_string(),
-                "invalid num_retries",
-                "Envoy rejects the route configuration; write the number of retries after the first try (`num_retries: 2` is 3 tries).".to_string(),
+                if whole {
+                    format!("`num_retries: {text}` is out of range: 0 to {} retries (a `google.protobuf.UInt32Value`)", u32::MAX)
+                } else {
+                    "`num_retries` is not an unsigned 32-bit integer".to_string()
+                },
+                if whole { "out of range" } else { "invalid num_retries" },
+                "Envoy rejects the route configuration, so retrylint reads no count from it (not the default 1 retry); write the number of retries after the first try (`num_retries: 2` is 3 tries).".to_string(),
             ));
         }
     }
@@ -756,22 +774,31 @@ pub fn check_route_action(doc: &Arc<Loaded>, tree: &Tree, action: NodeId) -> Vec
 /// [`proto::MAX_DURATION_SECONDS`].
 fn invalid_duration(doc: &Arc<Loaded>, tree: &Tree, n: NodeId, key: &str) -> Option<Diagnostic> {
     let written = tree.scalar(n).unwrap_or("").to_string();
-    let what = match proto::duration_checked(tree, n).err()? {
+    // `duration.proto`: seconds within ±315,576,000,000 (about 10,000 years).
+    let range = "at most 315,576,000,000 s (a `google.protobuf.Duration`)";
+    let (what, label) = match proto::duration_checked(tree, n).err()? {
         proto::DurationError::OutOfRange if written.is_empty() => {
-            format!("`{key}` is beyond the range of a proto Duration (at most 315,576,000,000 s)")
+            (format!("`{key}` is out of range: {range}"), "out of range")
         }
-        proto::DurationError::OutOfRange => format!(
-            "`{key}` `{written}` is beyond the range of a proto Duration (at most 315,576,000,000 s)"
+        proto::DurationError::OutOfRange => (
+            format!("`{key}: {written}` is out of range: {range}"),
+            "out of range",
         ),
-        proto::DurationError::Unreadable if written.is_empty() => {
-            format!("`{key}` is not a proto Duration")
-        }
-        proto::DurationError::Unreadable => format!("`{key}` `{written}` is not a proto Duration"),
+        // Not range but syntax: the proto JSON reader takes digits only, so an
+        // exponent (`1e309s`) is refused however large it is.
+        proto::DurationError::Unreadable if written.is_empty() => (
+            format!("`{key}` is not a proto Duration"),
+            "invalid duration",
+        ),
+        proto::DurationError::Unreadable => (
+            format!("`{key}` `{written}` is not a proto Duration"),
+            "invalid duration",
+        ),
     };
     Some(rl017_ineffective_setting::diagnostic(
         &At::new(doc, n),
         what,
-        "invalid duration",
+        label,
         format!("Envoy rejects the configuration, so retrylint reads no value from it (not Envoy's default); write seconds with an `s`, e.g. `{key}: 2s` or `0.250s`."),
     ))
 }

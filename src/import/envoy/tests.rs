@@ -168,6 +168,21 @@ fn malformed_input_never_panics() {
     }
 }
 
+/// Values Envoy refuses (issue 43): one RL017 each, "out of range" for a number
+/// beyond its proto type, and nothing read from them (no attempts, no deadline, no
+/// per-try timeout, no back-off base or cap: not Envoy's defaults).
+#[test]
+fn trigger_out_of_range() {
+    let got = read("trigger-out-of-range.yaml");
+    let text = render(&got);
+    assert_eq!(text.matches("RL017").count(), 6, "{text}");
+    assert_eq!(text.matches("is out of range").count(), 4, "{text}");
+    for absent in ["attempts 5", "deadline 15s", "attempt_timeout", "base 25ms"] {
+        assert!(!text.contains(absent), "{absent}: {text}");
+    }
+    insta::assert_snapshot!(text);
+}
+
 #[test]
 fn num_retries_outside_uint32_is_reported() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

@@ -47,8 +47,9 @@ impl Refused {
     pub fn what(self) -> String {
         match self {
             Refused::Syntax => "is not a duration".into(),
+            // A Go `time.Duration` is an int64 of nanoseconds (about 292 years).
             Refused::TooLong => format!(
-                "is beyond the range of a duration (at most {})",
+                "is out of range: at most {} (Go's `time.Duration`, an int64 of nanoseconds)",
                 duration::GO_MAX_TEXT
             ),
             Refused::UnderOneMs => "is below 1ms, the shortest duration Istio accepts".into(),

@@ -27,7 +27,7 @@ use super::rl017_ineffective_setting as rl017;
 use super::stream::KubeObject;
 use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, Route};
 use crate::diagnostic::Diagnostic;
-use crate::policy::model::{Layer, Settings, Spanned};
+use crate::policy::model::{Layer, Misspelled, Settings, Spanned};
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use crate::source::tree::{Kind, NodeId, Tree};
@@ -371,12 +371,19 @@ fn deadline(
             at,
             text: crate::import::note_text("`timeout: 0s` switches the route timeout off, so the route has no deadline (retry-configs.md §2.1)"),
         }),
-        Err(refused) => diags.push(rl017::diagnostic(
-            &at,
-            format!("`timeout: {text}` {}", refused.what()),
-            refused.label(),
-            format!("{}, and retrylint reads no deadline; write a duration such as `5s` or `250ms`.", refused.why()),
-        )),
+        Err(refused) => {
+            diags.push(rl017::diagnostic(
+                &at,
+                format!("`timeout: {text}` {}", refused.what()),
+                refused.label(),
+                format!("{}, and retrylint reads no deadline; write a duration such as `5s` or `250ms`.", refused.why()),
+            ));
+            // Reported once (RL017), not again as a missing deadline (RL301).
+            settings.misspelled.push(Misspelled {
+                intended: "deadline".to_string(),
+                at,
+            });
+        }
     }
 }
 

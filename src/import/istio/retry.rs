@@ -17,7 +17,7 @@ use super::super::{ImportContext, OriginNote};
 use crate::diagnostic::Diagnostic;
 use crate::policy::duration::{format_millis, Millis};
 use crate::policy::model::{
-    AttemptTimeout, BackoffSettings, Jitter, RetryOnEntry, Settings, Spanned,
+    AttemptTimeout, BackoffSettings, Jitter, Misspelled, RetryOnEntry, Settings, Spanned,
 };
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
@@ -139,6 +139,12 @@ pub struct HttpRetry {
     pub retry_on: Option<Field<String>>,
     /// `backoff`, ms (Envoy's base interval).
     pub backoff: Option<Field<Millis>>,
+    /// A written `perTryTimeout` Istio refuses (RL017 at it): read as no per-try
+    /// timeout at all, not as the default "what is left of the route timeout".
+    pub per_try_timeout_refused: Option<At>,
+    /// A written `backoff` Istio refuses (RL017 at it): read as no back-off at all,
+    /// not as Envoy's default 25ms base.
+    pub backoff_refused: Option<At>,
 }
 
 /// Reads the `HTTPRetry` mapping `node`; `block` names it in messages (`Istio
@@ -151,6 +157,8 @@ pub fn read(src: Src<'_>, node: NodeId, block: &str, diags: &mut Vec<Diagnostic>
         per_try_timeout: None,
         retry_on: None,
         backoff: None,
+        per_try_timeout_refused: None,
+        backoff_refused: None,
     };
     let Some(tree) = src.tree() else { return out };
     if tree.kind(node) != Kind::Map {
@@ -206,6 +214,9 @@ pub fn read(src: Src<'_>, node: NodeId, block: &str, diags: &mut Vec<Diagnostic>
     }
     out.per_try_timeout = duration_field(src, tree, node, "perTryTimeout", block, diags);
     out.backoff = duration_field(src, tree, node, "backoff", block, diags);
+    let refused = |key: &str, read: bool| tree.get(node, key).filter(|_| !read).map(|n| src.at(n));
+    out.per_try_timeout_refused = refused("perTryTimeout", out.per_try_timeout.is_some());
+    out.backoff_refused = refused("backoff", out.backoff.is_some());
     if let Some(n) = tree.get(node, "retryOn") {
         let at = src.at(n);
         match tree.scalar(n) {
@@ -540,9 +551,26 @@ pub fn settings(route_at: &At, policy: Policy<'_>, ctx: &ImportContext<'_>) -> M
             diagnostics,
         };
     }
+    // A refused `perTryTimeout` or `backoff` (RL017 at it) is read as nothing: not
+    // Istio's or Envoy's default, and not reported again as missing.
+    if let Some(at) = block.and_then(|r| r.per_try_timeout_refused.clone()) {
+        settings.misspelled.push(Misspelled {
+            intended: "attempt_timeout".to_string(),
+            at,
+        });
+    }
+    if let Some(at) = block.and_then(|r| r.backoff_refused.clone()) {
+        settings.misspelled.push(Misspelled {
+            intended: "backoff".to_string(),
+            at,
+        });
+    }
     // Back-off: Envoy's exponential back-off with full jitter.
     let (backoff_at, base) = match block.and_then(|r| r.backoff.as_ref()) {
         Some(b) => (b.at.clone(), b.spanned()),
+        None if block.is_some_and(|r| r.backoff_refused.is_some()) => {
+            return attempt_timeout(settings, notes, diagnostics, block, policy, &policy_at);
+        }
         None => {
             if block.is_some() {
                 note(
@@ -586,8 +614,27 @@ pub fn settings(route_at: &At, policy: Policy<'_>, ctx: &ImportContext<'_>) -> M
             at: backoff_at,
         }),
     });
-    // Attempt timeout.
+    attempt_timeout(settings, notes, diagnostics, block, policy, &policy_at)
+}
+
+/// The attempt timeout of `settings` from `perTryTimeout` (a route's own only), else
+/// what is left of the route timeout; none when a written one was refused.
+fn attempt_timeout(
+    mut settings: Settings,
+    mut notes: Vec<OriginNote>,
+    diagnostics: Vec<Diagnostic>,
+    block: Option<&HttpRetry>,
+    policy: Policy<'_>,
+    policy_at: &At,
+) -> Mapped {
+    let note = |notes: &mut Vec<OriginNote>, at: &At, text: String| {
+        notes.push(OriginNote {
+            at: at.clone(),
+            text: crate::import::note_text(text),
+        })
+    };
     match block.and_then(|r| r.per_try_timeout.as_ref()) {
+        _ if block.is_some_and(|r| r.per_try_timeout_refused.is_some()) => {}
         Some(t) if matches!(policy, Policy::Route(_)) => {
             settings.attempt_timeout = Some(Spanned {
                 value: AttemptTimeout::Fixed(t.value),
@@ -602,7 +649,7 @@ pub fn settings(route_at: &At, policy: Policy<'_>, ctx: &ImportContext<'_>) -> M
             if block.is_some() {
                 note(
                     &mut notes,
-                    &policy_at,
+                    policy_at,
                     "no `perTryTimeout`, so each try may use what is left of the route `timeout` (retry-configs.md §2.1)".into(),
                 );
             }

@@ -344,3 +344,18 @@ fn attempts_out_of_range_is_one_finding() {
     assert!(!out.contains("with 0 retries"), "{out}");
     insta::assert_snapshot!("attempts_out_of_range", out);
 }
+
+/// Durations beyond Go's range (issue 43): one RL017 each saying "out of range",
+/// and nothing read from them: no deadline, no per-try timeout (not "what is left
+/// of the route timeout"), no back-off (not Envoy's default 25ms base).
+#[test]
+fn durations_out_of_range_are_findings_not_defaults() {
+    let got = run(&["trigger-durations-out-of-range.yaml"], &unversioned());
+    let out = render(&got);
+    assert_eq!(got.diagnostics.len(), 3, "{out}");
+    assert_eq!(out.matches("is out of range: at most").count(), 3, "{out}");
+    for absent in ["25ms", "remaining", "beyond the range"] {
+        assert!(!out.contains(absent), "{absent}: {out}");
+    }
+    insta::assert_snapshot!(out);
+}

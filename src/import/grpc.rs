@@ -788,6 +788,17 @@ fn retry_policy(
                 at: at(r),
             });
         }
+        // Beyond the field's type: `uint32 max_attempts` (service_config.proto
+        // `RetryPolicy`); grpc-java and gRPC core read it as an int. The service
+        // config is rejected, so no count is read (not the cap of 5).
+        Some(m) if uint32_out_of_range(tree, m) => {
+            diags.push(max_attempts_out_of_range(doc, tree, m, ""));
+            rejected.get_or_insert(format!(
+                "`maxAttempts: {}` is out of range",
+                tree.scalar(m).unwrap_or("")
+            ));
+            on = false;
+        }
         Some(m) => match int(tree, m) {
             Some(n) if n > MAX_ATTEMPTS_CAP => {
                 diags.push(rl017_ineffective_setting::diagnostic(
@@ -916,6 +927,19 @@ fn retry_policy(
         }
     }
     match tree.get(r, "backoffMultiplier") {
+        // Beyond the field's type: `float backoff_multiplier` (service_config.proto
+        // `RetryPolicy`), so a number above f32::MAX (`1e39`) or one that overflows
+        // even an f64 (`1e309`) is out of range; gRPC rejects the service config.
+        Some(n) if multiplier_out_of_range(tree, n) => {
+            let written = tree.scalar(n).unwrap_or("");
+            rejected.get_or_insert(format!("`backoffMultiplier: {written}` is out of range"));
+            diags.push(rl017_ineffective_setting::diagnostic(
+                &at(n),
+                format!("gRPC `backoffMultiplier: {written}` is out of range: at most {:e} (`float backoff_multiplier` in service_config.proto)", f32::MAX),
+                "out of range",
+                "gRPC rejects the service config, so retrylint reads no multiplier from it; write a number such as `2`.".to_string(),
+            ))
+        }
         Some(n) => match tree.as_f64(n).filter(|m| m.is_finite() && *m > 0.0) {
             Some(m) => {
                 backoff.multiplier = Some(Spanned {
@@ -986,6 +1010,14 @@ fn hedging_policy(
                 "A6: `maxAttempts` is required and above 1; gRPC rejects the service config, so no copy is sent. Write `\"maxAttempts\": 2` or more (at most 5).".to_string(),
             ));
             return Some("the `hedgingPolicy` has no `maxAttempts`".to_string());
+        }
+        // `uint32 max_attempts` in service_config.proto `HedgingPolicy`.
+        Some(m) if uint32_out_of_range(tree, m) => {
+            diags.push(max_attempts_out_of_range(doc, tree, m, "hedging "));
+            return Some(format!(
+                "hedging `maxAttempts: {}` is out of range",
+                tree.scalar(m).unwrap_or("")
+            ));
         }
         Some(m) => match int(tree, m) {
             Some(n) if n > MAX_ATTEMPTS_CAP => {
@@ -1067,6 +1099,42 @@ fn throttling(
     }
 }
 
+/// True when `n` is a whole number (a JSON number or a string of digits, proto3
+/// JSON) above `u32::MAX`, however many digits: beyond a `uint32` field.
+fn uint32_out_of_range(tree: &Tree, n: NodeId) -> bool {
+    if let Some(v) = int(tree, n) {
+        return v > i64::from(u32::MAX);
+    }
+    let text = tree.scalar(n).unwrap_or("").trim();
+    let digits = text.strip_prefix('+').unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// RL017 at a `maxAttempts` beyond its `uint32` (`what`: "" or "hedging "): gRPC
+/// rejects the service config, and no count is read from it (not the cap of 5).
+fn max_attempts_out_of_range(doc: &Arc<Loaded>, tree: &Tree, m: NodeId, what: &str) -> Diagnostic {
+    let written = tree.scalar(m).unwrap_or("");
+    rl017_ineffective_setting::diagnostic(
+        &At::new(doc, m),
+        format!("gRPC {what}`maxAttempts: {written}` is out of range: at most {} (`uint32 max_attempts` in service_config.proto)", u32::MAX),
+        "out of range",
+        format!("gRPC rejects the service config, so retrylint reads no count from it (not the cap of {MAX_ATTEMPTS_CAP}); write the number of tries, the first included, e.g. `\"maxAttempts\": 3` (at most {MAX_ATTEMPTS_CAP} run)."),
+    )
+}
+
+/// True when the number at `n` is above a `float`'s largest (`f32::MAX`), an
+/// overflowing literal (`1e309`) included; `NaN`, `-1` and `0` are not out of range
+/// but below A6's "above 0".
+fn multiplier_out_of_range(tree: &Tree, n: NodeId) -> bool {
+    let text = tree.scalar(n).unwrap_or("").trim();
+    let number = text.strip_prefix('+').unwrap_or(text);
+    let numeric = number.bytes().next().is_some_and(|b| b.is_ascii_digit())
+        && number
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    numeric && number.parse::<f64>().is_ok_and(|m| m > f64::from(f32::MAX))
+}
+
 /// An integer written as a JSON number or a string of digits (proto3 JSON).
 fn int(tree: &Tree, n: NodeId) -> Option<i64> {
     tree.as_i64(n)
@@ -1097,7 +1165,7 @@ fn duration(
             let written = tree.scalar(n).unwrap_or("").to_string();
             diags.push(rl017_ineffective_setting::diagnostic(
                 &At::new(doc, n),
-                format!("gRPC `{key}` `{written}` is beyond the range of a proto3 Duration (at most 315,576,000,000 s)"),
+                format!("gRPC `{key}: {written}` is out of range: at most 315,576,000,000 s (a proto3 `google.protobuf.Duration`)"),
                 "out of range",
                 "gRPC rejects the service config, so retrylint reads no value from it; write a duration of at most 315576000000s (about 10,000 years).".to_string(),
             ));
@@ -1569,6 +1637,31 @@ mod corpus_tests {
         let text = render("trigger-max-attempts-range.json");
         assert!(text.contains("capped at 5"), "{text}");
         assert!(text.contains("`maxAttempts: 1` is below 2"), "{text}");
+        insta::assert_snapshot!(text);
+    }
+
+    /// Values beyond their proto type (issue 43): `maxAttempts` above a `uint32`,
+    /// a Duration above 315,576,000,000 s, `backoffMultiplier` above a `float`. One
+    /// RL017 each saying "out of range"; gRPC rejects the service config, so no
+    /// count is read (not the cap of 5) nor a multiplier, and nothing is retried.
+    /// (A JSON file holds no comment, so the case is told here.)
+    #[test]
+    fn trigger_values_out_of_range() {
+        let text = render("trigger-values-out-of-range.json");
+        assert_eq!(text.matches(" RL017 gRPC").count(), 6, "{text}");
+        assert_eq!(
+            text.matches("is out of range: at most").count(),
+            6,
+            "{text}"
+        );
+        for absent in [
+            "capped at",
+            "attempts 5",
+            "not a number above 0",
+            "retry true",
+        ] {
+            assert!(!text.contains(absent), "{absent}: {text}");
+        }
         insta::assert_snapshot!(text);
     }
 

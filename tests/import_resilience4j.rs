@@ -233,6 +233,27 @@ fn trigger_invalid_values() {
     insta::assert_snapshot!(text);
 }
 
+/// A `maxAttempts` Resilience4j cannot bind (issue 43): beyond a Java `int` or
+/// below 1. One RL017 each saying "out of range" (not "is not an integer"), and no
+/// count imported: not the default 3, not a wrapped or clamped number.
+#[test]
+fn trigger_max_attempts_out_of_range() {
+    let text = render("fixtures/import/spring/trigger-max-attempts-out-of-range.yml");
+    assert_eq!(text.matches(" RL017 ").count(), 4, "{text}");
+    assert_eq!(
+        text.matches("is out of range: 1 to 2147483647").count(),
+        4,
+        "{text}"
+    );
+    assert!(
+        text.contains("7:5 RL017 `maxAttempts: 4294967296` is out of range"),
+        "{text}"
+    );
+    assert!(!text.contains("is not an integer"), "{text}");
+    assert!(!text.contains("attempts "), "{text}");
+    insta::assert_snapshot!(text);
+}
+
 /// A multiplier Resilience4j cannot run (issue 43): `.nan` and `.inf` are not
 /// numbers, `-2` and `0` are below 1. One RL017 each, and no multiplier imported:
 /// not the written value, not the default 1.5.

@@ -465,13 +465,26 @@ fn object(
                     });
                 }
                 _ => {
-                    out.diagnostics.push(invalid(
-                        doc,
-                        f.node,
-                        "maxAttempts",
-                        &t,
-                        "an integer from 1 to 2147483647 (a Java `int`: total attempts, including the first)",
-                    ));
+                    // A whole number (zero, negative, or beyond a Java `int`, however
+                    // many digits) is out of range, not malformed.
+                    let digits = t.strip_prefix(['-', '+']).unwrap_or(&t);
+                    let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+                    out.diagnostics.push(if whole {
+                        rl017_ineffective_setting::diagnostic(
+                            &at(f.node),
+                            format!("`maxAttempts: {t}` is out of range: 1 to {} (a Java `int`: total attempts, including the first)", i32::MAX),
+                            "out of range",
+                            "Spring cannot bind it to Resilience4j's `maxAttempts` (`RetryConfig.Builder.maxAttempts(int)` refuses below 1) and the application does not start, so retrylint reads no count from it (not the default 3); write the number of tries, e.g. `maxAttempts: 3`.".to_string(),
+                        )
+                    } else {
+                        invalid(
+                            doc,
+                            f.node,
+                            "maxAttempts",
+                            &t,
+                            "an integer from 1 to 2147483647 (a Java `int`: total attempts, including the first)",
+                        )
+                    });
                     misspell(&mut settings, "attempts", f.node);
                 }
             },

@@ -62,6 +62,27 @@ fn trigger_status_retries_resend_a_post() {
     insta::assert_snapshot!(format!("exit {code}\n{stdout}"));
 }
 
+/// Values beyond Traefik's Go types (issue 43): one RL017 each saying "out of
+/// range", and no second finding blaming them (no RL301 missing deadline, no RL305
+/// missing jitter).
+#[test]
+fn trigger_out_of_range_is_rl017_not_a_value() {
+    let (code, stdout, stderr) = common::retrylint_in(
+        &dir("fixtures/import/traefik/trigger-out-of-range"),
+        &["check", "."],
+    );
+    // One RL017 per value, each labelled "out of range" at the value.
+    assert_eq!(
+        stdout.matches("╰── out of range").count(),
+        3,
+        "{stdout}{stderr}"
+    );
+    for absent in ["RL301", "RL305", "must be an integer", "is not a duration"] {
+        assert!(!stdout.contains(absent), "{absent}: {stdout}");
+    }
+    insta::assert_snapshot!(format!("exit {code}\n{stdout}"));
+}
+
 #[test]
 fn clean_status_retries_skip_a_post() {
     let (code, stdout, stderr) = common::retrylint_in(

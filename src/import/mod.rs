@@ -541,7 +541,7 @@ fn version_groups(diagnostics: &[Diagnostic]) -> Vec<Vec<usize>> {
 /// One finding of RL314 findings with one message (sorted by position): the first,
 /// labelling the others' routes and naming their operations too.
 fn merge_routes(mut members: Vec<Diagnostic>) -> Diagnostic {
-    let mut rest = members.split_off(1);
+    let rest = members.split_off(1);
     let mut merged = members.pop().expect("a group has a first member");
     {
         let more = rest.len();
@@ -555,25 +555,34 @@ fn merge_routes(mut members: Vec<Diagnostic>) -> Diagnostic {
             if more == 1 { "is" } else { "are" },
         );
         // The operations named so far, by (operation, document): thousands of routes
-        // may share one default, each naming the same operations.
-        let mut known: std::collections::HashSet<(String, Option<PathBuf>)> = merged
+        // may share one default, each naming the same operations. Keys borrow from
+        // the members (a copy of each name and path per route was most of a merge).
+        let first: Vec<(String, Option<PathBuf>)> = merged
             .operations
             .iter()
             .enumerate()
             .map(|(i, op)| (op.clone(), document_path(&merged.operation_documents, i)))
             .collect();
+        let mut known: std::collections::HashSet<(&str, Option<&std::path::Path>)> = first
+            .iter()
+            .map(|(op, path)| (op.as_str(), path.as_deref()))
+            .collect();
         merged.labels.reserve(more);
-        for d in rest.drain(..) {
+        for d in &rest {
             merged.labels.push(crate::diagnostic::Label {
                 location: d.primary.location.clone(),
                 message: format!("also: {}", d.primary.message),
             });
             for (i, op) in d.operations.iter().enumerate() {
-                if known.insert((op.clone(), document_path(&d.operation_documents, i))) {
+                let document = d.operation_documents.get(i).cloned().flatten();
+                let path = d
+                    .operation_documents
+                    .get(i)
+                    .and_then(|f| f.as_deref())
+                    .map(|f| f.path.as_path());
+                if known.insert((op.as_str(), path)) {
                     merged.operations.push(op.clone());
-                    merged
-                        .operation_documents
-                        .push(d.operation_documents.get(i).cloned().flatten());
+                    merged.operation_documents.push(document);
                 }
             }
         }

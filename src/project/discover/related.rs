@@ -57,13 +57,13 @@ pub fn with_related(
         .iter()
         .filter(|p| p.is_dir())
         .map(|p| {
-            let folder = canonical(p);
+            let folder = canonical(ws, p);
             let root = crate::project::answer_root(&folder, root);
             (folder, root)
         })
         .collect();
     let mut related = Related {
-        seen: candidates.iter().map(|c| canonical(&c.path)).collect(),
+        seen: candidates.iter().map(|c| canonical(ws, &c.path)).collect(),
         queue: VecDeque::new(),
         out: Vec::new(),
         indexes: HashMap::new(),
@@ -82,7 +82,7 @@ pub fn with_related(
     // project root (a folder that is a project root is read whole by its walk).
     let below_root = |c: &Candidate| {
         !folders.is_empty() && {
-            let abs = canonical(&c.path);
+            let abs = canonical(ws, &c.path);
             folders
                 .iter()
                 .any(|(folder, root)| abs.starts_with(folder) && folder != root)
@@ -99,7 +99,11 @@ pub fn with_related(
         })
         .cloned()
         .collect();
-    related.asked = related.queue.iter().map(|c| canonical(&c.path)).collect();
+    related.asked = related
+        .queue
+        .iter()
+        .map(|c| canonical(ws, &c.path))
+        .collect();
     // Retry configs, clients and `.proto` files walked under a named folder, by
     // project root; with each the text configs (`nginx.conf`, `haproxy.cfg`), which
     // bring the documents they name as a named config does, and the `.proto` files,
@@ -114,7 +118,7 @@ pub fn with_related(
             )
             && below_root(c)
     }) {
-        let Some(dir) = standing(&c.path).parent().map(Path::to_path_buf) else {
+        let Some(dir) = standing(ws, &c.path).parent().map(Path::to_path_buf) else {
             continue;
         };
         let walked = config_roots
@@ -177,7 +181,7 @@ pub fn with_related(
             for d in found {
                 // Its operations reach a file asked about: as for a document asked
                 // about, the documents sharing its `$ref` targets come too.
-                related.asked.insert(canonical(&d.path));
+                related.asked.insert(canonical(ws, &d.path));
                 related.add(d.path, d.kind);
             }
         }
@@ -189,7 +193,7 @@ pub fn with_related(
     let mut out: Vec<(PathBuf, Candidate)> = related
         .out
         .into_iter()
-        .map(|c| (canonical(&c.path), c))
+        .map(|c| (canonical(ws, &c.path), c))
         .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out.into_iter().map(|(_, c)| c).collect()
@@ -230,7 +234,7 @@ struct Related<'a> {
 
 impl Related<'_> {
     fn add(&mut self, path: PathBuf, kind: NameKind) {
-        let abs = canonical(&path);
+        let abs = canonical(self.ws, &path);
         let c = Candidate {
             path,
             kind,
@@ -261,7 +265,7 @@ impl Related<'_> {
             let in_run = self
                 .out
                 .iter()
-                .filter(|c| standing(&c.path).starts_with(&bound))
+                .filter(|c| standing(self.ws, &c.path).starts_with(&bound))
                 .filter(|c| {
                     matches!(
                         c.kind,
@@ -278,7 +282,7 @@ impl Related<'_> {
                 .documents(ws, binding_needles_in_text)
                 .to_vec();
             let other = documents.into_iter().find(|d| {
-                !self.seen.contains(&canonical(&d.path)) && is_openapi(&ws.load(&d.path))
+                !self.seen.contains(&canonical(self.ws, &d.path)) && is_openapi(&ws.load(&d.path))
             });
             if let Some(d) = other {
                 self.add_context(d.path, d.kind);
@@ -290,7 +294,7 @@ impl Related<'_> {
     /// a file walked under a named folder would be (its documents come through
     /// [`ProjectIndex::documents_named_by`]).
     fn add_context(&mut self, path: PathBuf, kind: NameKind) {
-        let abs = canonical(&path);
+        let abs = canonical(self.ws, &path);
         if self.seen.insert(abs.clone()) {
             self.context.insert(abs);
             self.out.push(Candidate {
@@ -387,7 +391,7 @@ impl Related<'_> {
         }
         let ws = self.ws;
         // The project of a name is where the name stands, not where a link leads.
-        let here = standing(&c.path);
+        let here = standing(self.ws, &c.path);
         let dir = here.parent().map(Path::to_path_buf).unwrap_or_default();
         let bound = self.answer_root(&here);
         if self.expanded.contains(&bound) {
@@ -397,7 +401,7 @@ impl Related<'_> {
             return;
         }
         let doc = ws.load(&c.path);
-        let abs = canonical(&c.path);
+        let abs = canonical(self.ws, &c.path);
         if c.kind == NameKind::Policy {
             let specs = spec_paths(&doc);
             if specs.is_empty() {
@@ -578,7 +582,10 @@ impl Related<'_> {
                     .into_iter()
                     .filter_map(|d| {
                         let mut needles = Vec::new();
-                        for name in self.identities.of(&canonical(&d.path), &|p| ws.admitted(p)) {
+                        for name in self
+                            .identities
+                            .of(&canonical(self.ws, &d.path), &|p| ws.admitted(p))
+                        {
                             host_needles(&name.to_ascii_lowercase(), &mut needles);
                         }
                         (!needles.is_empty()).then_some((d, needles))
@@ -792,7 +799,7 @@ fn url_host(url: &str) -> Option<String> {
 /// Every file a document's `$ref`s reach, directly or through other files
 /// (canonical paths; the document itself left out).
 pub fn ref_closure(doc: &crate::source::loader::Loaded, ws: &Workspace) -> Vec<PathBuf> {
-    let start = canonical(&doc.file.path);
+    let start = canonical(ws, &doc.file.path);
     let mut reached: HashSet<PathBuf> = HashSet::from([start.clone()]);
     let mut frontier = super::project_index::external_refs(doc);
     let mut out = Vec::new();
@@ -807,14 +814,18 @@ pub fn ref_closure(doc: &crate::source::loader::Loaded, ws: &Workspace) -> Vec<P
     out
 }
 
-fn canonical(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p))
+/// `p` with every link resolved (the run's memo: [`ReadBoundary::real_path`]), or
+/// normalized when it does not exist.
+///
+/// [`ReadBoundary::real_path`]: crate::source::boundary::ReadBoundary::real_path
+fn canonical(ws: &Workspace, p: &Path) -> PathBuf {
+    ws.boundary().real_path(p).unwrap_or_else(|| normalize(p))
 }
 
 /// Where a name stands: its folder resolved, its last component kept. A link named
 /// in a project belongs to that project wherever it leads (a link to `/etc/passwd`
 /// named `application.yml` made `/etc` a project to walk).
-fn standing(p: &Path) -> PathBuf {
+fn standing(ws: &Workspace, p: &Path) -> PathBuf {
     match (p.parent(), p.file_name()) {
         (Some(dir), Some(name)) => {
             let dir = if dir.as_os_str().is_empty() {
@@ -822,9 +833,9 @@ fn standing(p: &Path) -> PathBuf {
             } else {
                 dir
             };
-            canonical(dir).join(name)
+            canonical(ws, dir).join(name)
         }
-        _ => canonical(p),
+        _ => canonical(ws, p),
     }
 }
 

@@ -204,7 +204,10 @@ impl Diagnostic {
         // cost of labelling 5,000 bound routes).
         let listed: Vec<(Option<Arc<SourceFile>>, String)> = operations.into_iter().collect();
         let kept: Vec<bool> = {
-            let mut seen = std::collections::HashSet::with_capacity(listed.len());
+            let mut seen = std::collections::HashSet::with_capacity_and_hasher(
+                listed.len(),
+                foldhash::fast::RandomState::default(),
+            );
             listed
                 .iter()
                 .map(|(doc, op)| seen.insert((doc.as_ref().map(|d| d.path.as_path()), op.as_str())))
@@ -227,7 +230,8 @@ impl Diagnostic {
     /// (the document's display path) where two operations of the finding share a
     /// name, so two specs' `POST /orders` never read as one.
     pub fn operations_shown(&self) -> Vec<String> {
-        let mut names = std::collections::HashMap::new();
+        let mut names: std::collections::HashMap<&str, usize, foldhash::fast::RandomState> =
+            std::collections::HashMap::default();
         for op in &self.operations {
             *names.entry(op.as_str()).or_insert(0usize) += 1;
         }

@@ -274,9 +274,11 @@ pub fn lower(
     };
     settings.backoff = Some(BackoffSettings {
         at: obj_at.clone(),
-        base: read(&b.base, "backoff.base"),
-        cap: read(&b.cap, "backoff.cap"),
-        multiplier: read(&b.multiplier, "backoff.multiplier"),
+        // A refused back-off value is not blamed again, neither as missing nor
+        // for its jitter (RL305), as for Traefik's refused `initialInterval`.
+        base: read(&b.base, "backoff"),
+        cap: read(&b.cap, "backoff"),
+        multiplier: read(&b.multiplier, "backoff"),
         jitter: b.jitter.as_ref().map(|s| spanned(&at, s)),
     });
     if let Some(r) = &c.retry_after {

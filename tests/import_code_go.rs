@@ -290,3 +290,21 @@ fn half_typed_and_deeply_nested_go_does_not_panic() {
     assert!(code == 0 || code == 1, "exit {code}; stderr: {stderr}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// Constants Go rejects (issue 43): `RetryMax` beyond an `int` and `RetryWaitMax`
+/// beyond a `time.Duration` are one RL017 each saying "out of range", and are read
+/// as nothing: no count (not the default 4 retries, no RL019 "not known
+/// statically"), no base or jitter computed from them, no RL302 or RL305.
+#[test]
+fn retryablehttp_out_of_range_constants_are_rl017_not_defaults() {
+    let (_, out) = check("fixtures/code/go/retryablehttp-trigger-out-of-range");
+    let got = findings(&out);
+    for want in ["RL017 client.go:21:15", "RL017 client.go:23:19"] {
+        assert!(has(&got, want), "{want} missing: {got:#?}");
+    }
+    assert_eq!(out.matches("is out of range: at most").count(), 2, "{out}");
+    for absent in ["RL019", "RL302", "RL305"] {
+        assert!(!codes(&got).contains(&absent), "{absent} in {got:#?}");
+    }
+    insta::assert_snapshot!(out);
+}

@@ -490,3 +490,38 @@ fn urllib3_pinned_below_2_waits_any_retry_after() {
         .unwrap_or_default();
     assert!(max.contains("6h"), "{out}");
 }
+
+/// Literals no value can be read from (issue 43): NaN and infinite floats
+/// (`float('nan')`, `1e400`, `math.inf`) in urllib3 `Retry` and tenacity are one
+/// RL017 each saying "out of range", and are read as nothing: no first delay, cap,
+/// multiplier or count (not the library default), and no RL302 or RL019 about them.
+#[test]
+fn trigger_values_out_of_range_are_rl017_not_defaults() {
+    let (code, out) = check("fixtures/code/python/trigger-values-out-of-range");
+    assert_eq!(code, 1, "{out}");
+    let got = findings(&out);
+    for want in [
+        "RL017 client.py:14:41", // backoff_factor=float('nan')
+        "RL017 client.py:14:67", // backoff_max=1e400
+        "RL017 client.py:23:32", // stop_after_attempt(math.inf)
+        "RL017 client.py:23:76", // wait_exponential(multiplier=1e400)
+    ] {
+        assert!(has(&got, want), "{want} missing: {got:#?}");
+    }
+    assert_eq!(
+        out.matches("is out of range: not a finite number").count(),
+        4,
+        "{out}"
+    );
+    for absent in ["RL302", "RL019"] {
+        assert!(!codes(&got).contains(&absent), "{absent} in {got:#?}");
+    }
+    let (_, imported, _) = common::retrylint_in(
+        &dir("fixtures/code/python/trigger-values-out-of-range"),
+        &["import", "client.py"],
+    );
+    for absent in ["base:", "inf", "NaN", "attempts: 11"] {
+        assert!(!imported.contains(absent), "{absent}:\n{imported}");
+    }
+    insta::assert_snapshot!(out);
+}

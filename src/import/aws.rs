@@ -22,7 +22,9 @@
 //! - every operation is retried whatever its method: the SDK knows idempotency only
 //!   from the service model (`@idempotencyToken`), never from the config.
 //!
-//! Invalid values (`max_attempts = 0`, `retry_mode = fast`) are RL017 at the value;
+//! Invalid values (`max_attempts = 0`, `retry_mode = fast`) are RL017 at the value
+//! ("out of range" for a whole number below 1 or beyond 64 bits) and read as
+//! nothing: no count (not the mode's default), no mode (not `standard`);
 //! a retry key in a section that is no profile (`[dev]` instead of `[profile dev]`,
 //! `[sso-session x]`) is RL017 too; a misspelt retry key gets a "did you mean".
 //! Syntax errors are RL001 ([`ini`]). `credentials` files hold no retry keys and are
@@ -34,7 +36,7 @@ use super::rl017_ineffective_setting;
 use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, Route};
 use crate::diagnostic::Diagnostic;
 use crate::policy::model::{
-    BackoffSettings, Jitter, Layer, RetryBudget, Settings, Signal, Spanned,
+    BackoffSettings, Jitter, Layer, Misspelled, RetryBudget, Settings, Signal, Spanned,
 };
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
@@ -350,72 +352,96 @@ fn profile(
     let mut notes: Vec<OriginNote> = Vec::new();
     let mut section_note: Vec<String> = Vec::new();
 
+    // `None` for a refused `retry_mode` (RL017 at it): the SDKs reject the profile,
+    // so no mode is read (not `standard`), and nothing the mode would decide.
     let mode = match mode_prop {
-        None => {
+        None => Some({
             section_note.push("no `retry_mode`: read as `standard`, the default of the current SDKs (Go v2, JavaScript v3, Rust, Java 2.x, .NET, AWS CLI v2); boto3 and AWS CLI v1 default to `legacy` (5 tries, no retry quota)".into());
             Mode::Standard
-        }
+        }),
         Some(p) => match p.value.to_ascii_lowercase().as_str() {
-            "standard" => Mode::Standard,
-            "adaptive" => Mode::Adaptive,
-            "legacy" => Mode::Legacy,
+            "standard" => Some(Mode::Standard),
+            "adaptive" => Some(Mode::Adaptive),
+            "legacy" => Some(Mode::Legacy),
             other => {
                 diags.push(rl017_ineffective_setting::diagnostic(
                     &at(p.value_node),
                     format!("`retry_mode = {other}` in AWS profile `{name}` is not a retry mode"),
                     "invalid retry mode",
-                    format!("the SDKs accept {} and reject anything else (botocore raises InvalidRetryModeError); retrylint reads the profile as `standard`", MODES.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")),
+                    format!("the SDKs accept {} and reject anything else (botocore raises InvalidRetryModeError); retrylint reads no retry mode from it (not `standard`): no conditions, back-off or quota", MODES.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")),
                 ));
-                Mode::Standard
+                None
             }
         },
     };
     let mode_at = mode_prop.map_or(section_at.clone(), |p| at(p.value_node));
-    let default_attempts = match mode {
-        Mode::Legacy => LEGACY_MAX_ATTEMPTS,
-        _ => STANDARD_MAX_ATTEMPTS,
-    };
+    let mut s = Settings::empty(section_at.clone());
+    // A refused `max_attempts` (RL017 at it) is read as no count: not the mode's
+    // default, and not blamed again as missing (RL302).
     let written = attempts_prop.and_then(|p| match p.value.parse::<i64>() {
         Ok(n) if n > 0 => Some((n, at(p.value_node))),
         _ => {
+            let text = p.value.replace('\n', " ");
+            let digits = text.strip_prefix(['-', '+']).unwrap_or(&text);
+            let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
             diags.push(rl017_ineffective_setting::diagnostic(
                 &at(p.value_node),
-                format!(
-                    "`max_attempts = {}` in AWS profile `{name}` is not a number of tries greater than 0",
-                    p.value.replace('\n', " ")
-                ),
-                "invalid max_attempts",
-                format!("`max_attempts` counts every try, the first included (`max_attempts = 3` is 2 retries); the SDKs reject other values; retrylint reads the mode's default, {default_attempts} tries"),
+                if whole {
+                    format!("`max_attempts = {text}` in AWS profile `{name}` is out of range: 1 to {} tries (a 64-bit integer, as the Go v2 SDK reads it; Java 2.x stops at {})", i64::MAX, i32::MAX)
+                } else {
+                    format!("`max_attempts = {text}` in AWS profile `{name}` is not a number of tries greater than 0")
+                },
+                if whole { "out of range" } else { "invalid max_attempts" },
+                "`max_attempts` counts every try, the first included (`max_attempts = 3` is 2 retries); the SDKs reject other values, so retrylint reads no count from it (not the mode's default)".to_string(),
             ));
+            s.misspelled.push(Misspelled {
+                intended: "attempts".to_string(),
+                at: at(p.value_node),
+            });
             None
         }
     });
-    let (attempts, attempts_at) = match written {
-        Some(w) => w,
-        None => {
-            let missing = if attempts_prop.is_some() {
-                "`max_attempts` is invalid"
-            } else {
-                "no `max_attempts`"
-            };
+    let attempts = match (written, mode) {
+        (Some((n, a)), _) => Some((n, a)),
+        (None, _) if attempts_prop.is_some() => None,
+        (None, None) => None,
+        (None, Some(mode)) => {
             section_note.push(match mode {
-                Mode::Legacy => format!("{missing}: `legacy` is SDK-specific; retrylint reads botocore's (boto3, AWS CLI v1): {LEGACY_MAX_ATTEMPTS} tries (Java 2.x: 4, DynamoDB 9)"),
-                _ => format!("{missing}: the {} mode's default, {STANDARD_MAX_ATTEMPTS} tries", mode_name(mode)),
+                Mode::Legacy => format!("no `max_attempts`: `legacy` is SDK-specific; retrylint reads botocore's (boto3, AWS CLI v1): {LEGACY_MAX_ATTEMPTS} tries (Java 2.x: 4, DynamoDB 9)"),
+                _ => format!("no `max_attempts`: the {} mode's default, {STANDARD_MAX_ATTEMPTS} tries", mode_name(mode)),
             });
-            (default_attempts, section_at.clone())
+            let default_attempts = match mode {
+                Mode::Legacy => LEGACY_MAX_ATTEMPTS,
+                _ => STANDARD_MAX_ATTEMPTS,
+            };
+            Some((default_attempts, section_at.clone()))
         }
     };
-
-    let mut s = Settings::empty(section_at.clone());
+    let retried = attempts.as_ref().is_none_or(|(n, _)| *n > 1);
     s.retry = Some(Spanned {
-        value: attempts > 1,
+        value: retried,
         at: section_at.clone(),
     });
-    s.attempts = Some(Spanned {
-        value: attempts,
-        at: attempts_at,
-    });
-    if attempts > 1 {
+    if let Some((value, at)) = attempts {
+        s.attempts = Some(Spanned { value, at });
+    }
+    if mode.is_none() {
+        // No conditions, back-off or quota from a refused mode, so no retry either
+        // (not `retry` without signals, RL005), and the missing back-off is not
+        // blamed again (RL305).
+        s.retry = None;
+        if let Some(p) = mode_prop {
+            s.misspelled.push(Misspelled {
+                intended: "backoff".to_string(),
+                at: at(p.value_node),
+            });
+            notes.push(OriginNote {
+                at: mode_at.clone(),
+                text: crate::import::note_text("this `retry_mode` is refused (RL017 at it), so no retry mode is read: no retry conditions, back-off or retry quota"),
+            });
+        }
+    }
+    if let (Some(mode), true) = (mode, retried) {
         let signals = [
             Signal::Status(429),
             Signal::Status(500),

@@ -119,3 +119,26 @@ fn recognition_by_name_and_text() {
     let git = "[core]\n\trepositoryformatversion = 0\n[remote \"origin\"]\n\turl = x\n";
     assert!(!recognizes(Path::new("config"), git));
 }
+
+/// Values the SDKs refuse (issue 43): one RL017 each, "out of range" for a whole
+/// number below 1 or beyond 64 bits, and nothing read from them: no count (not the
+/// mode's default of 3 tries), no mode (not `standard`'s conditions and back-off).
+#[test]
+fn trigger_out_of_range_is_rl017_not_a_default() {
+    let out = fixture("trigger-out-of-range/config");
+    assert_eq!(out.matches(" RL017 `").count(), 4, "{out}");
+    assert_eq!(out.matches("is out of range: 1 to").count(), 3, "{out}");
+    for absent in ["attempts 3", "attempts 5", "reads the mode's default"] {
+        assert!(!out.contains(absent), "{absent}: {out}");
+    }
+    // `fast` is no mode: nothing a mode decides is read.
+    let fast = out.split("profile `fast`").nth(1).unwrap_or("");
+    for absent in ["backoff", "retry_on", "budget"] {
+        assert!(
+            !fast.split("RL017").next().unwrap_or("").contains(absent),
+            "{absent}: {out}"
+        );
+    }
+    assert!(out.contains("attempts 4"), "{out}");
+    insta::assert_snapshot!(out);
+}

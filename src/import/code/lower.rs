@@ -11,8 +11,8 @@ use crate::diagnostic::Diagnostic;
 use crate::import::route::{PathMatch, RequestMatch};
 use crate::import::{rl017_ineffective_setting, ConfigObject, OriginNote, Route};
 use crate::policy::model::{
-    AttemptTimeout, BackoffSettings, KeySettings, Layer, RetryAfterSettings, Settings, Signal,
-    Spanned,
+    AttemptTimeout, BackoffSettings, KeySettings, Layer, Misspelled, RetryAfterSettings, Settings,
+    Signal, Spanned,
 };
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
@@ -151,7 +151,8 @@ pub fn lower(
     let mut notes: Vec<OriginNote> = Vec::new();
     let mut diagnostics = Vec::new();
     let platform = c.platform.display_name();
-    let mut note = |s: &Span, known: &Known, what: &str| match known {
+    let mut note = |s: &Span, known: &Known, what: &str| {
+        match known {
         Known::Literal => {}
         Known::Default(source) => notes.push(OriginNote {
             at: at(s),
@@ -166,6 +167,22 @@ pub fn lower(
                 assumed,
             ));
         }
+        Known::Refused { why } => diagnostics.push(rl017_ineffective_setting::diagnostic(
+            &at(s),
+            format!("{platform}: {why}"),
+            "out of range",
+            format!("{platform} cannot use this value, so retrylint reads no value for {what} from it (not the library default); write a finite number"),
+        )),
+    }
+    };
+    // A refused setting (RL017 above) is read as nothing, and not blamed again as
+    // missing: `intended` is its policy key.
+    let mut refused: Vec<(String, Span)> = Vec::new();
+    let mut keep = |s: &Span, refused_here: bool, intended: &str| {
+        if refused_here {
+            refused.push((intended.to_string(), s.clone()));
+        }
+        !refused_here
     };
     let mut settings = Settings::empty(obj_at.clone());
     let retries = c.attempts.as_ref().is_some_and(|a| a.value > 1);
@@ -179,7 +196,14 @@ pub fn lower(
     });
     if let Some(a) = &c.attempts {
         note(&a.span, &a.known, "attempts");
-        settings.attempts = Some(spanned(&at, a));
+        if keep(&a.span, a.is_refused(), "attempts") {
+            settings.attempts = Some(spanned(&at, a));
+        } else {
+            settings.retry = Some(Spanned {
+                value: true,
+                at: at(&retry_at),
+            });
+        }
     }
     let signals: Setting<Vec<Signal>> = match &c.retry_on {
         Some(s) => {
@@ -220,19 +244,41 @@ pub fn lower(
         });
     }
     let b = &c.backoff;
-    for (s, what) in [(&b.base, "the first delay"), (&b.cap, "the delay cap")] {
+    // One RL017 for a refused value that gives two settings (tenacity's
+    // `multiplier` is the first delay and the multiplier).
+    let mut told: Vec<Span> = Vec::new();
+    for (s, what) in [
+        (&b.base, "the first delay"),
+        (&b.cap, "the delay cap"),
+        (&b.multiplier, "the multiplier"),
+    ] {
         if let Some(s) = s {
+            if s.is_refused() {
+                if told.contains(&s.span) {
+                    continue;
+                }
+                told.push(s.span.clone());
+            } else if what == "the multiplier" {
+                continue;
+            }
             note(&s.span, &s.known, what);
         }
     }
     if let Some(j) = &b.jitter {
         note(&j.span, &j.known, "jitter");
     }
+    let mut read = |s: &Option<Setting<f64>>, key: &str| {
+        s.as_ref()
+            .filter(|s| keep(&s.span, s.is_refused(), key))
+            .map(|s| spanned(&at, s))
+    };
     settings.backoff = Some(BackoffSettings {
         at: obj_at.clone(),
-        base: b.base.as_ref().map(|s| spanned(&at, s)),
-        cap: b.cap.as_ref().map(|s| spanned(&at, s)),
-        multiplier: b.multiplier.as_ref().map(|s| spanned(&at, s)),
+        // A refused back-off value is not blamed again, neither as missing nor
+        // for its jitter (RL305), as for Traefik's refused `initialInterval`.
+        base: read(&b.base, "backoff"),
+        cap: read(&b.cap, "backoff"),
+        multiplier: read(&b.multiplier, "backoff"),
         jitter: b.jitter.as_ref().map(|s| spanned(&at, s)),
     });
     if let Some(r) = &c.retry_after {
@@ -247,15 +293,25 @@ pub fn lower(
     }
     if let Some(d) = &c.deadline {
         note(&d.span, &d.known, "the deadline");
-        settings.deadline = Some(spanned(&at, d));
+        if keep(&d.span, d.is_refused(), "deadline") {
+            settings.deadline = Some(spanned(&at, d));
+        }
     }
     if let Some(t) = &c.attempt_timeout {
         note(&t.span, &t.known, "the attempt timeout");
-        settings.attempt_timeout = Some(Spanned {
-            value: AttemptTimeout::Fixed(t.value),
-            at: at(&t.span),
-        });
+        if keep(&t.span, t.is_refused(), "attempt_timeout") {
+            settings.attempt_timeout = Some(Spanned {
+                value: AttemptTimeout::Fixed(t.value),
+                at: at(&t.span),
+            });
+        }
     }
+    settings
+        .misspelled
+        .extend(refused.into_iter().map(|(intended, s)| Misspelled {
+            intended,
+            at: at(&s),
+        }));
     for (s, text) in &c.notes {
         notes.push(OriginNote {
             at: at(s),

@@ -34,6 +34,14 @@ pub enum Known {
         /// What was assumed ("the library default, 3 retries", "may retry anything").
         assumed: String,
     },
+    /// Written as a literal no value can be read from (NaN, an infinite float such
+    /// as `1e400` or `float('inf')`): `why` says so. RL017 at it, and the setting
+    /// is read as nothing (not the library default), marked so that no second
+    /// finding blames it as missing (issue 43).
+    Refused {
+        /// The message: "`multiplier=float('nan')` is not a finite number".
+        why: String,
+    },
 }
 
 /// One setting: its value, where it is written (or, for a default, the construct
@@ -66,6 +74,21 @@ impl<T> Setting<T> {
             span,
             known: Known::Default(source.into()),
         }
+    }
+
+    /// A literal at `span` from which no value is read ([`Known::Refused`]);
+    /// `placeholder` fills `value` and is never used.
+    pub fn refused(placeholder: T, span: Span, why: impl Into<String>) -> Setting<T> {
+        Setting {
+            value: placeholder,
+            span,
+            known: Known::Refused { why: why.into() },
+        }
+    }
+
+    /// Whether no value is read from this setting ([`Known::Refused`]).
+    pub fn is_refused(&self) -> bool {
+        matches!(self.known, Known::Refused { .. })
     }
 
     /// A value that is not statically known: `expr` as written, `assumed` what the

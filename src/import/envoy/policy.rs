@@ -254,7 +254,17 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
         // configuration, so no attempt count is read from it (never a default nor
         // a wrapped or clamped number).
         Some(n) if uint32(tree, n).is_none() => {
-            notes.push(note(n, "this `num_retries` is not an unsigned 32-bit integer: Envoy rejects the route configuration, so no attempt count is read from it".to_string()));
+            // The same words as the RL017 from [`check`]: out of range for a whole
+            // number, else not an unsigned 32-bit integer.
+            let what = if whole_number(tree, n) {
+                format!(
+                    "is out of range, 0 to {} retries (a `google.protobuf.UInt32Value`)",
+                    u32::MAX
+                )
+            } else {
+                "is not an unsigned 32-bit integer".to_string()
+            };
+            notes.push(note(n, format!("this `num_retries` {what}: Envoy rejects the route configuration, so no attempt count is read from it")));
             // Read as nothing, and not reported again as missing (RL302).
             s.misspelled.push(Misspelled {
                 intended: "attempts".to_string(),
@@ -687,8 +697,7 @@ pub fn check(doc: &Arc<Loaded>, tree: &Tree, p: NodeId) -> Vec<Diagnostic> {
         if uint32(tree, n).is_none() {
             // A whole number (negative or above 2^32 - 1) is out of range, not malformed.
             let text = proto::text(tree, n).unwrap_or("");
-            let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
-            let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+            let whole = whole_number(tree, n);
             out.push(diag(
                 n,
                 if whole {
@@ -767,6 +776,14 @@ pub fn check_route_action(doc: &Arc<Loaded>, tree: &Tree, action: NodeId) -> Vec
             proto::get(tree, action, key).and_then(|n| invalid_duration(doc, tree, n, key))
         })
         .collect()
+}
+
+/// Whether `n` is written as a whole number (digits with an optional sign), so a
+/// refused `num_retries` is out of range rather than malformed.
+fn whole_number(tree: &Tree, n: NodeId) -> bool {
+    let text = proto::text(tree, n).unwrap_or("");
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// RL017 when the duration `key` at `n` is not a `google.protobuf.Duration` Envoy

@@ -145,6 +145,9 @@ pub struct HttpRetry {
     /// A written `backoff` Istio refuses (RL017 at it): read as no back-off at all,
     /// not as Envoy's default 25ms base.
     pub backoff_refused: Option<At>,
+    /// A written `attempts` Istio refuses (RL017 at it): read as no retry count at
+    /// all, not as an absent `attempts` (0 retries, retries off).
+    pub attempts_refused: Option<At>,
 }
 
 /// Reads the `HTTPRetry` mapping `node`; `block` names it in messages (`Istio
@@ -159,6 +162,7 @@ pub fn read(src: Src<'_>, node: NodeId, block: &str, diags: &mut Vec<Diagnostic>
         backoff: None,
         per_try_timeout_refused: None,
         backoff_refused: None,
+        attempts_refused: None,
     };
     let Some(tree) = src.tree() else { return out };
     if tree.kind(node) != Kind::Map {
@@ -185,6 +189,7 @@ pub fn read(src: Src<'_>, node: NodeId, block: &str, diags: &mut Vec<Diagnostic>
             }
             _ => {
                 attempts_refused = true;
+                out.attempts_refused = Some(at.clone());
                 // A whole number too large for `attempts` (an int32) is a number,
                 // just out of range.
                 let digits = text.strip_prefix('+').unwrap_or(text);
@@ -426,6 +431,21 @@ pub fn settings(route_at: &At, policy: Policy<'_>, ctx: &ImportContext<'_>) -> M
         }
         Policy::BuiltIn => (None, DEFAULT_RETRIES, route_at.clone()),
     };
+    // A refused `attempts` (RL017 at it) is read as no count: the block still asks
+    // for retries, but neither 0 retries (an absent `attempts`) nor a default count
+    // is read, and it is not reported again as missing (RL302).
+    let refused_attempts = block.and_then(|r| r.attempts_refused.clone());
+    if let Some(at) = &refused_attempts {
+        note(
+            &mut notes,
+            at,
+            "this `attempts` is refused (RL017 at it): Istio's validation rejects the VirtualService, so no retry count is read from it (not 0 retries, not Istio's default)".into(),
+        );
+        settings.misspelled.push(Misspelled {
+            intended: "attempts".to_string(),
+            at: at.clone(),
+        });
+    }
     let mesh_file = |r: &HttpRetry| {
         let lc = r.at.doc.file.line_col(r.at.location().span.start);
         format!("{}:{}", r.at.doc.file.display, lc.line)
@@ -449,7 +469,7 @@ pub fn settings(route_at: &At, policy: Policy<'_>, ctx: &ImportContext<'_>) -> M
         ),
         Policy::Route(_) => {}
     }
-    if retries_written <= 0 {
+    if retries_written <= 0 && refused_attempts.is_none() {
         let r = block.expect("only a written block has 0 retries");
         settings.retry = Some(Spanned {
             value: false,
@@ -477,10 +497,12 @@ pub fn settings(route_at: &At, policy: Policy<'_>, ctx: &ImportContext<'_>) -> M
         value: true,
         at: on_at,
     });
-    settings.attempts = Some(Spanned {
-        value: retries_written + 1,
-        at: retries_at,
-    });
+    if refused_attempts.is_none() {
+        settings.attempts = Some(Spanned {
+            value: retries_written + 1,
+            at: retries_at,
+        });
+    }
     // Signals.
     let policy_at = block.map_or(route_at.clone(), |r| r.at.clone());
     match block.and_then(|r| r.retry_on.as_ref()) {

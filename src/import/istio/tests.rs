@@ -342,6 +342,11 @@ fn attempts_out_of_range_is_one_finding() {
         "{out}"
     );
     assert!(!out.contains("with 0 retries"), "{out}");
+    // Read as no count (issue 43), not as an absent `attempts` (retries off).
+    for absent in ["is absent", "retry false", "attempts 1"] {
+        assert!(!out.contains(absent), "{absent}: {out}");
+    }
+    assert!(out.contains("so no retry count is read from it"), "{out}");
     insta::assert_snapshot!("attempts_out_of_range", out);
 }
 

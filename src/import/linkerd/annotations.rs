@@ -25,7 +25,8 @@ use crate::import::{
     duration, rl017_ineffective_setting, ConfigObject, Imported, OriginNote, Platform,
     RequestMatch, Route,
 };
-use crate::policy::model::{AttemptTimeout, Jitter, Layer, Settings, Signal, Spanned};
+use crate::policy::duration::Millis;
+use crate::policy::model::{AttemptTimeout, Jitter, Layer, Misspelled, Settings, Signal, Spanned};
 use crate::source::refs::At;
 use crate::source::strict::suggest;
 use crate::source::tree::NodeId;
@@ -286,6 +287,45 @@ fn profile_disables(at: &At, profile: &KubeObject) -> Diagnostic {
     )
 }
 
+/// Why Linkerd refuses a duration annotation.
+enum Refused {
+    /// Not a number with a unit.
+    Syntax,
+    /// Negative, or longer than [`MAX_MS`].
+    OutOfRange,
+}
+
+/// The longest duration Linkerd's policy controller reads: whole milliseconds in a
+/// `u64` (LD-PC `parse_duration`, `checked_mul` to ms).
+const MAX_MS: Millis = u64::MAX as f64;
+
+/// A duration annotation in ms as Linkerd reads it, or why it is refused.
+fn annotation_duration(text: &str) -> Result<Millis, Refused> {
+    let t = text.trim();
+    if let Some(rest) = t.strip_prefix('-') {
+        return match duration::parse_go(rest) {
+            Some(_) => Err(Refused::OutOfRange),
+            None => Err(Refused::Syntax),
+        };
+    }
+    match duration::parse_go(t) {
+        Some(ms) if ms.is_finite() && ms <= MAX_MS => Ok(ms),
+        Some(_) => Err(Refused::OutOfRange),
+        None => Err(Refused::Syntax),
+    }
+}
+
+/// RL017 at a duration annotation beyond Linkerd's range; `what` names the setting
+/// retrylint then does not read (`deadline`, `per-try timeout`).
+fn out_of_range_duration(at: &At, key: &str, text: &str, what: &str) -> Diagnostic {
+    rl017_ineffective_setting::diagnostic(
+        at,
+        format!("`{key}: {text}` is out of range: 0 to {}ms (Linkerd reads whole milliseconds into a `u64`)", u64::MAX),
+        "out of range",
+        format!("Linkerd's policy controller refuses this route's annotations, so retrylint reads no {what} from it; write a duration with its unit, such as `1s` or `500ms`."),
+    )
+}
+
 fn invalid(at: &At, message: String, help: &str) -> Diagnostic {
     rl017_ineffective_setting::diagnostic(at, message, "invalid annotation", help.to_string())
 }
@@ -346,10 +386,19 @@ fn settings(
     let first = retry.and_then(Annotations::first_retry);
     let mut s = Settings::empty(first.clone().unwrap_or_else(|| obj_at.clone()));
     if let Some((at, text)) = &request {
-        match duration::parse_go_bounded(text) {
-            Some(ms) if ms > 0.0 => s.deadline = Some(sp(ms, at)),
-            Some(_) => {}
-            None => diags.push(invalid(at, format!("`{REQUEST}: {text}` is not a duration with a unit, so Linkerd sets no request timeout"), "write a duration with its unit, such as `1s` or `500ms`")),
+        match annotation_duration(text) {
+            Ok(ms) if ms > 0.0 => s.deadline = Some(sp(ms, at)),
+            Ok(_) => {}
+            Err(Refused::Syntax) => diags.push(invalid(at, format!("`{REQUEST}: {text}` is not a duration with a unit, so Linkerd sets no request timeout"), "write a duration with its unit, such as `1s` or `500ms`")),
+            Err(Refused::OutOfRange) => diags.push(out_of_range_duration(at, REQUEST, text, "deadline")),
+        }
+        // A refused value is read as no deadline, and not blamed again as a missing
+        // one (RL301).
+        if s.deadline.is_none() && annotation_duration(text).is_err() {
+            s.misspelled.push(Misspelled {
+                intended: "deadline".to_string(),
+                at: at.clone(),
+            });
         }
     }
     let (Some(a), Some(first)) = (retry, first) else {
@@ -384,21 +433,39 @@ fn settings(
             None => diags.push(invalid(&at, format!("`{GRPC}: {text}` is not a valid list, so Linkerd retries no gRPC status here"), "write a comma list without spaces of `cancelled`, `deadline-exceeded`, `internal`, `resource-exhausted`, `unavailable`")),
         }
     }
+    // A refused `retry.linkerd.io/timeout` (RL017 at it): no per-try timeout at all,
+    // not "what is left of the request timeout".
+    let mut timeout_refused = None;
     if let Some((at, text)) = a.get(TIMEOUT) {
-        match duration::parse_go_bounded(&text) {
-            Some(ms) if ms > 0.0 => {
+        match annotation_duration(&text) {
+            Err(Refused::OutOfRange) => {
+                diags.push(out_of_range_duration(
+                    &at,
+                    TIMEOUT,
+                    &text,
+                    "per-try timeout",
+                ));
+                timeout_refused = Some(at);
+            }
+            Ok(ms) if ms > 0.0 => {
                 s.attempt_timeout = Some(sp(AttemptTimeout::Fixed(ms), &at));
                 push_signals(&mut list, &[Signal::Timeout], &at);
                 list_at.get_or_insert(at.clone());
                 notes.push(note(&at, "Linkerd cancels a try that outlives `retry.linkerd.io/timeout` and retries it (retry-configs.md §5.1, LD-REF)"));
             }
-            _ => diags.push(invalid(
+            // Zero is no per-try timeout (LD-PC filters it out).
+            Ok(_) => notes.push(note(
                 &at,
-                format!(
-                    "`{TIMEOUT}: {text}` is not a duration with a unit, so tries have no timeout"
-                ),
-                "write a duration with its unit, such as `150ms` (a bare number is invalid)",
+                "`retry.linkerd.io/timeout` of 0 sets no per-try timeout (LD-PC)",
             )),
+            Err(Refused::Syntax) => {
+                diags.push(invalid(
+                    &at,
+                    format!("`{TIMEOUT}: {text}` is not a duration with a unit, so tries have no timeout"),
+                    "write a duration with its unit, such as `150ms` (a bare number is invalid)",
+                ));
+                timeout_refused = Some(at);
+            }
         }
     }
     let Some(list_at) = list_at else {
@@ -414,7 +481,12 @@ fn settings(
         s.attempt_timeout = None;
         return (s, Vec::new());
     };
-    if s.attempt_timeout.is_none() {
+    if let Some(at) = timeout_refused {
+        s.misspelled.push(Misspelled {
+            intended: "attempt_timeout".to_string(),
+            at,
+        });
+    } else if s.attempt_timeout.is_none() {
         s.attempt_timeout = Some(sp(AttemptTimeout::Remaining, &first));
         notes.push(note(&first, "no valid `retry.linkerd.io/timeout`: each try may use what is left of the request timeout (retry-configs.md §5.1)"));
     }
@@ -429,9 +501,32 @@ fn settings(
                 }
                 s.attempts = Some(sp(retries + 1, &at));
             }
+            // Linkerd's policy controller parses the limit as a `u16` and refuses the
+            // route's annotations when that fails (LD-PC `parse_http_retry`): read as
+            // no count (not the default of 1 retry), not blamed again (RL302).
             Err(_) => {
-                diags.push(invalid(&at, format!("`{LIMIT}: {text}` is not a number of retries, so Linkerd's default of 1 applies"), "write the number of retries as a string, e.g. `\"2\"`"));
-                s.attempts = Some(sp(2, &first));
+                let digits = text.strip_prefix(['-', '+']).unwrap_or(&text);
+                let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+                let help = "Linkerd's policy controller refuses this route's annotations, so retrylint reads no retry count from it (not the default of 1 retry); write the number of retries as a string, e.g. `\"2\"`";
+                if whole {
+                    diags.push(rl017_ineffective_setting::diagnostic(
+                        &at,
+                        format!("`{LIMIT}: {text}` is out of range: 0 to {} retries (Linkerd reads a `u16`)", u16::MAX),
+                        "out of range",
+                        help.to_string(),
+                    ));
+                } else {
+                    diags.push(invalid(
+                        &at,
+                        format!("`{LIMIT}: {text}` is not a number of retries"),
+                        help,
+                    ));
+                }
+                notes.push(note(&at, "this `retry.linkerd.io/limit` is refused (RL017 at it), so no retry count is read from it"));
+                s.misspelled.push(Misspelled {
+                    intended: "attempts".to_string(),
+                    at,
+                });
             }
         },
         None => {

@@ -25,7 +25,7 @@ use crate::import::{
     duration, keys, rl017_ineffective_setting, ConfigObject, Imported, OriginNote, PathMatch,
     Platform, RequestMatch, Route,
 };
-use crate::policy::model::{Layer, RetryBudget, Settings, Signal, Spanned};
+use crate::policy::model::{Layer, Misspelled, RetryBudget, Settings, Signal, Spanned};
 use crate::source::refs::At;
 use crate::source::tree::{Kind, NodeId, Tree};
 
@@ -141,24 +141,59 @@ fn profile(obj: &KubeObject, diags: &mut Vec<Diagnostic>) -> Option<ConfigObject
                 ));
             }
         }
+        let mut timeout_refused = false;
         if let Some(n) = t.get(r, "timeout") {
             let at = At::new(doc, n);
             let text = t.scalar(n).unwrap_or("");
-            match duration::parse_go_bounded(text) {
-                Some(ms) if ms > 0.0 => s.deadline = Some(sp(ms, &at)),
-                Some(_) => {}
-                None => diags.push(rl017_ineffective_setting::diagnostic(
-                    &at,
+            // The destination controller parses it with Go's `time.ParseDuration`: a
+            // longer one does not parse, and a negative one is no timeout.
+            let negative = text
+                .trim()
+                .strip_prefix('-')
+                .and_then(duration::parse_go)
+                .is_some_and(|ms| ms > 0.0);
+            let refused = match duration::parse_go(text) {
+                _ if negative => Some((
+                    format!("`timeout: {text}` is out of range: a timeout is a positive duration"),
+                    "out of range",
+                )),
+                Some(ms) if duration::fits_go(ms) => {
+                    if ms > 0.0 {
+                        s.deadline = Some(sp(ms, &at));
+                    }
+                    None
+                }
+                Some(_) => Some((
+                    format!(
+                        "`timeout: {text}` is out of range: at most {} (Go's `time.Duration`, an int64 of nanoseconds)",
+                        duration::GO_MAX_TEXT
+                    ),
+                    "out of range",
+                )),
+                None => Some((
                     format!("`timeout: {text}` is not a duration, so the route has no timeout"),
                     "invalid timeout",
-                    "write a duration such as `300ms` or `5s`".into(),
                 )),
+            };
+            if let Some((message, label)) = refused {
+                timeout_refused = true;
+                diags.push(rl017_ineffective_setting::diagnostic(
+                    &at,
+                    message,
+                    label,
+                    "Linkerd cannot use this value, so retrylint reads no deadline from it; write a duration such as `300ms` or `5s`.".into(),
+                ));
+                // Read as no deadline, and not blamed again as a missing one (RL301).
+                s.misspelled.push(Misspelled {
+                    intended: "deadline".to_string(),
+                    at: at.clone(),
+                });
             }
         }
         if s.retry.as_ref().is_some_and(|v| v.value) {
             s.retry_on = Some(failures(obj, t, r, &r_at, &mut notes));
             s.budget = Some(Box::new(budget.clone()));
-            if s.deadline.is_none() {
+            if s.deadline.is_none() && !timeout_refused {
                 notes.push(note(&r_at, "no `timeout`: the destination controller sets none, so no deadline (retry-configs.md §5.2: LD-PT \"No default timeout\"; the docs' 10 s is not emitted)"));
             }
         }
@@ -222,7 +257,21 @@ fn read_budget(
         .and_then(|n| t.scalar(n))
         .map_or(Some(10_000.0), duration::parse_go_bounded);
     let mut ok = true;
-    if !(0.0..=1000.0).contains(&ratio) {
+    // A `retryRatio` that is no number (`x`, `true`) does not decode (a float32):
+    // refused like one out of range, never read as the default 0.2.
+    let ratio_unreadable = t
+        .get(b, "retryRatio")
+        .is_some_and(|n| t.as_f64(n).is_none());
+    if ratio_unreadable {
+        ok = false;
+        let n = t.get(b, "retryRatio").unwrap_or(b);
+        diags.push(rl017_ineffective_setting::diagnostic(
+            &At::new(doc, n),
+            format!("`retryRatio: {}` is not a number, so Linkerd cannot read the profile and retries nothing", t.scalar(n).unwrap_or("...")),
+            "budget rejected",
+            "write a ratio such as `0.2` (20 % of requests)".into(),
+        ));
+    } else if !(0.0..=1000.0).contains(&ratio) {
         ok = false;
         // As written: `1e400` read as a float is `inf`, which the file never says.
         let written = t

@@ -106,3 +106,38 @@ fn a_budget_out_of_range_is_quoted_as_written() {
     );
     insta::assert_snapshot!(out);
 }
+
+/// Annotation values Linkerd refuses (issue 43): one RL017 each, "out of range"
+/// for a number beyond its type (limit: u16, durations: u64 ms), and nothing read
+/// from them: no attempt count (not the default 1 retry), no per-try timeout (not
+/// "what is left of the request timeout"), no deadline.
+#[test]
+fn annotations_out_of_range_are_findings_not_defaults() {
+    let out = ld("trigger-annotations-out-of-range.yaml");
+    assert_eq!(out.matches(" RL017 `").count(), 7, "{out}");
+    assert_eq!(out.matches("` is out of range: 0 to").count(), 6, "{out}");
+    // `orders` and `carts` carry only refused durations; `users` a valid deadline
+    // and a 0s per-try timeout (no per-try timeout, no finding).
+    let refused = out.split("Linkerd Service `users`").next().unwrap_or("");
+    for absent in ["attempts", "remaining", "deadline"] {
+        assert!(!refused.contains(absent), "{absent}: {out}");
+    }
+    assert!(!out.contains("default of 1 applies"), "{out}");
+    assert!(!out.contains("`retry.linkerd.io/timeout: 0s`"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+/// ServiceProfile values Linkerd cannot use (issue 43): a route `timeout` beyond
+/// Go's range or negative is RL017 "out of range" and no deadline; a `retryRatio`
+/// that is no number refuses the budget (not the default 0.2).
+#[test]
+fn service_profile_out_of_range_is_a_finding_not_a_default() {
+    let out = ld("trigger-serviceprofile-out-of-range.yaml");
+    assert_eq!(out.matches("RL017").count(), 3, "{out}");
+    assert_eq!(out.matches("is out of range").count(), 2, "{out}");
+    assert!(out.contains("`retryRatio: lots` is not a number"), "{out}");
+    assert!(!out.contains("deadline"), "{out}");
+    let carts = out.split("ServiceProfile `carts").nth(1).unwrap_or("");
+    assert!(!carts.contains("ratio: 0.2"), "{out}");
+    insta::assert_snapshot!(out);
+}

@@ -596,24 +596,34 @@ fn finish(ctx: &Ctx<'_>, rh: Rh) -> CodeClient {
         }
         BackoffFn::Linear(s, rate_limit) => {
             let (lo, hi) = (wait_min.value, wait_max.value);
-            let jitter = if hi > lo && hi + lo > 0.0 {
+            // A refused wait (RL017 at it) gives no base and no jitter: nothing is
+            // computed from its placeholder.
+            let refused = [&wait_min, &wait_max]
+                .into_iter()
+                .find(|w| w.is_refused())
+                .cloned();
+            let jitter = if refused.is_some() {
+                Jitter::None
+            } else if hi > lo && hi + lo > 0.0 {
                 JitterFactor::new((hi - lo) / (hi + lo)).map_or(Jitter::None, Jitter::Proportional)
             } else {
                 Jitter::None
             };
-            c.backoff.jitter = Some(Setting::default(
-                jitter,
-                s.clone(),
-                format!(
-                    "LinearJitterBackoff waits n × uniform(RetryWaitMin, RetryWaitMax) \
-                     before retry n (linear, no cap) ({label})"
-                ),
-            ));
-            c.backoff.base = Some(Setting {
+            if refused.is_none() {
+                c.backoff.jitter = Some(Setting::default(
+                    jitter,
+                    s.clone(),
+                    format!(
+                        "LinearJitterBackoff waits n × uniform(RetryWaitMin, RetryWaitMax) \
+                         before retry n (linear, no cap) ({label})"
+                    ),
+                ));
+            }
+            c.backoff.base = Some(refused.unwrap_or(Setting {
                 value: (lo + hi) / 2.0,
                 span: wait_min.span.clone(),
                 known: wait_min.known.clone(),
-            });
+            }));
             if rate_limit {
                 c.retry_after = Some(RetryAfter {
                     honor: Setting::default(

@@ -59,6 +59,17 @@ pub fn retries(
 ) -> Setting<i64> {
     match value(ctx, c, node) {
         Val::Int(n) => Setting::literal(n.max(0).saturating_add(1), node.byte_range()),
+        // An integer constant beyond an `int64`: the Go compiler rejects it
+        // ("constant overflows int"), so no count is read (not the default).
+        _ if whole_literal(ctx.text(node)) => Setting::refused(
+            assumed_retries + 1,
+            node.byte_range(),
+            format!(
+                "`{}` is out of range: at most {} (a Go `int`; the compiler rejects this constant)",
+                ctx.text(node),
+                i64::MAX
+            ),
+        ),
         _ => Setting::assumed(
             assumed_retries + 1,
             node.byte_range(),
@@ -81,6 +92,17 @@ pub fn duration(
 ) -> Setting<f64> {
     let span = node.byte_range();
     match value(ctx, c, node) {
+        // Beyond a `time.Duration` (an int64 of ns): the Go compiler rejects the
+        // constant ("overflows time.Duration"), so no duration is read.
+        Val::Dur(ns) | Val::Float(ns) if ns.is_nan() || ns.abs() > i64::MAX as f64 => Setting::refused(
+            default_ms,
+            span,
+            format!(
+                "`{}` is out of range: at most {} (Go's `time.Duration`, an int64 of nanoseconds; the compiler rejects this constant)",
+                ctx.text(node),
+                crate::import::duration::GO_MAX_TEXT
+            ),
+        ),
         Val::Dur(ns) => Setting::literal(ns * MS_PER_NS, span),
         Val::Int(n) => {
             bare_number(ctx, c, node, setter, n as f64);
@@ -92,6 +114,13 @@ pub fn duration(
         }
         _ => Setting::assumed(default_ms, span, ctx.text(node), why.to_string()),
     }
+}
+
+/// True when `text` is a decimal integer literal (digits, an optional sign).
+fn whole_literal(text: &str) -> bool {
+    let t = text.trim().replace('_', "");
+    let digits = t.strip_prefix(['-', '+']).unwrap_or(&t);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// RL017: a bare number passed as a `time.Duration` (nanoseconds).

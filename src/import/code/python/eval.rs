@@ -251,6 +251,9 @@ impl<'f, 't> Ctx<'f, 't> {
                 }
             }
             "binary_operator" => self.binary(node, d),
+            // `math.inf`, `math.nan`: known non-finite floats.
+            "attribute" if t == "math.inf" => known(Val::Float(f64::INFINITY)),
+            "attribute" if t == "math.nan" => known(Val::Float(f64::NAN)),
             "identifier" => self.name(node, d),
             "call" => self.call(node, d),
             "set_comprehension" | "list_comprehension" => self.comprehension(node, d),
@@ -399,6 +402,22 @@ impl<'f, 't> Ctx<'f, 't> {
             }
             "int" | "float" => match positional.first().map(|p| self.eval_at(*p, d)) {
                 Some(Eval::Known(v)) if v.num().is_some() => Eval::Known(v),
+                // `float('nan')`, `float('inf')`, `float('-Infinity')`: Python's
+                // special values, known statically (and refused where a number is
+                // read).
+                Some(Eval::Known(Val::Str(s))) if name == "float" => {
+                    let t = s.trim().to_ascii_lowercase();
+                    let (neg, body) = match t.strip_prefix('-') {
+                        Some(b) => (true, b),
+                        None => (false, t.strip_prefix('+').unwrap_or(&t)),
+                    };
+                    let f = match body {
+                        "nan" => f64::NAN,
+                        "inf" | "infinity" => f64::INFINITY,
+                        _ => return Eval::unknown(),
+                    };
+                    Eval::Known(Val::Float(if neg { -f } else { f }))
+                }
                 _ => Eval::unknown(),
             },
             _ => Eval::unknown(),

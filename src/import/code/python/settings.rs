@@ -16,6 +16,9 @@ pub fn count(
     fallback_words: &str,
 ) -> Setting<i64> {
     match cx.eval(v) {
+        Eval::Known(x) if x.num().is_some_and(|f| !f.is_finite()) => {
+            Setting::refused(fallback, v.byte_range(), not_finite(cx, v, "count"))
+        }
         Eval::Known(x) => match x.int() {
             Some(n) => Setting::literal(n.saturating_add(plus).max(1), v.byte_range()),
             None => Setting::assumed(fallback, v.byte_range(), cx.expr(v), fallback_words),
@@ -40,6 +43,15 @@ pub fn count(
     }
 }
 
+/// The RL017 message for the literal at `v` whose value is NaN or infinite
+/// (`float('nan')`, `1e400`): no `what` (count, duration, factor) is read from it.
+pub fn not_finite(cx: &Ctx<'_, '_>, v: Node<'_>, what: &str) -> String {
+    format!(
+        "`{}` is out of range: not a finite number, so it is no {what}",
+        cx.expr(v)
+    )
+}
+
 /// A duration in seconds written at `v`, in ms; `fallback_ms` when not known.
 pub fn seconds_ms(
     cx: &Ctx<'_, '_>,
@@ -48,6 +60,9 @@ pub fn seconds_ms(
     fallback_words: &str,
 ) -> Setting<f64> {
     match cx.eval(v) {
+        Eval::Known(x) if x.num().is_some_and(|f| !f.is_finite()) => {
+            Setting::refused(fallback_ms, v.byte_range(), not_finite(cx, v, "duration"))
+        }
         Eval::Known(x) => match x.num() {
             Some(s) => Setting::literal(s * 1000.0, v.byte_range()),
             None => Setting::assumed(fallback_ms, v.byte_range(), cx.expr(v), fallback_words),

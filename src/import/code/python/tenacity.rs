@@ -325,6 +325,13 @@ fn read_wait<'t>(cx: &Ctx<'_, 't>, v: Node<'t>, depth: usize) -> Backoff {
     };
     let num = |kw: &str, pos: Option<usize>, default: f64| -> Setting<f64> {
         match cx.arg(n, kw, pos).map(|a| (a, cx.eval(a))) {
+            Some((a, Eval::Known(x))) if x.num().is_some_and(|f| !f.is_finite()) => {
+                Setting::refused(
+                    default,
+                    a.byte_range(),
+                    super::settings::not_finite(cx, a, "factor"),
+                )
+            }
             Some((a, Eval::Known(x))) if x.num().is_some() => {
                 Setting::literal(x.num().unwrap_or(default), a.byte_range())
             }

@@ -305,6 +305,53 @@ pub fn exception_signals(class: &str) -> Vec<crate::policy::model::Signal> {
     }
 }
 
+/// True when `text` is a whole number (digits, an optional sign) outside a Java
+/// `int`.
+fn over_java_int(text: &str) -> bool {
+    whole_number(text).is_some_and(|n| i32::try_from(n).is_err())
+}
+
+/// True when `text` is a whole number (digits, an optional sign, an optional
+/// Spring unit such as `ms`) outside a Java `long`.
+fn over_java_long(text: &str) -> bool {
+    let t = text.trim();
+    let t = ["ns", "us", "ms", "s", "m", "h", "d"]
+        .iter()
+        .find_map(|u| t.strip_suffix(u))
+        .unwrap_or(t);
+    let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && t.parse::<i64>().is_err()
+}
+
+/// `text` as a whole number, saturated to `i128` bounds (so anything beyond a
+/// `long` still compares as out of an `int`); `None` when it is not digits.
+fn whole_number(text: &str) -> Option<i128> {
+    let t = text.trim();
+    let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(t.parse::<i128>().unwrap_or(if t.starts_with('-') {
+        i128::MIN
+    } else {
+        i128::MAX
+    }))
+}
+
+/// The problem of a whole-number `field` beyond its Java `int` (`min` the least
+/// value Spring accepts): the route does not load, and no value is read from it.
+fn out_of_range(node: NodeId, field: &str, text: &str, min: i64) -> Problem {
+    Problem {
+        node,
+        message: format!(
+            "`{field}: {text}` of the `Retry` filter is out of range: {min} to {} (a Java `int`)",
+            i32::MAX
+        ),
+        label: "out of range",
+        help: "Spring cannot bind it and the route does not load, so retrylint reads no value from it (not a huge or wrapped number)".to_string(),
+    }
+}
+
 /// A Spring Boot duration: `10ms`, `5s`, `1m`, `2h`, `1d`, `500us`, `10ns`
 /// (one unit), ISO-8601 (`PT0.5S`), or a bare number of milliseconds.
 pub fn spring_duration(text: &str) -> Option<Millis> {
@@ -448,6 +495,11 @@ pub fn read(
             value: DEFAULT_RETRIES,
             node: None,
         },
+        // `RetryConfig.retries` is a Java `int`: a whole number above it does not
+        // bind (the route does not load), never a huge count.
+        Some(a) if over_java_int(a.text().unwrap_or("")) => {
+            return Err(out_of_range(a.node, "retries", a.text().unwrap_or(""), 1))
+        }
         Some(a) => match a.text().and_then(|t| t.trim().parse::<i64>().ok()) {
             Some(n) if n > 0 => Val {
                 value: n,
@@ -457,10 +509,11 @@ pub fn read(
                 return Err(Problem {
                     node: a.node,
                     message: format!(
-                        "`retries: {}` of the `Retry` filter is rejected: retries must be greater than 0",
-                        a.text().unwrap_or("")
+                        "`retries: {}` of the `Retry` filter is out of range: 1 to {} (retries must be greater than 0)",
+                        a.text().unwrap_or(""),
+                        i32::MAX
                     ),
-                    label: "invalid retries",
+                    label: "out of range",
                     help: "Spring Cloud Gateway's `RetryConfig.validate()` fails, so the route does not load; remove the `Retry` filter to turn retries off".to_string(),
                 })
             }
@@ -576,6 +629,18 @@ pub fn read(
     let duration = |f: &str| -> Result<Option<Val<Millis>>, Problem> {
         match arg(f) {
             None => Ok(None),
+            // A bare number of milliseconds binds to a Java `long`: a longer one
+            // does not bind (the route does not load), never a huge duration.
+            Some(a) if over_java_long(a.text().unwrap_or("")) => Err(Problem {
+                node: a.node,
+                message: format!(
+                    "`{f}: {}` of the `Retry` filter is out of range: at most {}ms (a Java `long` of milliseconds)",
+                    a.text().unwrap_or(""),
+                    i64::MAX
+                ),
+                label: "out of range",
+                help: "Spring cannot bind it and the route does not load, so retrylint reads no value from it; write a duration such as `10ms` or `5s`".to_string(),
+            }),
             Some(a) => match a.text().and_then(spring_duration) {
                 Some(ms) => Ok(Some(Val {
                     value: ms,
@@ -602,6 +667,15 @@ pub fn read(
                     value: DEFAULT_FACTOR,
                     node: None,
                 },
+                // `BackoffConfig.factor` is a Java `int` too.
+                Some(a) if over_java_int(a.text().unwrap_or("")) => {
+                    return Err(out_of_range(
+                        a.node,
+                        "backoff.factor",
+                        a.text().unwrap_or(""),
+                        i64::from(i32::MIN),
+                    ))
+                }
                 Some(a) => match a.text().and_then(|t| t.trim().parse::<i64>().ok()) {
                     Some(f) => Val {
                         value: f as f64,

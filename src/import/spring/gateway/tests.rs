@@ -100,7 +100,7 @@ fn trigger_typos_and_rejected_values() {
         "{text}"
     );
     assert!(
-        text.contains("RL017 `retries: 0` of the `Retry` filter is rejected"),
+        text.contains("RL017 `retries: 0` of the `Retry` filter is out of range"),
         "{text}"
     );
     assert!(
@@ -161,5 +161,23 @@ fn webmvc_fields_and_placeholders() {
     // WebMVC's filter has no `statuses`: RL017, and 502 is not a signal.
     assert!(text.contains("RL017 unknown argument `statuses`"), "{text}");
     assert!(!text.contains("502"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
+/// Values Spring cannot bind (issue 43): `retries` and `backoff.factor` beyond a
+/// Java `int`, durations beyond a Java `long` of milliseconds. One RL017 each
+/// saying "out of range"; the route does not load, so no retry is read from it
+/// (not a huge count, not a 1e23 ms back-off).
+#[test]
+fn trigger_out_of_range_is_rl017_not_a_value() {
+    let text = render("trigger-scg-out-of-range.yml");
+    assert_eq!(text.matches(" RL017 `").count(), 5, "{text}");
+    assert_eq!(text.matches("is out of range").count(), 5, "{text}");
+    for absent in ["attempts", "backoff base", "is not", "99999999999999999999"] {
+        assert!(
+            !text.split(" RL017").next().unwrap_or("").contains(absent),
+            "{absent}: {text}"
+        );
+    }
     insta::assert_snapshot!(text);
 }

@@ -22,8 +22,7 @@ use crate::import::gateway_api::routes::{self, get_path, tree};
 use crate::import::gateway_api::{has_linkerd_annotations, linkerd_owned};
 use crate::import::stream::KubeObject;
 use crate::import::{
-    duration, rl017_ineffective_setting, ConfigObject, Imported, OriginNote, Platform,
-    RequestMatch, Route,
+    rl017_ineffective_setting, ConfigObject, Imported, OriginNote, Platform, RequestMatch, Route,
 };
 use crate::policy::duration::Millis;
 use crate::policy::model::{AttemptTimeout, Jitter, Layer, Misspelled, Settings, Signal, Spanned};
@@ -291,28 +290,47 @@ fn profile_disables(at: &At, profile: &KubeObject) -> Diagnostic {
 enum Refused {
     /// Not a number with a unit.
     Syntax,
-    /// Negative, or longer than [`MAX_MS`].
+    /// Negative, or milliseconds beyond a `u64`.
     OutOfRange,
 }
 
-/// The longest duration Linkerd's policy controller reads: whole milliseconds in a
-/// `u64` (LD-PC `parse_duration`, `checked_mul` to ms).
-const MAX_MS: Millis = u64::MAX as f64;
-
 /// A duration annotation in ms as Linkerd reads it, or why it is refused.
+///
+/// Linkerd's policy controller (`parse_duration` in its outbound index) reads a
+/// whole number of `ms`, `s`, `m`, `h` or `d` (a bare `0` is zero): no fraction, no
+/// `us`, no compound such as `1h30m` (Go's syntax, which Linkerd does not take), and
+/// a value whose milliseconds overflow a `u64` is refused.
 fn annotation_duration(text: &str) -> Result<Millis, Refused> {
     let t = text.trim();
     if let Some(rest) = t.strip_prefix('-') {
-        return match duration::parse_go(rest) {
-            Some(_) => Err(Refused::OutOfRange),
-            None => Err(Refused::Syntax),
+        // Below zero: out of range when the rest is a duration, else no duration.
+        return match annotation_duration(rest) {
+            Ok(_) | Err(Refused::OutOfRange) => Err(Refused::OutOfRange),
+            Err(Refused::Syntax) => Err(Refused::Syntax),
         };
     }
-    match duration::parse_go(t) {
-        Some(ms) if ms.is_finite() && ms <= MAX_MS => Ok(ms),
-        Some(_) => Err(Refused::OutOfRange),
-        None => Err(Refused::Syntax),
-    }
+    let Some(last_digit) = t.rfind(|c: char| c.is_ascii_digit()) else {
+        return Err(Refused::Syntax);
+    };
+    let (magnitude, unit) = t.split_at(last_digit + 1);
+    let factor: u64 = match unit {
+        "" if magnitude.bytes().all(|b| b == b'0') => 0,
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        _ => return Err(Refused::Syntax),
+    };
+    let value = match magnitude.parse::<u64>() {
+        Ok(value) => value,
+        Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => {
+            return Err(Refused::OutOfRange)
+        }
+        Err(_) => return Err(Refused::Syntax),
+    };
+    let ms = value.checked_mul(factor).ok_or(Refused::OutOfRange)?;
+    Ok(ms as Millis)
 }
 
 /// RL017 at a duration annotation beyond Linkerd's range; `what` names the setting
@@ -389,7 +407,7 @@ fn settings(
         match annotation_duration(text) {
             Ok(ms) if ms > 0.0 => s.deadline = Some(sp(ms, at)),
             Ok(_) => {}
-            Err(Refused::Syntax) => diags.push(invalid(at, format!("`{REQUEST}: {text}` is not a duration with a unit, so Linkerd sets no request timeout"), "write a duration with its unit, such as `1s` or `500ms`")),
+            Err(Refused::Syntax) => diags.push(invalid(at, format!("`{REQUEST}: {text}` is not a duration Linkerd reads (a whole number of `ms`, `s`, `m`, `h` or `d`), so Linkerd sets no request timeout"), "write a whole number with its unit, such as `1s` or `500ms`")),
             Err(Refused::OutOfRange) => diags.push(out_of_range_duration(at, REQUEST, text, "deadline")),
         }
         // A refused value is read as no deadline, and not blamed again as a missing
@@ -461,7 +479,7 @@ fn settings(
             Err(Refused::Syntax) => {
                 diags.push(invalid(
                     &at,
-                    format!("`{TIMEOUT}: {text}` is not a duration with a unit, so tries have no timeout"),
+                    format!("`{TIMEOUT}: {text}` is not a duration Linkerd reads (a whole number of `ms`, `s`, `m`, `h` or `d`), so tries have no timeout"),
                     "write a duration with its unit, such as `150ms` (a bare number is invalid)",
                 ));
                 timeout_refused = Some(at);

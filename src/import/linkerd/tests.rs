@@ -114,8 +114,12 @@ fn a_budget_out_of_range_is_quoted_as_written() {
 #[test]
 fn annotations_out_of_range_are_findings_not_defaults() {
     let out = ld("trigger-annotations-out-of-range.yaml");
-    assert_eq!(out.matches(" RL017 `").count(), 7, "{out}");
-    assert_eq!(out.matches("` is out of range: 0 to").count(), 6, "{out}");
+    assert_eq!(out.matches(" RL017 `").count(), 10, "{out}");
+    assert_eq!(out.matches("` is out of range: 0 to").count(), 7, "{out}");
+    // Linkerd's syntax, not Go's: `1d` is read; `1.5ms` and `300us` are none.
+    assert!(!out.contains("request: 1d`"), "{out}");
+    assert!(out.contains("`retry.linkerd.io/timeout: 1.5ms` is not a duration Linkerd reads"), "{out}");
+    assert!(out.contains("`retry.linkerd.io/timeout: 300us` is not a duration Linkerd reads"), "{out}");
     // `orders` and `carts` carry only refused durations; `users` a valid deadline
     // and a 0s per-try timeout (no per-try timeout, no finding).
     let refused = out.split("Linkerd Service `users`").next().unwrap_or("");

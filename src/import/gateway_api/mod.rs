@@ -253,6 +253,33 @@ pub(super) fn within_gep_2257(text: &str) -> bool {
         .all(|number| number.split('.').next().unwrap_or("").len() <= GEP_2257_DIGITS)
 }
 
+/// True when `text` has GEP-2257's shape whatever its digit counts: one to four
+/// parts, each a whole number and one of `h`, `m`, `s`, `ms` (the CRD's pattern
+/// `^([0-9]{1,5}(h|m|s|ms)){1,4}$`, whose digit limit [`within_gep_2257`] checks
+/// apart, as out of range). No fraction, no `us` or `ns`, no sign: what Go's
+/// `time.ParseDuration` would also take (`1.5s`, `1us`) is no Gateway API duration.
+pub(super) fn gep_2257_shaped(text: &str) -> bool {
+    let mut rest = text.as_bytes();
+    let mut parts = 0;
+    while !rest.is_empty() {
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 {
+            return false;
+        }
+        rest = &rest[digits..];
+        let unit = if rest.starts_with(b"ms") {
+            2
+        } else if matches!(rest.first(), Some(b'h' | b'm' | b's')) {
+            1
+        } else {
+            return false;
+        };
+        rest = &rest[unit..];
+        parts += 1;
+    }
+    (1..=4).contains(&parts)
+}
+
 /// A GEP-1731 duration at `node`, or RL017.
 fn read_duration(
     obj: &KubeObject,
@@ -262,9 +289,8 @@ fn read_duration(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<f64> {
     let text = t.scalar(node).unwrap_or("");
-    if duration::parse_go_nanos(text).is_some()
-        && (!within_gep_2257(text) || duration::parse_go_bounded(text).is_none())
-    {
+    let shaped = gep_2257_shaped(text);
+    if shaped && (!within_gep_2257(text) || duration::parse_go_bounded(text).is_none()) {
         diags.push(ineffective(
             &At::new(&obj.doc, node),
             format!("`{what}: {text}` is out of range: a Gateway API duration has at most {GEP_2257_DIGITS} digits per unit (GEP-2257: up to `99999h`)"),
@@ -273,7 +299,7 @@ fn read_duration(
         ));
         return None;
     }
-    match duration::parse_go_bounded(text) {
+    match duration::parse_go_bounded(text).filter(|_| shaped) {
         Some(ms) => Some(ms),
         None => {
             diags.push(ineffective(

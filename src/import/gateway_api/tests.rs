@@ -122,7 +122,13 @@ fn istio_gives_a_route_without_retry_its_implicit_default() {
 #[test]
 fn out_of_range_values_are_findings_not_defaults() {
     let out = gw("trigger-out-of-range.yaml", None);
-    assert_eq!(out.matches("RL017").count(), 4, "{out}");
+    assert_eq!(out.matches("RL017").count(), 7, "{out}");
+    for shape in ["1.5s", "1us", "1h1m1s1ms1s"] {
+        assert!(
+            out.contains(&format!("`backoff: {shape}` is not a Gateway API duration")),
+            "{shape}: {out}"
+        );
+    }
     assert!(
         out.contains("`backoff: 99999999999999999999999h` is out of range"),
         "{out}"
@@ -131,8 +137,8 @@ fn out_of_range_values_are_findings_not_defaults() {
         out.contains("`attempts: 99999999999999999999` is out of range"),
         "{out}"
     );
-    // Only the valid `backoff: 100ms` of the last rule is read.
-    assert_eq!(out.matches("backoff ").count(), 1, "{out}");
+    // Only the valid `backoff: 100ms` and `backoff: 1m30s` are read.
+    assert_eq!(out.matches("backoff ").count(), 2, "{out}");
     assert!(!out.contains("25ms"), "{out}");
     insta::assert_snapshot!(out);
 }
@@ -154,4 +160,26 @@ fn btp_out_of_range_values_are_findings_not_defaults() {
     assert!(!out.contains("attempts 3"), "{out}");
     assert!(!out.contains("backoff "), "{out}");
     insta::assert_snapshot!(out);
+}
+
+/// GEP-2257's duration shape (`^([0-9]{1,5}(h|m|s|ms)){1,4}$`, digit counts apart).
+#[test]
+fn gep_2257_shape_is_whole_numbers_of_four_units_at_most_four_parts() {
+    for good in ["100ms", "1h", "1m30s", "1h2m3s4ms", "0s", "100000ms"] {
+        assert!(super::gep_2257_shaped(good), "{good}");
+    }
+    for bad in [
+        "",
+        "1",
+        "1.5s",
+        "1us",
+        "-1s",
+        "1h1m1s1ms1s",
+        "s",
+        "1d",
+        " 1s",
+        "1S",
+    ] {
+        assert!(!super::gep_2257_shaped(bad), "{bad}");
+    }
 }

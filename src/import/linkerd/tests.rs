@@ -118,8 +118,14 @@ fn annotations_out_of_range_are_findings_not_defaults() {
     assert_eq!(out.matches("` is out of range: 0 to").count(), 7, "{out}");
     // Linkerd's syntax, not Go's: `1d` is read; `1.5ms` and `300us` are none.
     assert!(!out.contains("request: 1d`"), "{out}");
-    assert!(out.contains("`retry.linkerd.io/timeout: 1.5ms` is not a duration Linkerd reads"), "{out}");
-    assert!(out.contains("`retry.linkerd.io/timeout: 300us` is not a duration Linkerd reads"), "{out}");
+    assert!(
+        out.contains("`retry.linkerd.io/timeout: 1.5ms` is not a duration Linkerd reads"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`retry.linkerd.io/timeout: 300us` is not a duration Linkerd reads"),
+        "{out}"
+    );
     // `orders` and `carts` carry only refused durations; `users` a valid deadline
     // and a 0s per-try timeout (no per-try timeout, no finding).
     let refused = out.split("Linkerd Service `users`").next().unwrap_or("");

@@ -63,7 +63,14 @@ pub fn with_related(
         })
         .collect();
     let mut related = Related {
-        seen: candidates.iter().map(|c| canonical(&c.path)).collect(),
+        // On every core: a path's first resolution is a `readlink` per folder.
+        seen: {
+            use rayon::prelude::*;
+            candidates
+                .par_iter()
+                .map(|c| canonical_in(ws, &c.path))
+                .collect()
+        },
         queue: VecDeque::new(),
         out: Vec::new(),
         indexes: HashMap::new(),
@@ -82,7 +89,7 @@ pub fn with_related(
     // project root (a folder that is a project root is read whole by its walk).
     let below_root = |c: &Candidate| {
         !folders.is_empty() && {
-            let abs = canonical(&c.path);
+            let abs = canonical_in(ws, &c.path);
             folders
                 .iter()
                 .any(|(folder, root)| abs.starts_with(folder) && folder != root)
@@ -186,10 +193,11 @@ pub fn with_related(
     // In the order of their real paths, as the walk of the whole project meets them:
     // the index names files by canonical path, a named file is spelled as given, and
     // which of two copies of a route table binds follows this order.
+    let ws = related.ws;
     let mut out: Vec<(PathBuf, Candidate)> = related
         .out
         .into_iter()
-        .map(|c| (canonical(&c.path), c))
+        .map(|c| (canonical_in(ws, &c.path), c))
         .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out.into_iter().map(|(_, c)| c).collect()
@@ -809,6 +817,14 @@ pub fn ref_closure(doc: &crate::source::loader::Loaded, ws: &Workspace) -> Vec<P
 
 fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p))
+}
+
+/// [`canonical`], remembered by the run's read boundary: every walked file is
+/// resolved here several times and again by its pre-check (`Workspace::read_if`),
+/// each a `readlink` per folder of its path; the file system is taken not to
+/// change under a run.
+fn canonical_in(ws: &Workspace, p: &Path) -> PathBuf {
+    ws.boundary().real_path(p).unwrap_or_else(|| normalize(p))
 }
 
 /// Where a name stands: its folder resolved, its last component kept. A link named

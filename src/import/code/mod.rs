@@ -212,17 +212,20 @@ pub fn import_all(
     if let Some(finder) = finder {
         let extra: Vec<(Arc<Loaded>, CodeFacts)> =
             crate::timing::phase("import/code calls", || {
+                // One buffer per worker: the bytes of a file that names no
+                // client (most of them) are dropped at once.
                 more.par_iter()
-                    .filter_map(|(path, language)| {
+                    .map_init(Vec::new, |bytes, (path, language)| {
                         if !boundary.admits(path) {
                             return None;
                         }
-                        let bytes = crate::source::loader::read_regular_file(
+                        crate::source::loader::read_regular_file_into(
                             path,
                             parse::MAX_SOURCE_BYTES as u64,
+                            bytes,
                         )
                         .ok()?;
-                        if !finder.is_match(&bytes) {
+                        if !finder.is_match(&bytes[..]) {
                             return None;
                         }
                         let doc = load(path)?;
@@ -231,6 +234,7 @@ pub fn import_all(
                         f.clients.clear();
                         (!f.calls.is_empty() || !f.base_urls.is_empty()).then_some((doc, f))
                     })
+                    .flatten()
                     .collect()
             });
         for (doc, f) in extra {

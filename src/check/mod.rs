@@ -678,6 +678,7 @@ fn analyze_with(options: &CheckOptions, stream: bool, every_document: bool) -> A
             let read = crate::timing::phase("import/server", || {
                 crate::import::server::documents(
                     &sources,
+                    &inputs.without_routes,
                     &inputs.ws,
                     &report_root(options),
                     &documents,

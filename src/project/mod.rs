@@ -245,6 +245,10 @@ pub struct Inputs {
     /// Source files whose text mentions no retry library: read only when they call
     /// a client of another file by name (`crate::import::code`).
     pub sources_rest: Vec<(PathBuf, crate::import::code::Language)>,
+    /// The paths of [`Inputs::sources_rest`] whose bytes, read by the pre-check,
+    /// hold no server-route marker ([`crate::import::server::may_declare_routes`]):
+    /// the server-code stage need not open them again.
+    pub without_routes: HashSet<PathBuf>,
     /// Canonical paths of the files read only because a named file relates to them
     /// (a pre-commit run on one config reads its project's specs and other configs):
     /// findings about those files themselves (RL016) are not the run's business.
@@ -281,6 +285,9 @@ pub struct Staged {
     /// Source files whose text mentions no retry library: read only when they call
     /// a client of another file by name (`crate::import::code`).
     pub sources_rest: Vec<(PathBuf, crate::import::code::Language)>,
+    /// The paths of [`Staged::sources_rest`] whose bytes hold no server-route
+    /// marker (see [`Inputs::without_routes`]).
+    pub without_routes: HashSet<PathBuf>,
     /// True when the run may check documents one by one (no policy file, nothing
     /// read only as related); the caller adds what it learns from the configs.
     pub may_stream: bool,
@@ -370,33 +377,33 @@ pub fn load(sel: &Selection<'_>) -> Staged {
     let (sources, candidates): (Vec<Candidate>, Vec<Candidate>) = candidates
         .into_iter()
         .partition(|c| matches!(c.kind, NameKind::Source(_)));
-    let checked: Vec<(Candidate, bool)> = crate::timing::phase("load/source pre-check", || {
-        sources
-            .into_par_iter()
-            .map(|c| {
-                let NameKind::Source(language) = c.kind else {
-                    return (c, false);
-                };
-                // Never `fs::read`: a named link to `/dev/zero` or a FIFO would not end.
-                // A hit is loaded from the bytes read here (read once). A named file
-                // that cannot be read is loaded with the others, so it is reported
-                // (RL001) as any named file is.
-                let hit = match ws.read_if(&c.path, |b| language.may_hold_retries(b)) {
-                    Ok(hit) => hit,
-                    Err(_) => c.explicit,
-                };
-                (c, hit)
-            })
-            .collect()
-    });
+    let checked: Vec<(Candidate, bool, bool)> =
+        crate::timing::phase("load/source pre-check", || {
+            sources
+                .into_par_iter()
+                .map(|c| {
+                    let NameKind::Source(language) = c.kind else {
+                        return (c, false, true);
+                    };
+                    let (hit, routes) = pre_check(&ws, &c, language, sel.overlay.is_some());
+                    (c, hit, routes)
+                })
+                .collect()
+        });
     let mut sources_rest: Vec<(PathBuf, crate::import::code::Language)> = Vec::new();
+    let mut without_routes: HashSet<PathBuf> = HashSet::new();
     let mut candidates = candidates;
-    for (c, hit) in checked {
+    for (c, hit, routes) in checked {
         match c.kind {
             // A named source file is read as the whole run reads it (one answer
             // however asked): without a retry library it only calls other clients.
             NameKind::Source(_) if hit => candidates.push(c),
-            NameKind::Source(language) => sources_rest.push((c.path, language)),
+            NameKind::Source(language) => {
+                if !routes {
+                    without_routes.insert(c.path.clone());
+                }
+                sources_rest.push((c.path, language));
+            }
             _ => {}
         }
     }
@@ -461,6 +468,7 @@ pub fn load(sel: &Selection<'_>) -> Staged {
         configs: std::mem::take(&mut sorter.configs),
         protos: std::mem::take(&mut sorter.protos),
         sources_rest,
+        without_routes,
         may_stream,
         related_only,
         paths,
@@ -472,6 +480,30 @@ pub fn load(sel: &Selection<'_>) -> Staged {
         walk_diags: diags,
         sorter,
         ws,
+    }
+}
+
+/// The pre-check of one source file, on the bytes read once: whether it mentions
+/// a retry library (then it is loaded from those bytes and parsed for clients),
+/// and whether it may declare server routes (the server-code stage opens only
+/// those). Never `fs::read`: a named link to `/dev/zero` or a FIFO would not end.
+/// A named file that cannot be read is loaded with the others, so it is reported
+/// (RL001) as any named file is. A file not read, or one an editor's buffer
+/// replaces (`overlay`), may declare routes.
+fn pre_check(
+    ws: &Workspace,
+    c: &Candidate,
+    language: crate::import::code::Language,
+    overlay: bool,
+) -> (bool, bool) {
+    let mut routes = true;
+    let hit = ws.read_if(&c.path, |b| {
+        routes = overlay || crate::import::server::may_declare_routes(language, b);
+        language.may_hold_retries(b)
+    });
+    match hit {
+        Ok(hit) => (hit, routes),
+        Err(_) => (c.explicit, true),
     }
 }
 
@@ -494,6 +526,7 @@ impl Staged {
             configs,
             protos,
             sources_rest,
+            without_routes,
             may_stream,
             related_only,
             paths,
@@ -607,6 +640,7 @@ impl Staged {
             configs,
             protos,
             sources_rest,
+            without_routes,
             related_only,
             skipped: skipped.into_iter().map(|(_, s)| s).collect(),
             diagnostics: diags,

@@ -262,6 +262,33 @@ impl Workspace {
         }
     }
 
+    /// Counts the file at `path` as read and loaded ([`Workspace::loaded_paths`],
+    /// [`Workspace::read_counts`]) without holding its text: a stage that would load
+    /// it only to find what its pre-check already saw in its bytes (no server route)
+    /// leaves the run's inputs as if it had. A file loaded already is left as it is.
+    pub fn note_read(&self, path: &Path) {
+        let canonical = self
+            .boundary
+            .real_path(path)
+            .unwrap_or_else(|| absolute(&self.cwd, path));
+        if self
+            .cache
+            .lock()
+            .expect("cache lock")
+            .contains_key(&canonical)
+        {
+            return;
+        }
+        if self
+            .released
+            .lock()
+            .expect("released lock")
+            .insert(canonical.clone())
+        {
+            self.count_read(&canonical);
+        }
+    }
+
     /// Whether the file at canonical `path` was loaded as a `$ref` target.
     pub fn is_referenced(&self, path: &Path) -> bool {
         self.referenced

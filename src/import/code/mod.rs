@@ -116,6 +116,22 @@ fn read_file(
     }
 }
 
+/// `names` without those that hold another of them (`client` and `client100`
+/// leave `client`): a file holds one of the names exactly when it holds one of
+/// these, and the fewer and shorter the patterns, the faster every file is scanned
+/// (a handful of names makes a small automaton).
+fn shortest_names(names: BTreeSet<String>) -> Vec<String> {
+    let mut by_length: Vec<String> = names.into_iter().collect();
+    by_length.sort_by_key(String::len);
+    let mut kept: Vec<String> = Vec::new();
+    for name in by_length {
+        if !kept.iter().any(|k| name.contains(k.as_str())) {
+            kept.push(name);
+        }
+    }
+    kept
+}
+
 /// What the code stage read.
 #[derive(Debug, Default)]
 pub struct CodeImported {
@@ -184,6 +200,7 @@ pub fn import_all(
         .filter(|n| n.len() >= 3)
         .collect();
     // One automaton for every name: a scan per file, not per name.
+    let names = shortest_names(names);
     let finder = (!names.is_empty())
         .then(|| {
             aho_corasick::AhoCorasick::builder()
@@ -195,17 +212,20 @@ pub fn import_all(
     if let Some(finder) = finder {
         let extra: Vec<(Arc<Loaded>, CodeFacts)> =
             crate::timing::phase("import/code calls", || {
+                // One buffer per worker: the bytes of a file that names no
+                // client (most of them) are dropped at once.
                 more.par_iter()
-                    .filter_map(|(path, language)| {
+                    .map_init(Vec::new, |bytes, (path, language)| {
                         if !boundary.admits(path) {
                             return None;
                         }
-                        let bytes = crate::source::loader::read_regular_file(
+                        crate::source::loader::read_regular_file_into(
                             path,
                             parse::MAX_SOURCE_BYTES as u64,
+                            bytes,
                         )
                         .ok()?;
-                        if !finder.is_match(&bytes) {
+                        if !finder.is_match(&bytes[..]) {
                             return None;
                         }
                         let doc = load(path)?;
@@ -214,6 +234,7 @@ pub fn import_all(
                         f.clients.clear();
                         (!f.calls.is_empty() || !f.base_urls.is_empty()).then_some((doc, f))
                     })
+                    .flatten()
                     .collect()
             });
         for (doc, f) in extra {

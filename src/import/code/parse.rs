@@ -101,21 +101,33 @@ pub fn blank_inner_comments(tree: &tree_sitter::Tree, text: &str) -> Option<Stri
         "switch_body",
         "import_spec_list",
     ];
+    // Every file is walked whole, so kinds are told by id (no string per node).
+    let language = tree.language();
+    let is_comment: Vec<bool> = (0..language.node_kind_count())
+        .map(|id| {
+            u16::try_from(id)
+                .ok()
+                .and_then(|id| language.node_kind_for_id(id))
+                .is_some_and(|kind| kind.contains("comment"))
+        })
+        .collect();
     let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut cursor = tree.walk();
-    let mut stack = vec![tree.root_node()];
-    while let Some(node) = stack.pop() {
-        if node.kind().contains("comment") {
-            let inner = node
-                .parent()
-                .is_some_and(|p| !CONTAINERS.contains(&p.kind()));
-            if inner {
-                spans.push(node.byte_range());
-            }
-            continue;
+    for_each_named_node(tree, |node| {
+        if !is_comment
+            .get(usize::from(node.kind_id()))
+            .copied()
+            .unwrap_or(false)
+        {
+            return true;
         }
-        stack.extend(node.named_children(&mut cursor));
-    }
+        let inner = node
+            .parent()
+            .is_some_and(|p| !CONTAINERS.contains(&p.kind()));
+        if inner {
+            spans.push(node.byte_range());
+        }
+        false
+    });
     if spans.is_empty() {
         return None;
     }
@@ -131,6 +143,57 @@ pub fn blank_inner_comments(tree: &tree_sitter::Tree, text: &str) -> Option<Stri
     // inside multi-byte characters of a comment, which become spaces too: still
     // UTF-8, since every byte of those characters is replaced.
     String::from_utf8(bytes).ok()
+}
+
+/// Visits the root of `tree` and its named descendants in document order, with
+/// one cursor (no allocation per node); `visit` returns whether to go into the
+/// node's named children.
+pub fn for_each_named_node<'t>(
+    tree: &'t tree_sitter::Tree,
+    mut visit: impl FnMut(tree_sitter::Node<'t>) -> bool,
+) {
+    let mut cursor = tree.walk();
+    let mut descend = visit(cursor.node());
+    loop {
+        if descend && first_named_child(&mut cursor) {
+            descend = visit(cursor.node());
+            continue;
+        }
+        // The next named node after this one's subtree: a sibling, or one of an
+        // ancestor's.
+        loop {
+            if next_named_sibling(&mut cursor) {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+        descend = visit(cursor.node());
+    }
+}
+
+/// Moves `cursor` to its node's first named child; stays (false) when there is none.
+fn first_named_child(cursor: &mut tree_sitter::TreeCursor<'_>) -> bool {
+    if !cursor.goto_first_child() {
+        return false;
+    }
+    if cursor.node().is_named() || next_named_sibling(cursor) {
+        return true;
+    }
+    cursor.goto_parent();
+    false
+}
+
+/// Moves `cursor` to the next named sibling of its node; false when there is none
+/// (the cursor is then on the last sibling: the caller goes up to the parent).
+fn next_named_sibling(cursor: &mut tree_sitter::TreeCursor<'_>) -> bool {
+    while cursor.goto_next_sibling() {
+        if cursor.node().is_named() {
+            return true;
+        }
+    }
+    false
 }
 
 #[cfg(test)]

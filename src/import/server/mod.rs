@@ -36,7 +36,7 @@ use crate::openapi::model::{Document, PathMatching};
 use crate::source::loader::{Loaded, Workspace};
 use crate::source::refs::Resolver;
 use rayon::prelude::*;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -50,6 +50,19 @@ fn markers(language: Language) -> &'static [&'static str] {
         Language::JavaScript | Language::TypeScript | Language::Tsx => express::MARKERS,
         _ => &[],
     }
+}
+
+/// Whether a source file of `language` whose bytes are `bytes` may declare routes:
+/// it holds one of its framework's markers. The pre-check asks this of the bytes
+/// it reads anyway, so [`documents`] opens only the files that pass. Text in a wide
+/// encoding (UTF-16, UTF-32) is decoded before it is read: it may.
+pub fn may_declare_routes(language: Language, bytes: &[u8]) -> bool {
+    let markers = markers(language);
+    !markers.is_empty()
+        && (crate::source::encoding::WideEncoding::detect(bytes).is_some()
+            || markers
+                .iter()
+                .any(|m| memchr::memmem::find(bytes, m.as_bytes()).is_some()))
 }
 
 /// The routes of one parsed file, by its language's framework readers.
@@ -87,10 +100,12 @@ fn path_matching(language: Language) -> PathMatching {
 /// host or by a name the repository gives a spec (`spec_names`: its Spring
 /// application, Compose service or Aspire project name). `root` bounds
 /// nothing here (no `$ref` in a built document) but the model's resolver needs
-/// one. Files are read in parallel; a file that does not parse is skipped. Never
-/// panics on bad input.
+/// one. `without_routes`: files the pre-check read and found no marker in
+/// ([`may_declare_routes`]), counted as read but not opened again. Files are read
+/// in parallel; a file that does not parse is skipped. Never panics on bad input.
 pub fn documents(
     sources: &[(PathBuf, Language)],
+    without_routes: &HashSet<PathBuf>,
     ws: &Workspace,
     root: &Path,
     specs: &[Document],
@@ -108,6 +123,10 @@ pub fn documents(
         .par_iter()
         .filter_map(|(path, language)| {
             if !boundary.admits(path) {
+                return None;
+            }
+            if without_routes.contains(path) {
+                ws.note_read(path);
                 return None;
             }
             let doc = ws.load(path);

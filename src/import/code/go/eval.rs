@@ -78,6 +78,9 @@ impl<'t> Consts<'t> {
         let mut by_name: HashMap<String, Node<'t>> = HashMap::new();
         let mut twice: Vec<String> = Vec::new();
         let mut stack = vec![root];
+        // One cursor for the walk (`named_children` and `children` reset it to
+        // each node): a cursor per node cost an allocation each.
+        let mut walker = root.walk();
         while let Some(node) = stack.pop() {
             if matches!(node.kind(), "const_spec" | "var_spec") {
                 let names: Vec<Node<'t>> = {
@@ -101,8 +104,7 @@ impl<'t> Consts<'t> {
                 }
                 continue;
             }
-            let mut c = node.walk();
-            stack.extend(node.named_children(&mut c));
+            stack.extend(node.named_children(&mut walker));
         }
         for n in twice {
             by_name.remove(&n);

@@ -60,6 +60,9 @@ impl<'a> Ctx<'a> {
         let mut assignments = Vec::new();
         let mut vars = Vec::new();
         let mut stack = vec![root];
+        // One cursor for the walk (`named_children` and `children` reset it to
+        // each node): a cursor per node cost an allocation each.
+        let mut walker = root.walk();
         while let Some(node) = stack.pop() {
             match node.kind() {
                 "function_declaration" | "method_declaration" => {
@@ -72,8 +75,7 @@ impl<'a> Ctx<'a> {
                 "var_spec" => vars.push(node),
                 _ => {}
             }
-            let mut c = node.walk();
-            stack.extend(node.named_children(&mut c));
+            stack.extend(node.named_children(&mut walker));
         }
         calls.sort_by_key(|n| (n.start_byte(), n.end_byte()));
         assignments.sort_by_key(|n| n.start_byte());

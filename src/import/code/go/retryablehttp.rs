@@ -113,6 +113,9 @@ pub fn read(ctx: &Ctx<'_>) -> Vec<CodeClient> {
     }
     // Struct literals.
     let mut stack = vec![ctx.file.tree.root_node()];
+    // One cursor for the walk (`named_children` and `children` reset it to
+    // each node): a cursor per node cost an allocation each.
+    let mut walker = ctx.file.tree.walk();
     while let Some(node) = stack.pop() {
         if node.kind() == "composite_literal" && is_client_type(ctx, node) {
             let mut c = CodeClient::new(
@@ -149,8 +152,7 @@ pub fn read(ctx: &Ctx<'_>) -> Vec<CodeClient> {
             }
             found.push(rh);
         }
-        let mut cur = node.walk();
-        stack.extend(node.named_children(&mut cur));
+        stack.extend(node.named_children(&mut walker));
     }
     // Field assignments after the client is built.
     for &stmt in &ctx.assignments {

@@ -65,6 +65,9 @@ impl<'t> Scope<'t> {
         let mut decls = HashMap::new();
         let mut imports = HashMap::new();
         let mut stack = vec![file.tree.root_node()];
+        // One cursor for the walk (`named_children` and `children` reset it to
+        // each node): a cursor per node cost an allocation each.
+        let mut cursor = file.tree.walk();
         while let Some(node) = stack.pop() {
             match node.kind() {
                 "variable_declarator" => {
@@ -106,7 +109,6 @@ impl<'t> Scope<'t> {
                 "import_statement" => read_import(file, node, &mut imports),
                 _ => {}
             }
-            let mut cursor = node.walk();
             stack.extend(node.children(&mut cursor));
         }
         Scope { decls, imports }

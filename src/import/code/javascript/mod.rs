@@ -205,11 +205,13 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
     let mut out = CodeFacts::default();
     let mut calls: Vec<Node<'_>> = Vec::new();
     let mut stack = vec![file.tree.root_node()];
+    // One cursor for the walk (`named_children` and `children` reset it to
+    // each node): a cursor per node cost an allocation each.
+    let mut cursor = file.tree.walk();
     while let Some(node) = stack.pop() {
         if matches!(node.kind(), "call_expression" | "new_expression") {
             calls.push(node);
         }
-        let mut cursor = node.walk();
         stack.extend(node.children(&mut cursor));
     }
     calls.sort_by_key(|n| n.start_byte());

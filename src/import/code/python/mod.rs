@@ -45,13 +45,15 @@ pub fn extract(file: &CodeFile<'_>) -> CodeFacts {
     let mut call_nodes: Vec<Node<'_>> = Vec::new();
     let mut decorated: Vec<Node<'_>> = Vec::new();
     let mut stack = vec![file.tree.root_node()];
+    // One cursor for the walk (`named_children` and `children` reset it to
+    // each node): a cursor per node cost an allocation each.
+    let mut cursor = file.tree.walk();
     while let Some(node) = stack.pop() {
         match node.kind() {
             "call" => call_nodes.push(node),
             "decorated_definition" => decorated.push(node),
             _ => {}
         }
-        let mut cursor = node.walk();
         stack.extend(node.named_children(&mut cursor));
     }
     call_nodes.sort_by_key(|n| n.start_byte());

@@ -22,12 +22,14 @@ const DEFAULT_METHODS: [&str; 6] = ["HEAD", "GET", "PUT", "DELETE", "OPTIONS", "
 pub fn subclasses<'t>(cx: &Ctx<'_, 't>) -> HashMap<&'t str, Option<Span>> {
     let mut out: HashMap<&'t str, Option<Span>> = HashMap::new();
     let mut stack = vec![cx.file.tree.root_node()];
+    // One cursor for the walk (`named_children` and `children` reset it to
+    // each node): a cursor per node cost an allocation each.
+    let mut cursor = cx.file.tree.walk();
     let mut classes = Vec::new();
     while let Some(n) = stack.pop() {
         if n.kind() == "class_definition" {
             classes.push(n);
         }
-        let mut cursor = n.walk();
         stack.extend(n.named_children(&mut cursor));
     }
     // Subclasses of subclasses: repeat until nothing changes (bounded).

@@ -146,6 +146,21 @@ fn trigger_istio_below_a_millisecond() {
     insta::assert_snapshot!(out);
 }
 
+/// A Gateway API `timeouts.request` that is no GEP-2257 duration (`1d`, `-5s`):
+/// RL017 at each, no deadline read, and no RL301 "retried without a deadline" for
+/// the refused value (issue 43).
+#[test]
+fn trigger_gateway_api_request_timeout() {
+    let out = run("trigger-gateway-api", "route.yaml");
+    assert_eq!(
+        rl017("trigger-gateway-api"),
+        ["route.yaml:14:16", "route.yaml:17:16"]
+    );
+    assert!(!out.contains("RL301"), "{out}");
+    assert!(!imported(&out).contains("deadline:"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
 #[test]
 fn clean_istio_at_the_limits() {
     let out = run("clean-istio", "vs.yaml");

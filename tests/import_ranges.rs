@@ -192,3 +192,20 @@ fn clean_traefik_at_the_limits() {
     assert!(imported(&out).contains("deadline: 2562047h"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+/// gRPC `timeout` refused (`-1s`, `315576000001s`): RL017 at each, read as
+/// nothing and kept as refused (no RL301, no "no `timeout`" note); a
+/// `315576000000.999999999s` is still a proto3 Duration (whole seconds at the
+/// limit, nanos below 1e9) and is read, not reported (issue 43).
+#[test]
+fn trigger_grpc_timeout() {
+    let out = run("trigger-grpc-timeout", "service_config.json");
+    assert_eq!(
+        rl017("trigger-grpc-timeout"),
+        ["service_config.json:16:7", "service_config.json:5:7"]
+    );
+    assert!(!out.contains("RL301"), "{out}");
+    assert!(!out.contains("no `timeout` in this method config"), "{out}");
+    assert!(!imported(&out).contains("deadline:"), "{out}");
+    insta::assert_snapshot!(out);
+}

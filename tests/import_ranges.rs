@@ -146,6 +146,21 @@ fn trigger_istio_below_a_millisecond() {
     insta::assert_snapshot!(out);
 }
 
+/// A Gateway API `timeouts.request` that is no GEP-2257 duration (`1d`, `-5s`):
+/// RL017 at each, no deadline read, and no RL301 "retried without a deadline" for
+/// the refused value (issue 43).
+#[test]
+fn trigger_gateway_api_request_timeout() {
+    let out = run("trigger-gateway-api", "route.yaml");
+    assert_eq!(
+        rl017("trigger-gateway-api"),
+        ["route.yaml:14:16", "route.yaml:17:16"]
+    );
+    assert!(!out.contains("RL301"), "{out}");
+    assert!(!imported(&out).contains("deadline:"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
 #[test]
 fn clean_istio_at_the_limits() {
     let out = run("clean-istio", "vs.yaml");
@@ -175,5 +190,22 @@ fn clean_traefik_at_the_limits() {
     let out = run("clean-traefik", "traefik.yml");
     assert!(rl017("clean-traefik").is_empty(), "{out}");
     assert!(imported(&out).contains("deadline: 2562047h"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+/// gRPC `timeout` refused (`-1s`, `315576000001s`): RL017 at each, read as
+/// nothing and kept as refused (no RL301, no "no `timeout`" note); a
+/// `315576000000.999999999s` is still a proto3 Duration (whole seconds at the
+/// limit, nanos below 1e9) and is read, not reported (issue 43).
+#[test]
+fn trigger_grpc_timeout() {
+    let out = run("trigger-grpc-timeout", "service_config.json");
+    assert_eq!(
+        rl017("trigger-grpc-timeout"),
+        ["service_config.json:16:7", "service_config.json:5:7"]
+    );
+    assert!(!out.contains("RL301"), "{out}");
+    assert!(!out.contains("no `timeout` in this method config"), "{out}");
+    assert!(!imported(&out).contains("deadline:"), "{out}");
     insta::assert_snapshot!(out);
 }

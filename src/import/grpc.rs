@@ -684,11 +684,19 @@ fn method_settings(
     let mut s = Settings::empty(at(item));
     let mut notes = Vec::new();
     if let Some(t) = tree.get(item, "timeout") {
-        if let Some(ms) = duration(doc, tree, t, "timeout", false, diags) {
-            s.deadline = Some(Spanned {
-                value: ms,
+        match duration(doc, tree, t, "timeout", false, diags) {
+            Some(ms) => {
+                s.deadline = Some(Spanned {
+                    value: ms,
+                    at: at(t),
+                });
+            }
+            // Reported at the value (RL017) and read as nothing: not blamed again
+            // as a missing deadline (RL301).
+            None => s.misspelled.push(Misspelled {
+                intended: "deadline".to_string(),
                 at: at(t),
-            });
+            }),
         }
     }
     if let Some(w) = tree.get(item, "waitForReady") {
@@ -738,7 +746,7 @@ fn method_settings(
         }
     }
     if s.retry.as_ref().is_some_and(|r| r.value) || s.hedging.is_some() {
-        if s.deadline.is_none() {
+        if s.deadline.is_none() && !s.misspelled.iter().any(|m| m.intended == "deadline") {
             let node = retry.or(hedge).unwrap_or(item);
             notes.push(OriginNote {
                 at: at(node),
@@ -1157,11 +1165,14 @@ fn duration(
     positive: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Millis> {
-    let parsed = tree.as_str(n).and_then(parse_duration);
+    let text = tree.as_str(n);
+    let parsed = text.and_then(parse_duration);
     match parsed {
         // Beyond the proto3 Duration range: gRPC rejects the service config, so
-        // the value is read as nothing (never as a huge duration).
-        Some(ms) if ms > crate::import::envoy::proto::MAX_DURATION_SECONDS as f64 * 1000.0 => {
+        // the value is read as nothing (never as a huge duration). Judged on the
+        // whole seconds as written: `315576000000.999999999s` is still a Duration
+        // (nanos below 1e9), though its ms round up past the limit as a float.
+        Some(_) if text.is_some_and(beyond_duration_range) => {
             let written = tree.scalar(n).unwrap_or("").to_string();
             diags.push(rl017_ineffective_setting::diagnostic(
                 &At::new(doc, n),
@@ -1183,6 +1194,17 @@ fn duration(
             None
         }
     }
+}
+
+/// True when the whole seconds of the proto3 JSON Duration `text` (already parsed
+/// by [`parse_duration`]) are beyond `google.protobuf.Duration`'s 315,576,000,000.
+fn beyond_duration_range(text: &str) -> bool {
+    let s = text.trim().strip_suffix('s').unwrap_or(text);
+    let whole = s.split('.').next().unwrap_or("").trim_start_matches('0');
+    whole.len() > 12
+        || whole
+            .parse::<u64>()
+            .is_ok_and(|secs| secs > crate::import::envoy::proto::MAX_DURATION_SECONDS as u64)
 }
 
 /// Parses a proto3 JSON Duration (`"1.5s"`), in ms.

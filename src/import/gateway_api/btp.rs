@@ -374,16 +374,19 @@ impl Policy {
         });
         let request = timeouts.and_then(|tm| t.get(tm, "request"));
         if let Some(n) = request {
-            if let Some(ms) = duration_at(obj, t, n, "request", diags) {
-                let at = At::new(&obj.doc, n);
-                if ms == 0.0 {
-                    notes.push(note(
-                        &at,
-                        "`request: 0s` switches the route timeout off: no deadline",
-                    ));
-                } else {
-                    s.deadline = Some(sp(ms, &at));
-                }
+            let at = At::new(&obj.doc, n);
+            match duration_at(obj, t, n, "request", diags) {
+                Some(0.0) => notes.push(note(
+                    &at,
+                    "`request: 0s` switches the route timeout off: no deadline",
+                )),
+                Some(ms) => s.deadline = Some(sp(ms, &at)),
+                // Reported at the value (RL017) and read as nothing: not the
+                // policy's timeout, and not blamed again as a missing deadline.
+                None => s.misspelled.push(Misspelled {
+                    intended: "deadline".to_string(),
+                    at,
+                }),
             }
         } else {
             self.default_deadline(&rule_at, &mut s, &mut notes);

@@ -327,12 +327,18 @@ fn read_deadline(
         return false;
     };
     let at = At::new(&obj.doc, node);
-    if let Some(ms) = read_duration(obj, t, node, "request", diags) {
-        if ms == 0.0 {
-            notes.push(note(&at, "`request: 0s` switches the request timeout off: no deadline (retry-configs.md §4.1)"));
-        } else {
-            s.deadline = Some(sp(ms, &at));
-        }
+    match read_duration(obj, t, node, "request", diags) {
+        Some(0.0) => notes.push(note(
+            &at,
+            "`request: 0s` switches the request timeout off: no deadline (retry-configs.md §4.1)",
+        )),
+        Some(ms) => s.deadline = Some(sp(ms, &at)),
+        // Reported at the value (RL017) and read as nothing: not the
+        // implementation's default, and not blamed again as a missing deadline.
+        None => s.misspelled.push(Misspelled {
+            intended: "deadline".to_string(),
+            at,
+        }),
     }
     true
 }

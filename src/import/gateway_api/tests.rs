@@ -183,3 +183,16 @@ fn gep_2257_shape_is_whole_numbers_of_four_units_at_most_four_parts() {
         assert!(!super::gep_2257_shaped(bad), "{bad}");
     }
 }
+
+/// A `timeouts.request` the Gateway API rejects (`1d`, `-5s`): one RL017 at each,
+/// no deadline read (not the implementation's default), and the refused request
+/// timeout is kept as refused so that RL301 does not blame the route again.
+#[test]
+fn refused_request_timeout_is_not_a_missing_deadline() {
+    let out = gw("trigger-request-timeout-out-of-range.yaml", None);
+    assert_eq!(out.matches("RL017").count(), 2, "{out}");
+    assert!(out.contains("`request: 1d`"), "{out}");
+    assert!(out.contains("`request: -5s`"), "{out}");
+    assert!(!out.contains("    deadline "), "{out}");
+    insta::assert_snapshot!(out);
+}

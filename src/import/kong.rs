@@ -230,7 +230,10 @@ fn service(
             None => {
                 let text = tree.scalar(n).unwrap_or("");
                 let digits = text.strip_prefix('-').unwrap_or(text);
-                let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+                // Only a number is out of range: a quoted `"5"` is a string.
+                let whole = tree.kind(n) == Kind::Int
+                    && !digits.is_empty()
+                    && digits.bytes().all(|b| b.is_ascii_digit());
                 diags.push(rl017_ineffective_setting::diagnostic(
                     &at(n),
                     if whole {
@@ -649,6 +652,17 @@ mod tests {
         assert_eq!(text.matches("RL017").count(), 4, "{text}");
         assert_eq!(text.matches("is out of range").count(), 4, "{text}");
         assert!(!text.contains("attempt_timeout"), "{text}");
+        insta::assert_snapshot!(text);
+    }
+
+    /// A quoted `retries: "5"` is a string where Kong wants an integer: one RL017
+    /// saying it is not an integer (the type is wrong), not "out of range".
+    #[test]
+    fn trigger_retries_quoted() {
+        let text = render("trigger-retries-quoted.yaml");
+        assert_eq!(text.matches("RL017").count(), 1, "{text}");
+        assert!(text.contains("is not an integer in 0..32767"), "{text}");
+        assert!(!text.contains("out of range"), "{text}");
         insta::assert_snapshot!(text);
     }
 

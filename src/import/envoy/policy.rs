@@ -328,13 +328,21 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
     let bo = proto::map(tree, p, "retry_back_off");
     let bo_at = bo.unwrap_or(p);
     let base_node = bo.and_then(|b| proto::get(tree, b, "base_interval"));
-    let base_read = base_node.and_then(|n| proto::duration_ms(tree, n));
+    // Envoy's proto has `gt {}` on `base_interval`: a `0s` is refused (RL017 from
+    // [`check`]), not read as a 1 ms base.
+    let base_read = base_node
+        .and_then(|n| proto::duration_ms(tree, n))
+        .filter(|ms| *ms > 0.0);
     // A written interval Envoy rejects (RL017 from [`check`]) is read as nothing,
     // never as the default it would have had unwritten.
     let base_invalid = base_node.is_some() && base_read.is_none();
     let base = base_read.map(|ms| ms.max(1.0)).unwrap_or(DEFAULT_BASE_MS);
     let cap_node = bo.and_then(|b| proto::get(tree, b, "max_interval"));
-    let cap = cap_node.and_then(|n| proto::duration_ms(tree, n));
+    // A cap below the base is refused by Envoy (RL017 from [`check`]): read as
+    // nothing, so not blamed again as a cap smaller than the base (RL304).
+    let cap = cap_node
+        .and_then(|n| proto::duration_ms(tree, n))
+        .filter(|ms| base_invalid || *ms >= base_read.unwrap_or(DEFAULT_BASE_MS));
     let cap_invalid = cap_node.is_some() && cap.is_none();
     let mut defaults = Vec::new();
     if base_node.is_none() {
@@ -654,7 +662,15 @@ pub fn check(doc: &Arc<Loaded>, tree: &Tree, p: NodeId) -> Vec<Diagnostic> {
         let k = proto::both_spellings(&["base_interval", "max_interval"]);
         let k: Vec<&str> = k.iter().map(String::as_str).collect();
         out.extend(unknown_keys(doc, b, &k, "Envoy `retry_back_off`"));
-        let base = proto::get(tree, b, "base_interval").and_then(|n| proto::duration_ms(tree, n));
+        let base_node = proto::get(tree, b, "base_interval");
+        let base = base_node.and_then(|n| proto::duration_ms(tree, n));
+        if let (Some(bn), Some(ms)) = (base_node, base) {
+            if ms <= 0.0 {
+                let written = tree.scalar(bn).unwrap_or("").to_string();
+                out.push(diag(bn, format!("`base_interval: {written}` is out of range: above 0 (Envoy's `retry_back_off.base_interval` is `gt {{}}`)"), "out of range", "Envoy rejects the route as written, so retrylint reads no back-off base from it (not 1 ms, not the default 25 ms); write a base above 0 such as `25ms`.".to_string()));
+            }
+        }
+        let base = base.filter(|ms| *ms > 0.0);
         if let Some((mn, max)) = proto::get(tree, b, "max_interval")
             .and_then(|n| Some((n, proto::duration_ms(tree, n)?)))
         {

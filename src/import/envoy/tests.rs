@@ -185,6 +185,23 @@ fn trigger_out_of_range() {
     insta::assert_snapshot!(text);
 }
 
+/// `base_interval: 0s` (Envoy's `gt {}`) and a `max_interval` below the base: one
+/// RL017 each, and neither is read (no 1 ms base, no cap below the base for RL304).
+#[test]
+fn trigger_back_off_out_of_range() {
+    let got = read("trigger-back-off-out-of-range.yaml");
+    let text = render(&got);
+    assert_eq!(text.matches("RL017").count(), 2, "{text}");
+    assert!(
+        text.contains("`base_interval: 0s` is out of range"),
+        "{text}"
+    );
+    for absent in ["base 1ms", "base 25ms", "cap 1s", "cap 250ms"] {
+        assert!(!text.contains(absent), "{absent}: {text}");
+    }
+    insta::assert_snapshot!(text);
+}
+
 #[test]
 fn num_retries_outside_uint32_is_reported() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

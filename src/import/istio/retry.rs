@@ -191,23 +191,25 @@ pub fn read(src: Src<'_>, node: NodeId, block: &str, diags: &mut Vec<Diagnostic>
                 attempts_refused = true;
                 out.attempts_refused = Some(at.clone());
                 // A whole number too large for `attempts` (an int32) is a number,
-                // just out of range.
+                // just out of range; a quoted `"3"` is a string, not a number.
                 let digits = text.strip_prefix('+').unwrap_or(text);
-                let (message, label) =
-                    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-                        (
-                            format!(
-                                "`attempts: {text}` is out of range: at most {} retries",
-                                i32::MAX
-                            ),
-                            "out of range",
-                        )
-                    } else {
-                        (
-                            format!("`attempts: {text}` is not a number of retries"),
-                            "not a retry count",
-                        )
-                    };
+                let (message, label) = if tree.kind(n) == Kind::Int
+                    && !digits.is_empty()
+                    && digits.bytes().all(|b| b.is_ascii_digit())
+                {
+                    (
+                        format!(
+                            "`attempts: {text}` is out of range: at most {} retries",
+                            i32::MAX
+                        ),
+                        "out of range",
+                    )
+                } else {
+                    (
+                        format!("`attempts: {text}` is not a number of retries"),
+                        "not a retry count",
+                    )
+                };
                 diags.push(rl017::diagnostic(
                     &at,
                     message,

@@ -350,6 +350,21 @@ fn attempts_out_of_range_is_one_finding() {
     insta::assert_snapshot!("attempts_out_of_range", out);
 }
 
+/// A quoted `attempts: "3"` is a string where Istio wants an int32: one RL017
+/// saying it is not a number (the type is wrong), not "out of range".
+#[test]
+fn quoted_attempts_is_not_a_number() {
+    let got = run(&["trigger-attempts-quoted.yaml"], &unversioned());
+    let out = render(&got);
+    assert_eq!(got.diagnostics.len(), 1, "{out}");
+    assert!(
+        out.contains("`attempts: 3` is not a number of retries"),
+        "{out}"
+    );
+    assert!(!out.contains("out of range"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
 /// Durations beyond Go's range (issue 43): one RL017 each saying "out of range",
 /// and nothing read from them: no deadline, no per-try timeout (not "what is left
 /// of the route timeout"), no back-off (not Envoy's default 25ms base).

@@ -14,6 +14,8 @@ use super::Context;
 use crate::diagnostic::Diagnostic;
 use crate::policy::model::{ImportedFrom, PolicyFile};
 use crate::policy::platform::Platform;
+use std::collections::HashMap;
+use std::path::Path;
 
 /// What a finding asks to change, independent of how a platform spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,18 +237,23 @@ pub fn apply(ctx: &Context<'_>, mut found: Vec<Diagnostic>) -> Vec<Diagnostic> {
     if imported.is_empty() {
         return found;
     }
+    // The imported objects of each file, in their order: a run of many clients has
+    // as many objects and findings, and each finding looks only at its file's.
+    let mut by_file: HashMap<&Path, Vec<&(&PolicyFile, &ImportedFrom)>> = HashMap::new();
+    for i in &imported {
+        by_file.entry(&i.0.doc.file.path).or_default().push(i);
+    }
     for d in &mut found {
         let l = &d.primary.location;
-        let here: Vec<&(&PolicyFile, &ImportedFrom)> = imported
-            .iter()
-            .filter(|(p, _)| p.doc.file.path == l.file.path)
-            .collect();
+        let here: &[&(&PolicyFile, &ImportedFrom)] = by_file
+            .get(l.file.path.as_path())
+            .map_or(&[], Vec::as_slice);
         let span = |p: &PolicyFile| p.at.value_location().span;
         let holds = |p: &PolicyFile| {
             let s = span(p);
             s.start <= l.span.start && l.span.end <= s.end
         };
-        let platform = match here.as_slice() {
+        let platform = match here {
             [] => continue,
             [(_, i)] => i.platform,
             many => {

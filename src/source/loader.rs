@@ -267,16 +267,8 @@ impl Workspace {
     /// it only to find what its pre-check already saw in its bytes (no server route)
     /// leaves the run's inputs as if it had. A file loaded already is left as it is.
     pub fn note_read(&self, path: &Path) {
-        let canonical = self
-            .boundary
-            .real_path(path)
-            .unwrap_or_else(|| absolute(&self.cwd, path));
-        if self
-            .cache
-            .lock()
-            .expect("cache lock")
-            .contains_key(&canonical)
-        {
+        let canonical = self.cache_key(path);
+        if self.is_cached(&canonical) {
             return;
         }
         if self
@@ -306,13 +298,26 @@ impl Workspace {
         self.load(path)
     }
 
+    /// The key `path` is cached under: its real path (the run's memo), or its
+    /// absolute path when it does not exist.
+    fn cache_key(&self, path: &Path) -> PathBuf {
+        self.boundary
+            .real_path(path)
+            .unwrap_or_else(|| absolute(&self.cwd, path))
+    }
+
+    /// True when the file at canonical `path` is loaded already.
+    fn is_cached(&self, canonical: &Path) -> bool {
+        self.cache
+            .lock()
+            .expect("cache lock")
+            .contains_key(canonical)
+    }
+
     /// Loads (or returns the cached) file at `path`. Never panics: every failure is a
     /// [`LoadError`].
     pub fn load(&self, path: &Path) -> Arc<Loaded> {
-        let canonical = self
-            .boundary
-            .real_path(path)
-            .unwrap_or_else(|| absolute(&self.cwd, path));
+        let canonical = self.cache_key(path);
         if let Some(hit) = self.cache.lock().expect("cache lock").get(&canonical) {
             return hit.clone();
         }
@@ -359,16 +364,8 @@ impl Workspace {
         path: &Path,
         wanted: impl FnOnce(&[u8]) -> bool,
     ) -> std::io::Result<bool> {
-        let canonical = self
-            .boundary
-            .real_path(path)
-            .unwrap_or_else(|| absolute(&self.cwd, path));
-        if self
-            .cache
-            .lock()
-            .expect("cache lock")
-            .contains_key(&canonical)
-        {
+        let canonical = self.cache_key(path);
+        if self.is_cached(&canonical) {
             return Ok(true);
         }
         let bytes = read_regular_file(path, self.limits.max_file_bytes)?;

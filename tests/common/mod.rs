@@ -112,3 +112,28 @@ pub fn fixture_options(dir: &Path) -> retrylint::check::CheckOptions {
         ..retrylint::check::CheckOptions::default()
     }
 }
+
+/// A text config's out-of-range fixture (issue 43) in `dir`: `check_out` (the
+/// check of `dir`) followed by `import FILE`'s output, after asserting that each of
+/// `refused` is one RL017 saying "out of range" (never "needs one non-negative
+/// number") and that `import` reads no count of tries and no attempt timeout (not
+/// the platform's default).
+#[allow(dead_code)] // each test crate uses what it needs of this module
+pub fn out_of_range_fixture(dir: &str, file: &str, check_out: &str, refused: &[&str]) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let (code, iout, ierr) = retrylint_in(&root, &["import", file]);
+    let out = format!("{check_out}\n--- import {file}: exit {code}\n{iout}{ierr}");
+    assert_eq!(
+        out.matches("RL017 ineffective-setting:").count(),
+        refused.len(),
+        "{out}"
+    );
+    for value in refused {
+        assert!(out.contains(&format!("`{value}` is out of range")), "{out}");
+    }
+    assert!(!out.contains("needs one"), "{out}");
+    let import: String = iout.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(!import.contains("attempts:"), "{out}");
+    assert!(!import.contains("attempt_timeout:"), "{out}");
+    out
+}

@@ -36,7 +36,7 @@ use super::rl017_ineffective_setting;
 use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, Route};
 use crate::diagnostic::Diagnostic;
 use crate::policy::model::{
-    BackoffSettings, Jitter, Layer, Misspelled, RetryBudget, Settings, Signal, Spanned,
+    BackoffSettings, Jitter, Layer, RetryBudget, Settings, Signal, Spanned,
 };
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
@@ -394,10 +394,7 @@ fn profile(
                 if whole { "out of range" } else { "invalid max_attempts" },
                 "`max_attempts` counts every try, the first included (`max_attempts = 3` is 2 retries); the SDKs reject other values, so retrylint reads no count from it (not the mode's default)".to_string(),
             ));
-            s.misspelled.push(Misspelled {
-                intended: "attempts".to_string(),
-                at: at(p.value_node),
-            });
+            s.refuse("attempts", at(p.value_node));
             None
         }
     });
@@ -431,10 +428,7 @@ fn profile(
         // blamed again (RL305).
         s.retry = None;
         if let Some(p) = mode_prop {
-            s.misspelled.push(Misspelled {
-                intended: "backoff".to_string(),
-                at: at(p.value_node),
-            });
+            s.refuse("backoff", at(p.value_node));
             notes.push(OriginNote {
                 at: mode_at.clone(),
                 text: crate::import::note_text("this `retry_mode` is refused (RL017 at it), so no retry mode is read: no retry conditions, back-off or retry quota"),

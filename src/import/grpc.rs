@@ -55,8 +55,8 @@ use crate::diagnostic::Diagnostic;
 use crate::openapi::model::Operation;
 use crate::policy::duration::Millis;
 use crate::policy::model::{
-    AttemptTimeout, BackoffSettings, Effect, Hedging, Jitter, JitterFactor, Layer, Misspelled,
-    RetryBudget, Settings, Signal, Spanned,
+    AttemptTimeout, BackoffSettings, Effect, Hedging, Jitter, JitterFactor, Layer, RetryBudget,
+    Settings, Signal, Spanned,
 };
 use crate::retry::GrpcCode;
 use crate::source::loader::Loaded;
@@ -693,10 +693,7 @@ fn method_settings(
             }
             // Reported at the value (RL017) and read as nothing: not blamed again
             // as a missing deadline (RL301).
-            None => s.misspelled.push(Misspelled {
-                intended: "deadline".to_string(),
-                at: at(t),
-            }),
+            None => s.refuse("deadline", at(t)),
         }
     }
     if let Some(w) = tree.get(item, "waitForReady") {
@@ -791,10 +788,7 @@ fn retry_policy(
             ));
             }
             // Reported here once, not again as "no `attempts`" (RL302).
-            s.misspelled.push(Misspelled {
-                intended: "attempts".to_string(),
-                at: at(r),
-            });
+            s.refuse("attempts", at(r));
         }
         // Beyond the field's type: `uint32 max_attempts` (service_config.proto
         // `RetryPolicy`); grpc-java and gRPC core read it as an int. The service

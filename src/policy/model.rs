@@ -348,6 +348,16 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// Marks `intended` (a dotted path, as [`Misspelled::intended`]) as written at
+    /// `at` but refused: an importer reported the value (RL017) and read nothing
+    /// from it, so no rule blames the setting again as missing.
+    pub fn refuse(&mut self, intended: &str, at: At) {
+        self.misspelled.push(Misspelled {
+            intended: intended.to_string(),
+            at,
+        });
+    }
+
     /// True when `field` (a dotted path of [`TODO_FIELDS`]) is `todo` here.
     pub fn is_todo(&self, field: &str) -> bool {
         self.todos.iter().any(|t| t.field == field)

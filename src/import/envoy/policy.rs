@@ -15,8 +15,8 @@ use crate::import::rl017_ineffective_setting;
 use crate::import::OriginNote;
 use crate::policy::duration::format_millis;
 use crate::policy::model::{
-    AttemptTimeout, BackoffSettings, Jitter, Misspelled, OnInvalid, RetryAfterSettings,
-    RetryBudget, Settings, Signal, Spanned,
+    AttemptTimeout, BackoffSettings, Jitter, OnInvalid, RetryAfterSettings, RetryBudget, Settings,
+    Signal, Spanned,
 };
 use crate::retry::Hedging;
 use crate::source::loader::Loaded;
@@ -130,10 +130,7 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
             None => {
                 notes.push(note(t, "this `timeout` is not a proto Duration Envoy accepts (`15s`, at most 315,576,000,000 s): Envoy rejects the route configuration, so no deadline is read from it".to_string()));
                 // Reported once (RL017), not again as a missing deadline (RL301).
-                s.misspelled.push(Misspelled {
-                    intended: "deadline".to_string(),
-                    at: at(t),
-                });
+                s.refuse("deadline", at(t));
             }
         },
         None => {
@@ -266,10 +263,7 @@ pub fn settings(inp: &Inputs<'_>) -> RetryRead {
             };
             notes.push(note(n, format!("this `num_retries` {what}: Envoy rejects the route configuration, so no attempt count is read from it")));
             // Read as nothing, and not reported again as missing (RL302).
-            s.misspelled.push(Misspelled {
-                intended: "attempts".to_string(),
-                at: at(n),
-            });
+            s.refuse("attempts", at(n));
         }
         Some(n) => {
             let v = uint32(tree, n).map_or(1, i64::from);

@@ -20,7 +20,7 @@ use crate::import::{
     duration, envoy_retry_on, keys, rl017_ineffective_setting, ConfigObject, OriginNote, Platform,
     RequestMatch, Route,
 };
-use crate::policy::model::{AttemptTimeout, Jitter, Layer, Misspelled, Settings, Signal};
+use crate::policy::model::{AttemptTimeout, Jitter, Layer, Settings, Signal};
 use crate::source::refs::At;
 use crate::source::tree::{NodeId, Tree};
 
@@ -194,10 +194,7 @@ fn retry_settings(
                     "Envoy Gateway rejects the policy as written, so retrylint reads no count from it (not the default); write the number of retries after the first try, e.g. `numRetries: 2`".into(),
                 ));
                 // Read as nothing, and not reported again as missing.
-                s.misspelled.push(Misspelled {
-                    intended: "attempts".to_string(),
-                    at: At::new(doc, n),
-                });
+                s.refuse("attempts", At::new(doc, n));
                 return_default = false;
             }
             if return_default {
@@ -329,10 +326,7 @@ fn retry_settings(
             // A written interval Envoy Gateway rejects (RL017 at it) is read as no
             // back-off at all: not the default base, not 10 x base.
             if (base_node.is_some() && base.is_none()) || (max_node.is_some() && cap.is_none()) {
-                s.misspelled.push(Misspelled {
-                    intended: "backoff".to_string(),
-                    at: b_at,
-                });
+                s.refuse("backoff", b_at);
                 return (s, notes);
             }
             let base = base.unwrap_or(25.0);
@@ -383,10 +377,7 @@ impl Policy {
                 Some(ms) => s.deadline = Some(sp(ms, &at)),
                 // Reported at the value (RL017) and read as nothing: not the
                 // policy's timeout, and not blamed again as a missing deadline.
-                None => s.misspelled.push(Misspelled {
-                    intended: "deadline".to_string(),
-                    at,
-                }),
+                None => s.refuse("deadline", at),
             }
         } else {
             self.default_deadline(&rule_at, &mut s, &mut notes);

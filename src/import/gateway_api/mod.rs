@@ -28,7 +28,7 @@ use super::{
     ImportContext, Imported, OriginNote, Platform, Route,
 };
 use crate::diagnostic::Diagnostic;
-use crate::policy::model::{AttemptTimeout, Jitter, Layer, Misspelled, Settings, Signal};
+use crate::policy::model::{AttemptTimeout, Jitter, Layer, Settings, Signal};
 use crate::retry::GrpcCode;
 use crate::source::refs::At;
 use crate::source::tree::{Kind, NodeId, Tree};
@@ -335,10 +335,7 @@ fn read_deadline(
         Some(ms) => s.deadline = Some(sp(ms, &at)),
         // Reported at the value (RL017) and read as nothing: not the
         // implementation's default, and not blamed again as a missing deadline.
-        None => s.misspelled.push(Misspelled {
-            intended: "deadline".to_string(),
-            at,
-        }),
+        None => s.refuse("deadline", at),
     }
     true
 }
@@ -398,10 +395,7 @@ fn stanza(
                     "the Gateway API rejects the route as written, so retrylint reads no count from it (not the implementation's default); write the number of retries after the first try, e.g. `attempts: 2`",
                 ));
                 // Read as nothing, and not reported again as missing.
-                s.misspelled.push(Misspelled {
-                    intended: "attempts".to_string(),
-                    at,
-                });
+                s.refuse("attempts", at);
             }
         }
     }
@@ -459,10 +453,7 @@ fn stanza(
                 // Reported at the value (RL017) and read as nothing: not the
                 // implementation's default, and no second finding for a missing
                 // back-off or jitter.
-                None => s.misspelled.push(Misspelled {
-                    intended: "backoff".to_string(),
-                    at,
-                }),
+                None => s.refuse("backoff", at),
             }
         }
         None => {

@@ -35,7 +35,7 @@ pub mod repeats;
 use super::rl017_ineffective_setting;
 use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, RequestMatch, Route};
 use crate::policy::model::{
-    AttemptTimeout, BackoffSettings, Jitter, Layer, Misspelled, Settings, Signal, Spanned,
+    AttemptTimeout, BackoffSettings, Jitter, Layer, Settings, Signal, Spanned,
 };
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
@@ -522,10 +522,7 @@ fn backend_settings(config: &Config<'_>, p: &Proxy<'_>) -> (Settings, Vec<Origin
             // Reported by `validate` (RL017 at the line) and read as nothing: not
             // HAProxy's default 3, not a huge or wrapped count.
             None => {
-                s.misspelled.push(Misspelled {
-                    intended: "attempts".to_string(),
-                    at: on_at.clone(),
-                });
+                s.refuse("attempts", on_at.clone());
                 // Retried as `retry-on` says, with no count read.
                 i64::MAX
             }

@@ -27,7 +27,7 @@ use super::rl017_ineffective_setting as rl017;
 use super::stream::KubeObject;
 use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, Route};
 use crate::diagnostic::Diagnostic;
-use crate::policy::model::{Layer, Misspelled, Settings, Spanned};
+use crate::policy::model::{Layer, Settings, Spanned};
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use crate::source::tree::{Kind, NodeId, Tree};
@@ -379,10 +379,7 @@ fn deadline(
                 format!("{}, and retrylint reads no deadline; write a duration such as `5s` or `250ms`.", refused.why()),
             ));
             // Reported once (RL017), not again as a missing deadline (RL301).
-            settings.misspelled.push(Misspelled {
-                intended: "deadline".to_string(),
-                at,
-            });
+            settings.refuse("deadline", at);
         }
     }
 }

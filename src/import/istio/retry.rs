@@ -17,7 +17,7 @@ use super::super::{ImportContext, OriginNote};
 use crate::diagnostic::Diagnostic;
 use crate::policy::duration::{format_millis, Millis};
 use crate::policy::model::{
-    AttemptTimeout, BackoffSettings, Jitter, Misspelled, RetryOnEntry, Settings, Spanned,
+    AttemptTimeout, BackoffSettings, Jitter, RetryOnEntry, Settings, Spanned,
 };
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
@@ -443,10 +443,7 @@ pub fn settings(route_at: &At, policy: Policy<'_>, ctx: &ImportContext<'_>) -> M
             at,
             "this `attempts` is refused (RL017 at it): Istio's validation rejects the VirtualService, so no retry count is read from it (not 0 retries, not Istio's default)".into(),
         );
-        settings.misspelled.push(Misspelled {
-            intended: "attempts".to_string(),
-            at: at.clone(),
-        });
+        settings.refuse("attempts", at.clone());
     }
     let mesh_file = |r: &HttpRetry| {
         let lc = r.at.doc.file.line_col(r.at.location().span.start);
@@ -578,16 +575,10 @@ pub fn settings(route_at: &At, policy: Policy<'_>, ctx: &ImportContext<'_>) -> M
     // A refused `perTryTimeout` or `backoff` (RL017 at it) is read as nothing: not
     // Istio's or Envoy's default, and not reported again as missing.
     if let Some(at) = block.and_then(|r| r.per_try_timeout_refused.clone()) {
-        settings.misspelled.push(Misspelled {
-            intended: "attempt_timeout".to_string(),
-            at,
-        });
+        settings.refuse("attempt_timeout", at);
     }
     if let Some(at) = block.and_then(|r| r.backoff_refused.clone()) {
-        settings.misspelled.push(Misspelled {
-            intended: "backoff".to_string(),
-            at,
-        });
+        settings.refuse("backoff", at);
     }
     // Back-off: Envoy's exponential back-off with full jitter.
     let (backoff_at, base) = match block.and_then(|r| r.backoff.as_ref()) {

@@ -25,7 +25,7 @@ use crate::import::{
     rl017_ineffective_setting, ConfigObject, Imported, OriginNote, Platform, RequestMatch, Route,
 };
 use crate::policy::duration::Millis;
-use crate::policy::model::{AttemptTimeout, Jitter, Layer, Misspelled, Settings, Signal, Spanned};
+use crate::policy::model::{AttemptTimeout, Jitter, Layer, Settings, Signal, Spanned};
 use crate::source::refs::At;
 use crate::source::strict::suggest;
 use crate::source::tree::NodeId;
@@ -413,10 +413,7 @@ fn settings(
         // A refused value is read as no deadline, and not blamed again as a missing
         // one (RL301).
         if s.deadline.is_none() && annotation_duration(text).is_err() {
-            s.misspelled.push(Misspelled {
-                intended: "deadline".to_string(),
-                at: at.clone(),
-            });
+            s.refuse("deadline", at.clone());
         }
     }
     let (Some(a), Some(first)) = (retry, first) else {
@@ -500,10 +497,7 @@ fn settings(
         return (s, Vec::new());
     };
     if let Some(at) = timeout_refused {
-        s.misspelled.push(Misspelled {
-            intended: "attempt_timeout".to_string(),
-            at,
-        });
+        s.refuse("attempt_timeout", at);
     } else if s.attempt_timeout.is_none() {
         s.attempt_timeout = Some(sp(AttemptTimeout::Remaining, &first));
         notes.push(note(&first, "no valid `retry.linkerd.io/timeout`: each try may use what is left of the request timeout (retry-configs.md §5.1)"));
@@ -541,10 +535,7 @@ fn settings(
                     ));
                 }
                 notes.push(note(&at, "this `retry.linkerd.io/limit` is refused (RL017 at it), so no retry count is read from it"));
-                s.misspelled.push(Misspelled {
-                    intended: "attempts".to_string(),
-                    at,
-                });
+                s.refuse("attempts", at);
             }
         },
         None => {

@@ -25,7 +25,7 @@ use crate::import::{
     duration, keys, rl017_ineffective_setting, ConfigObject, Imported, OriginNote, PathMatch,
     Platform, RequestMatch, Route,
 };
-use crate::policy::model::{Layer, Misspelled, RetryBudget, Settings, Signal, Spanned};
+use crate::policy::model::{Layer, RetryBudget, Settings, Signal, Spanned};
 use crate::source::refs::At;
 use crate::source::tree::{Kind, NodeId, Tree};
 
@@ -184,10 +184,7 @@ fn profile(obj: &KubeObject, diags: &mut Vec<Diagnostic>) -> Option<ConfigObject
                     "Linkerd cannot use this value, so retrylint reads no deadline from it; write a duration such as `300ms` or `5s`.".into(),
                 ));
                 // Read as no deadline, and not blamed again as a missing one (RL301).
-                s.misspelled.push(Misspelled {
-                    intended: "deadline".to_string(),
-                    at: at.clone(),
-                });
+                s.refuse("deadline", at.clone());
             }
         }
         if s.retry.as_ref().is_some_and(|v| v.value) {

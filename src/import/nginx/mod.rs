@@ -32,9 +32,7 @@ pub use ingress::import_ingress;
 use super::rl017_ineffective_setting;
 use super::{ConfigObject, ImportContext, Imported, OriginNote, Platform, Route};
 use super::{PathMatch, RequestMatch, Rewrite};
-use crate::policy::model::{
-    AttemptTimeout, BackoffSettings, Jitter, Layer, Misspelled, Settings, Spanned,
-};
+use crate::policy::model::{AttemptTimeout, BackoffSettings, Jitter, Layer, Settings, Spanned};
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use reader::{Config, Directive};
@@ -520,10 +518,7 @@ fn retry_settings(
     let unread = tries_d.is_some_and(|d| d.args.len() != 1 || tries.is_none());
     let attempts = match (tries, servers) {
         _ if unread => {
-            route.settings.misspelled.push(Misspelled {
-                intended: "attempts".to_string(),
-                at: tries_at.clone(),
-            });
+            route.settings.refuse("attempts", tries_at.clone());
             Some((i64::MAX, tries_at.clone(), None))
         }
         (Some(n), Some((s, _))) if n > 0 && (n as usize) <= s => Some((n, tries_at.clone(), None)),
@@ -658,10 +653,7 @@ fn retry_settings(
         }
         None if refused("proxy_next_upstream_timeout").is_some() => {
             if let Some(at) = refused("proxy_next_upstream_timeout") {
-                route.settings.misspelled.push(Misspelled {
-                    intended: "deadline".to_string(),
-                    at,
-                });
+                route.settings.refuse("deadline", at);
             }
         }
         _ => note(route, &on_at, format!("`proxy_next_upstream_timeout` is 0 (the default): nothing limits the time spent passing the request to next servers ({SOURCE})")),

@@ -37,7 +37,7 @@ use crate::import::rl017_ineffective_setting;
 use crate::import::route::{PathMatch, RequestMatch};
 use crate::import::{ConfigObject, Imported, OriginNote, Platform, Route};
 use crate::policy::model::{
-    BackoffSettings, Jitter, JitterFactor, Layer, Misspelled, Settings, Signal, Spanned,
+    BackoffSettings, Jitter, JitterFactor, Layer, Settings, Signal, Spanned,
 };
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
@@ -445,10 +445,7 @@ fn object(
     let mut defaults: Vec<String> = Vec::new();
     let mut notes: Vec<OriginNote> = Vec::new();
     let misspell = |s: &mut Settings, what: &str, n: NodeId| {
-        s.misspelled.push(Misspelled {
-            intended: what.to_string(),
-            at: at(n),
-        });
+        s.refuse(what, at(n));
     };
 
     // maxAttempts: total tries.
@@ -708,10 +705,7 @@ fn object(
                     "out of range",
                     "Resilience4j refuses a multiplier below 1 (IntervalFunction.checkMultiplier: \"Illegal argument multiplier\") and the retry is not built; write a multiplier of at least 1, such as `2`.".into(),
                 ));
-                settings.misspelled.push(Misspelled {
-                    intended: "backoff.multiplier".to_string(),
-                    at: at(n),
-                });
+                settings.refuse("backoff.multiplier", at(n));
             }
             Ok(Some((m, n))) => {
                 if m <= 1.0 {

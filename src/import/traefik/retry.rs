@@ -27,9 +27,7 @@ use crate::import::duration::bare_or_unit;
 use crate::import::rl017_ineffective_setting;
 use crate::import::OriginNote;
 use crate::policy::duration::{format_millis, Millis};
-use crate::policy::model::{
-    BackoffSettings, Jitter, JitterFactor, Misspelled, Settings, Signal, Spanned,
-};
+use crate::policy::model::{BackoffSettings, Jitter, JitterFactor, Settings, Signal, Spanned};
 use crate::source::loader::Loaded;
 use crate::source::refs::At;
 use crate::source::strict::suggest;
@@ -291,10 +289,7 @@ pub fn read(
             // one or its jitter (RL305).
             None => {
                 diags.push(invalid_duration(&at(iv), tree, iv, name, "initialInterval"));
-                s.misspelled.push(Misspelled {
-                    intended: "backoff".to_string(),
-                    at: at(iv),
-                });
+                s.refuse("backoff", at(iv));
             }
         }
     }
@@ -312,10 +307,7 @@ pub fn read(
             // Read as no deadline, and not blamed again as a missing one (RL301).
             None => {
                 diags.push(invalid_duration(&at(t), tree, t, name, "timeout"));
-                s.misspelled.push(Misspelled {
-                    intended: "deadline".to_string(),
-                    at: at(t),
-                });
+                s.refuse("deadline", at(t));
             }
         }
     }

@@ -209,3 +209,30 @@ fn trigger_grpc_timeout() {
     assert!(!imported(&out).contains("deadline:"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+/// Kong `retries` outside 0..=32767 (`99999999999`, `-1`): one RL017 "out of
+/// range" at each, and only `retries` is refused: the services and their routes
+/// are still imported (`import` does not say "nothing imported"), with their
+/// `read_timeout`, and no count of tries is read (not Kong's default 5 retries,
+/// nor a huge or wrapped one); RL302 does not blame the refused count (issue 43).
+#[test]
+fn trigger_kong_retries() {
+    let out = run("trigger-kong", "kong.yaml");
+    assert_eq!(rl017("trigger-kong"), ["kong.yaml:10:3", "kong.yaml:5:3"]);
+    assert!(
+        out.contains("`retries: 99999999999` of Kong service `orders` is out of range: 0 to 32767"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`retries: -1` of Kong service `payments` is out of range: 0 to 32767"),
+        "{out}"
+    );
+    assert!(!out.contains("nothing imported"), "{out}");
+    assert!(!out.contains("RL302"), "{out}");
+    let import = imported(&out);
+    for present in ["GET /orders:", "GET /payments:", "attempt_timeout: 5s"] {
+        assert!(import.contains(present), "{present}:\n{import}");
+    }
+    assert!(!import.contains("attempts:"), "{import}");
+    insta::assert_snapshot!(out);
+}

@@ -797,7 +797,7 @@ fn whole_number(tree: &Tree, n: NodeId) -> bool {
 }
 
 /// RL017 when the duration `key` at `n` is not a `google.protobuf.Duration` Envoy
-/// accepts: unreadable (`nope`, `1e309s`), negative, or beyond
+/// accepts: unreadable (`nope`, `1e309s`), or out of range: negative, or beyond
 /// [`proto::MAX_DURATION_SECONDS`].
 fn invalid_duration(doc: &Arc<Loaded>, tree: &Tree, n: NodeId, key: &str) -> Option<Diagnostic> {
     let written = tree.scalar(n).unwrap_or("").to_string();
@@ -811,6 +811,23 @@ fn invalid_duration(doc: &Arc<Loaded>, tree: &Tree, n: NodeId, key: &str) -> Opt
             format!("`{key}: {written}` is out of range: {range}"),
             "out of range",
         ),
+        // A negative Duration is one (proto3 JSON `"-1s"`, `{seconds: -1}`), below
+        // what Envoy takes: `DurationUtil` throws "Expected positive duration", and
+        // the back-off intervals are `gt {}` in route_components.proto.
+        proto::DurationError::Negative => {
+            let lower = match key {
+                "base_interval" | "max_interval" => {
+                    "above 0 (`gt {}` in Envoy's route_components.proto)"
+                }
+                _ => "at least 0s (a `google.protobuf.Duration` Envoy takes: \"Expected positive duration\")",
+            };
+            let what = if written.is_empty() {
+                format!("`{key}` is out of range: {lower}")
+            } else {
+                format!("`{key}: {written}` is out of range: {lower}")
+            };
+            (what, "out of range")
+        }
         // Not range but syntax: the proto JSON reader takes digits only, so an
         // exponent (`1e309s`) is refused however large it is.
         proto::DurationError::Unreadable if written.is_empty() => (

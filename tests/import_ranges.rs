@@ -376,3 +376,55 @@ fn trigger_traefik_negative() {
     }
     insta::assert_snapshot!(out);
 }
+
+/// Values quoted as written and shown without a float's noise (issue 43):
+/// `max_interval: 1.000000001s` below `base_interval: 1.000000002s` is RL017
+/// quoting both texts (not "1s is below 1s"), and `import` shows `1.000000001s`
+/// as `1000.000001ms`, not `1000.0000010000001ms`.
+#[test]
+fn trigger_envoy_values_as_written() {
+    let out = run("trigger-envoy-as-written", "envoy.yaml");
+    assert_eq!(rl017("trigger-envoy-as-written"), ["envoy.yaml:20:55"]);
+    assert!(
+        out.contains("`max_interval: 1.000000001s` is below the back-off base, `base_interval: 1.000000002s`"),
+        "{out}"
+    );
+    let import = imported(&out);
+    for shown in [
+        "deadline: 3000.000001ms",
+        "attempt_timeout: 1000.000001ms",
+        "base: 1000.000002ms",
+    ] {
+        assert!(import.contains(shown), "{shown}:\n{import}");
+    }
+    // Not the float's noise (`1.000000001 * 1000.0`).
+    assert!(!out.contains("1000.0000010000001ms"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+/// gRPC: `"maxAttempts": 1e1` is RL017 "capped at 5" quoting `1e1` (not the
+/// re-formatted `10`), and proto3 Durations are shown rounded once
+/// (`"3.000000001s"` as `3000.000001ms`).
+#[test]
+fn trigger_grpc_values_as_written() {
+    let out = run("trigger-grpc-as-written", "service_config.json");
+    assert_eq!(
+        rl017("trigger-grpc-as-written"),
+        ["service_config.json:7:9"]
+    );
+    assert!(
+        out.contains("gRPC `maxAttempts: 1e1` is capped at 5"),
+        "{out}"
+    );
+    let import = imported(&out);
+    for shown in [
+        "deadline: 3000.000001ms",
+        "cap: 1000.000001ms",
+        "attempts: 5",
+    ] {
+        assert!(import.contains(shown), "{shown}:\n{import}");
+    }
+    // Not the float's noise (`1.000000001 * 1000.0`).
+    assert!(!out.contains("1000.0000010000001ms"), "{out}");
+    insta::assert_snapshot!(out);
+}

@@ -809,7 +809,7 @@ fn retry_policy(
             Some(n) if n > MAX_ATTEMPTS_CAP => {
                 diags.push(rl017_ineffective_setting::diagnostic(
                     &at(m),
-                    format!("gRPC `maxAttempts: {n}` is capped at {MAX_ATTEMPTS_CAP}"),
+                    format!("gRPC `maxAttempts: {}` is capped at {MAX_ATTEMPTS_CAP}", written(tree, m)),
                     rl017_ineffective_setting::CAPPED_LABEL,
                     format!("A6: values above {MAX_ATTEMPTS_CAP} are treated as {MAX_ATTEMPTS_CAP} without an error (the cap is a channel setting), so this policy makes at most {MAX_ATTEMPTS_CAP} tries; write the number that runs."),
                 ));
@@ -828,7 +828,7 @@ fn retry_policy(
                 diags.push(rl017_ineffective_setting::diagnostic(
                     &at(m),
                     match other {
-                        Some(n) => format!("gRPC `maxAttempts: {n}` is below 2"),
+                        Some(_) => format!("gRPC `maxAttempts: {}` is below 2", written(tree, m)),
                         None => "gRPC `maxAttempts` is not an integer".to_string(),
                     },
                     "invalid maxAttempts",
@@ -1031,7 +1031,7 @@ fn hedging_policy(
             Some(n) if n > MAX_ATTEMPTS_CAP => {
                 diags.push(rl017_ineffective_setting::diagnostic(
                     &at(m),
-                    format!("gRPC hedging `maxAttempts: {n}` is capped at {MAX_ATTEMPTS_CAP}"),
+                    format!("gRPC hedging `maxAttempts: {}` is capped at {MAX_ATTEMPTS_CAP}", written(tree, m)),
                     rl017_ineffective_setting::CAPPED_LABEL,
                     format!("A6: values above {MAX_ATTEMPTS_CAP} are treated as {MAX_ATTEMPTS_CAP}; at most {MAX_ATTEMPTS_CAP} copies are sent."),
                 ));
@@ -1149,6 +1149,12 @@ fn multiplier_out_of_range(tree: &Tree, n: NodeId) -> bool {
     numeric && number.parse::<f64>().is_ok_and(|m| m > f64::from(f32::MAX))
 }
 
+/// A value as written, for a message: the source text (`1e1`, `3`), never the
+/// number read from it re-formatted.
+fn written(tree: &Tree, n: NodeId) -> &str {
+    tree.scalar(n).unwrap_or("").trim()
+}
+
 /// An integer as the proto3 JSON mapping reads one for an integer field: a JSON
 /// number or a string holding one (`3`, `"3"`), exponent notation included
 /// (`3e0`, `"3e0"`) when the value is whole.
@@ -1248,8 +1254,9 @@ pub fn parse_duration(text: &str) -> Option<Millis> {
     if s.ends_with('.') {
         return None;
     }
-    let secs: f64 = s.parse().ok()?;
-    secs.is_finite().then_some(secs * 1000.0)
+    // Rounded once from the digits: `"1.000000001s"` is 1000.000001 ms, shown as
+    // written, not 1000.0000010000001.
+    super::duration::decimal_ms(s, 1000, 0).filter(|ms| ms.is_finite())
 }
 
 /// A status code item: its number, or `Err` with what was written.

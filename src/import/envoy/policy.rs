@@ -669,7 +669,17 @@ pub fn check(doc: &Arc<Loaded>, tree: &Tree, p: NodeId) -> Vec<Diagnostic> {
             .and_then(|n| Some((n, proto::duration_ms(tree, n)?)))
         {
             if max < base.unwrap_or(DEFAULT_BASE_MS) {
-                out.push(diag(mn, format!("`max_interval` {} is below the back-off base {}", format_millis(max), format_millis(base.unwrap_or(DEFAULT_BASE_MS))), "cap below base", "raise `max_interval` to at least `base_interval`: Envoy rejects a `retry_back_off` whose cap is below its base.".to_string()));
+                // Each value as written (`1.000000001s`), not re-formatted: a
+                // rounded `1s is below 1s` would say nothing.
+                let written = |key: &str, n: NodeId| match proto::text(tree, n) {
+                    Some(t) => format!("`{key}: {}`", t.trim()),
+                    None => format!("`{key}`"),
+                };
+                let base_text = match base_node.filter(|_| base.is_some()) {
+                    Some(bn) => written("base_interval", bn),
+                    None => format!("the default {}", format_millis(DEFAULT_BASE_MS)),
+                };
+                out.push(diag(mn, format!("{} is below the back-off base, {base_text}", written("max_interval", mn)), "cap below base", "raise `max_interval` to at least `base_interval`: Envoy rejects a `retry_back_off` whose cap is below its base.".to_string()));
             }
         }
     }

@@ -209,3 +209,222 @@ fn trigger_grpc_timeout() {
     assert!(!imported(&out).contains("deadline:"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+/// Kong `retries` outside 0..=32767 (`99999999999`, `-1`): one RL017 "out of
+/// range" at each, and only `retries` is refused: the services and their routes
+/// are still imported (`import` does not say "nothing imported"), with their
+/// `read_timeout`, and no count of tries is read (not Kong's default 5 retries,
+/// nor a huge or wrapped one); RL302 does not blame the refused count (issue 43).
+#[test]
+fn trigger_kong_retries() {
+    let out = run("trigger-kong", "kong.yaml");
+    assert_eq!(rl017("trigger-kong"), ["kong.yaml:10:3", "kong.yaml:5:3"]);
+    assert!(
+        out.contains("`retries: 99999999999` of Kong service `orders` is out of range: 0 to 32767"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`retries: -1` of Kong service `payments` is out of range: 0 to 32767"),
+        "{out}"
+    );
+    assert!(!out.contains("nothing imported"), "{out}");
+    assert!(!out.contains("RL302"), "{out}");
+    let import = imported(&out);
+    for present in ["GET /orders:", "GET /payments:", "attempt_timeout: 5s"] {
+        assert!(import.contains(present), "{present}:\n{import}");
+    }
+    assert!(!import.contains("attempts:"), "{import}");
+    insta::assert_snapshot!(out);
+}
+
+/// Negative Istio values (issue 43): `attempts: -1` (ValidateHTTPRetry: "attempts
+/// cannot be negative") and `-5s`, `-1s`, `-10ms` durations (Go reads them;
+/// ValidateDuration: "duration must be greater than 1ms") are each one RL017
+/// "out of range", not "not a number" / "not a duration", and read as nothing.
+#[test]
+fn trigger_istio_negative() {
+    let out = run("trigger-istio-negative", "vs.yaml");
+    assert_eq!(
+        rl017("trigger-istio-negative"),
+        [
+            "vs.yaml:10:5", // timeout: -5s
+            "vs.yaml:12:7", // attempts: -1
+            "vs.yaml:19:7", // perTryTimeout: -1s
+            "vs.yaml:20:7", // backoff: -10ms
+        ]
+    );
+    assert!(
+        out.contains("`attempts: -1` is out of range: at least 0 retries"),
+        "{out}"
+    );
+    for value in ["timeout: -5s", "perTryTimeout: -1s", "backoff: -10ms"] {
+        assert!(out.contains(&format!("`{value}`")), "{value}:\n{out}");
+    }
+    assert_eq!(
+        out.matches("is out of range: at least 1ms").count(),
+        6,
+        "{out}"
+    );
+    for wrong in ["not a duration", "not a number"] {
+        assert!(!out.contains(wrong), "{wrong}:\n{out}");
+    }
+    let import = imported(&out);
+    for absent in ["deadline", "attempts: 0", "attempt_timeout: -", "base: -"] {
+        assert!(!import.contains(absent), "{absent}:\n{import}");
+    }
+    insta::assert_snapshot!(out);
+}
+
+/// Negative Envoy values (issue 43): `num_retries: -1` (a UInt32Value) and
+/// negative Durations (`-1s`, `"-2s"`, `{seconds: -15}`: proto Durations that
+/// Envoy refuses, "Expected positive duration"; the back-off intervals are `gt {}`)
+/// are each one RL017 "out of range", and read as nothing: no deadline (not the
+/// default 15 s), no per-try timeout, no back-off base or cap.
+#[test]
+fn trigger_envoy_negative() {
+    let out = run("trigger-envoy-negative", "envoy.yaml");
+    assert_eq!(
+        rl017("trigger-envoy-negative"),
+        [
+            "envoy.yaml:11:9",  // num_retries: -1
+            "envoy.yaml:12:9",  // per_try_timeout: "-2s"
+            "envoy.yaml:16:7",  // timeout: {seconds: -15}
+            "envoy.yaml:20:26", // base_interval: -25ms
+            "envoy.yaml:20:48", // max_interval: -1s
+            "envoy.yaml:8:7",   // timeout: -1s
+        ]
+    );
+    assert!(
+        out.contains("`num_retries: -1` is out of range: 0 to 4294967295 retries"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`timeout: -1s` is out of range: at least 0s"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`per_try_timeout: -2s` is out of range: at least 0s"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`base_interval: -25ms` is out of range: above 0"),
+        "{out}"
+    );
+    // The messages say "out of range", not "not a proto Duration" (the notes
+    // still say the value is not one Envoy accepts).
+    assert!(
+        !out.lines()
+            .any(|l| l.contains('⚠') && l.contains("not a proto Duration")),
+        "{out}"
+    );
+    assert!(!out.contains("RL301"), "{out}");
+    let import = imported(&out);
+    for absent in [
+        "deadline",
+        "15s",
+        "attempts: 0",
+        "attempt_timeout: -",
+        "-25ms",
+        "-1s",
+    ] {
+        assert!(!import.contains(absent), "{absent}:\n{import}");
+    }
+    // Route /b's refused back-off: neither its base and cap nor the defaults.
+    let b = import.split_once("GET /b:").map_or("", |(_, b)| b);
+    for absent in ["base:", "cap:"] {
+        assert!(!b.contains(absent), "{absent}:\n{import}");
+    }
+    insta::assert_snapshot!(out);
+}
+
+/// Negative Traefik values (issue 43): `attempts: -3` is one RL017 "out of
+/// range" (Traefik refuses `attempts <= 0`: "incorrect (or empty) value for
+/// attempt"), and its router is not served. A negative `initialInterval` or
+/// `timeout` is no range error: Traefik reads a signed Go duration and its retry
+/// middleware acts only on one above 0, so RL017 says it has no effect and it is
+/// read as Traefik reads it (no back-off, no time limit), never as "not a duration".
+#[test]
+fn trigger_traefik_negative() {
+    let out = run("trigger-traefik-negative", "traefik.yml");
+    assert_eq!(
+        rl017("trigger-traefik-negative"),
+        [
+            "traefik.yml:14:9", // attempts: -3
+            "traefik.yml:18:9", // initialInterval: "-100ms"
+            "traefik.yml:19:9", // timeout: -5
+        ]
+    );
+    assert!(
+        out.contains("`attempts: -3` of retry middleware `retry-a` is out of range: 1 to"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`initialInterval: -100ms` of retry middleware `retry-b` is negative"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`timeout: -5` of retry middleware `retry-b` is negative"),
+        "{out}"
+    );
+    for wrong in ["not a duration", "must be an integer"] {
+        assert!(!out.contains(wrong), "{wrong}:\n{out}");
+    }
+    let import = imported(&out);
+    assert!(!import.contains("GET /a"), "{import}");
+    for absent in ["deadline", "backoff"] {
+        assert!(!import.contains(absent), "{absent}:\n{import}");
+    }
+    insta::assert_snapshot!(out);
+}
+
+/// Values quoted as written and shown without a float's noise (issue 43):
+/// `max_interval: 1.000000001s` below `base_interval: 1.000000002s` is RL017
+/// quoting both texts (not "1s is below 1s"), and `import` shows `1.000000001s`
+/// as `1000.000001ms`, not `1000.0000010000001ms`.
+#[test]
+fn trigger_envoy_values_as_written() {
+    let out = run("trigger-envoy-as-written", "envoy.yaml");
+    assert_eq!(rl017("trigger-envoy-as-written"), ["envoy.yaml:20:55"]);
+    assert!(
+        out.contains("`max_interval: 1.000000001s` is below the back-off base, `base_interval: 1.000000002s`"),
+        "{out}"
+    );
+    let import = imported(&out);
+    for shown in [
+        "deadline: 3000.000001ms",
+        "attempt_timeout: 1000.000001ms",
+        "base: 1000.000002ms",
+    ] {
+        assert!(import.contains(shown), "{shown}:\n{import}");
+    }
+    // Not the float's noise (`1.000000001 * 1000.0`).
+    assert!(!out.contains("1000.0000010000001ms"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+/// gRPC: `"maxAttempts": 1e1` is RL017 "capped at 5" quoting `1e1` (not the
+/// re-formatted `10`), and proto3 Durations are shown rounded once
+/// (`"3.000000001s"` as `3000.000001ms`).
+#[test]
+fn trigger_grpc_values_as_written() {
+    let out = run("trigger-grpc-as-written", "service_config.json");
+    assert_eq!(
+        rl017("trigger-grpc-as-written"),
+        ["service_config.json:7:9"]
+    );
+    assert!(
+        out.contains("gRPC `maxAttempts: 1e1` is capped at 5"),
+        "{out}"
+    );
+    let import = imported(&out);
+    for shown in [
+        "deadline: 3000.000001ms",
+        "cap: 1000.000001ms",
+        "attempts: 5",
+    ] {
+        assert!(import.contains(shown), "{shown}:\n{import}");
+    }
+    // Not the float's noise (`1.000000001 * 1000.0`).
+    assert!(!out.contains("1000.0000010000001ms"), "{out}");
+    insta::assert_snapshot!(out);
+}

@@ -408,3 +408,22 @@ fn an_alias_bomb_elsewhere_does_not_hide_the_retry() {
         "{stdout}"
     );
 }
+
+/// Refused values are quoted as written (issue 43): `randomizedWaitFactor:
+/// 1.0000000000000001` (the double 1, outside [0, 1)) and
+/// `exponentialBackoffMultiplier: 1e0` (1, not above 1) are RL017 with the text
+/// of the file, never the number re-formatted (`1`).
+#[test]
+fn trigger_values_quoted_as_written() {
+    let text = render("fixtures/import/spring/trigger-values-as-written.yml");
+    assert_eq!(text.matches(" RL017 ").count(), 2, "{text}");
+    assert!(
+        text.contains("`randomizedWaitFactor: 1.0000000000000001` is not a factor in [0, 1)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("`exponentialBackoffMultiplier: 1e0` is not a multiplier above 1"),
+        "{text}"
+    );
+    insta::assert_snapshot!(text);
+}

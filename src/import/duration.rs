@@ -28,24 +28,62 @@ pub fn parse_go(text: &str) -> Option<Millis> {
         if start == i {
             return None;
         }
-        let number: f64 = s[start..i].parse().ok()?;
+        let number = &s[start..i];
         let unit_start = i;
         while i < bytes.len() && !(bytes[i].is_ascii_digit() || bytes[i] == b'.') {
             i += 1;
         }
-        let factor = match &s[unit_start..i] {
-            "h" => 3_600_000.0,
-            "m" => 60_000.0,
-            "s" => 1000.0,
-            "ms" => 1.0,
-            "us" | "µs" => 0.001,
-            "ns" => 0.000_001,
+        // ms per unit, as `mult / 10^div_exp`.
+        let (mult, div_exp) = match &s[unit_start..i] {
+            "h" => (3_600_000, 0),
+            "m" => (60_000, 0),
+            "s" => (1000, 0),
+            "ms" => (1, 0),
+            "us" | "µs" => (1, 3),
+            "ns" => (1, 6),
             _ => return None,
         };
-        total += number * factor;
+        total += decimal_ms(number, mult, div_exp)?;
         parts += 1;
     }
     (parts > 0).then_some(total)
+}
+
+/// Powers of ten exact in an `f64` (10^0 to 10^22).
+const EXACT_POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// The decimal `number` (`digits`, `digits.digits`, `.digits` or `digits.`) of a
+/// unit worth `mult / 10^div_exp` ms, in ms, rounded once: the digits read as one
+/// integer over a power of ten, so `1.000000001` s is the `f64` nearest 1000.000001
+/// ms (printed `1000.000001ms`), not the `1000.0000010000001` that `1.000000001 *
+/// 1000.0` gives. When those integers are not exact in an `f64` (more than 2^53, or
+/// more than 22 decimals in all) the float product is used, as before. `None` for
+/// anything else. The one place a platform's decimal duration becomes ms
+/// ([`parse_go`], [`bare_or_unit`], gRPC's proto3 JSON Durations), so a value is
+/// shown as written rather than with a float's noise.
+pub fn decimal_ms(number: &str, mult: u64, div_exp: usize) -> Option<Millis> {
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    if (whole.is_empty() && fraction.is_empty()) || !digits(whole) || !digits(fraction) {
+        return None;
+    }
+    let exp = fraction.len() + div_exp;
+    if whole.len() + fraction.len() <= 19 && exp < EXACT_POW10.len() {
+        let mut n: u128 = 0;
+        for d in whole.bytes().chain(fraction.bytes()) {
+            n = n * 10 + u128::from(d - b'0');
+        }
+        let numerator = n * u128::from(mult);
+        if numerator <= 1 << 53 {
+            // Both exact, so the one division rounds correctly.
+            return Some(numerator as f64 / EXACT_POW10[exp]);
+        }
+    }
+    let value: f64 = number.parse().ok()?;
+    Some(value * (mult as f64 / EXACT_POW10.get(div_exp).copied().unwrap_or(1.0)))
 }
 
 /// [`parse_go`] in whole nanoseconds, exactly (no float rounding), as Go's
@@ -136,7 +174,14 @@ pub fn fits_go(ms: Millis) -> bool {
 pub fn bare_or_unit(text: &str, bare_unit_ms: f64) -> Option<Millis> {
     let s = text.trim();
     if let Ok(n) = s.parse::<f64>() {
-        return (n.is_finite() && n >= 0.0).then_some(n * bare_unit_ms);
+        if !(n.is_finite() && n >= 0.0) {
+            return None;
+        }
+        // Plain decimals in a whole number of ms per unit: rounded once, as
+        // [`decimal_ms`] says (`1.1` s is 1100 ms, not 1100.0000000000002).
+        let whole_unit = bare_unit_ms >= 1.0 && bare_unit_ms.fract() == 0.0;
+        let plain = decimal_ms(s, bare_unit_ms as u64, 0).filter(|_| whole_unit);
+        return Some(plain.unwrap_or(n * bare_unit_ms));
     }
     parse_go(s)
 }
@@ -155,6 +200,39 @@ mod tests {
         assert_eq!(parse_go("5x"), None);
         assert_eq!(bare_or_unit("5", 1000.0), Some(5000.0));
         assert_eq!(bare_or_unit("500ms", 1000.0), Some(500.0));
+    }
+
+    /// A decimal duration is rounded once (issue 43: `1.000000001s` was shown as
+    /// `1000.0000010000001ms`): the nearest `f64` to the value as written.
+    #[test]
+    fn decimals_without_float_noise() {
+        assert_eq!(parse_go("1.000000001s"), Some(1000.000001));
+        assert_eq!(
+            format!("{}", parse_go("1.000000001s").unwrap()),
+            "1000.000001"
+        );
+        assert_eq!(parse_go("1.1s"), Some(1100.0));
+        assert_eq!(parse_go("0.3s"), Some(300.0));
+        assert_eq!(parse_go("1.5us"), Some(0.0015));
+        assert_eq!(parse_go("2.5ns"), Some(0.0000025));
+        assert_eq!(parse_go("1m30.5s"), Some(90_500.0));
+        assert_eq!(parse_go(".5s"), Some(500.0));
+        assert_eq!(parse_go("5.s"), Some(5000.0));
+        assert_eq!(parse_go("1.2.3s"), None);
+        assert_eq!(parse_go(".s"), None);
+        assert_eq!(bare_or_unit("1.1", 1000.0), Some(1100.0));
+        assert_eq!(bare_or_unit("0.25", 1.0), Some(0.25));
+        // Beyond 2^53 or 22 decimals: the float product, as before.
+        assert_eq!(
+            parse_go("99999999999999999999999h"),
+            Some(99999999999999999999999.0 * 3_600_000.0)
+        );
+        assert_eq!(
+            decimal_ms("1.0000000000000000000000001", 1000, 0),
+            Some(1000.0)
+        );
+        assert_eq!(decimal_ms("", 1, 0), None);
+        assert_eq!(decimal_ms("1e3", 1, 0), None);
     }
 
     #[test]

@@ -22,6 +22,10 @@
 //!   remaining`), `perAttemptRecvTimeout` when written; `timeout` is the `deadline`;
 //!   `hedgingPolicy` is `hedging` (copies capped at 5); `retryThrottling` a token
 //!   `budget` on every route; `waitForReady` is noted;
+//! - numbers as the proto3 JSON mapping reads them (`int`, `float`): a JSON
+//!   number or a string holding one, for every integer and float field alike
+//!   (`"maxAttempts": "3"`, `"backoffMultiplier": "2"`; `"NaN"`, `"Infinity"` for a
+//!   float), and out of range however written (`docs/platforms/grpc.md`);
 //! - a `maxAttempts` that is missing keeps the retry on (Google's GAPIC clients read
 //!   such files and retry until the `timeout`; gRPC itself rejects the policy), with
 //!   `attempts` unset; the RL017 finding gives both readings.
@@ -805,7 +809,7 @@ fn retry_policy(
             Some(n) if n > MAX_ATTEMPTS_CAP => {
                 diags.push(rl017_ineffective_setting::diagnostic(
                     &at(m),
-                    format!("gRPC `maxAttempts: {n}` is capped at {MAX_ATTEMPTS_CAP}"),
+                    format!("gRPC `maxAttempts: {}` is capped at {MAX_ATTEMPTS_CAP}", written(tree, m)),
                     rl017_ineffective_setting::CAPPED_LABEL,
                     format!("A6: values above {MAX_ATTEMPTS_CAP} are treated as {MAX_ATTEMPTS_CAP} without an error (the cap is a channel setting), so this policy makes at most {MAX_ATTEMPTS_CAP} tries; write the number that runs."),
                 ));
@@ -824,7 +828,7 @@ fn retry_policy(
                 diags.push(rl017_ineffective_setting::diagnostic(
                     &at(m),
                     match other {
-                        Some(n) => format!("gRPC `maxAttempts: {n}` is below 2"),
+                        Some(_) => format!("gRPC `maxAttempts: {}` is below 2", written(tree, m)),
                         None => "gRPC `maxAttempts` is not an integer".to_string(),
                     },
                     "invalid maxAttempts",
@@ -942,7 +946,9 @@ fn retry_policy(
                 "gRPC rejects the service config, so retrylint reads no multiplier from it; write a number such as `2`.".to_string(),
             ))
         }
-        Some(n) => match tree.as_f64(n).filter(|m| m.is_finite() && *m > 0.0) {
+        // A JSON number or, as proto3 JSON reads a `float`, a string holding one
+        // (`"2"`), as `maxAttempts` takes `"3"`.
+        Some(n) => match float(tree, n).filter(|m| m.is_finite() && *m > 0.0) {
             Some(m) => {
                 backoff.multiplier = Some(Spanned {
                     value: m,
@@ -1025,7 +1031,7 @@ fn hedging_policy(
             Some(n) if n > MAX_ATTEMPTS_CAP => {
                 diags.push(rl017_ineffective_setting::diagnostic(
                     &at(m),
-                    format!("gRPC hedging `maxAttempts: {n}` is capped at {MAX_ATTEMPTS_CAP}"),
+                    format!("gRPC hedging `maxAttempts: {}` is capped at {MAX_ATTEMPTS_CAP}", written(tree, m)),
                     rl017_ineffective_setting::CAPPED_LABEL,
                     format!("A6: values above {MAX_ATTEMPTS_CAP} are treated as {MAX_ATTEMPTS_CAP}; at most {MAX_ATTEMPTS_CAP} copies are sent."),
                 ));
@@ -1079,8 +1085,9 @@ fn throttling(
         RETRY_THROTTLING_KEYS,
         "gRPC `retryThrottling`",
     ));
-    let tokens = tree.get(n, "maxTokens").and_then(|x| tree.as_f64(x));
-    let ratio = tree.get(n, "tokenRatio").and_then(|x| tree.as_f64(x));
+    // Numbers, or strings holding them (proto3 JSON), as every other field.
+    let tokens = tree.get(n, "maxTokens").and_then(|x| float(tree, x));
+    let ratio = tree.get(n, "tokenRatio").and_then(|x| float(tree, x));
     match (tokens, ratio) {
         (Some(t), Some(r)) if t > 0.0 && t <= 1000.0 && r.is_finite() && r > 0.0 => Some(Spanned {
             value: RetryBudget::Tokens {
@@ -1124,11 +1131,16 @@ fn max_attempts_out_of_range(doc: &Arc<Loaded>, tree: &Tree, m: NodeId, what: &s
     )
 }
 
-/// True when the number at `n` is above a `float`'s largest (`f32::MAX`), an
-/// overflowing literal (`1e309`) included; `NaN`, `-1` and `0` are not out of range
+/// True when the number at `n` (a JSON number, or a string holding one as proto3
+/// JSON allows) is above a `float`'s largest (`f32::MAX`), an overflowing literal
+/// (`1e309`) and `"Infinity"` included; `NaN`, `-1` and `0` are not out of range
 /// but below A6's "above 0".
 fn multiplier_out_of_range(tree: &Tree, n: NodeId) -> bool {
     let text = tree.scalar(n).unwrap_or("").trim();
+    // proto3 JSON's `"Infinity"` for a float: beyond every finite `float` too.
+    if text == "Infinity" && tree.kind(n) == Kind::Str {
+        return true;
+    }
     let number = text.strip_prefix('+').unwrap_or(text);
     let numeric = number.bytes().next().is_some_and(|b| b.is_ascii_digit())
         && number
@@ -1137,15 +1149,45 @@ fn multiplier_out_of_range(tree: &Tree, n: NodeId) -> bool {
     numeric && number.parse::<f64>().is_ok_and(|m| m > f64::from(f32::MAX))
 }
 
-/// An integer written as a JSON number or a string of digits (proto3 JSON).
+/// A value as written, for a message: the source text (`1e1`, `3`), never the
+/// number read from it re-formatted.
+fn written(tree: &Tree, n: NodeId) -> &str {
+    tree.scalar(n).unwrap_or("").trim()
+}
+
+/// An integer as the proto3 JSON mapping reads one for an integer field: a JSON
+/// number or a string holding one (`3`, `"3"`), exponent notation included
+/// (`3e0`, `"3e0"`) when the value is whole.
 fn int(tree: &Tree, n: NodeId) -> Option<i64> {
     tree.as_i64(n)
         .or_else(|| tree.as_str(n).and_then(|s| s.trim().parse().ok()))
         .or_else(|| {
-            tree.as_f64(n)
+            float(tree, n)
                 .filter(|f| f.fract() == 0.0 && f.abs() < 1e15)
                 .map(|f| f as i64)
         })
+}
+
+/// A number as the proto3 JSON mapping reads one for a `float` or `double` field:
+/// a JSON number, or a string holding a JSON number (`"2"`, `"1.5"`, `"1e1"`) or
+/// one of `"NaN"`, `"Infinity"`, `"-Infinity"` (no other spelling of those:
+/// `"inf"` is not a number). The same for a YAML client config's quoted values.
+fn float(tree: &Tree, n: NodeId) -> Option<f64> {
+    if let Some(v) = tree.as_f64(n) {
+        return Some(v);
+    }
+    let text = tree.as_str(n)?.trim();
+    match text {
+        "NaN" => return Some(f64::NAN),
+        "Infinity" => return Some(f64::INFINITY),
+        "-Infinity" => return Some(f64::NEG_INFINITY),
+        _ => {}
+    }
+    let json_number = text.bytes().any(|b| b.is_ascii_digit())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    json_number.then(|| text.parse::<f64>().ok()).flatten()
 }
 
 /// A proto3 JSON Duration (`"1.5s"`, `"0.100s"`: seconds with up to nine decimals
@@ -1212,8 +1254,9 @@ pub fn parse_duration(text: &str) -> Option<Millis> {
     if s.ends_with('.') {
         return None;
     }
-    let secs: f64 = s.parse().ok()?;
-    secs.is_finite().then_some(secs * 1000.0)
+    // Rounded once from the digits: `"1.000000001s"` is 1000.000001 ms, shown as
+    // written, not 1000.0000010000001.
+    super::duration::decimal_ms(s, 1000, 0).filter(|ms| ms.is_finite())
 }
 
 /// A status code item: its number, or `Err` with what was written.
@@ -1753,6 +1796,57 @@ mod corpus_tests {
         let s = text.find("route shop.v1.Orders/*").unwrap();
         let d = text.find("route (default)").unwrap();
         assert!(m < s && s < d, "{text}");
+        insta::assert_snapshot!(text);
+    }
+
+    /// Numbers given as strings (issue 43): the proto3 JSON mapping reads a string
+    /// holding a number for an integer field (`"maxAttempts": "3"`, `"4e0"`) and
+    /// for a float one (`"backoffMultiplier": "2"`, `"1.5e0"`), so both are read
+    /// alike, never one refused while the other is taken. Also `retryThrottling`.
+    /// (A JSON file holds no comment, so the case is told here.)
+    #[test]
+    fn clean_numbers_as_strings() {
+        let text = render("clean-numbers-as-strings.json");
+        assert!(!text.contains("RL017"), "{text}");
+        assert!(text.contains("attempts 3 @7:9"), "{text}");
+        assert!(text.contains("attempts 4 @18:9"), "{text}");
+        assert!(text.contains("multiplier=2@10:9"), "{text}");
+        assert!(text.contains("multiplier=1.5@21:9"), "{text}");
+        assert!(
+            text.contains("budget Tokens { tokens: 10.0, token_ratio: 0.1 }"),
+            "{text}"
+        );
+        insta::assert_snapshot!(text);
+    }
+
+    /// The same proto3 JSON reading for values out of range given as strings:
+    /// `"maxAttempts": "4294967296"` (above a `uint32`), `"backoffMultiplier":
+    /// "1e39"` or `"Infinity"` (above a `float`) are RL017 "out of range", as their
+    /// unquoted forms; `"two"` is no number and `"NaN"` is not above 0 (A6), so
+    /// each says "not a number above 0". gRPC rejects the service config: nothing
+    /// is retried. (A JSON file holds no comment, so the case is told here.)
+    #[test]
+    fn trigger_values_out_of_range_as_strings() {
+        let text = render("trigger-values-out-of-range-as-strings.json");
+        assert_eq!(text.matches(" RL017 gRPC").count(), 5, "{text}");
+        assert!(
+            text.contains("`maxAttempts: 4294967296` is out of range: at most 4294967295"),
+            "{text}"
+        );
+        assert!(
+            text.contains("`backoffMultiplier: 1e39` is out of range: at most"),
+            "{text}"
+        );
+        assert!(
+            text.contains("`backoffMultiplier: Infinity` is out of range: at most"),
+            "{text}"
+        );
+        assert_eq!(text.matches("is not a number above 0").count(), 2, "{text}");
+        for absent in ["capped at", "retry true"] {
+            assert!(!text.contains(absent), "{absent}: {text}");
+        }
+        // No multiplier read from any of them.
+        assert_eq!(text.matches("multiplier=-").count(), 4, "{text}");
         insta::assert_snapshot!(text);
     }
 

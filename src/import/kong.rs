@@ -222,11 +222,14 @@ fn service(
     let svc_at = at(svc);
 
     // retries (count of retries) and read_timeout (ms): written or Kong's default.
+    // A `retries` Kong's schema refuses is RL017 at the value and read as no count
+    // (`None`): the service and its routes are still imported, with neither
+    // Kong's default 5 nor a clamped or wrapped number assumed.
     let retries_node = tree.get(svc, "retries");
-    let retries = match retries_node {
-        None => DEFAULT_RETRIES,
+    let retries: Option<i64> = match retries_node {
+        None => Some(DEFAULT_RETRIES),
         Some(n) => match tree.as_i64(n).filter(|r| (0..=32767).contains(r)) {
-            Some(r) => r,
+            Some(r) => Some(r),
             None => {
                 let text = tree.scalar(n).unwrap_or("");
                 let digits = text.strip_prefix('-').unwrap_or(text);
@@ -242,9 +245,9 @@ fn service(
                         format!("`retries` of Kong service `{label}` is not an integer in 0..32767")
                     },
                     if whole { "out of range" } else { "invalid retries" },
-                    "Kong rejects the declarative config; write the number of retries after the first try (`retries: 2` is 3 tries).".to_string(),
+                    "Kong rejects the declarative config, and retrylint reads no retry count from it (not the default 5); write the number of retries after the first try (`retries: 2` is 3 tries).".to_string(),
                 ));
-                return None;
+                None
             }
         },
     };
@@ -252,22 +255,34 @@ fn service(
     let retry_at = at(retry_node);
     let mut notes: Vec<OriginNote> = Vec::new();
     let mut settings = Settings::empty(svc_at.clone());
-    settings.attempts = Some(Spanned {
-        value: retries + 1,
-        at: retry_at.clone(),
-    });
-    settings.retry = Some(Spanned {
-        value: retries > 0,
-        at: retry_at.clone(),
-    });
+    match retries {
+        Some(r) => {
+            settings.attempts = Some(Spanned {
+                value: r + 1,
+                at: retry_at.clone(),
+            });
+            settings.retry = Some(Spanned {
+                value: r > 0,
+                at: retry_at.clone(),
+            });
+        }
+        // Refused (RL017 above): `retries` is the service's only retry setting, so
+        // nothing about retrying is read from it (not on with a default count, not
+        // off), and no rule blames it again as missing (RL302) or as the retry
+        // that lacks a deadline or jitter (RL301, RL305).
+        None => settings.refuse("attempts", retry_at.clone()),
+    }
+    let retried = retries.is_some_and(|r| r > 0);
     let mut retry_note = String::new();
     if retries_node.is_none() {
         retry_note.push_str(&format!(
             "no `retries` on this service, so Kong's default applies: {DEFAULT_RETRIES} retries ({} tries)",
             DEFAULT_RETRIES + 1
         ));
+    } else if retries.is_none() {
+        retry_note.push_str("this `retries` is refused (RL017 at it): Kong rejects the declarative config, so nothing is read from it: no retry count (not 0 retries, not Kong's default 5) and no retry conditions");
     }
-    if retries > 0 {
+    if retried {
         let signals = [Signal::ConnectFailure, Signal::Timeout, Signal::Reset]
             .into_iter()
             .map(|value| Spanned {
@@ -324,7 +339,7 @@ fn service(
         .into_iter()
         .filter(|k| tree.get(svc, k).is_none())
         .collect();
-    if !defaults.is_empty() && retries > 0 {
+    if !defaults.is_empty() && retried {
         let text = format!(
             "no {}: Kong's default {DEFAULT_TIMEOUT_MS} ms each",
             defaults
@@ -645,22 +660,32 @@ mod tests {
     }
 
     /// Values Kong's schema refuses (issue 43): one RL017 each saying "out of
-    /// range", and no timeout read from them (not the default 60 s).
+    /// range", and no timeout read from them (not the default 60 s). A refused
+    /// `retries` refuses only itself: its service and route are still imported,
+    /// with no count of tries.
     #[test]
     fn trigger_out_of_range() {
         let text = render("trigger-out-of-range.yaml");
-        assert_eq!(text.matches("RL017").count(), 4, "{text}");
+        assert_eq!(text.matches("RL017 `").count(), 4, "{text}");
         assert_eq!(text.matches("is out of range").count(), 4, "{text}");
-        assert!(!text.contains("attempt_timeout"), "{text}");
+        let (orders, payments) = text
+            .split_once("Kong service `payments`")
+            .expect("the service of the refused `retries` is imported");
+        assert!(!orders.contains("attempt_timeout"), "{text}");
+        assert!(payments.contains("route payments"), "{text}");
+        assert!(!payments.contains("attempts"), "{text}");
         insta::assert_snapshot!(text);
     }
 
     /// A quoted `retries: "5"` is a string where Kong wants an integer: one RL017
-    /// saying it is not an integer (the type is wrong), not "out of range".
+    /// saying it is not an integer (the type is wrong), not "out of range"; the
+    /// service is still imported, with no count of tries read.
     #[test]
     fn trigger_retries_quoted() {
         let text = render("trigger-retries-quoted.yaml");
-        assert_eq!(text.matches("RL017").count(), 1, "{text}");
+        assert_eq!(text.matches("RL017 `").count(), 1, "{text}");
+        assert!(text.contains("route payments"), "{text}");
+        assert!(!text.contains("attempts"), "{text}");
         assert!(text.contains("is not an integer in 0..32767"), "{text}");
         assert!(!text.contains("out of range"), "{text}");
         insta::assert_snapshot!(text);

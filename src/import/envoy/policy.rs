@@ -669,7 +669,17 @@ pub fn check(doc: &Arc<Loaded>, tree: &Tree, p: NodeId) -> Vec<Diagnostic> {
             .and_then(|n| Some((n, proto::duration_ms(tree, n)?)))
         {
             if max < base.unwrap_or(DEFAULT_BASE_MS) {
-                out.push(diag(mn, format!("`max_interval` {} is below the back-off base {}", format_millis(max), format_millis(base.unwrap_or(DEFAULT_BASE_MS))), "cap below base", "raise `max_interval` to at least `base_interval`: Envoy rejects a `retry_back_off` whose cap is below its base.".to_string()));
+                // Each value as written (`1.000000001s`), not re-formatted: a
+                // rounded `1s is below 1s` would say nothing.
+                let written = |key: &str, n: NodeId| match proto::text(tree, n) {
+                    Some(t) => format!("`{key}: {}`", t.trim()),
+                    None => format!("`{key}`"),
+                };
+                let base_text = match base_node.filter(|_| base.is_some()) {
+                    Some(bn) => written("base_interval", bn),
+                    None => format!("the default {}", format_millis(DEFAULT_BASE_MS)),
+                };
+                out.push(diag(mn, format!("{} is below the back-off base, {base_text}", written("max_interval", mn)), "cap below base", "raise `max_interval` to at least `base_interval`: Envoy rejects a `retry_back_off` whose cap is below its base.".to_string()));
             }
         }
     }
@@ -797,7 +807,7 @@ fn whole_number(tree: &Tree, n: NodeId) -> bool {
 }
 
 /// RL017 when the duration `key` at `n` is not a `google.protobuf.Duration` Envoy
-/// accepts: unreadable (`nope`, `1e309s`), negative, or beyond
+/// accepts: unreadable (`nope`, `1e309s`), or out of range: negative, or beyond
 /// [`proto::MAX_DURATION_SECONDS`].
 fn invalid_duration(doc: &Arc<Loaded>, tree: &Tree, n: NodeId, key: &str) -> Option<Diagnostic> {
     let written = tree.scalar(n).unwrap_or("").to_string();
@@ -811,6 +821,23 @@ fn invalid_duration(doc: &Arc<Loaded>, tree: &Tree, n: NodeId, key: &str) -> Opt
             format!("`{key}: {written}` is out of range: {range}"),
             "out of range",
         ),
+        // A negative Duration is one (proto3 JSON `"-1s"`, `{seconds: -1}`), below
+        // what Envoy takes: `DurationUtil` throws "Expected positive duration", and
+        // the back-off intervals are `gt {}` in route_components.proto.
+        proto::DurationError::Negative => {
+            let lower = match key {
+                "base_interval" | "max_interval" => {
+                    "above 0 (`gt {}` in Envoy's route_components.proto)"
+                }
+                _ => "at least 0s (a `google.protobuf.Duration` Envoy takes: \"Expected positive duration\")",
+            };
+            let what = if written.is_empty() {
+                format!("`{key}` is out of range: {lower}")
+            } else {
+                format!("`{key}: {written}` is out of range: {lower}")
+            };
+            (what, "out of range")
+        }
         // Not range but syntax: the proto JSON reader takes digits only, so an
         // exponent (`1e309s`) is refused however large it is.
         proto::DurationError::Unreadable if written.is_empty() => (

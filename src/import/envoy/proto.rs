@@ -98,10 +98,13 @@ pub const MAX_DURATION_SECONDS: i64 = 315_576_000_000;
 /// Why a value is not a `google.protobuf.Duration` the platform accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DurationError {
-    /// Not a duration at all (`nope`, `1e309s`, `{seconds: x}`), or negative.
+    /// Not a duration at all (`nope`, `1e309s`, `{seconds: x}`).
     Unreadable,
     /// A duration beyond [`MAX_DURATION_SECONDS`] (or `nanos` beyond 999,999,999).
     OutOfRange,
+    /// A negative duration (`-1s`, `{seconds: -1}`): a proto Duration, which Envoy
+    /// refuses (`DurationUtil`: "Expected positive duration").
+    Negative,
 }
 
 /// A `google.protobuf.Duration` in ms: a proto3-JSON string (`"2s"`, `"0.100s"`; Go
@@ -126,15 +129,23 @@ pub fn duration_checked(tree: &Tree, node: NodeId) -> Result<Millis, DurationErr
             if secs.abs() > MAX_DURATION_SECONDS || nanos.abs() > 999_999_999 {
                 return Err(DurationError::OutOfRange);
             }
-            let ms = secs as f64 * 1000.0 + nanos as f64 / 1_000_000.0;
-            if ms < 0.0 {
-                return Err(DurationError::Unreadable);
+            if secs < 0 || nanos < 0 {
+                return Err(DurationError::Negative);
             }
-            Ok(ms)
+            Ok(secs as f64 * 1000.0 + nanos as f64 / 1_000_000.0)
         }
         _ => {
-            let ms = text(tree, node)
-                .and_then(duration::parse_go)
+            let written = text(tree, node).ok_or(DurationError::Unreadable)?;
+            // A sign is proto3 JSON (`"-1.5s"`): a Duration, negative unless zero.
+            if let Some(magnitude) = written.trim().strip_prefix('-') {
+                let ms = duration::parse_go(magnitude).ok_or(DurationError::Unreadable)?;
+                return if ms == 0.0 {
+                    Ok(0.0)
+                } else {
+                    Err(DurationError::Negative)
+                };
+            }
+            let ms = duration::parse_go(written)
                 .filter(|ms| *ms >= 0.0)
                 .ok_or(DurationError::Unreadable)?;
             // An infinite sum is a number too long for f64: out of range too.
@@ -197,5 +208,32 @@ mod tests {
             Some(1500.0)
         );
         assert!(get(&tree, a, "retry_on").is_none());
+    }
+
+    #[test]
+    fn negative_durations_are_out_of_range_not_unreadable() {
+        let tree = Tree::parse(Arc::from(
+            "a: [-1s, \"-0.5s\", {seconds: -3}, {seconds: 1, nanos: -1}, -0s, -x, --1s]",
+        ))
+        .unwrap();
+        let a = tree.get(tree.root().unwrap(), "a").unwrap();
+        let got: Vec<_> = tree
+            .items(a)
+            .iter()
+            .map(|&n| duration_checked(&tree, n))
+            .collect();
+        use DurationError::*;
+        assert_eq!(
+            got,
+            [
+                Err(Negative),
+                Err(Negative),
+                Err(Negative),
+                Err(Negative),
+                Ok(0.0),
+                Err(Unreadable),
+                Err(Unreadable),
+            ]
+        );
     }
 }

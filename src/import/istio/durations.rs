@@ -21,11 +21,22 @@ pub enum Refused {
     UnderOneMs,
     /// Not a whole number of milliseconds (`1.5ms`).
     NotWholeMs,
+    /// Negative (`-1s`): Go reads it, and `ValidateDuration` refuses it as under
+    /// 1ms ("duration must be greater than 1ms").
+    Negative,
 }
 
 /// The duration in ms as Istio reads it (0 for a zero duration, which each caller
 /// judges for its field), or why Istio's validation refuses it.
 pub fn read(text: &str) -> Result<Millis, Refused> {
+    // Go's `time.ParseDuration` takes a sign: `-1s` is a duration, below 1ms
+    // (`-0s` is zero).
+    if let Some(magnitude) = text.trim().strip_prefix('-') {
+        return match duration::parse_go_nanos(magnitude).ok_or(Refused::Syntax)? {
+            0 if !magnitude.bytes().any(|b| (b'1'..=b'9').contains(&b)) => Ok(0.0),
+            _ => Err(Refused::Negative),
+        };
+    }
     let ns = duration::parse_go_nanos(text).ok_or(Refused::Syntax)?;
     if ns > i64::MAX as u128 {
         return Err(Refused::TooLong);
@@ -54,6 +65,7 @@ impl Refused {
             ),
             Refused::UnderOneMs => "is below 1ms, the shortest duration Istio accepts".into(),
             Refused::NotWholeMs => "is not a whole number of milliseconds".into(),
+            Refused::Negative => "is out of range: at least 1ms (Istio's `ValidateDuration`: \"duration must be greater than 1ms\")".into(),
         }
     }
 
@@ -61,7 +73,7 @@ impl Refused {
     pub fn label(self) -> &'static str {
         match self {
             Refused::Syntax => "invalid duration",
-            Refused::TooLong => "out of range",
+            Refused::TooLong | Refused::Negative => "out of range",
             Refused::UnderOneMs | Refused::NotWholeMs => "below Istio's precision",
         }
     }
@@ -77,6 +89,7 @@ impl Refused {
             Refused::NotWholeMs => {
                 "Istio's validation rejects a duration that is not whole milliseconds (ValidateDuration: \"only durations to ms precision are supported\")"
             }
+            Refused::Negative => "Istio's validation rejects a negative duration",
         }
     }
 }
@@ -97,6 +110,11 @@ mod tests {
         assert_eq!(read("1.5ms"), Err(Refused::NotWholeMs));
         assert_eq!(read("1000001ns"), Err(Refused::NotWholeMs));
         assert_eq!(read("100ps"), Err(Refused::Syntax));
+        assert_eq!(read("-1s"), Err(Refused::Negative));
+        assert_eq!(read("-0.5ns"), Err(Refused::Negative));
+        assert_eq!(read("-0s"), Ok(0.0));
+        assert_eq!(read("-x"), Err(Refused::Syntax));
+        assert_eq!(read("--1s"), Err(Refused::Syntax));
         assert_eq!(read("2562048h"), Err(Refused::TooLong));
         assert_eq!(read("99999999999999999999999h"), Err(Refused::TooLong));
         assert_eq!(read(&format!("{}h", "9".repeat(60))), Err(Refused::TooLong));

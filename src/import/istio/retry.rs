@@ -190,18 +190,24 @@ pub fn read(src: Src<'_>, node: NodeId, block: &str, diags: &mut Vec<Diagnostic>
             _ => {
                 attempts_refused = true;
                 out.attempts_refused = Some(at.clone());
-                // A whole number too large for `attempts` (an int32) is a number,
+                // A whole number too large for `attempts` (an int32) or negative
+                // (ValidateHTTPRetry: "attempts cannot be negative") is a number,
                 // just out of range; a quoted `"3"` is a string, not a number.
-                let digits = text.strip_prefix('+').unwrap_or(text);
+                let negative = text.starts_with('-');
+                let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
                 let (message, label) = if tree.kind(n) == Kind::Int
                     && !digits.is_empty()
                     && digits.bytes().all(|b| b.is_ascii_digit())
                 {
                     (
-                        format!(
-                            "`attempts: {text}` is out of range: at most {} retries",
-                            i32::MAX
-                        ),
+                        if negative {
+                            format!("`attempts: {text}` is out of range: at least 0 retries (Istio's validation: \"attempts cannot be negative\")")
+                        } else {
+                            format!(
+                                "`attempts: {text}` is out of range: at most {} retries",
+                                i32::MAX
+                            )
+                        },
                         "out of range",
                     )
                 } else {

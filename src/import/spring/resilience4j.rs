@@ -420,6 +420,15 @@ fn unknown_value(doc: &Arc<Loaded>, node: NodeId, key: &str, placeholder: &str) 
     )
 }
 
+/// The text a number was read from (a placeholder's default resolved), for a
+/// message: `1.0000000000000001` as written, not the `1` it reads as.
+fn as_written(tree: &Tree, node: NodeId, read: f64) -> String {
+    match val(tree, node) {
+        Val::Text(t) => t,
+        _ => read.to_string(),
+    }
+}
+
 fn invalid(doc: &Arc<Loaded>, node: NodeId, key: &str, text: &str, want: &str) -> Diagnostic {
     rl017_ineffective_setting::diagnostic(
         &At::new(doc, node),
@@ -713,7 +722,7 @@ fn object(
                         doc,
                         n,
                         "exponentialBackoffMultiplier",
-                        &format!("{m}"),
+                        &as_written(tree, n, m),
                         "a multiplier above 1",
                     ));
                 }
@@ -797,7 +806,7 @@ fn object(
                     doc,
                     node,
                     "randomizedWaitFactor",
-                    &format!("{f}"),
+                    &as_written(tree, node, f),
                     "a factor in [0, 1)",
                 ));
                 misspell(&mut settings, "backoff.jitter", node);

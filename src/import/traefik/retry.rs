@@ -105,10 +105,11 @@ pub fn read(
         (node, _) => {
             let node_at = node.map_or(block_at.clone(), at);
             // A whole number outside 1 ..= Traefik's `Attempts int` (a Go int, 64
-            // bits): zero, or too large however many digits, is out of range, not
+            // bits): zero, negative ("incorrect (or empty) value for attempt
+            // (-3)"), or too large however many digits, is out of range, not
             // malformed.
             let text = node.and_then(|n| tree.scalar(n)).unwrap_or("");
-            let digits = text.strip_prefix('+').unwrap_or(text);
+            let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
             let over = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
             diags.push(rl017_ineffective_setting::diagnostic(
                 &node_at,
@@ -285,6 +286,18 @@ pub fn read(
                 });
             }
             Some(_) => {}
+            // Negative: Traefik reads it (a Go `time.Duration` is signed) and backs
+            // off only `if initialInterval > 0`, so it retries at once, as with 0.
+            None if negative(tree, iv) => {
+                diags.push(negative_duration(
+                    &at(iv),
+                    tree,
+                    iv,
+                    name,
+                    "initialInterval",
+                    "retries at once, as with 0 (no back-off)",
+                ));
+            }
             // Read as no back-off (not the default), and not blamed again for a missing
             // one or its jitter (RL305).
             None => {
@@ -304,6 +317,18 @@ pub fn read(
                 });
             }
             Some(_) => {}
+            // Negative: Traefik reads it and stops retrying only `if timeout > 0`,
+            // so there is no time limit, as with 0.
+            None if negative(tree, t) => {
+                diags.push(negative_duration(
+                    &at(t),
+                    tree,
+                    t,
+                    name,
+                    "timeout",
+                    "keeps retrying with no time limit, as with 0",
+                ));
+            }
             // Read as no deadline, and not blamed again as a missing one (RL301).
             None => {
                 diags.push(invalid_duration(&at(t), tree, t, name, "timeout"));
@@ -332,6 +357,42 @@ fn invalid_duration(at: &At, tree: &Tree, node: NodeId, name: &str, key: &str) -
         },
         if over { "out of range" } else { "not a duration" },
         "Write a Go duration (`500ms`, `1s`) or a number of seconds; Traefik cannot read this value and rejects the configuration.".to_string(),
+    )
+}
+
+/// Whether `node` is a negative duration as Traefik reads it (`ptypes.Duration`: a
+/// number of seconds, or a Go duration, either with a sign): Traefik takes it, and
+/// its retry middleware treats it as 0.
+fn negative(tree: &Tree, node: NodeId) -> bool {
+    let Some(text) = tree.scalar(node) else {
+        return false;
+    };
+    let Some(magnitude) = text.trim().strip_prefix('-') else {
+        return false;
+    };
+    matches!(tree.kind(node), Kind::Int | Kind::Float | Kind::Str)
+        && bare_or_unit(magnitude, 1000.0).is_some_and(|ms| ms > 0.0)
+}
+
+/// RL017 at a negative duration: Traefik accepts it, and its retry middleware
+/// acts as if it were 0 (`effect`), so the value has no effect. Not "out of
+/// range": a Go `time.Duration` is signed and Traefik refuses no negative one.
+fn negative_duration(
+    at: &At,
+    tree: &Tree,
+    node: NodeId,
+    name: &str,
+    key: &str,
+    effect: &str,
+) -> Diagnostic {
+    rl017_ineffective_setting::diagnostic(
+        at,
+        format!(
+            "`{key}: {}` of retry middleware `{name}` is negative: Traefik {effect}",
+            tree.scalar(node).unwrap_or("").trim()
+        ),
+        "negative",
+        format!("Traefik accepts a negative duration and the retry middleware acts on `{key}` only when it is above 0; write a positive duration (`500ms`, `1s`), or remove `{key}`."),
     )
 }
 

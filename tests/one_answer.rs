@@ -126,6 +126,9 @@ fn options(repo: &Repo, paths: Vec<PathBuf>) -> CheckOptions {
         thresholds: config.thresholds,
         rule_levels: config.rules.clone(),
         filter: config.filter.clone(),
+        // As `retrylint check` runs: a folder below with a `.retrylint.yaml` of its
+        // own is a project of its own, left out of this one.
+        split_projects: true,
         ..CheckOptions::default()
     }
 }

@@ -210,7 +210,7 @@ fn http_rules_in(scope: &Scope) -> Vec<crate::import::RequestMatch> {
         .cloned()
         .collect();
     if !scope.folders.is_empty() {
-        let (walked, _) = crate::project::discover::discover(&scope.folders, &[]);
+        let walked = crate::project::discover::discover_project(&scope.folders, &[]).candidates;
         protos.extend(
             walked
                 .into_iter()

@@ -47,6 +47,11 @@ pub struct CheckOptions {
     /// documents a given policy governs and the policies governing a given document
     /// (so a pre-commit run over some files finds what a full run finds for them).
     pub related: bool,
+    /// The run answers for one project: folders below a walked folder that are
+    /// projects of their own are left out and listed in
+    /// [`CheckOutcome::nested_projects`] (`project::nested`), for `check` to run each
+    /// on its own.
+    pub split_projects: bool,
     /// A baseline's view (`--baseline`): grouped findings split into what the baseline
     /// records and what is new, so the new part names only new operations.
     pub split: Option<crate::rules::grouping::Split>,
@@ -90,6 +95,9 @@ pub struct CheckOutcome {
     /// Of `documents`, those checked alone as they loaded and released (nothing of
     /// the run binds to them): what keeps memory to the documents in flight.
     pub streamed: usize,
+    /// With [`CheckOptions::split_projects`]: the folders left out of the walk as
+    /// projects of their own (canonical, outermost, sorted).
+    pub nested_projects: Vec<PathBuf>,
 }
 
 /// The root that machine formats (SARIF, GitLab, baselines) make paths relative to:
@@ -172,6 +180,9 @@ pub struct Analyzed {
     /// ([`crate::import::bind::UnboundRoute`]): `readiness` says "unknown" for an
     /// operation no layer retries when one of them may carry it.
     pub unbound_routes: Vec<crate::import::bind::UnboundRoute>,
+    /// With [`CheckOptions::split_projects`]: the folders left out of the walk as
+    /// projects of their own (canonical, outermost, sorted).
+    pub nested_projects: Vec<PathBuf>,
 }
 
 /// Runs the whole pipeline. A run with no policy file checks each OpenAPI document
@@ -191,6 +202,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         could_not_lint,
         inputs,
         reads,
+        nested_projects,
         ..
     } = analyzed;
     let streamed = analyzed.streamed_documents;
@@ -222,6 +234,7 @@ pub fn run(options: &CheckOptions) -> CheckOutcome {
         inputs,
         reads,
         streamed,
+        nested_projects,
     }
 }
 
@@ -499,7 +512,9 @@ fn analyze_with(options: &CheckOptions, stream: bool, every_document: bool) -> A
         related: options.related,
         overlay: options.overlay.clone(),
         every_document,
+        split_projects: options.split_projects,
     });
+    let nested_projects = staged.nested_projects.clone();
     // The `.proto` files of the run, read once, for binding gRPC configs.
     let (protos, proto_diags) = crate::timing::phase("import/protos", || {
         crate::import::proto::ProtoIndex::build(&staged.protos)
@@ -796,6 +811,7 @@ fn analyze_with(options: &CheckOptions, stream: bool, every_document: bool) -> A
         asked_documents: None,
         reads: inputs.ws.read_counts().into_iter().collect(),
         unbound_routes,
+        nested_projects,
     }
 }
 

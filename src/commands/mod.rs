@@ -25,6 +25,7 @@ use crate::rules::REGISTRY;
 use crate::source::loader::Limits;
 use crate::write::{self, Target};
 use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 
 /// Exit code: could not lint.
 pub const EXIT_ERROR: u8 = 2;
@@ -63,30 +64,90 @@ pub fn check(args: &CheckArgs) -> u8 {
 /// `--policy` files are part of the run. `--fail-on`, the baseline and the report
 /// follow the configuration of the first path's project.
 fn run_each_project(options: &CheckOptions, args: &CheckArgs) -> Result<CheckOutcome, u8> {
-    let groups = if options.overlay.is_some() || !options.policies.is_empty() {
-        Vec::new()
-    } else {
-        per_project::group_by_project(&options.paths, options.root.as_deref())
-    };
-    if groups.len() < 2 {
+    if options.overlay.is_some() || !options.policies.is_empty() {
         return Ok(run(options));
     }
+    // A folder below a walked folder that is a project of its own (a monorepo's
+    // service with its own `.retrylint.yaml`, a `projects:` folder, a nested git work
+    // tree) is checked as that project, with its configuration, as `check FILE` of
+    // a file in it answers: its files are left out of the walk that found it and
+    // queued here. With `--root` the run is one project, as before.
+    let split = options.root.is_none();
+    let asked_folders: Vec<PathBuf> = if options.paths.is_empty() {
+        std::env::current_dir().ok().into_iter().collect()
+    } else {
+        options
+            .paths
+            .iter()
+            .filter(|p| p.is_dir())
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .collect()
+    };
+    let groups = per_project::group_by_project(&options.paths, options.root.as_deref());
     let mut outcomes = Vec::with_capacity(groups.len());
-    for group in groups {
-        let config = load_config(args.config.as_deref(), &group)?;
-        let mut rule_levels = config.rules.clone();
-        crate::config::apply_cli(&mut rule_levels, &args.select, &args.ignore).map_err(fail)?;
-        outcomes.push(run(&CheckOptions {
-            paths: group,
-            thresholds: config.thresholds,
-            rule_levels,
-            filter: config.filter.clone(),
-            services: config.services.clone(),
-            platforms: config.platforms.clone(),
-            ..options.clone()
-        }));
+    let mut nested: Vec<PathBuf> = Vec::new();
+    let mut take = |outcome: CheckOutcome, nested: &mut Vec<PathBuf>| {
+        // Only below a folder the run was asked about: a named file's project is
+        // walked for context, and its nested projects are not the question.
+        nested.extend(
+            outcome
+                .nested_projects
+                .iter()
+                .filter(|n| asked_folders.iter().any(|f| n.starts_with(f)))
+                .cloned(),
+        );
+        outcomes.push(outcome);
+    };
+    if groups.len() < 2 {
+        take(
+            run(&CheckOptions {
+                split_projects: split,
+                ..options.clone()
+            }),
+            &mut nested,
+        );
+    } else {
+        for group in groups {
+            let outcome = run(&project_options(options, args, group, split)?);
+            take(outcome, &mut nested);
+        }
+    }
+    let mut done: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    while let Some(project) = nested.pop() {
+        if !done.insert(project.clone()) {
+            continue;
+        }
+        let outcome = run(&project_options(options, args, vec![project], split)?);
+        take(outcome, &mut nested);
+    }
+    drop(take);
+    if outcomes.len() == 1 {
+        return Ok(outcomes.pop().unwrap_or_else(|| unreachable!()));
     }
     Ok(per_project::merge(outcomes))
+}
+
+/// The options of a run over `paths`, all of one project: its own configuration
+/// (found from them, or `--config`), with the command line's rule selection.
+fn project_options(
+    options: &CheckOptions,
+    args: &CheckArgs,
+    paths: Vec<PathBuf>,
+    split: bool,
+) -> Result<CheckOptions, u8> {
+    let config = load_config(args.config.as_deref(), &paths)?;
+    let mut rule_levels = config.rules.clone();
+    crate::config::apply_cli(&mut rule_levels, &args.select, &args.ignore).map_err(fail)?;
+    Ok(CheckOptions {
+        paths,
+        thresholds: config.thresholds,
+        rule_levels,
+        filter: config.filter.clone(),
+        services: config.services.clone(),
+        platforms: config.platforms.clone(),
+        split_projects: split,
+        ..options.clone()
+    })
 }
 
 /// `--jobs N` capped at the cores (with a note on standard error): a thread per core

@@ -39,6 +39,7 @@ pub fn merge(outcomes: Vec<CheckOutcome>) -> CheckOutcome {
         inputs: Vec::new(),
         reads: Default::default(),
         streamed: 0,
+        nested_projects: Vec::new(),
     };
     for o in outcomes {
         merged.diagnostics.extend(o.diagnostics);
@@ -55,6 +56,7 @@ pub fn merge(outcomes: Vec<CheckOutcome>) -> CheckOutcome {
             *merged.reads.entry(path).or_default() += reads;
         }
         merged.streamed += o.streamed;
+        merged.nested_projects.extend(o.nested_projects);
     }
     crate::diagnostic::sort_and_dedup(&mut merged.diagnostics);
     for list in [&mut merged.skipped, &mut merged.left_out] {

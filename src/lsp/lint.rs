@@ -34,7 +34,10 @@ pub fn lint(root: &Path, overlay: Arc<Overlay>, baseline: Option<&Path>) -> Snap
         filter: config.filter.clone(),
         services: config.services.clone(),
         platforms: config.platforms.clone(),
-        overlay: Some(overlay),
+        overlay: Some(overlay.clone()),
+        // A folder below that is a project of its own is linted as that project
+        // (below), as `check .` does.
+        split_projects: true,
         ..CheckOptions::default()
     };
     let baseline_path = baseline.map(|b| root.join(b)).or(config.baseline.clone());
@@ -60,6 +63,14 @@ pub fn lint(root: &Path, overlay: Arc<Overlay>, baseline: Option<&Path>) -> Snap
         diagnostics = crate::baseline::filter(diagnostics, b, &project).new;
     }
     diagnostics.append(&mut extra);
+    // Each nested project with its own configuration and baseline; its model is not
+    // kept (hover and completion read the workspace's own).
+    if !analyzed.nested_projects.is_empty() {
+        for nested in &analyzed.nested_projects {
+            diagnostics.extend(lint(nested, overlay.clone(), None).diagnostics);
+        }
+        crate::diagnostic::sort_and_dedup(&mut diagnostics);
+    }
     Snapshot {
         diagnostics,
         analyzed,

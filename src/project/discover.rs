@@ -108,8 +108,32 @@ pub fn name_kind(path: &Path) -> Option<NameKind> {
 /// extension's ignore status; explicit files with other names are read for their
 /// content ([`NameKind::Unlisted`]).
 pub fn discover(paths: &[PathBuf], policies: &[PathBuf]) -> (Vec<Candidate>, Vec<WalkProblem>) {
-    let walked = walk(paths, policies);
+    let walked = walk(paths, policies, false);
     (walked.candidates, walked.problems)
+}
+
+/// What [`discover_project`] found.
+#[derive(Debug, Default)]
+pub struct ProjectWalk {
+    /// As [`discover`] returns them, without the files of nested projects.
+    pub candidates: Vec<Candidate>,
+    /// As [`discover`] returns them.
+    pub problems: Vec<WalkProblem>,
+    /// The folders below a walked folder that are projects of their own and were
+    /// left out ([`super::nested`]), outermost only, sorted.
+    pub nested: Vec<PathBuf>,
+}
+
+/// [`discover`] for a run that answers for one project: a folder below a walked
+/// folder that is a project of its own (it holds a `.retrylint.yaml` or a `.git`:
+/// [`super::nested`]) is not walked but listed in [`ProjectWalk::nested`].
+pub fn discover_project(paths: &[PathBuf], policies: &[PathBuf]) -> ProjectWalk {
+    let walked = walk(paths, policies, true);
+    ProjectWalk {
+        candidates: walked.candidates,
+        problems: walked.problems,
+        nested: super::nested::outermost(walked.nested),
+    }
 }
 
 /// What [`walk`] found.
@@ -121,10 +145,14 @@ struct Walked {
     /// Every symbolic link to a file met by the walk, whatever its name, also those
     /// dropped from `candidates` because their target is listed under another name.
     links: HashSet<PathBuf>,
+    /// The nested project roots left out (a splitting walk), canonical.
+    nested: Vec<PathBuf>,
 }
 
-/// [`discover`], also returning the links it met.
-fn walk(paths: &[PathBuf], policies: &[PathBuf]) -> Walked {
+/// [`discover`], also returning the links it met; with `split`, folders below a
+/// walked folder that are projects of their own are left out and listed.
+fn walk(paths: &[PathBuf], policies: &[PathBuf], split: bool) -> Walked {
+    let nested_found = std::sync::Arc::new(std::sync::Mutex::new(Vec::<PathBuf>::new()));
     let mut found = Found::default();
     for p in policies {
         found.candidates.push(Candidate {
@@ -158,6 +186,27 @@ fn walk(paths: &[PathBuf], policies: &[PathBuf]) -> Walked {
             // configuration on every walk (see `global_gitignore`).
             .git_global(global_gitignore::may_apply())
             .follow_links(false);
+        if split {
+            let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+            let (walk_root, found) = (root.clone(), nested_found.clone());
+            builder.filter_entry(move |e| {
+                if e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_dir()) {
+                    return true;
+                }
+                let dir = e
+                    .path()
+                    .strip_prefix(&walk_root)
+                    .map_or_else(|_| e.path().to_path_buf(), |rel| canonical_root.join(rel));
+                if super::nested::is_project_root(&dir) {
+                    found
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push(dir);
+                    return false;
+                }
+                true
+            });
+        }
         // On a pool of several threads (a large run), the folders are read on as
         // many threads: most of a walk is waiting on the file system, one call per
         // folder and ignore file. The order is restored by the sort below.
@@ -212,10 +261,16 @@ fn walk(paths: &[PathBuf], policies: &[PathBuf]) -> Walked {
         }
     });
     drop_links_to_listed_files(&mut out, &links);
+    let nested = std::mem::take(
+        &mut *nested_found
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
     Walked {
         candidates: out,
         problems,
         links: all_links,
+        nested,
     }
 }
 
@@ -628,12 +683,12 @@ mod tests {
             )
         };
         let roots = [dir.clone()];
-        let alone = seen(walk(&roots, &[]));
+        let alone = seen(walk(&roots, &[], false));
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(3)
             .build()
             .unwrap();
-        let shared = seen(pool.install(|| walk(&roots, &[])));
+        let shared = seen(pool.install(|| walk(&roots, &[], false)));
         assert_eq!(alone, shared);
         let names: Vec<String> = alone
             .0

@@ -5,6 +5,7 @@
 //! join and the rules see only what [`load`] returns.
 
 pub mod discover;
+pub mod nested;
 pub mod size;
 
 use crate::config::PathFilter;
@@ -170,6 +171,10 @@ pub struct Selection<'a> {
     /// RL016 says of an object that binds nothing names the project's specs); else
     /// only the documents it names and their binding component.
     pub every_document: bool,
+    /// The run answers for one project: a folder below a walked folder that is a
+    /// project of its own ([`nested`]) is left out of the walk and listed in
+    /// [`Staged::nested_projects`], for the caller to check on its own (`check`).
+    pub split_projects: bool,
 }
 
 /// The hook of [`Staged::documents`].
@@ -291,6 +296,9 @@ pub struct Staged {
     /// True when the run may check documents one by one (no policy file, nothing
     /// read only as related); the caller adds what it learns from the configs.
     pub may_stream: bool,
+    /// With [`Selection::split_projects`]: the folders below a walked folder that are
+    /// projects of their own and were left out (canonical, outermost, sorted).
+    pub nested_projects: Vec<PathBuf>,
     related_only: HashSet<PathBuf>,
     paths: Vec<PathBuf>,
     root: Option<PathBuf>,
@@ -324,8 +332,15 @@ pub fn load(sel: &Selection<'_>) -> Staged {
     let ws = Workspace::new(sel.cwd.clone(), sel.limits)
         .with_overlay(sel.overlay.clone())
         .with_boundary(boundary.clone());
-    let (mut candidates, walk_problems) =
-        crate::timing::phase("discover", || discover(&paths, sel.policies));
+    let (mut candidates, walk_problems, nested_projects) = crate::timing::phase("discover", || {
+        if sel.split_projects {
+            let w = discover::discover_project(&paths, sel.policies);
+            (w.candidates, w.problems, w.nested)
+        } else {
+            let (candidates, problems) = discover(&paths, sel.policies);
+            (candidates, problems, Vec::new())
+        }
+    });
     let mut related_only: HashSet<PathBuf> = HashSet::new();
     if sel.related {
         let given: HashSet<PathBuf> = candidates.iter().map(|c| c.path.clone()).collect();
@@ -470,6 +485,7 @@ pub fn load(sel: &Selection<'_>) -> Staged {
         sources_rest,
         without_routes,
         may_stream,
+        nested_projects,
         related_only,
         paths,
         root,
@@ -528,6 +544,7 @@ impl Staged {
             sources_rest,
             without_routes,
             may_stream,
+            nested_projects: _,
             related_only,
             paths,
             root,

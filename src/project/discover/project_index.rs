@@ -89,7 +89,7 @@ impl ProjectIndex {
     /// Walks `root` (as `retrylint check ROOT` would). `root` should be canonical,
     /// so the paths found are too. Reads no file.
     pub fn build(root: &Path) -> ProjectIndex {
-        let walked = walk(&[root.to_path_buf()], &[]);
+        let walked = walk(&[root.to_path_buf()], &[], true);
         // A `.proto` holds no `$ref`: never a candidate for the look-ups.
         let (policies, others): (Vec<Candidate>, Vec<Candidate>) = walked
             .candidates
@@ -632,11 +632,7 @@ fn finder(needles: &[Vec<u8>], case: Case) -> Option<Finder> {
 /// The patterns of `finder` that the files at `configs` hold (each match once; a
 /// file's text and, when it holds escapes, its scalars as the file means them), read
 /// on every core through the run's read boundary.
-fn patterns_in(
-    configs: &[PathBuf],
-    ws: &Workspace,
-    finder: &Finder,
-) -> Vec<usize> {
+fn patterns_in(configs: &[PathBuf], ws: &Workspace, finder: &Finder) -> Vec<usize> {
     let limit = ws.limits().max_file_bytes;
     configs
         .par_iter()

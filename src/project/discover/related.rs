@@ -4,7 +4,7 @@
 //! The project is [`crate::project::answer_root`]'s: the nearest git work tree or
 //! folder holding a `.retrylint.yaml` (or a `projects:` folder it names).
 
-use super::{discover, is_openapi, name_kind, spec_paths, Candidate, NameKind, ProjectIndex};
+use super::{is_openapi, name_kind, spec_paths, Candidate, NameKind, ProjectIndex};
 use crate::source::loader::Workspace;
 use crate::source::refs::normalize;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
@@ -328,7 +328,9 @@ impl Related<'_> {
         if !self.expanded.insert(bound.to_path_buf()) {
             return;
         }
-        let (found, _) = discover(&[bound.to_path_buf()], &[]);
+        // The project alone: a folder below it that is a project of its own is not
+        // its files (`check ROOT` leaves it out too).
+        let found = super::discover_project(&[bound.to_path_buf()], &[]).candidates;
         for f in found {
             let take = match f.kind {
                 NameKind::Policy | NameKind::Proto | NameKind::Source(_) => true,
@@ -405,7 +407,8 @@ impl Related<'_> {
         if c.kind == NameKind::Policy {
             let specs = spec_paths(&doc);
             if specs.is_empty() {
-                let (found, _) = discover(std::slice::from_ref(&dir), &[]);
+                // Its folder's documents of its own project (not of a nested one).
+                let found = super::discover_project(std::slice::from_ref(&dir), &[]).candidates;
                 for f in found.into_iter().filter(|f| f.kind != NameKind::Policy) {
                     self.add(f.path, f.kind);
                 }

@@ -459,6 +459,7 @@ mod tests {
                 governs: vec![dir.join("api/openapi.yaml")],
                 grpc: false,
                 variant: None,
+                also_called: Vec::new(),
             }),
         };
         let notes = vec![OriginNote {

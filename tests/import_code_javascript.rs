@@ -519,3 +519,17 @@ fn axios_retry_second_call_of_an_operation_binds_like_the_first() {
     );
     insta::assert_snapshot!("axios_retry_second_call", out);
 }
+
+/// A `retryCondition` arrow calling a helper imported from axios-retry
+/// (`(err) => isNetworkOrIdempotentRequestError(err)`): the helper's call is no
+/// `axiosRetry(err)`, so its argument is no client (it was an RL016, "`err` binds
+/// to no operation"). The client itself is judged as with the helper named bare.
+#[test]
+fn axios_retry_condition_arrow_parameter_is_no_client() {
+    let (code, out, f) = fixture("axios-retry-condition-arrow");
+    assert_eq!(code, 1);
+    assert!(!codes(&f).contains(&"RL016"), "{f:?}");
+    assert!(!out.contains("`err`"), "{out}");
+    assert!(codes(&f).contains(&"RL201"), "{f:?}");
+    insta::assert_snapshot!("axios_retry_condition_arrow", out);
+}

@@ -632,11 +632,7 @@ fn finder(needles: &[Vec<u8>], case: Case) -> Option<Finder> {
 /// The patterns of `finder` that the files at `configs` hold (each match once; a
 /// file's text and, when it holds escapes, its scalars as the file means them), read
 /// on every core through the run's read boundary.
-fn patterns_in(
-    configs: &[PathBuf],
-    ws: &Workspace,
-    finder: &Finder,
-) -> Vec<usize> {
+fn patterns_in(configs: &[PathBuf], ws: &Workspace, finder: &Finder) -> Vec<usize> {
     let limit = ws.limits().max_file_bytes;
     configs
         .par_iter()

@@ -165,6 +165,47 @@ fn check_exit_codes() {
     assert_eq!(code, 2);
 }
 
+/// `--root` naming no folder is a usage error of every subcommand that takes it: a
+/// mistyped root left every file "outside the project root" and passed with nothing
+/// checked (exit 0, SARIF with no result), and a file as the root left out the
+/// policy beside it.
+#[test]
+fn a_root_that_is_no_folder_is_a_usage_error() {
+    let spec = "fixtures/examples/shop/openapi.yaml";
+    let shop = "fixtures/examples/shop";
+    for (root, why) in [
+        ("fixtures/does-not-exist", "does not exist"),
+        (spec, "is not a folder"),
+    ] {
+        let commands: [&[&str]; 8] = [
+            &["check", shop],
+            &["check", shop, "--format", "sarif"],
+            &["readiness", shop],
+            &["import", "fixtures/examples/shop/shop.retry-policy.yaml"],
+            &["init", spec, "-o", "-"],
+            &["layers", "POST /orders", shop],
+            &["report", shop, "-o", "-"],
+            &["probe", shop, "--operation", "POST /orders", "--", "true"],
+        ];
+        for command in commands {
+            let mut args = command.to_vec();
+            args.splice(1..1, ["--root", root]);
+            let (code, out, err) = retrylint(&args);
+            assert_eq!(code, 2, "{args:?}: {out}{err}");
+            assert!(out.is_empty(), "{args:?}: {out}");
+            assert_eq!(
+                err,
+                format!("retrylint: project root `{root}` (--root) {why}\n"),
+                "{args:?}"
+            );
+        }
+    }
+    // A root that is a folder is used as before.
+    let (code, out, _) = retrylint(&["check", "--root", shop, shop]);
+    assert_eq!(code, 1);
+    assert!(out.contains("RL201 unprotected-retry"), "{out}");
+}
+
 #[test]
 fn plan_accepts_a_negative_attempt_and_reports_it() {
     let (code, out, _) = retrylint(&[

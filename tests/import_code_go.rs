@@ -308,3 +308,20 @@ fn retryablehttp_out_of_range_constants_are_rl017_not_defaults() {
     }
     insta::assert_snapshot!(out);
 }
+
+/// Two calls of one operation through one go-retryablehttp client: the second
+/// binds like the first (it was RL209, "no operation there matches this call").
+#[test]
+fn retryablehttp_second_call_of_an_operation_binds_like_the_first() {
+    let rel = "fixtures/code/go/retryablehttp-second-call";
+    let (code, out) = check(rel);
+    assert_eq!(code, 1);
+    let got = findings(&out);
+    assert!(!codes(&got).contains(&"RL209"), "{got:#?}");
+    assert!(has(&got, "RL201 client.go:8:9"), "{got:#?}");
+    assert_eq!(
+        common::called_here(&dir(rel), "RL201", "POST /charges"),
+        ["client.go:10", "client.go:11"]
+    );
+    insta::assert_snapshot!("retryablehttp_second_call", out);
+}

@@ -162,6 +162,18 @@ fn a_retried_wrapper_binds_its_callers_posts() {
         "{got:#?}"
     );
     assert!(out.contains("`POST /credentials`"), "{out}");
+    // The caller's call names the path: it binds to `POST /credentials` (no RL209
+    // "no operation there matches this call") and is the call labelled, not the
+    // wrapper's own call of a URL it is handed.
+    assert!(!got.iter().any(|g| g.starts_with("RL209")), "{got:#?}");
+    assert_eq!(
+        common::called_here(
+            &dir("fixtures/code/java/wrapper"),
+            "RL201",
+            "POST /credentials"
+        ),
+        ["src/CredentialService.java:13"]
+    );
     insta::assert_snapshot!("wrapper", out);
 }
 

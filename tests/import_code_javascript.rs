@@ -500,3 +500,36 @@ fn axios_retry_constant_condition_and_literal_timeout_fallback() {
     let (_, layers, _) = common::retrylint_in(&dir, &["layers", "POST /orders", "."]);
     assert!(layers.contains("deadline                   5s"), "{layers}");
 }
+
+/// Two calls of one operation through one axios-retry client: the second binds
+/// like the first (it was RL209, "no operation there matches this call").
+#[test]
+fn axios_retry_second_call_of_an_operation_binds_like_the_first() {
+    let (code, out, f) = fixture("axios-retry-second-call");
+    assert_eq!(code, 1);
+    assert!(!codes(&f).contains(&"RL209"), "{f:?}");
+    assert!(has(&f, "RL201 charges.ts:5:50"), "{f:?}");
+    assert_eq!(
+        common::called_here(
+            &root().join("fixtures/code/javascript/axios-retry-second-call"),
+            "RL201",
+            "POST /charges"
+        ),
+        ["charges.ts:7", "charges.ts:8"]
+    );
+    insta::assert_snapshot!("axios_retry_second_call", out);
+}
+
+/// A `retryCondition` arrow calling a helper imported from axios-retry
+/// (`(err) => isNetworkOrIdempotentRequestError(err)`): the helper's call is no
+/// `axiosRetry(err)`, so its argument is no client (it was an RL016, "`err` binds
+/// to no operation"). The client itself is judged as with the helper named bare.
+#[test]
+fn axios_retry_condition_arrow_parameter_is_no_client() {
+    let (code, out, f) = fixture("axios-retry-condition-arrow");
+    assert_eq!(code, 1);
+    assert!(!codes(&f).contains(&"RL016"), "{f:?}");
+    assert!(!out.contains("`err`"), "{out}");
+    assert!(codes(&f).contains(&"RL201"), "{f:?}");
+    insta::assert_snapshot!("axios_retry_condition_arrow", out);
+}

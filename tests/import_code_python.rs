@@ -525,3 +525,33 @@ fn trigger_values_out_of_range_are_rl017_not_defaults() {
     }
     insta::assert_snapshot!(out);
 }
+
+/// One client calling the same operation from several places (the same literal
+/// URL twice, a concatenation, `s.request("POST", ...)`, an f-string twice): each
+/// call binds to the operation like the first, and is labelled on its findings.
+/// The second call used to be RL209 ("no operation there matches this call") with
+/// help to add an operation the spec already has.
+#[test]
+fn urllib3_second_call_of_an_operation_binds_like_the_first() {
+    let rel = "fixtures/code/python/urllib3-second-call";
+    let (code, out) = check(rel);
+    assert_eq!(code, 1);
+    let got = findings(&out);
+    assert!(!codes(&got).contains(&"RL209"), "{got:#?}");
+    assert!(!codes(&got).contains(&"RL016"), "{got:#?}");
+    assert!(has(&got, "RL201 client.py:7:63"), "{got:#?}");
+    assert_eq!(
+        common::called_here(&dir(rel), "RL201", "POST /charges"),
+        [
+            "client.py:15",
+            "client.py:19",
+            "client.py:23",
+            "client.py:27"
+        ]
+    );
+    assert_eq!(
+        common::called_here(&dir(rel), "RL201", "POST /charges/{id}/capture"),
+        ["client.py:31", "client.py:35"]
+    );
+    insta::assert_snapshot!("urllib3_second_call", out);
+}

@@ -26,6 +26,9 @@ const BAR_MS: u64 = 50;
 /// `--fail-on`), or 2 (a file could not be read, or the output names an input).
 pub fn run(args: &ReportArgs) -> u8 {
     let ReportFormat::Html = args.format;
+    if let Err(code) = super::check_root(args.root.as_deref()) {
+        return code;
+    }
     let probe = match &args.probe {
         None => None,
         Some(path) => match std::fs::read_to_string(path)

@@ -41,6 +41,9 @@ const EXIT_NOTHING: u8 = 1;
 /// when every named config was read, 1 when a named file holds no retry config, 2
 /// when a file could not be read or parsed.
 pub fn run(args: &ImportArgs) -> u8 {
+    if let Err(code) = super::check_root(args.root.as_deref()) {
+        return code;
+    }
     let config = match load_config(args.config.as_deref(), &args.files) {
         Ok(c) => c,
         Err(code) => return code,
@@ -456,6 +459,7 @@ mod tests {
                 governs: vec![dir.join("api/openapi.yaml")],
                 grpc: false,
                 variant: None,
+                also_called: Vec::new(),
             }),
         };
         let notes = vec![OriginNote {

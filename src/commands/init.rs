@@ -21,6 +21,9 @@ pub const DEFAULT_NAME: &str = "retry-policy.yaml";
 /// `retrylint init`: 0 when the policy was written, 2 for a usage error, an existing
 /// output file, or a spec that could not be read.
 pub fn run(args: &InitArgs) -> u8 {
+    if let Err(code) = super::check_root(args.root.as_deref()) {
+        return code;
+    }
     let layer = match args.layer {
         InitLayer::Client => Layer::Client,
         InitLayer::Gateway => Layer::Gateway,

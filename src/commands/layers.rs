@@ -129,6 +129,9 @@ pub struct OperationView {
 /// `retrylint layers`: exit 0, or 2 when the operation matches nothing or a file
 /// could not be read.
 pub fn run(args: &LayersArgs) -> u8 {
+    if let Err(code) = super::check_root(args.root.as_deref()) {
+        return code;
+    }
     let config = match load_config(args.config.as_deref(), &args.paths) {
         Ok(c) => c,
         Err(code) => return code,

@@ -40,6 +40,9 @@ fn use_color(choice: Color, to_terminal: bool) -> bool {
 
 /// `retrylint check`: returns 0, 1 or 2 (see the catalog's exit-code rules).
 pub fn check(args: &CheckArgs) -> u8 {
+    if let Err(code) = check_root(args.root.as_deref()) {
+        return code;
+    }
     let jobs = args.jobs.map(capped_jobs);
     if let Some(jobs) = jobs {
         crate::deep_stack::set_threads(jobs);
@@ -751,6 +754,28 @@ fn fail(message: impl std::fmt::Display) -> u8 {
     EXIT_ERROR
 }
 
+/// `--root DIR` must name a folder that exists: a mistyped root would leave every
+/// file "outside the project root" and pass with nothing checked (a green CI step),
+/// and a file as the root would leave out everything beside it. A usage error, like
+/// a missing `--config` file: one line on standard error, `Err(2)`.
+fn check_root(root: Option<&std::path::Path>) -> Result<(), u8> {
+    let Some(root) = root else {
+        return Ok(());
+    };
+    if root.is_dir() {
+        return Ok(());
+    }
+    let why = if root.exists() {
+        "is not a folder"
+    } else {
+        "does not exist"
+    };
+    Err(fail(format!(
+        "project root `{}` (--root) {why}",
+        root.display()
+    )))
+}
+
 /// The run's input files (canonical paths) and the configuration file it read.
 fn with_config_file(
     mut inputs: Vec<std::path::PathBuf>,
@@ -1041,6 +1066,9 @@ pub fn rule(args: &RuleArgs) -> u8 {
 /// not be read (the matrix is still printed for the rest).
 pub fn readiness(args: &ReadinessArgs) -> u8 {
     use crate::readiness::{matrix, render};
+    if let Err(code) = check_root(args.root.as_deref()) {
+        return code;
+    }
     let config = match load_config(args.config.as_deref(), &args.paths) {
         Ok(c) => c,
         Err(code) => return code,

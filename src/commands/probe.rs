@@ -89,6 +89,9 @@ fn operation(args: &ProbeArgs) -> Result<Operation, u8> {
 
 /// `retrylint probe`.
 pub fn run(args: &ProbeArgs) -> u8 {
+    if let Err(code) = super::check_root(args.root.as_deref()) {
+        return code;
+    }
     let times = (|| {
         Ok::<_, String>((
             match &args.deadline {

@@ -647,6 +647,10 @@ pub fn bind(
         .map(|o| vec![false; o.routes.len()])
         .collect();
     let route_hosts: Vec<Vec<Option<String>>> = objects.iter().map(call_hosts).collect();
+    // Per (object, document, operation) of a client in code: its other retried calls
+    // of the operation by path, beside the one its entry takes (labelled like it).
+    let mut also_calls: std::collections::HashMap<(usize, usize, usize), Vec<usize>> =
+        Default::default();
     // Each document's operations as shown (`METHOD /path`), formatted once: not
     // once per route that takes them (100,000 times for 5,000 routes).
     let mut shown: Vec<Option<Vec<String>>> = vec![None; documents.len()];
@@ -717,33 +721,45 @@ pub fn bind(
                 // (a Resilience4j instance matched by operationId or tag) serves every
                 // operation of the spec it is bound to.
                 let named_services = grpc_named.get(&(i, *d));
+                let takes = |ri: usize, r: &super::Route| {
+                    placed[ri]
+                        && (r.matches.is_empty()
+                            || named_services.is_some_and(|svcs| {
+                                super::grpc::service_wide(r)
+                                    .is_some_and(|svc| svcs.iter().any(|x| x == svc))
+                            })
+                            || r.matches.iter().any(|m| {
+                                let method_ok = m.methods.as_ref().is_none_or(|ms| {
+                                    ms.iter().any(|x| x.eq_ignore_ascii_case(&method))
+                                });
+                                match (
+                                    m.path.names_operation(op.operation_id.as_deref(), &op.tags),
+                                    &r.rewrite,
+                                ) {
+                                    (Some(named), _) => named && method_ok,
+                                    (None, None) => reaches(m, &method, &seen[k]),
+                                    (None, Some(rw)) => {
+                                        m.may_match(&method, &op.path, base, Some(rw))
+                                    }
+                                }
+                            }))
+                };
                 let hit = if by_client[i] && names_operations_only(o) {
                     Some(0)
+                } else if o.platform.is_code() {
+                    // A client in code: its calls are alternatives, the first retried
+                    // call by path is the one judged (the worst), else the first.
+                    let mut taking = o
+                        .routes
+                        .iter()
+                        .enumerate()
+                        .filter(|(ri, r)| takes(*ri, r))
+                        .map(|(ri, _)| ri)
+                        .peekable();
+                    let first = taking.peek().copied();
+                    taking.find(|&ri| retried_by_path(&o.routes[ri])).or(first)
                 } else {
-                    o.routes.iter().enumerate().position(|(ri, r)| {
-                        placed[ri]
-                            && (r.matches.is_empty()
-                                || named_services.is_some_and(|svcs| {
-                                    super::grpc::service_wide(r)
-                                        .is_some_and(|svc| svcs.iter().any(|x| x == svc))
-                                })
-                                || r.matches.iter().any(|m| {
-                                    let method_ok = m.methods.as_ref().is_none_or(|ms| {
-                                        ms.iter().any(|x| x.eq_ignore_ascii_case(&method))
-                                    });
-                                    match (
-                                        m.path
-                                            .names_operation(op.operation_id.as_deref(), &op.tags),
-                                        &r.rewrite,
-                                    ) {
-                                        (Some(named), _) => named && method_ok,
-                                        (None, None) => reaches(m, &method, &seen[k]),
-                                        (None, Some(rw)) => {
-                                            m.may_match(&method, &op.path, base, Some(rw))
-                                        }
-                                    }
-                                }))
-                    })
+                    o.routes.iter().enumerate().position(|(ri, r)| takes(ri, r))
                 };
                 if let Some(r) = hit {
                     any = true;
@@ -752,6 +768,23 @@ pub fn bind(
                         route_bound[i].iter_mut().for_each(|b| *b = true);
                     } else {
                         route_bound[i][r] = true;
+                        if o.platform.is_code() {
+                            // Every call of a client in code reaches the operations its
+                            // URL matches: a second call of the same operation (two
+                            // `s.post(".../charges")`) is bound like the first, not
+                            // left to RL209 as a call no operation matches; each other
+                            // retried call by path is labelled on its findings too.
+                            // (A proxy's later route that an earlier one shadows sees
+                            // no request.)
+                            for (ri, other) in o.routes.iter().enumerate() {
+                                if ri != r && takes(ri, other) {
+                                    route_bound[i][ri] = true;
+                                    if retried_by_path(other) {
+                                        also_calls.entry((i, *d, k)).or_default().push(ri);
+                                    }
+                                }
+                            }
+                        }
                     }
                     let names = shown[*d].get_or_insert_with(|| {
                         documents[*d]
@@ -766,14 +799,7 @@ pub fn bind(
                         // call that is not retried is the safe alternative: either
                         // takes an operation only when no retrying client calls it
                         // by its path (the worst alternative is the one judged).
-                        let route = &o.routes[r];
-                        let retried = route.settings.retry.as_ref().is_some_and(|v| v.value);
-                        if !retried
-                            || route
-                                .matches
-                                .iter()
-                                .all(|m| matches!(m.path, super::PathMatch::Any))
-                        {
+                        if !retried_by_path(&o.routes[r]) {
                             vague.push((key.clone(), i, r, k));
                             continue;
                         }
@@ -845,6 +871,17 @@ pub fn bind(
         for (i, r) in used_routes {
             out.notes.extend(objects[i].routes[r].notes.iter().cloned());
         }
+        let also_called: Vec<(String, crate::source::refs::At)> = hits
+            .iter()
+            .zip(&operations)
+            .flat_map(|(&(i, _, k), entry)| {
+                also_calls
+                    .get(&(i, d, k))
+                    .into_iter()
+                    .flatten()
+                    .map(move |&ri| (entry.text.clone(), objects[i].routes[ri].at.clone()))
+            })
+            .collect();
         out.policies.push(PolicyFile {
             doc: head.at.doc.clone(),
             at: head.at.clone(),
@@ -887,6 +924,7 @@ pub fn bind(
                 governs: vec![documents[d].doc.file.path.clone()],
                 grpc: head.grpc(),
                 variant,
+                also_called,
             }),
         });
     }
@@ -1057,6 +1095,7 @@ fn mesh_services(
                     governs: vec![doc.doc.file.path.clone()],
                     grpc: false,
                     variant: None,
+                    also_called: Vec::new(),
                 }),
             });
         }
@@ -1482,6 +1521,17 @@ fn scope_by_method(
             r.value = false;
         }
     }
+}
+
+/// A call of a client in code that is retried and names its path (not a URL
+/// unknown until run time): it calls the operations it matches, where a call that
+/// is not retried, or whose URL is unknown, is only an alternative.
+fn retried_by_path(route: &super::Route) -> bool {
+    route.settings.retry.as_ref().is_some_and(|v| v.value)
+        && !route
+            .matches
+            .iter()
+            .all(|m| matches!(m.path, super::PathMatch::Any))
 }
 
 fn entry_for(op: &Operation, route: &super::Route) -> OperationEntry {

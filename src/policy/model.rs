@@ -449,6 +449,10 @@ pub struct ImportedFrom {
     /// path): `layers.md` "Variants and entry paths". Layers multiply only within
     /// one variant of each group; `None`: the layer is on every path.
     pub variant: Option<Variant>,
+    /// A client in code: its other calls of an entry's operation (`METHOD /path` of
+    /// the entry, the call), after the call the entry is at. Each is labelled on the
+    /// operation's findings like the first (`import::code::call_labels`).
+    pub also_called: Vec<(String, crate::source::refs::At)>,
 }
 
 /// One alternative among others: a path a request may take, judged on its own

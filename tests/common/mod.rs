@@ -137,3 +137,24 @@ pub fn out_of_range_fixture(dir: &str, file: &str, check_out: &str, refused: &[&
     assert!(!import.contains("attempt_timeout:"), "{out}");
     out
 }
+
+/// The lines of the calls labelled "`operation` is called here" on the `code`
+/// findings in `retrylint check . --format json` run in `dir`, as `path:line`,
+/// sorted and de-duplicated: every call a client in code makes of the operation.
+#[allow(dead_code)] // each test crate uses what it needs of this module
+pub fn called_here(dir: &Path, code: &str, operation: &str) -> Vec<String> {
+    let (_, out, err) = retrylint_in(dir, &["check", ".", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let mut at: Vec<String> = v["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|d| d["code"] == code)
+        .flat_map(|d| d["labels"].as_array().cloned().unwrap_or_default())
+        .filter(|l| l["message"] == format!("{operation} is called here").as_str())
+        .map(|l| format!("{}:{}", l["path"].as_str().unwrap_or(""), l["line"]))
+        .collect();
+    at.sort();
+    at.dedup();
+    at
+}

@@ -25,6 +25,15 @@ pub fn label_call_sites(diagnostics: Vec<Diagnostic>, policies: &[PolicyFile]) -
                 .or_default()
                 .push(&e.at);
         }
+        // The client's other calls of an operation: labelled like the first.
+        for (text, at) in p.imported.iter().flat_map(|i| &i.also_called) {
+            if let Some(e) = p.operations.iter().find(|e| &e.text == text) {
+                calls
+                    .entry((e.settings.at.doc.file.path.as_path(), e.text.as_str()))
+                    .or_default()
+                    .push(at);
+            }
+        }
     }
     if calls.is_empty() {
         return diagnostics;

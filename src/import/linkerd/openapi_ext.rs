@@ -138,6 +138,7 @@ pub fn read(documents: &[Document], bound: &[PolicyFile]) -> Extensions {
                 platform: Platform::Linkerd,
                 governs: vec![path.clone()],
                 grpc: false,
+                also_called: Vec::new(),
                 variant: None,
             }),
         });

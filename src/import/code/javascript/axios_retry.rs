@@ -35,8 +35,15 @@ pub fn read(ctx: &Ctx<'_, '_>, call: Node<'_>) -> Option<CodeClient> {
     }
     let f = call.child_by_field_name("function")?;
     let (root, members) = callee_path(ctx, f)?;
+    // The default export, not a helper imported by name beside it
+    // (`isNetworkOrIdempotentRequestError(err)` in a `retryCondition` arrow is no
+    // `axiosRetry(err)`: its argument is no client).
     let is = ctx.is_lib(root, "axios-retry", &["axiosRetry"])
-        && (members.is_empty() || members == ["default"]);
+        && (members.is_empty() || members == ["default"])
+        && ctx
+            .scope
+            .export_of(root)
+            .is_none_or(|e| e == "default" || e == "axiosRetry");
     if !is {
         return None;
     }

@@ -57,6 +57,9 @@ pub struct Scope<'t> {
     /// Local name -> module specifier (`axiosRetry` -> `axios-retry`; for
     /// `import {retry} from '@octokit/plugin-retry'`, `retry` -> that module).
     pub imports: HashMap<String, String>,
+    /// Local name -> the export it names, for `import {name as local}` (`{retry}`:
+    /// `retry` -> `retry`); default and namespace imports are not in it.
+    exports: HashMap<String, String>,
 }
 
 impl<'t> Scope<'t> {
@@ -64,6 +67,7 @@ impl<'t> Scope<'t> {
     pub fn of(file: &CodeFile<'t>) -> Scope<'t> {
         let mut decls = HashMap::new();
         let mut imports = HashMap::new();
+        let mut exports = HashMap::new();
         let mut stack = vec![file.tree.root_node()];
         // One cursor for the walk (`named_children` and `children` reset it to
         // each node): a cursor per node cost an allocation each.
@@ -106,12 +110,16 @@ impl<'t> Scope<'t> {
                         decls.entry(file.text_of(name).to_string()).or_insert(node);
                     }
                 }
-                "import_statement" => read_import(file, node, &mut imports),
+                "import_statement" => read_import(file, node, &mut imports, &mut exports),
                 _ => {}
             }
             stack.extend(node.children(&mut cursor));
         }
-        Scope { decls, imports }
+        Scope {
+            decls,
+            imports,
+            exports,
+        }
     }
 
     /// The value node a name is declared with (`None` for parameters and unknowns).
@@ -122,6 +130,12 @@ impl<'t> Scope<'t> {
     /// The module a local name was imported from.
     pub fn module_of(&self, name: &str) -> Option<&str> {
         self.imports.get(name).map(String::as_str)
+    }
+
+    /// The export a local name was imported as by name (`import {a as b}`: `b` ->
+    /// `a`); `None` for a default or namespace import, or no import.
+    pub fn export_of(&self, name: &str) -> Option<&str> {
+        self.exports.get(name).map(String::as_str)
     }
 
     /// `node` with wrappers (parentheses, `as`, `satisfies`, `!`) removed and
@@ -217,7 +231,12 @@ fn require_of(file: &CodeFile<'_>, value: Node<'_>) -> Option<String> {
     string_of(file, arg)
 }
 
-fn read_import(file: &CodeFile<'_>, node: Node<'_>, imports: &mut HashMap<String, String>) {
+fn read_import(
+    file: &CodeFile<'_>,
+    node: Node<'_>,
+    imports: &mut HashMap<String, String>,
+    exports: &mut HashMap<String, String>,
+) {
     let Some(source) = node
         .child_by_field_name("source")
         .and_then(|s| string_of(file, s))
@@ -234,6 +253,12 @@ fn read_import(file: &CodeFile<'_>, node: Node<'_>, imports: &mut HashMap<String
                     .or_else(|| n.child_by_field_name("name"));
                 if let Some(l) = local {
                     imports.insert(file.text_of(l).to_string(), source.clone());
+                    if let Some(name) = n.child_by_field_name("name") {
+                        exports.insert(
+                            file.text_of(l).to_string(),
+                            file.text_of(name).trim_matches(['\'', '"']).to_string(),
+                        );
+                    }
                 }
                 continue;
             }

@@ -371,10 +371,13 @@ pub fn load(sel: &Selection<'_>) -> Staged {
     // The documents named explicitly that the walk left out (git-ignored, hidden,
     // outside the walked folder): read as a `$ref` target is, within the boundary
     // and the configuration's filter.
-    let named = crate::timing::phase("named specs", || {
-        named_specs(&candidates, &ws, sel, &paths)
-    });
+    let named = crate::timing::phase("named specs", || named_specs(&candidates, &ws, sel, &paths));
     for c in named {
+        // One outside every walked folder is read as a named file's related files
+        // are (`check deploy/x.retry-policy.yaml` reads its spec so).
+        if sel.related && !paths.iter().any(|p| p.is_dir() && c.path.starts_with(p)) {
+            related_only.insert(std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone()));
+        }
         let at = candidates.partition_point(|d| d.path < c.path);
         candidates.insert(at, c);
     }

@@ -659,7 +659,8 @@ fn json_findings(repo: &Repo, args: &[&str]) -> (i32, Vec<String>) {
     let mut all = vec!["check", "--format", "json"];
     all.extend_from_slice(args);
     let (code, out, err) = common::retrylint_in(&repo.dir, &all);
-    let json: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let json: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
     let mut found: Vec<String> = json["diagnostics"]
         .as_array()
         .expect("list")
@@ -687,18 +688,25 @@ fn json_findings(repo: &Repo, args: &[&str]) -> (i32, Vec<String>) {
 fn a_spec_named_by_a_policy_in_an_ignored_or_hidden_folder_is_read() {
     for (layout, spec) in [
         ("named-files/spec-in-ignored-folder", "build/openapi.yaml"),
-        ("named-files/spec-in-hidden-folder", ".well-known/openapi.yaml"),
+        (
+            "named-files/spec-in-hidden-folder",
+            ".well-known/openapi.yaml",
+        ),
     ] {
         let repo = repo_of(&[layout]);
         let (code, whole) = json_findings(&repo, &["."]);
         assert_eq!(code, 1, "{layout}: {whole:#?}");
         assert!(
-            whole.iter().any(|f| f.starts_with("RL201 deploy/client.retry-policy.yaml:")
-                && f.ends_with("[\"POST /snapshots\"]")),
+            whole
+                .iter()
+                .any(|f| f.starts_with("RL201 deploy/client.retry-policy.yaml:")
+                    && f.ends_with("[\"POST /snapshots\"]")),
             "{layout}: {whole:#?}"
         );
         assert!(
-            whole.iter().any(|f| f.starts_with(&format!("RL502 {spec}:"))),
+            whole
+                .iter()
+                .any(|f| f.starts_with(&format!("RL502 {spec}:"))),
             "{layout}: the spec's own findings: {whole:#?}"
         );
         for named in ["deploy/client.retry-policy.yaml", spec, "deploy"] {

@@ -776,3 +776,26 @@ fn a_spec_named_by_a_policy_and_excluded_by_the_configuration_is_said() {
     );
     assert!(human.contains("0 OpenAPI documents checked"), "{human}");
 }
+
+/// `.retrylint.yaml` `services:` naming a spec its own `exclude:` leaves out: the
+/// spec is not read, and the RL016 of the VirtualService it binds says why instead
+/// of "the run holds no OpenAPI document" (and of asking for the binding it has).
+#[test]
+fn a_service_spec_excluded_by_the_configuration_is_said() {
+    let repo = repo_of(&["named-files/service-spec-excluded"]);
+    let (code, whole) = json_findings(&repo, &["."]);
+    assert!(
+        whole
+            .iter()
+            .any(|f| f.starts_with("RL016 deploy/vs.yaml:5:11")),
+        "{whole:#?}"
+    );
+    assert_eq!(json_findings(&repo, &["deploy/vs.yaml"]), (code, whole));
+    let (_, human, _) = common::retrylint_in(&repo.dir, &["check", "."]);
+    assert!(
+        human.contains("`services:` binds it")
+            && human.contains("to `build/openapi.yaml`, which is no OpenAPI document of the run"),
+        "{human}"
+    );
+    assert!(!human.contains("holds no OpenAPI document"), "{human}");
+}

@@ -570,6 +570,8 @@ fn each_named_file_run_agrees_with_the_full_run() {
         &["named-files/freely-named-specs"],
         &["named-files/identity-bound"],
         &["named-files/folder-of-configs"],
+        &["named-files/spec-in-ignored-folder"],
+        &["named-files/spec-in-hidden-folder"],
         &["examples/grpc"],
         &[
             "cases/05-relative-external-refs.yaml",
@@ -648,4 +650,152 @@ fn the_hook_matches_files_by_type() {
     for t in ["text", "yaml", "json"] {
         assert!(types.contains(&t), "{t} missing from {types:?}");
     }
+}
+
+/// `retrylint check --format json ARGS` in `repo` (its `.retrylint.yaml` read, as a
+/// user's run reads it): the exit code and each finding as
+/// `code path:line:col operations`, sorted.
+fn json_findings(repo: &Repo, args: &[&str]) -> (i32, Vec<String>) {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    let (code, out, err) = common::retrylint_in(&repo.dir, &all);
+    let json: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let mut found: Vec<String> = json["diagnostics"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}:{}:{} {}",
+                d["code"].as_str().unwrap_or(""),
+                d["path"].as_str().unwrap_or(""),
+                d["line"],
+                d["column"],
+                d["operations"]
+            )
+        })
+        .collect();
+    found.sort();
+    (code, found)
+}
+
+/// A spec that a policy's `spec:` names is read by `check .` even where the walk
+/// does not look (a git-ignored `build/`, a hidden `.well-known/`): explicit
+/// references are read as `$ref` targets are. `check .`, `check POLICY` and
+/// `check SPEC` give one answer: RL201 for the retried `POST /snapshots`, exit 1.
+#[test]
+fn a_spec_named_by_a_policy_in_an_ignored_or_hidden_folder_is_read() {
+    for (layout, spec) in [
+        ("named-files/spec-in-ignored-folder", "build/openapi.yaml"),
+        (
+            "named-files/spec-in-hidden-folder",
+            ".well-known/openapi.yaml",
+        ),
+    ] {
+        let repo = repo_of(&[layout]);
+        let (code, whole) = json_findings(&repo, &["."]);
+        assert_eq!(code, 1, "{layout}: {whole:#?}");
+        assert!(
+            whole
+                .iter()
+                .any(|f| f.starts_with("RL201 deploy/client.retry-policy.yaml:")
+                    && f.ends_with("[\"POST /snapshots\"]")),
+            "{layout}: {whole:#?}"
+        );
+        assert!(
+            whole
+                .iter()
+                .any(|f| f.starts_with(&format!("RL502 {spec}:"))),
+            "{layout}: the spec's own findings: {whole:#?}"
+        );
+        for named in ["deploy/client.retry-policy.yaml", spec, "deploy"] {
+            assert_eq!(
+                json_findings(&repo, &[named]),
+                (code, whole.clone()),
+                "{layout}: `check {named}`"
+            );
+        }
+        let full = check(&repo, &["."]);
+        assert_eq!(full.documents, 1, "{layout}");
+    }
+    let repo = repo_of(&["named-files/spec-in-ignored-folder"]);
+    let (code, human, _) = common::retrylint_in(&repo.dir, &["check", "."]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!("spec_in_ignored_folder_check", human);
+}
+
+/// `.retrylint.yaml` `services:` naming a git-ignored spec: it is read, so the
+/// VirtualService of host `pay` binds to it (RL201 for `POST /charges`), never
+/// RL016 "the run holds no OpenAPI document"; `check deploy/vs.yaml` and `check
+/// build/openapi.yaml` answer the same.
+#[test]
+fn a_service_spec_in_an_ignored_folder_is_read() {
+    let repo = repo_of(&["named-files/service-spec-ignored"]);
+    let (code, whole) = json_findings(&repo, &["."]);
+    assert_eq!(code, 1, "{whole:#?}");
+    assert!(
+        whole
+            .iter()
+            .any(|f| f.starts_with("RL201 deploy/vs.yaml:") && f.ends_with("[\"POST /charges\"]")),
+        "{whole:#?}"
+    );
+    assert!(!whole.iter().any(|f| f.starts_with("RL016")), "{whole:#?}");
+    for named in ["deploy/vs.yaml", "build/openapi.yaml", "deploy"] {
+        assert_eq!(
+            json_findings(&repo, &[named]),
+            (code, whole.clone()),
+            "`check {named}`"
+        );
+    }
+    let (_, human, _) = common::retrylint_in(&repo.dir, &["check", "."]);
+    insta::assert_snapshot!("service_spec_ignored_check", human);
+}
+
+/// A spec named by a policy that `.retrylint.yaml` `exclude:`s is not read, and the
+/// run says so: RL005 at the policy's `spec`, never a silent pass; `check POLICY`
+/// answers the same.
+#[test]
+fn a_spec_named_by_a_policy_and_excluded_by_the_configuration_is_said() {
+    let repo = repo_of(&["named-files/spec-excluded"]);
+    let (code, whole) = json_findings(&repo, &["."]);
+    assert_eq!(code, 1, "{whole:#?}");
+    assert_eq!(
+        whole,
+        ["RL005 deploy/client.retry-policy.yaml:4:7 []"],
+        "{whole:#?}"
+    );
+    assert_eq!(
+        json_findings(&repo, &["deploy/client.retry-policy.yaml"]),
+        (code, whole)
+    );
+    let (_, human, _) = common::retrylint_in(&repo.dir, &["check", "."]);
+    assert!(
+        human.contains("`spec` names `../build/openapi.yaml`, which `.retrylint.yaml` leaves out"),
+        "{human}"
+    );
+    assert!(human.contains("0 OpenAPI documents checked"), "{human}");
+}
+
+/// `.retrylint.yaml` `services:` naming a spec its own `exclude:` leaves out: the
+/// spec is not read, and the RL016 of the VirtualService it binds says why instead
+/// of "the run holds no OpenAPI document" (and of asking for the binding it has).
+#[test]
+fn a_service_spec_excluded_by_the_configuration_is_said() {
+    let repo = repo_of(&["named-files/service-spec-excluded"]);
+    let (code, whole) = json_findings(&repo, &["."]);
+    assert!(
+        whole
+            .iter()
+            .any(|f| f.starts_with("RL016 deploy/vs.yaml:5:11")),
+        "{whole:#?}"
+    );
+    assert_eq!(json_findings(&repo, &["deploy/vs.yaml"]), (code, whole));
+    let (_, human, _) = common::retrylint_in(&repo.dir, &["check", "."]);
+    assert!(
+        human.contains("`services:` binds it")
+            && human.contains("to `build/openapi.yaml`, which is no OpenAPI document of the run"),
+        "{human}"
+    );
+    assert!(!human.contains("holds no OpenAPI document"), "{human}");
 }

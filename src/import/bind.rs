@@ -437,7 +437,11 @@ pub fn bind(
     let mut grpc_named: std::collections::HashMap<(usize, usize), Vec<String>> = Default::default();
     // Objects a `services[].clients` entry names: the client serves that whole spec.
     let mut by_client: Vec<bool> = Vec::with_capacity(objects.len());
+    // Per object: the `services[].spec` (as written) of an entry that names it but
+    // that the run does not hold (missing, or left out by `include`/`exclude`).
+    let mut service_unread: Vec<Option<&str>> = Vec::with_capacity(objects.len());
     for (oi, o) in objects.iter().enumerate() {
+        service_unread.push(None);
         let mut found: Vec<(usize, String)> = Vec::new();
         by_client.push(services.iter().any(|s| {
             s.clients
@@ -457,6 +461,11 @@ pub fn bind(
             });
             if !named {
                 continue;
+            }
+            if service_unread[oi].is_none()
+                && !documents.iter().any(|d| d.doc.file.path == *spec_path)
+            {
+                service_unread[oi] = Some(&s.spec_text);
             }
             for (d, doc) in documents.iter().enumerate() {
                 if doc.doc.file.path == *spec_path {
@@ -668,7 +677,10 @@ pub fn bind(
                         &doc_servers[0],
                         &lone_served_by[i],
                     ),
-                    None => unbound(o, listed()),
+                    None => match service_unread[i] {
+                        Some(spec) => unbound_service_unread(o, spec),
+                        None => unbound(o, listed()),
+                    },
                 });
             }
             continue;
@@ -1724,6 +1736,18 @@ fn names_other_host(
     let help = format!(
         "if `{host}` does serve this API, bind it in `.retrylint.yaml`:\n  services:\n    - spec: {spec}\n      {field}: [{name}]\nor exclude the file with `exclude:` if it serves another API"
     );
+    rl016_unbound_config::diagnostic(at, &what, &why, help)
+}
+
+/// RL016 for `o`, which a `.retrylint.yaml` `services:` entry binds to `spec` (as
+/// written) that the run does not hold: said so, never "bind it in `services:`".
+fn unbound_service_unread(o: &ConfigObject, spec: &str) -> Diagnostic {
+    let at = o.names.first().map_or(&o.at, |n| &n.at);
+    let what = format!("{} {} `{}`", o.platform.display_name(), o.kind, o.name);
+    let why = format!(
+        "`.retrylint.yaml` `services:` binds it to `{spec}`, which is no OpenAPI document of the run (the file is missing, is no OpenAPI document, or `include`/`exclude` leaves it out)"
+    );
+    let help = "point `services[].spec` at the spec, relative to `.retrylint.yaml`, and keep it out of `exclude:`".to_string();
     rl016_unbound_config::diagnostic(at, &what, &why, help)
 }
 

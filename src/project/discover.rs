@@ -483,7 +483,7 @@ pub fn reader_of(kind: NameKind) -> NameKind {
 
 /// The top-level `spec:` paths of a policy file (empty when it has none or does not
 /// parse).
-fn spec_paths(doc: &Loaded) -> Vec<String> {
+pub(crate) fn spec_paths(doc: &Loaded) -> Vec<String> {
     let Ok(tree) = &doc.tree else {
         return Vec::new();
     };

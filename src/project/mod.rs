@@ -269,6 +269,8 @@ pub struct Inputs {
     skipped_paths: HashSet<PathBuf>,
     /// Streams read on a later document: canonical path -> index of that document.
     streams_read: HashMap<PathBuf, usize>,
+    /// The configuration's `include`/`exclude` (what a `spec:` it leaves out says).
+    filter: Option<PathFilter>,
 }
 
 /// The first stage of a run's files ([`load`]): every file found, and loaded the
@@ -313,6 +315,7 @@ pub struct Staged {
     /// The findings of the walk (RL001 on what it could not read).
     walk_diags: Vec<Diagnostic>,
     sorter: Sorter,
+    filter: Option<PathFilter>,
 }
 
 /// Discovers the files of a run, and loads (in parallel; each file once) and sorts
@@ -380,6 +383,19 @@ pub fn load(sel: &Selection<'_>) -> Staged {
         }
         admitted
     });
+    // The documents named explicitly that the walk left out (git-ignored, hidden,
+    // outside the walked folder): read as a `$ref` target is, within the boundary
+    // and the configuration's filter.
+    let named = crate::timing::phase("named specs", || named_specs(&candidates, &ws, sel, &paths));
+    for c in named {
+        // One outside every walked folder is read as a named file's related files
+        // are (`check deploy/x.retry-policy.yaml` reads its spec so).
+        if sel.related && !paths.iter().any(|p| p.is_dir() && c.path.starts_with(p)) {
+            related_only.insert(std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone()));
+        }
+        let at = candidates.partition_point(|d| d.path < c.path);
+        candidates.insert(at, c);
+    }
     let mut diags: Vec<Diagnostic> = walk_problems
         .iter()
         .map(|p| rl001_invalid_syntax::walk_problem(&ws, &p.path, &p.message))
@@ -495,8 +511,88 @@ pub fn load(sel: &Selection<'_>) -> Staged {
         later,
         walk_diags: diags,
         sorter,
+        filter: sel.filter.cloned(),
         ws,
     }
+}
+
+/// The OpenAPI documents the run's files name explicitly that discovery did not
+/// list: the `spec:` targets of its policies and, under a walked folder, the
+/// `services:` specs of `.retrylint.yaml` (`sel.bound_specs`). The walk's ignore
+/// rules decide what it discovers, not what an explicit reference reads (a
+/// generated `build/openapi.yaml` that `.gitignore` lists, a `.well-known/` one):
+/// such a file is read as a `$ref` target is, if the read boundary admits it and
+/// the configuration's `include`/`exclude` keeps it (a `spec:` it leaves out is
+/// RL005, [`spec_targets_not_openapi`]). Each is spelled as the walk of its folder
+/// would spell it. The policies are loaded here, as the first stage loads them.
+fn named_specs(
+    candidates: &[Candidate],
+    ws: &Workspace,
+    sel: &Selection<'_>,
+    paths: &[PathBuf],
+) -> Vec<Candidate> {
+    let policies: Vec<&Candidate> = candidates
+        .iter()
+        .filter(|c| c.kind == NameKind::Policy && (c.explicit || !sel.explicit_policies_only))
+        .collect();
+    let folders: Vec<(&PathBuf, PathBuf)> = paths
+        .iter()
+        .filter(|p| p.is_dir())
+        .filter_map(|p| Some((p, std::fs::canonicalize(p).ok()?)))
+        .collect();
+    let mut targets: Vec<PathBuf> = policies
+        .par_iter()
+        .flat_map_iter(|c| {
+            let doc = ws.load(&c.path);
+            let dir = doc.file.path.parent().map(Path::to_path_buf);
+            discover::spec_paths(&doc)
+                .into_iter()
+                .filter_map(move |s| Some(normalize(&dir.as_ref()?.join(s))))
+        })
+        .collect();
+    targets.extend(
+        sel.bound_specs
+            .iter()
+            .filter(|s| folders.iter().any(|(_, real)| s.starts_with(real)))
+            .cloned(),
+    );
+    if targets.is_empty() {
+        return Vec::new();
+    }
+    let real = |p: &Path| std::fs::canonicalize(p).ok();
+    let mut targets: Vec<PathBuf> = targets
+        .into_iter()
+        .filter(|t| std::fs::metadata(t).is_ok_and(|m| m.is_file()))
+        .filter_map(|t| real(&t))
+        .collect();
+    targets.sort();
+    targets.dedup();
+    // Listed already: only a candidate of the same file name can be one of them.
+    let names: HashSet<&std::ffi::OsStr> = targets.iter().filter_map(|t| t.file_name()).collect();
+    let listed: HashSet<PathBuf> = candidates
+        .iter()
+        .filter(|c| c.path.file_name().is_some_and(|n| names.contains(n)))
+        .filter_map(|c| real(&c.path))
+        .collect();
+    targets
+        .into_iter()
+        .filter(|t| !listed.contains(t))
+        .filter(|t| ws.boundary().admits(t))
+        .filter(|t| sel.filter.is_none_or(|f| f.allows(t)))
+        .map(|t| {
+            // As the walk of the folder holding it spells it (`./build/openapi.yaml`).
+            let path = folders
+                .iter()
+                .find_map(|(given, real)| Some(given.join(t.strip_prefix(real).ok()?)))
+                .unwrap_or(t);
+            let kind = discover::name_kind(&path).unwrap_or(NameKind::SpecLike);
+            Candidate {
+                path,
+                kind,
+                explicit: false,
+            }
+        })
+        .collect()
 }
 
 /// The pre-check of one source file, on the bytes read once: whether it mentions
@@ -554,6 +650,7 @@ impl Staged {
             later,
             walk_diags,
             mut sorter,
+            filter,
         } = self;
         let stream = stream.filter(|_| may_stream);
         let root = root.as_deref();
@@ -665,6 +762,7 @@ impl Staged {
             document_places,
             skipped_paths,
             streams_read,
+            filter,
         }
     }
 }
@@ -963,7 +1061,13 @@ impl Inputs {
         policy: &crate::policy::model::PolicyFile,
         documents: &[Document],
     ) -> Vec<Diagnostic> {
-        spec_targets_not_openapi(policy, documents, &self.ws, &self.streams_read)
+        spec_targets_not_openapi(
+            policy,
+            documents,
+            &self.ws,
+            &self.streams_read,
+            self.filter.as_ref(),
+        )
     }
 }
 
@@ -1108,14 +1212,15 @@ fn later_openapi_document(doc: &Loaded) -> Option<(usize, Tree)> {
 /// RL005 for each `spec:` path of `policy` that names an existing file which is not
 /// read as an OpenAPI description: unreadable or not parsable (the error itself is
 /// RL001 on the file), its first document without a top-level `openapi`/`swagger`,
-/// or a stream whose OpenAPI document is a later one. A missing file is RL005 from
-/// the join; a file that is an OpenAPI description but not part of this run (not
-/// named, filtered out) gets nothing.
+/// or a stream whose OpenAPI document is a later one, or left out by the
+/// configuration's `include`/`exclude` (never read, so the policy governs nothing
+/// there: said, not silently passed). A missing file is RL005 from the join.
 fn spec_targets_not_openapi(
     policy: &crate::policy::model::PolicyFile,
     documents: &[Document],
     ws: &Workspace,
     streams_read: &HashMap<PathBuf, usize>,
+    filter: Option<&PathFilter>,
 ) -> Vec<Diagnostic> {
     let dir = policy.doc.file.path.parent().unwrap_or(Path::new(""));
     let mut out = Vec::new();
@@ -1137,6 +1242,26 @@ fn spec_targets_not_openapi(
             .iter()
             .any(|d| d.doc.file.path == joined || d.doc.file.path == canonical)
         {
+            continue;
+        } else if filter.is_some_and(|f| !f.allows(&joined)) {
+            // Never opened either: the configuration leaves it out, so the policy
+            // governs nothing there; said, never a silent pass.
+            out.push(
+                Diagnostic::new(
+                    &rl005_invalid_policy::META,
+                    format!(
+                        "`spec` names `{}`, which `{}` leaves out (`include`/`exclude`), so it is not read and this policy governs nothing there",
+                        s.value,
+                        crate::config::FILE_NAME
+                    ),
+                    s.at.value_location(),
+                    "excluded by the configuration",
+                )
+                .with_help(format!(
+                    "stop excluding the spec in `{}`, or remove it from this policy's `spec`",
+                    crate::config::FILE_NAME
+                )),
+            );
             continue;
         } else {
             let doc = ws.load(&joined);

@@ -343,6 +343,18 @@ impl Related<'_> {
                 self.add(f.path, f.kind);
             }
         }
+        // The `services:` specs the walk left out (git-ignored, hidden) are read as
+        // `check ROOT` reads them (`crate::project::load`); a walked policy brings
+        // its `spec:` when visited.
+        let specs: Vec<PathBuf> = self
+            .bound_specs
+            .iter()
+            .filter(|s| s.starts_with(bound) && s.is_file())
+            .cloned()
+            .collect();
+        for spec in specs {
+            self.add(spec, NameKind::SpecLike);
+        }
     }
 
     /// The documents the retry configs walked under a named folder of project

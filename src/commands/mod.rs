@@ -123,7 +123,6 @@ fn run_each_project(options: &CheckOptions, args: &CheckArgs) -> Result<CheckOut
         let outcome = run(&project_options(options, args, vec![project], split)?);
         take(outcome, &mut nested);
     }
-    drop(take);
     if outcomes.len() == 1 {
         return Ok(outcomes.pop().unwrap_or_else(|| unreachable!()));
     }

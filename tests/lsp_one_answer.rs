@@ -5,6 +5,8 @@
 //! route retrying a spec's POST) is published for that file and points back into F
 //! through its related information, so F's reader sees where it comes from.
 
+mod common;
+
 #[path = "lsp/client.rs"]
 #[allow(dead_code)] // this file uses part of the client
 mod client;
@@ -24,19 +26,7 @@ fn copy_tree(from: &Path, name: &str) -> PathBuf {
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&to);
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for e in std::fs::read_dir(from).unwrap() {
-            let e = e.unwrap();
-            let target = to.join(e.file_name());
-            if e.path().is_dir() {
-                copy(&e.path(), &target);
-            } else {
-                std::fs::copy(e.path(), target).unwrap();
-            }
-        }
-    }
-    copy(from, &to);
+    common::copy_tree(from, &to);
     std::fs::canonicalize(&to).unwrap()
 }
 

@@ -5,6 +5,8 @@
 //! folder, and the editor all give the same answer
 //! (`fixtures/named-files/nested-projects`).
 
+mod common;
+
 #[path = "lsp/client.rs"]
 #[allow(dead_code)] // this file uses part of the client
 mod client;
@@ -28,21 +30,9 @@ impl Drop for Repo {
 }
 
 fn repo(name: &str) -> Repo {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for e in std::fs::read_dir(from).unwrap() {
-            let e = e.unwrap();
-            let target = to.join(e.file_name());
-            if e.path().is_dir() {
-                copy(&e.path(), &target);
-            } else {
-                std::fs::copy(e.path(), target).unwrap();
-            }
-        }
-    }
     let dir = std::env::temp_dir().join(format!("retrylint-nested-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    copy(&fixture(), &dir);
+    common::copy_tree(&fixture(), &dir);
     let dir = std::fs::canonicalize(&dir).unwrap();
     let ok = Command::new("git")
         .args(["init", "-q"])

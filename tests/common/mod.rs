@@ -158,3 +158,20 @@ pub fn called_here(dir: &Path, code: &str, operation: &str) -> Vec<String> {
     at.dedup();
     at
 }
+
+/// Copies the tree `from` to `to` (folders and regular files; links and anything else
+/// left out), creating `to`.
+#[allow(dead_code)] // each test crate uses what it needs of this module
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir") {
+        let e = e.expect("entry");
+        let target = to.join(e.file_name());
+        let kind = e.file_type().expect("file type");
+        if kind.is_dir() {
+            copy_tree(&e.path(), &target);
+        } else if kind.is_file() {
+            std::fs::copy(e.path(), target).expect("copy");
+        }
+    }
+}

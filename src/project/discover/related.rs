@@ -346,6 +346,12 @@ impl Related<'_> {
         // The `services:` specs the walk left out (git-ignored, hidden) are read as
         // `check ROOT` reads them (`crate::project::load`); a walked policy brings
         // its `spec:` when visited.
+        self.add_bound_specs(bound);
+    }
+
+    /// The `services:` specs of `.retrylint.yaml` under `bound` that exist, read as
+    /// documents whether or not the walk lists them (git-ignored, hidden).
+    fn add_bound_specs(&mut self, bound: &Path) {
         let specs: Vec<PathBuf> = self
             .bound_specs
             .iter()
@@ -367,15 +373,7 @@ impl Related<'_> {
             self.expand(bound);
             return;
         }
-        let specs: Vec<PathBuf> = self
-            .bound_specs
-            .iter()
-            .filter(|s| s.starts_with(bound) && s.is_file())
-            .cloned()
-            .collect();
-        for spec in specs {
-            self.add(spec, NameKind::SpecLike);
-        }
+        self.add_bound_specs(bound);
         // The retry configs walked under the folder are asked about as a named
         // config is: the documents they name come (`check deploy/istio` answers the
         // VirtualService's findings on them, as `check deploy/istio/vs.yaml` does).
